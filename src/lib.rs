@@ -1,0 +1,9 @@
+//! aifab: compile one YAML intent describing a lossless RoCEv2 AI/ML back-end fabric into ready-to-push
+//! switch configurations for Cisco NX-OS, Arista EOS and SONiC.
+//!
+//! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
+//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`] / [`review`].
+
+pub mod intent;
+pub mod platform;
+pub mod units;

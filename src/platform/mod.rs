@@ -1,0 +1,411 @@
+//! Platform profiles: the facts aifab knows about each switch model, read from `vendors/<os>.yaml`.
+//!
+//! A profile never holds a number without a source: every optional fact that is present must have an
+//! entry in `sources` naming the reference (`../shared/reference/<os>.md` section and confidence tag).
+//! Features whose CLI the reference marks unverified carry `support: unverified`; renderers emit them
+//! only with a comment naming the reference, and `aifab validate` warns about them.
+
+use crate::intent::DlbMode;
+use crate::units::{Size, Speed};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// A network operating system aifab renders for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    /// Cisco NX-OS (Nexus 9000).
+    Nxos,
+    /// Arista EOS.
+    Eos,
+    /// Community SONiC.
+    Sonic,
+}
+
+impl Os {
+    /// All OSes, in the order files are listed.
+    pub const ALL: [Os; 3] = [Os::Nxos, Os::Eos, Os::Sonic];
+    /// `nxos`, `eos`, `sonic`: the folder name under `templates/` and the file name under `vendors/`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Os::Nxos => "nxos",
+            Os::Eos => "eos",
+            Os::Sonic => "sonic",
+        }
+    }
+    /// Parses `nxos`, `eos`, `sonic`.
+    pub fn parse(s: &str) -> Option<Os> {
+        Os::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+}
+
+impl fmt::Display for Os {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One `vendors/<os>.yaml` file.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VendorFile {
+    /// The OS every platform in this file runs.
+    pub os: Os,
+    /// Reference documents cited by `sources` entries, by short id (e.g. `nxos.md`).
+    pub references: BTreeMap<String, String>,
+    /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
+    pub platforms: BTreeMap<String, Platform>,
+}
+
+/// How sure the references are about a feature's CLI on this platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Support {
+    /// Not available on this platform.
+    No,
+    /// Available, syntax marked [U] in the reference: rendered with a comment naming the reference, and
+    /// `aifab validate` warns.
+    Unverified,
+    /// Available, syntax verified ([V]/[P]/[G]) in the reference.
+    Yes,
+}
+
+/// The facts of one switch model.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Platform {
+    /// Human description: vendor model and ASIC.
+    pub description: String,
+    /// Switching ASIC family (`tomahawk4`, `jericho2`, `cloudscale-gx2`, ...).
+    pub asic: String,
+    /// Front-panel ports.
+    pub ports: Ports,
+    /// Largest interface MTU the OS accepts on this platform, bytes.
+    pub max_mtu: u32,
+    /// Packet buffer of the ASIC (total), when a reference gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Size>,
+    /// Largest number of lossless (PFC no-drop) priorities, when a reference gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_lossless_classes: Option<u8>,
+    /// Unit of ECN/WRED thresholds in the config: its keyword and size. Conversions must be exact.
+    pub ecn_unit: EcnUnit,
+    /// EOS only: the queue sub-mode keyword (`uc-tx-queue` on Strata, `tx-queue` on Sand/Jericho).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_keyword: Option<String>,
+    /// EOS only: whether `random-detect ecn` takes `weight 0` on this platform.
+    #[serde(default)]
+    pub ecn_weight: bool,
+    /// Traffic classes the user may not use (EOS Sand: TC 7 is reserved for control traffic).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reserved_traffic_classes: Vec<u8>,
+    /// Dynamic load balancing.
+    pub dlb: DlbSupport,
+    /// Hashing on the RoCEv2 BTH destination QP.
+    pub qp_hash: QpHashSupport,
+    /// Whether the OS's PFC watchdog timer CLI is verified (NX-OS global multipliers are [U]).
+    pub watchdog_timers: Support,
+    /// SONiC only: HWSKU, platform string and per-SKU buffer numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sonic: Option<SonicFacts>,
+    /// Where each fact above comes from: fact name (`ports`, `max_mtu`, `buffer`, `dlb`, ...) to
+    /// `<reference> §<section> [tag]`. Every present optional fact needs one.
+    pub sources: BTreeMap<String, String>,
+}
+
+/// Port layout and naming.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ports {
+    /// Number of front-panel ports (on a modular chassis: all line cards together).
+    pub count: u32,
+    /// Speeds one port can run at without breakout, highest first (`[800G, 400G]`).
+    pub speeds: Vec<Speed>,
+    /// Interface name pattern. Placeholders: `{port}` (1-based front-panel number), `{card}` and
+    /// `{card_port}` (modular), `{lane_base}` (SONiC: first lane index, 0-based, times lanes per port).
+    pub naming: String,
+    /// Modular chassis: ports per line card (`{card}` = (port-1)/ports_per_card + 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports_per_card: Option<u32>,
+    /// SONiC: serdes lanes per port, used for `{lane_base}` and PORT `lanes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes_per_port: Option<u32>,
+    /// SONiC: the physical lane number of port 1's first lane (PORT `lanes` = first_lane + (port-1)*lanes_per_port ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_lane: Option<u32>,
+    /// SONiC: FEC mode per port speed in Gbit/s (`400: rs`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fec: BTreeMap<u32, String>,
+}
+
+/// An ECN threshold unit.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EcnUnit {
+    /// Keyword as the OS spells it (`kbytes`, `bytes`).
+    pub keyword: String,
+    /// Bytes per unit.
+    pub bytes: u64,
+}
+
+/// DLB facts.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DlbSupport {
+    /// Whether DLB exists and how sure the reference is.
+    pub support: Support,
+    /// Modes the platform can run.
+    #[serde(default)]
+    pub modes: Vec<DlbMode>,
+    /// Minimum OS release, as the vendor spells it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_os: Option<String>,
+    /// Whether the OS needs a DLB virtual MAC (NX-OS).
+    #[serde(default)]
+    pub needs_mac: bool,
+    /// Why a mode is refused, for the error message (e.g. EOS per-packet RLB CLI not confirmed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub refused: BTreeMap<String, String>,
+}
+
+/// How a platform hashes on the BTH destination QP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum QpHashMethod {
+    /// Not possible.
+    None,
+    /// NX-OS `ip load-sharing address source-destination udf offset … length …` (replaces L4 ports).
+    NxosUdf,
+    /// EOS Strata `port-channel load-balance trident udf … header outer l4 offset 13/14/15`.
+    EosTridentUdf,
+    /// EOS Sand `load-balance policies` / `load-balance sand profile default` / `fields udp dst-port 4791`
+    /// / `payload bytes 5-7`.
+    EosSandProfile,
+}
+
+/// QP-hash facts.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QpHashSupport {
+    /// Method.
+    pub method: QpHashMethod,
+    /// How sure the reference is.
+    pub support: Support,
+    /// Minimum OS release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_os: Option<String>,
+    /// Whether enabling it removes L4 ports from the hash (NX-OS UDF mode).
+    #[serde(default)]
+    pub replaces_l4_ports: bool,
+}
+
+/// SONiC SKU facts.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SonicFacts {
+    /// DEVICE_METADATA `hwsku`.
+    pub hwsku: String,
+    /// DEVICE_METADATA `platform`, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
+    /// Per-SKU buffer numbers (traditional model), only from a sourced SKU directory. Without them aifab
+    /// leaves buffers to buffermgrd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffers: Option<SonicBuffers>,
+}
+
+/// Per-SKU buffer tables, copied from the SKU's `buffers_defaults_t1.j2` and `pg_profile_lookup.ini`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SonicBuffers {
+    /// BUFFER_POOL entries, by pool name, field to value.
+    pub pools: BTreeMap<String, BTreeMap<String, String>>,
+    /// BUFFER_PROFILE entries other than the lossless PG ones (lossy ingress, egress), by name.
+    pub profiles: BTreeMap<String, BTreeMap<String, String>>,
+    /// Profile for lossy ingress PG 0.
+    pub ingress_lossy_profile: String,
+    /// Profile for lossless egress queues.
+    pub egress_lossless_profile: String,
+    /// Profile for lossy egress queues.
+    pub egress_lossy_profile: String,
+    /// Rows of `pg_profile_lookup.ini`.
+    pub pg_lookup: Vec<PgLookupRow>,
+}
+
+/// One row of `pg_profile_lookup.ini`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PgLookupRow {
+    /// Port speed, Mbit/s.
+    pub speed: u64,
+    /// Cable length, metres.
+    pub cable: u32,
+    /// Fields: size, xon, xoff, dynamic_th, xon_offset.
+    pub size: String,
+    /// xon.
+    pub xon: String,
+    /// xoff.
+    pub xoff: String,
+    /// dynamic_th.
+    pub dynamic_th: String,
+    /// xon_offset.
+    pub xon_offset: String,
+}
+
+/// Every platform of every OS, loaded once from the embedded `vendors/*.yaml`.
+#[derive(Debug)]
+pub struct Catalog {
+    /// By `<os>/<name>`.
+    pub platforms: BTreeMap<String, (Os, Platform)>,
+    /// The references each OS file cites.
+    pub references: BTreeMap<Os, BTreeMap<String, String>>,
+}
+
+/// The vendor files compiled into the binary.
+pub const VENDOR_FILES: [(Os, &str); 3] = [
+    (Os::Nxos, include_str!("../../vendors/nxos.yaml")),
+    (Os::Eos, include_str!("../../vendors/eos.yaml")),
+    (Os::Sonic, include_str!("../../vendors/sonic.yaml")),
+];
+
+impl Catalog {
+    /// Parses and checks the given vendor files: schema shape, matching OS, and a source for every fact.
+    pub fn from_files(files: &[(Os, &str)]) -> Result<Catalog, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut platforms = BTreeMap::new();
+        let mut references = BTreeMap::new();
+        for (os, text) in files {
+            let file: VendorFile = match serde_norway::from_str(text) {
+                Ok(f) => f,
+                Err(e) => {
+                    errors.push(format!("vendors/{os}.yaml: {e}"));
+                    continue;
+                }
+            };
+            if file.os != *os {
+                errors.push(format!("vendors/{os}.yaml: says `os: {}`", file.os));
+            }
+            for (name, p) in file.platforms {
+                for e in p.problems(&file.references) {
+                    errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
+                }
+                platforms.insert(format!("{os}/{name}"), (*os, p));
+            }
+            references.insert(*os, file.references);
+        }
+        if errors.is_empty() {
+            Ok(Catalog {
+                platforms,
+                references,
+            })
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The catalog built into this binary, loaded once.
+    pub fn builtin() -> &'static Catalog {
+        static CATALOG: OnceLock<Catalog> = OnceLock::new();
+        CATALOG.get_or_init(|| match Catalog::from_files(&VENDOR_FILES) {
+            Ok(c) => c,
+            // The files are compiled in and checked by the test suite; a broken one is a build defect.
+            Err(e) => panic!("built-in vendor profiles are invalid:\n{}", e.join("\n")),
+        })
+    }
+
+    /// Looks a platform up by `<os>/<name>`.
+    pub fn get(&self, name: &str) -> Option<&(Os, Platform)> {
+        self.platforms.get(name)
+    }
+
+    /// All platform names, for "did you mean" hints.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.platforms.keys().map(String::as_str)
+    }
+}
+
+impl Platform {
+    /// Consistency problems of this profile (missing sources, impossible values).
+    pub fn problems(&self, references: &BTreeMap<String, String>) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut need = vec!["ports", "max_mtu", "ecn_unit", "dlb", "qp_hash", "watchdog_timers"];
+        if self.buffer.is_some() {
+            need.push("buffer");
+        }
+        if self.max_lossless_classes.is_some() {
+            need.push("max_lossless_classes");
+        }
+        if self.queue_keyword.is_some() {
+            need.push("queue_keyword");
+        }
+        if !self.reserved_traffic_classes.is_empty() {
+            need.push("reserved_traffic_classes");
+        }
+        if self.sonic.as_ref().is_some_and(|s| s.buffers.is_some()) {
+            need.push("sonic.buffers");
+        }
+        for fact in need {
+            match self.sources.get(fact) {
+                None => out.push(format!("fact `{fact}` has no entry in `sources`")),
+                Some(src) => {
+                    let cited = src.split_whitespace().next().unwrap_or("");
+                    if !references.contains_key(cited) {
+                        out.push(format!(
+                            "source of `{fact}` cites `{cited}`, which is not in `references`"
+                        ));
+                    }
+                }
+            }
+        }
+        if self.ports.count == 0 || self.ports.speeds.is_empty() {
+            out.push("ports need a count and at least one speed".into());
+        }
+        if self.ports.naming.contains("{lane_base}") && self.ports.lanes_per_port.is_none() {
+            out.push("naming uses {lane_base} but lanes_per_port is missing".into());
+        }
+        if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
+            out.push("naming uses {card} but ports_per_card is missing".into());
+        }
+        if self.ecn_unit.bytes == 0 {
+            out.push("ecn_unit.bytes must be at least 1".into());
+        }
+        if self.dlb.support == Support::No && !self.dlb.modes.is_empty() {
+            out.push("dlb lists modes but support is `no`".into());
+        }
+        if (self.qp_hash.method == QpHashMethod::None) != (self.qp_hash.support == Support::No) {
+            out.push("qp_hash: method `none` goes with support `no`, and only with it".into());
+        }
+        out
+    }
+
+    /// The interface name of front-panel port `port` (1-based).
+    pub fn interface_name(&self, port: u32) -> String {
+        let p = &self.ports;
+        let mut s = p.naming.replace("{port}", &port.to_string());
+        if let Some(ppc) = p.ports_per_card {
+            s = s
+                .replace("{card}", &((port - 1) / ppc + 1).to_string())
+                .replace("{card_port}", &((port - 1) % ppc + 1).to_string());
+        }
+        if let Some(lpp) = p.lanes_per_port {
+            s = s.replace("{lane_base}", &((port - 1) * lpp).to_string());
+        }
+        s
+    }
+
+    /// SONiC PORT `lanes` of port `port`, when the profile has lane facts.
+    pub fn lanes(&self, port: u32) -> Option<String> {
+        let lpp = self.ports.lanes_per_port?;
+        let first = self.ports.first_lane?;
+        let base = first + (port - 1) * lpp;
+        Some(
+            (base..base + lpp)
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+    }
+}
