@@ -7,3 +7,9 @@
 pub mod intent;
 pub mod platform;
 pub mod units;
+pub mod check;
+pub mod cli;
+pub mod diag;
+pub mod load;
+pub mod model;
+pub mod validate;

@@ -1,0 +1,5 @@
+//! The `aifab` binary: parses arguments and hands over to the library.
+
+fn main() {
+    std::process::exit(aifab::cli::main());
+}

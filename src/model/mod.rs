@@ -1,0 +1,401 @@
+//! The vendor-neutral device model: every device, port, link, address, ASN and resolved QoS setting of
+//! one fabric, fully explicit. Renderers read this and never recompute fabric arithmetic.
+//!
+//! `aifab compile --format json|yaml` prints it.
+
+use crate::intent::{DlbMode, Role, WatchdogAction};
+use crate::platform::{Os, QpHashMethod, Support};
+use serde::Serialize;
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+
+/// The compiled fabric.
+#[derive(Clone, Debug, Serialize)]
+pub struct FabricModel {
+    /// Fabric name from the intent.
+    pub name: String,
+    /// Devices in a stable order: super-spines, spines, leaves; each by zone, group, rail, index.
+    pub devices: Vec<Device>,
+    /// Every cable: server links and switch links.
+    pub links: Vec<Link>,
+    /// Counts for `aifab plan` and the tests.
+    pub summary: Summary,
+}
+
+/// One switch.
+#[derive(Clone, Debug, Serialize)]
+pub struct Device {
+    /// Hostname (validated: RFC 1123 label, safe as a file name).
+    pub hostname: String,
+    /// Role in the fabric.
+    pub role: Role,
+    /// Operating system.
+    pub os: Os,
+    /// Platform name as `<os>/<model>`.
+    pub platform: String,
+    /// Zone (three-tier), 1-based.
+    pub zone: Option<u32>,
+    /// Server group (leaves), 1-based.
+    pub group: Option<u32>,
+    /// Rail (leaves), 1-based.
+    pub rail: Option<u32>,
+    /// Index within the role (and zone), 1-based.
+    pub index: u32,
+    /// Loopback0 address, also the BGP router-id.
+    pub loopback: Ipv4Addr,
+    /// Out-of-band management address, when the intent gives one.
+    pub management: Option<ManagementAddr>,
+    /// Every used front-panel port, by port number.
+    pub interfaces: Vec<Interface>,
+    /// `rail-subnet` server mode: the server VLAN and the leaf's gateway address.
+    pub server_subnet: Option<ServerSubnet>,
+    /// eBGP underlay.
+    pub bgp: BgpPlan,
+    /// QoS plan, shared by every device of the same platform.
+    pub qos: Arc<QosPlan>,
+    /// DLB on this device (None when off).
+    pub dlb: Option<DlbPlan>,
+    /// QP hashing on this device (None when off).
+    pub qp_hash: Option<QpHashPlan>,
+    /// Lines the renderers must put in the config as comments: unverified syntax and the reference it
+    /// follows, reload needs.
+    pub notes: Vec<Note>,
+}
+
+/// A management address with its prefix length and gateway.
+#[derive(Clone, Debug, Serialize)]
+pub struct ManagementAddr {
+    /// Address.
+    pub ip: std::net::IpAddr,
+    /// Prefix length of the management subnet.
+    pub prefix_len: u8,
+    /// Default gateway.
+    pub gateway: std::net::IpAddr,
+}
+
+/// What a port connects to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PortKind {
+    /// A server NIC.
+    Server,
+    /// Another switch.
+    Fabric,
+}
+
+/// Which side of the device a port faces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Towards servers or a lower tier.
+    Down,
+    /// Towards a higher tier.
+    Up,
+}
+
+/// One front-panel port in use.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interface {
+    /// OS interface name (`Ethernet1/5`, `Ethernet5/1`, `Ethernet32`).
+    pub name: String,
+    /// Front-panel port number, 1-based.
+    pub port: u32,
+    /// Server or fabric.
+    pub kind: PortKind,
+    /// Up or down.
+    pub direction: Direction,
+    /// Speed in Gbit/s.
+    pub speed_gbps: u32,
+    /// SONiC PORT `lanes`, when the platform has lane facts.
+    pub lanes: Option<String>,
+    /// SONiC PORT `fec`, when the platform gives one for this speed.
+    pub fec: Option<String>,
+    /// Peer device or server name.
+    pub peer: String,
+    /// Peer port name.
+    pub peer_port: String,
+    /// `peer:peer_port`, the interface description.
+    pub description: String,
+    /// Routed address with prefix length (`10.1.0.0/31`); None for a port in the server VLAN.
+    pub address: Option<String>,
+    /// Our address without prefix length.
+    pub ip: Option<Ipv4Addr>,
+    /// Peer's address on the /31.
+    pub peer_ip: Option<Ipv4Addr>,
+    /// Access VLAN (`rail-subnet` server ports).
+    pub vlan: Option<u16>,
+    /// IP MTU.
+    pub mtu: u32,
+    /// Cable length in metres.
+    pub cable_m: u32,
+    /// SONiC CABLE_LENGTH value (`5m`): the cable rounded up to a row of the SKU's PG lookup table when the
+    /// platform has one, so buffermgrd finds its headroom profile.
+    pub cable_length: String,
+    /// SONiC lossless PG buffer profile name (`pg_lossless_400000_5m_profile`) when the platform carries
+    /// sourced per-SKU buffer numbers; None leaves it to buffermgrd.
+    pub pg_profile: Option<String>,
+    /// PFC headroom on NX-OS: true when the cable is over 100 m (pause buffer settings required).
+    pub long_cable: bool,
+    /// This port is a DLB interface.
+    pub dlb: bool,
+}
+
+/// A rail leaf's server subnet.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerSubnet {
+    /// VLAN id.
+    pub vlan: u16,
+    /// Subnet (`10.2.0.0/26`).
+    pub prefix: String,
+    /// Gateway address with prefix length (`10.2.0.1/26`).
+    pub gateway: String,
+    /// Gateway address alone.
+    pub gateway_ip: Ipv4Addr,
+    /// Prefix length.
+    pub prefix_len: u8,
+}
+
+/// eBGP settings of one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct BgpPlan {
+    /// Local ASN.
+    pub asn: u32,
+    /// Router-id (= loopback).
+    pub router_id: Ipv4Addr,
+    /// ECMP width.
+    pub maximum_paths: u32,
+    /// One per fabric link.
+    pub neighbors: Vec<Neighbor>,
+    /// Prefixes to advertise: loopback /32, server /31s or the server subnet.
+    pub networks: Vec<String>,
+}
+
+/// One BGP neighbor.
+#[derive(Clone, Debug, Serialize)]
+pub struct Neighbor {
+    /// Neighbor address.
+    pub ip: Ipv4Addr,
+    /// Our address on the link.
+    pub local_ip: Ipv4Addr,
+    /// Neighbor ASN.
+    pub remote_as: u32,
+    /// Neighbor hostname.
+    pub peer: String,
+    /// Neighbor's port.
+    pub peer_port: String,
+    /// Our interface.
+    pub interface: String,
+    /// `peer:peer_port`.
+    pub description: String,
+    /// Neighbor role.
+    pub peer_role: Role,
+}
+
+/// The QoS plan of one platform: resolved from the intent's classes with the platform's units.
+#[derive(Clone, Debug, Serialize)]
+pub struct QosPlan {
+    /// Classes ordered by priority, highest first; the default class last.
+    pub classes: Vec<ClassPlan>,
+    /// Lossless priorities, ascending.
+    pub lossless_priorities: Vec<u8>,
+    /// Lossless priorities as a comma list (`3`, `3,4`): SONiC pfc_enable / pfcwd_sw_enable.
+    pub pfc_enable: String,
+    /// DSCP → priority for all 64 DSCPs (index = DSCP).
+    pub dscp_to_tc: Vec<u8>,
+    /// The eight queues 0-7 with their scheduling.
+    pub queues: Vec<QueuePlan>,
+    /// PFC watchdog.
+    pub watchdog: WatchdogPlan,
+}
+
+/// One traffic class, resolved.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassPlan {
+    /// Class name (validated identifier).
+    pub name: String,
+    /// Upper-case class name for config object names (`ROCE`).
+    pub ident: String,
+    /// Priority = traffic class = queue = PFC priority = NX-OS qos-group.
+    pub priority: u8,
+    /// DSCPs, ascending; empty for the default class.
+    pub dscp: Vec<u8>,
+    /// `24,26` (NX-OS `match dscp`).
+    pub dscp_csv: String,
+    /// `24 26` (EOS `qos map dscp`).
+    pub dscp_ssv: String,
+    /// True for the class without DSCPs.
+    pub is_default: bool,
+    /// PFC no-drop.
+    pub lossless: bool,
+    /// Strict priority.
+    pub strict: bool,
+    /// Weighted share, percent.
+    pub bandwidth: Option<u8>,
+    /// ECN thresholds.
+    pub ecn: Option<EcnPlan>,
+}
+
+/// ECN thresholds in bytes and in the platform's unit.
+#[derive(Clone, Debug, Serialize)]
+pub struct EcnPlan {
+    /// Minimum threshold, bytes.
+    pub min_bytes: u64,
+    /// Maximum threshold, bytes.
+    pub max_bytes: u64,
+    /// Minimum threshold in `unit`.
+    pub min: u64,
+    /// Maximum threshold in `unit`.
+    pub max: u64,
+    /// Unit keyword (`kbytes`, `bytes`).
+    pub unit: String,
+    /// Marking probability at max, percent.
+    pub probability: u8,
+}
+
+/// Scheduling of one egress queue.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueuePlan {
+    /// Queue number 0-7.
+    pub queue: u8,
+    /// The class using it, if any.
+    pub class: Option<String>,
+    /// Strict priority.
+    pub strict: bool,
+    /// NX-OS `priority level N`: 1 for the highest strict queue, 2 for the next.
+    pub strict_level: Option<u8>,
+    /// Weighted share, percent (0 for unused queues).
+    pub bandwidth: u8,
+    /// Lossless queue.
+    pub lossless: bool,
+    /// ECN on this queue.
+    pub ecn: Option<EcnPlan>,
+}
+
+/// PFC watchdog, with the timers in every form the OSes use.
+#[derive(Clone, Debug, Serialize)]
+pub struct WatchdogPlan {
+    /// On or off.
+    pub enabled: bool,
+    /// Detection time, ms.
+    pub detect_ms: u64,
+    /// Restoration time, ms.
+    pub restore_ms: u64,
+    /// Detection time in seconds, as EOS spells it (`0.2`).
+    pub detect_s: String,
+    /// Restoration time in seconds (`1`).
+    pub restore_s: String,
+    /// Polling interval, ms: the largest value in 100-1000 that divides both timers (NX-OS, SONiC POLL_INTERVAL).
+    pub poll_ms: u64,
+    /// Detection time / poll interval (NX-OS shutdown-multiplier).
+    pub detect_multiplier: u64,
+    /// Restoration time / poll interval (NX-OS auto-restore multiplier).
+    pub restore_multiplier: u64,
+    /// Action.
+    pub action: WatchdogAction,
+    /// Priorities watched: exactly the lossless ones.
+    pub priorities: Vec<u8>,
+}
+
+/// DLB on one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct DlbPlan {
+    /// Mode.
+    pub mode: DlbMode,
+    /// Virtual MAC (NX-OS).
+    pub mac: Option<String>,
+    /// Flowlet gap, microseconds.
+    pub flowlet_gap_us: Option<u64>,
+    /// The uplinks.
+    pub interfaces: Vec<String>,
+    /// Support level of the platform's DLB CLI.
+    pub support: Support,
+}
+
+/// QP hashing on one device.
+#[derive(Clone, Debug, Serialize)]
+pub struct QpHashPlan {
+    /// Method.
+    pub method: QpHashMethod,
+    /// Support level of the platform's CLI.
+    pub support: Support,
+    /// First byte of the BTH DestQP counted from the start of the L4 (UDP) header: 13.
+    pub l4_offset: u32,
+    /// Length of the DestQP in bytes: 3.
+    pub length_bytes: u32,
+    /// UDP destination port of RoCEv2: 4791.
+    pub udp_port: u16,
+    /// The DestQP as bytes of the UDP payload (BTH offset): `5-7`.
+    pub payload_bytes: String,
+}
+
+/// A comment the renderer must carry into the config.
+#[derive(Clone, Debug, Serialize)]
+pub struct Note {
+    /// Feature the note is about (`dlb`, `qp-hash`, `pfc-watchdog`).
+    pub feature: String,
+    /// Text of the comment, one line.
+    pub text: String,
+}
+
+/// One cable.
+#[derive(Clone, Debug, Serialize)]
+pub struct Link {
+    /// Tier: `server-leaf`, `leaf-spine`, `spine-super-spine`.
+    pub tier: &'static str,
+    /// Lower end: device or server name.
+    pub a: String,
+    /// Lower end port name.
+    pub a_port: String,
+    /// Upper end: device name.
+    pub b: String,
+    /// Upper end port name.
+    pub b_port: String,
+    /// Speed, Gbit/s.
+    pub speed_gbps: u32,
+    /// Cable length, metres.
+    pub cable_m: u32,
+    /// The /31 (or the server subnet, in rail-subnet mode).
+    pub subnet: Option<String>,
+}
+
+/// Fabric counts.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Leaves.
+    pub leaves: u32,
+    /// Spines (all zones).
+    pub spines: u32,
+    /// Super-spines.
+    pub super_spines: u32,
+    /// Servers.
+    pub servers: u32,
+    /// GPUs (= server NICs).
+    pub gpus: u32,
+    /// Server links.
+    pub server_links: u32,
+    /// Leaf-spine links.
+    pub leaf_spine_links: u32,
+    /// Spine-super-spine links.
+    pub spine_super_spine_links: u32,
+    /// Leaf oversubscription actually built (`1:1`).
+    pub leaf_oversubscription: String,
+    /// Spine oversubscription actually built (three-tier).
+    pub spine_oversubscription: Option<String>,
+    /// ECMP width at a leaf (number of uplinks).
+    pub leaf_ecmp_width: u32,
+    /// Addresses used per pool: (pool name, prefix, used, capacity).
+    pub pools: Vec<PoolUse>,
+}
+
+/// How much of one pool the fabric uses.
+#[derive(Clone, Debug, Serialize)]
+pub struct PoolUse {
+    /// `loopbacks`, `fabric_links`, `server_links`.
+    pub pool: String,
+    /// The pool prefix.
+    pub prefix: String,
+    /// Addresses used.
+    pub used: u64,
+    /// Addresses in the pool.
+    pub capacity: u64,
+}

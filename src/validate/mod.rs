@@ -1,0 +1,1 @@
+//! Schema validation of a loaded intent (skeleton: to be completed by its owner).
