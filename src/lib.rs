@@ -6,8 +6,10 @@
 
 pub mod intent;
 pub mod platform;
+pub mod render;
 pub mod units;
 pub mod check;
+pub mod compile;
 pub mod cli;
 pub mod diag;
 pub mod load;

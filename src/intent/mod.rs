@@ -78,6 +78,15 @@ pub struct Topology {
     /// Servers per group (scalable unit): each rail leaf of a group has this many server ports.
     #[schemars(range(min = 1), example = 32)]
     pub servers_per_group: u32,
+    /// Server hostname pattern, used in port descriptions and the cabling plan. Placeholders: `{index}`
+    /// (1-based server number), `{group}`, `{slot}` (1-based position in the group).
+    #[serde(default = "default_server_hostname")]
+    #[schemars(example = &"gpu{index:04}")]
+    pub server_hostname: String,
+    /// Server NIC name pattern. Placeholders: `{rail}` (1-based) and `{nic}` (0-based).
+    #[serde(default = "default_server_nic")]
+    #[schemars(example = &"eth{nic}")]
+    pub server_nic: String,
     /// Number of zones (three-tier only). Groups are spread evenly across zones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
@@ -160,6 +169,14 @@ pub struct SuperSpineTier {
     #[serde(default = "one")]
     #[schemars(range(min = 1))]
     pub planes: u32,
+}
+
+fn default_server_hostname() -> String {
+    "server{index:04}".into()
+}
+
+fn default_server_nic() -> String {
+    "nic{rail}".into()
 }
 
 fn one() -> u32 {

@@ -56,8 +56,35 @@ pub struct VendorFile {
     pub os: Os,
     /// Reference documents cited by `sources` entries, by short id (e.g. `nxos.md`).
     pub references: BTreeMap<String, String>,
+    /// Files rendered for each device of this OS.
+    pub outputs: Vec<OutputSpec>,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
+}
+
+/// One file rendered per device.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// Template under `templates/<os>/`.
+    pub template: String,
+    /// Output path relative to the output folder; `{hostname}` is replaced.
+    pub file: String,
+    /// `text`, or `json`: parsed and re-written with sorted keys and 4-space indentation so the bytes are
+    /// canonical whatever the template's whitespace.
+    #[serde(default)]
+    pub format: OutputFormat,
+}
+
+/// Output file format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// Plain text, written as rendered (trailing whitespace trimmed, one final newline).
+    #[default]
+    Text,
+    /// JSON, canonicalized.
+    Json,
 }
 
 /// How sure the references are about a feature's CLI on this platform.
@@ -136,6 +163,17 @@ pub struct Ports {
     /// SONiC: the physical lane number of port 1's first lane (PORT `lanes` = first_lane + (port-1)*lanes_per_port ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_lane: Option<u32>,
+    /// SONiC: first lane of each port (index = port - 1), from the SKU's `port_config.ini`, where the lane
+    /// map is not linear. Takes precedence over `first_lane`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lane_map: Vec<u32>,
+    /// SONiC: true when the lane numbers are a convention and not read from the SKU's `port_config.ini`;
+    /// aifab then warns that PORT lanes must be checked.
+    #[serde(default)]
+    pub lanes_assumed: bool,
+    /// Modular: slot number of the first line card (`3` on an Arista 7800R3: slots 1-2 hold supervisors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_card: Option<u32>,
     /// SONiC: FEC mode per port speed in Gbit/s (`400: rs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fec: BTreeMap<u32, String>,
@@ -262,6 +300,8 @@ pub struct Catalog {
     pub platforms: BTreeMap<String, (Os, Platform)>,
     /// The references each OS file cites.
     pub references: BTreeMap<Os, BTreeMap<String, String>>,
+    /// Files rendered per device, per OS.
+    pub outputs: BTreeMap<Os, Vec<OutputSpec>>,
 }
 
 /// The vendor files compiled into the binary.
@@ -277,6 +317,7 @@ impl Catalog {
         let mut errors = Vec::new();
         let mut platforms = BTreeMap::new();
         let mut references = BTreeMap::new();
+        let mut outputs = BTreeMap::new();
         for (os, text) in files {
             let file: VendorFile = match serde_norway::from_str(text) {
                 Ok(f) => f,
@@ -295,11 +336,13 @@ impl Catalog {
                 platforms.insert(format!("{os}/{name}"), (*os, p));
             }
             references.insert(*os, file.references);
+            outputs.insert(*os, file.outputs);
         }
         if errors.is_empty() {
             Ok(Catalog {
                 platforms,
                 references,
+                outputs,
             })
         } else {
             Err(errors)
@@ -366,6 +409,13 @@ impl Platform {
         if self.ports.naming.contains("{lane_base}") && self.ports.lanes_per_port.is_none() {
             out.push("naming uses {lane_base} but lanes_per_port is missing".into());
         }
+        if !self.ports.lane_map.is_empty() && self.ports.lane_map.len() != self.ports.count as usize {
+            out.push(format!(
+                "lane_map has {} entries for {} ports",
+                self.ports.lane_map.len(),
+                self.ports.count
+            ));
+        }
         if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
             out.push("naming uses {card} but ports_per_card is missing".into());
         }
@@ -387,7 +437,10 @@ impl Platform {
         let mut s = p.naming.replace("{port}", &port.to_string());
         if let Some(ppc) = p.ports_per_card {
             s = s
-                .replace("{card}", &((port - 1) / ppc + 1).to_string())
+                .replace(
+                    "{card}",
+                    &((port - 1) / ppc + p.first_card.unwrap_or(1)).to_string(),
+                )
                 .replace("{card_port}", &((port - 1) % ppc + 1).to_string());
         }
         if let Some(lpp) = p.lanes_per_port {
@@ -399,8 +452,11 @@ impl Platform {
     /// SONiC PORT `lanes` of port `port`, when the profile has lane facts.
     pub fn lanes(&self, port: u32) -> Option<String> {
         let lpp = self.ports.lanes_per_port?;
-        let first = self.ports.first_lane?;
-        let base = first + (port - 1) * lpp;
+        let base = match self.ports.lane_map.get(port.checked_sub(1)? as usize) {
+            Some(b) => *b,
+            None if self.ports.lane_map.is_empty() => self.ports.first_lane? + (port - 1) * lpp,
+            None => return None,
+        };
         Some(
             (base..base + lpp)
                 .map(|l| l.to_string())
@@ -408,4 +464,15 @@ impl Platform {
                 .join(","),
         )
     }
+}
+
+/// A fix hint for an unknown platform name: the closest known names.
+pub fn hint_for(catalog: &Catalog, name: &str) -> String {
+    let mut scored: Vec<(f64, &str)> = catalog
+        .names()
+        .map(|n| (strsim::jaro_winkler(n, name), n))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let best: Vec<&str> = scored.iter().take(3).map(|(_, n)| *n).collect();
+    format!("known platforms include: {}", best.join(", "))
 }

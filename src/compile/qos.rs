@@ -1,0 +1,212 @@
+//! Resolves the intent's traffic classes into one [`QosPlan`] per platform: DSCP map, queues, strict
+//! levels, ECN thresholds in the platform's unit (exactly, or an error), and watchdog timers.
+
+use crate::diag::Finding;
+use crate::intent::{Intent, Qos};
+use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
+use crate::platform::Platform;
+
+/// Builds the QoS plan for one platform. `platform_name` is used in messages.
+pub fn plan(intent: &Intent, platform_name: &str, platform: &Platform) -> Result<QosPlan, Vec<Finding>> {
+    let qos = &intent.qos;
+    let mut errs = Vec::new();
+    let mut classes: Vec<ClassPlan> = Vec::new();
+    for (name, c) in &qos.classes {
+        let mut dscp: Vec<u8> = c.dscp.iter().flatten().map(|d| d.0).collect();
+        dscp.sort_unstable();
+        dscp.dedup();
+        let is_default = c.dscp.is_none();
+        let priority = c.priority.unwrap_or(0);
+        let ecn = match &c.ecn {
+            None => None,
+            Some(e) => {
+                let unit = &platform.ecn_unit;
+                let min = e.min.in_unit(unit.bytes, &unit.keyword);
+                let max = e.max.in_unit(unit.bytes, &unit.keyword);
+                match (min, max) {
+                    (Ok(min), Ok(max)) => Some(EcnPlan {
+                        min_bytes: e.min.bytes(),
+                        max_bytes: e.max.bytes(),
+                        min,
+                        max,
+                        unit: unit.keyword.clone(),
+                        probability: e.probability.0,
+                    }),
+                    (min, max) => {
+                        for (which, r) in [("min", min), ("max", max)] {
+                            if let Err(msg) = r {
+                                errs.push(
+                                    Finding::error(
+                                        "AIF-QOS-020",
+                                        format!(
+                                            "ECN {which} of class `{name}` cannot be expressed on {platform_name}: {msg}"
+                                        ),
+                                    )
+                                    .at(format!("/qos/classes/{name}/ecn/{which}"))
+                                    .hint(format!(
+                                        "use a multiple of {} bytes (e.g. write it in KB)",
+                                        unit.bytes
+                                    )),
+                                );
+                            }
+                        }
+                        None
+                    }
+                }
+            }
+        };
+        classes.push(ClassPlan {
+            name: name.clone(),
+            ident: name.to_ascii_uppercase().replace('-', "_"),
+            priority,
+            dscp_csv: join(&dscp, ","),
+            dscp_ssv: join(&dscp, " "),
+            dscp,
+            is_default,
+            lossless: c.lossless,
+            strict: c.strict,
+            bandwidth: c.bandwidth.map(|b| b.0),
+            ecn,
+        });
+    }
+    // Highest priority first, the default class last.
+    classes.sort_by(|a, b| {
+        a.is_default
+            .cmp(&b.is_default)
+            .then(b.priority.cmp(&a.priority))
+            .then(a.name.cmp(&b.name))
+    });
+
+    let default_tc = classes
+        .iter()
+        .find(|c| c.is_default)
+        .map(|c| c.priority)
+        .unwrap_or(0);
+    let mut dscp_to_tc = vec![default_tc; 64];
+    for c in &classes {
+        for d in &c.dscp {
+            if let Some(slot) = dscp_to_tc.get_mut(*d as usize) {
+                *slot = c.priority;
+            }
+        }
+    }
+
+    let mut lossless_priorities: Vec<u8> = classes
+        .iter()
+        .filter(|c| c.lossless)
+        .map(|c| c.priority)
+        .collect();
+    lossless_priorities.sort_unstable();
+    lossless_priorities.dedup();
+
+    let mut strict: Vec<&ClassPlan> = classes.iter().filter(|c| c.strict).collect();
+    strict.sort_by(|a, b| b.priority.cmp(&a.priority));
+    let queues = (0u8..8)
+        .map(|q| {
+            let class = classes.iter().find(|c| c.priority == q);
+            QueuePlan {
+                queue: q,
+                class: class.map(|c| c.name.clone()),
+                strict: class.is_some_and(|c| c.strict),
+                strict_level: strict
+                    .iter()
+                    .position(|c| c.priority == q)
+                    .map(|i| i as u8 + 1),
+                bandwidth: class.and_then(|c| c.bandwidth).unwrap_or(0),
+                lossless: class.is_some_and(|c| c.lossless),
+                ecn: class.and_then(|c| c.ecn.clone()),
+            }
+        })
+        .collect();
+
+    let watchdog = match watchdog(qos, &lossless_priorities) {
+        Ok(w) => w,
+        Err(f) => {
+            errs.push(f);
+            return Err(errs);
+        }
+    };
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    Ok(QosPlan {
+        pfc_enable: join(&lossless_priorities, ","),
+        classes,
+        lossless_priorities,
+        dscp_to_tc,
+        queues,
+        watchdog,
+    })
+}
+
+fn join(v: &[u8], sep: &str) -> String {
+    v.iter().map(u8::to_string).collect::<Vec<_>>().join(sep)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Seconds as EOS writes them: `0.2`, `1`, `0.05`.
+fn seconds(ms: u64) -> String {
+    let whole = ms / 1000;
+    let frac = ms % 1000;
+    if frac == 0 {
+        whole.to_string()
+    } else {
+        let f = format!("{frac:03}");
+        format!("{whole}.{}", f.trim_end_matches('0'))
+    }
+}
+
+fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
+    let w = &qos.pfc_watchdog;
+    let detect_ms = w.detect.millis_exact().map_err(|e| {
+        Finding::error("AIF-PFC-010", format!("PFC watchdog detect: {e}"))
+            .at("/qos/pfc_watchdog/detect")
+            .hint("the OSes take whole milliseconds: write e.g. `200ms`")
+    })?;
+    let restore_ms = w.restore.millis_exact().map_err(|e| {
+        Finding::error("AIF-PFC-010", format!("PFC watchdog restore: {e}"))
+            .at("/qos/pfc_watchdog/restore")
+            .hint("the OSes take whole milliseconds: write e.g. `1s`")
+    })?;
+    // The polling interval: the largest value in 100..=1000 ms dividing both timers, so that NX-OS
+    // multipliers and SONiC's POLL_INTERVAL express the timers exactly.
+    let g = gcd(detect_ms, restore_ms);
+    let poll_ms = (100..=1000u64).rev().find(|p| g % p == 0).ok_or_else(|| {
+        Finding::error(
+            "AIF-PFC-011",
+            format!(
+                "PFC watchdog detect {detect_ms} ms and restore {restore_ms} ms have no common polling interval between 100 and 1000 ms"
+            ),
+        )
+        .at("/qos/pfc_watchdog")
+        .hint("NX-OS and SONiC count the watchdog in multiples of a 100-1000 ms poll interval: use multiples of 100 ms (e.g. detect 200ms, restore 1s)")
+    })?;
+    Ok(WatchdogPlan {
+        enabled: w.enabled,
+        detect_ms,
+        restore_ms,
+        detect_s: seconds(detect_ms),
+        restore_s: seconds(restore_ms),
+        poll_ms,
+        detect_multiplier: detect_ms / poll_ms,
+        restore_multiplier: restore_ms / poll_ms,
+        action: w.action,
+        priorities: lossless.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_format() {
+        assert_eq!(seconds(200), "0.2");
+        assert_eq!(seconds(1000), "1");
+        assert_eq!(seconds(50), "0.05");
+        assert_eq!(seconds(1500), "1.5");
+    }
+}

@@ -1,0 +1,264 @@
+//! Fabric arithmetic: how many devices of each role, how many ports each uses, and whether the chosen
+//! platforms can carry it. Everything later (ports, links, addresses) follows from the [`Shape`].
+
+use crate::diag::Finding;
+use crate::intent::{Intent, TopologyKind};
+use crate::units::{Ratio, Speed};
+
+/// The counts that define a fabric.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// Three-tier or not.
+    pub three_tier: bool,
+    /// Server groups (scalable units).
+    pub groups: u32,
+    /// Zones (1 for a 2-tier fabric).
+    pub zones: u32,
+    /// Groups per zone.
+    pub groups_per_zone: u32,
+    /// NICs per server.
+    pub rails: u32,
+    /// Servers per group (server ports per leaf).
+    pub servers_per_group: u32,
+    /// Total servers.
+    pub servers: u32,
+    /// Leaf uplinks.
+    pub leaf_up: u32,
+    /// Links from one leaf to one spine.
+    pub links_per_spine: u32,
+    /// Spines per zone.
+    pub spines_per_zone: u32,
+    /// Spine leaf-facing ports.
+    pub spine_down: u32,
+    /// Spine super-spine-facing ports (three-tier).
+    pub spine_up: u32,
+    /// Super-spines in all.
+    pub super_spines: u32,
+    /// Spine planes.
+    pub planes: u32,
+    /// Super-spines per plane.
+    pub supers_per_plane: u32,
+    /// Links from one spine to one super-spine of its plane.
+    pub links_per_super: u32,
+    /// Super-spine ports used.
+    pub super_down: u32,
+    /// NIC speed.
+    pub nic_speed: Speed,
+    /// Leaf uplink speed.
+    pub leaf_uplink_speed: Speed,
+    /// Spine uplink speed.
+    pub spine_uplink_speed: Speed,
+}
+
+impl Shape {
+    /// Leaves per zone.
+    pub fn leaves_per_zone(&self) -> u32 {
+        self.groups_per_zone * self.rails
+    }
+    /// All leaves.
+    pub fn leaves(&self) -> u32 {
+        self.groups * self.rails
+    }
+    /// All spines.
+    pub fn spines(&self) -> u32 {
+        self.zones * self.spines_per_zone
+    }
+}
+
+/// Uplinks needed for `down` ports at `down_speed` under `ratio`, at `up_speed`: exact or an error text.
+fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Result<u32, String> {
+    let down_bw = down as u64 * down_speed.gbps() as u64;
+    let num = down_bw * ratio.up as u64;
+    let den = ratio.down as u64 * up_speed.gbps() as u64;
+    if num % den != 0 {
+        return Err(format!(
+            "{down} x {down_speed} = {down_bw}G down at {ratio} needs {}G up, which is not a whole number of {up_speed} links",
+            num as f64 / ratio.down as f64
+        ));
+    }
+    Ok((num / den) as u32)
+}
+
+/// Computes the shape of the fabric or explains in numbers why it does not add up.
+pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
+    let t = &intent.fabric.topology;
+    let mut errs = Vec::new();
+    let three_tier = t.kind == TopologyKind::ThreeTier;
+    let groups = t.servers.div_ceil(t.servers_per_group.max(1));
+    let zones = if three_tier { t.zones.unwrap_or(0) } else { 1 };
+    if three_tier {
+        if t.zones.is_none() {
+            errs.push(
+                Finding::error("AIF-FAB-001", "a three-tier fabric needs `zones`")
+                    .at("/fabric/topology")
+                    .hint("add `zones: <n>` under fabric.topology"),
+            );
+        }
+        if t.super_spine.is_none() {
+            errs.push(
+                Finding::error("AIF-FAB-001", "a three-tier fabric needs a `super_spine` tier")
+                    .at("/fabric/topology")
+                    .hint("add `super_spine: {platform, hostname, count}` under fabric.topology"),
+            );
+        }
+    } else {
+        if t.zones.is_some() {
+            errs.push(
+                Finding::error("AIF-FAB-001", "`zones` applies to three-tier fabrics only")
+                    .at("/fabric/topology/zones")
+                    .hint("remove `zones`, or set `kind: three-tier`"),
+            );
+        }
+        if t.super_spine.is_some() {
+            errs.push(
+                Finding::error("AIF-FAB-001", "`super_spine` applies to three-tier fabrics only")
+                    .at("/fabric/topology/super_spine")
+                    .hint("remove `super_spine`, or set `kind: three-tier`"),
+            );
+        }
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    if zones == 0 || groups % zones != 0 {
+        return Err(vec![
+            Finding::error(
+                "AIF-FAB-002",
+                format!(
+                    "{} servers in groups of {} make {groups} groups, which do not split evenly into {zones} zones",
+                    t.servers, t.servers_per_group
+                ),
+            )
+            .at("/fabric/topology/zones")
+            .hint("choose a zone count that divides the number of groups"),
+        ]);
+    }
+    let groups_per_zone = groups / zones;
+    let leaf_up = match uplinks(
+        t.servers_per_group,
+        t.nic_speed,
+        t.leaf.oversubscription,
+        t.leaf.uplink_speed,
+    ) {
+        Ok(u) => u,
+        Err(e) => {
+            return Err(vec![
+                Finding::error("AIF-FAB-003", format!("leaf: {e}"))
+                    .at("/fabric/topology/leaf/oversubscription")
+                    .hint("change the oversubscription or servers_per_group so the uplinks come out whole"),
+            ]);
+        }
+    };
+    let spines_per_zone = t.spine.count;
+    if leaf_up == 0 || leaf_up % spines_per_zone != 0 {
+        return Err(vec![
+            Finding::error(
+                "AIF-FAB-004",
+                format!(
+                    "each leaf has {leaf_up} uplinks, which do not spread evenly over {spines_per_zone} spines"
+                ),
+            )
+            .at("/fabric/topology/spine/count")
+            .hint(format!(
+                "use a spine count that divides {leaf_up} (e.g. {})",
+                divisors(leaf_up).iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            )),
+        ]);
+    }
+    let links_per_spine = leaf_up / spines_per_zone;
+    let spine_down = groups_per_zone * t.rails * links_per_spine;
+    let spine_uplink_speed = t.spine.uplink_speed.unwrap_or(t.leaf.uplink_speed);
+    let mut s = Shape {
+        three_tier,
+        groups,
+        zones,
+        groups_per_zone,
+        rails: t.rails,
+        servers_per_group: t.servers_per_group,
+        servers: t.servers,
+        leaf_up,
+        links_per_spine,
+        spines_per_zone,
+        spine_down,
+        spine_up: 0,
+        super_spines: 0,
+        planes: 1,
+        supers_per_plane: 0,
+        links_per_super: 0,
+        super_down: 0,
+        nic_speed: t.nic_speed,
+        leaf_uplink_speed: t.leaf.uplink_speed,
+        spine_uplink_speed,
+    };
+    if let (true, Some(ss)) = (three_tier, &t.super_spine) {
+        let spine_up = match uplinks(
+            spine_down,
+            t.leaf.uplink_speed,
+            t.spine.oversubscription,
+            spine_uplink_speed,
+        ) {
+            Ok(u) => u,
+            Err(e) => {
+                return Err(vec![
+                    Finding::error("AIF-FAB-003", format!("spine: {e}"))
+                        .at("/fabric/topology/spine/oversubscription")
+                        .hint("change the spine oversubscription so the uplinks come out whole"),
+                ]);
+            }
+        };
+        if ss.planes == 0 || spines_per_zone % ss.planes != 0 || ss.count % ss.planes != 0 {
+            return Err(vec![
+                Finding::error(
+                    "AIF-FAB-005",
+                    format!(
+                        "{} planes must divide both the spines per zone ({spines_per_zone}) and the super-spines ({})",
+                        ss.planes, ss.count
+                    ),
+                )
+                .at("/fabric/topology/super_spine/planes")
+                .hint("use a plane count that divides both"),
+            ]);
+        }
+        let per_plane = ss.count / ss.planes;
+        if spine_up == 0 || spine_up % per_plane != 0 {
+            return Err(vec![
+                Finding::error(
+                    "AIF-FAB-004",
+                    format!(
+                        "each spine has {spine_up} uplinks, which do not spread evenly over the {per_plane} super-spines of its plane"
+                    ),
+                )
+                .at("/fabric/topology/super_spine/count")
+                .hint(format!(
+                    "use {} super-spines per plane, with a number that divides {spine_up}",
+                    if ss.planes == 1 { "a count of" } else { "a number of" }
+                )),
+            ]);
+        }
+        s.spine_up = spine_up;
+        s.super_spines = ss.count;
+        s.planes = ss.planes;
+        s.supers_per_plane = per_plane;
+        s.links_per_super = spine_up / per_plane;
+        s.super_down = zones * (spines_per_zone / ss.planes) * s.links_per_super;
+    }
+    Ok(s)
+}
+
+fn divisors(n: u32) -> Vec<u32> {
+    (1..=n).filter(|d| n % d == 0).take(12).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uplink_arithmetic_is_exact() {
+        let r = |d, u| Ratio { down: d, up: u };
+        assert_eq!(uplinks(32, Speed(400), r(1, 1), Speed(400)), Ok(32));
+        assert_eq!(uplinks(32, Speed(400), r(4, 1), Speed(400)), Ok(8));
+        assert_eq!(uplinks(32, Speed(400), r(1, 1), Speed(800)), Ok(16));
+        assert!(uplinks(30, Speed(400), r(4, 1), Speed(400)).is_err());
+    }
+}

@@ -1,0 +1,766 @@
+//! Topology expansion: every device, its platform (after overrides), its ports and every cable.
+//!
+//! Port assignment is readable and stable: server ports are the lowest ports in slot order, uplinks the
+//! highest ports, spread round-robin over the spines (uplink k goes to spine k mod count); a spine's
+//! leaf-facing ports follow the leaf order, so a new group takes new ports and moves none.
+
+use super::pattern;
+use super::shape::Shape;
+use crate::diag::Finding;
+use crate::intent::{Intent, Role};
+use crate::model::{
+    BgpPlan, Device, Direction, DlbPlan, FabricModel, Interface, Link, ManagementAddr, Note,
+    PortKind, QosPlan, QpHashPlan, ServerSubnet, Summary,
+};
+use crate::platform::{Catalog, Os, Platform};
+use globset::Glob;
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+
+/// A device while the compiler fills it in.
+#[derive(Clone, Debug)]
+pub struct DraftDevice {
+    /// Hostname.
+    pub hostname: String,
+    /// Role.
+    pub role: Role,
+    /// OS.
+    pub os: Os,
+    /// `<os>/<model>`.
+    pub platform: String,
+    /// Zone, 1-based.
+    pub zone: Option<u32>,
+    /// Group, 1-based.
+    pub group: Option<u32>,
+    /// Rail, 1-based.
+    pub rail: Option<u32>,
+    /// Index within role (and zone), 1-based.
+    pub index: u32,
+    /// 0-based position among all devices of the role: the allocation key.
+    pub seq: u32,
+    /// Ports.
+    pub interfaces: Vec<Interface>,
+    /// Loopback.
+    pub loopback: Ipv4Addr,
+    /// Management.
+    pub management: Option<ManagementAddr>,
+    /// Server subnet.
+    pub server_subnet: Option<ServerSubnet>,
+    /// BGP.
+    pub bgp: BgpPlan,
+    /// QoS plan.
+    pub qos: Option<Arc<QosPlan>>,
+    /// DLB.
+    pub dlb: Option<DlbPlan>,
+    /// QP hash.
+    pub qp_hash: Option<QpHashPlan>,
+    /// Notes.
+    pub notes: Vec<Note>,
+    /// Override indices that matched this device, in order.
+    pub overrides: Vec<usize>,
+}
+
+/// One end of a cable as the compiler tracks it.
+#[derive(Clone, Copy, Debug)]
+pub struct End {
+    /// Device index.
+    pub dev: usize,
+    /// Interface index within the device.
+    pub iface: usize,
+}
+
+/// A cable while the compiler fills it in.
+#[derive(Clone, Debug)]
+pub struct DraftLink {
+    /// Tier name.
+    pub tier: &'static str,
+    /// Lower end (None for a server).
+    pub lower: Option<End>,
+    /// Server name and NIC, for server links.
+    pub server: Option<(String, String)>,
+    /// Upper end.
+    pub upper: End,
+    /// Allocation index within the tier's pool.
+    pub seq: u64,
+    /// Speed.
+    pub speed_gbps: u32,
+    /// Cable metres.
+    pub cable_m: u32,
+    /// Subnet text, once addressed.
+    pub subnet: Option<String>,
+}
+
+/// The fabric under construction.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    /// Fabric name.
+    pub name: String,
+    /// Devices in output order.
+    pub devices: Vec<DraftDevice>,
+    /// Cables.
+    pub links: Vec<DraftLink>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+impl Draft {
+    /// Freezes the draft into the public model.
+    pub fn finish(self) -> FabricModel {
+        let devices_ref = &self.devices;
+        let name_of = |e: &End| -> (String, String) {
+            let d = &devices_ref[e.dev];
+            (d.hostname.clone(), d.interfaces[e.iface].name.clone())
+        };
+        let links = self
+            .links
+            .iter()
+            .map(|l| {
+                let (a, a_port) = match (&l.lower, &l.server) {
+                    (Some(e), _) => name_of(e),
+                    (None, Some((s, n))) => (s.clone(), n.clone()),
+                    (None, None) => (String::new(), String::new()),
+                };
+                let (b, b_port) = name_of(&l.upper);
+                Link {
+                    tier: l.tier,
+                    a,
+                    a_port,
+                    b,
+                    b_port,
+                    speed_gbps: l.speed_gbps,
+                    cable_m: l.cable_m,
+                    subnet: l.subnet.clone(),
+                }
+            })
+            .collect();
+        let devices = self
+            .devices
+            .into_iter()
+            .filter_map(|d| {
+                Some(Device {
+                    qos: d.qos?,
+                    hostname: d.hostname,
+                    role: d.role,
+                    os: d.os,
+                    platform: d.platform,
+                    zone: d.zone,
+                    group: d.group,
+                    rail: d.rail,
+                    index: d.index,
+                    loopback: d.loopback,
+                    management: d.management,
+                    interfaces: d.interfaces,
+                    server_subnet: d.server_subnet,
+                    bgp: d.bgp,
+                    dlb: d.dlb,
+                    qp_hash: d.qp_hash,
+                    notes: d.notes,
+                })
+            })
+            .collect();
+        FabricModel {
+            name: self.name,
+            devices,
+            links,
+            summary: self.summary,
+        }
+    }
+}
+
+struct Planned {
+    role: Role,
+    zone: Option<u32>,
+    group: Option<u32>,
+    rail: Option<u32>,
+    index: u32,
+    seq: u32,
+}
+
+/// Expands the shape into devices (with overrides applied), ports and cables, checking every platform's
+/// port budget.
+pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec<Finding>> {
+    let t = &intent.fabric.topology;
+    let mut errs: Vec<Finding> = Vec::new();
+
+    // 1. Devices in output order.
+    let mut planned: Vec<Planned> = Vec::new();
+    for i in 0..s.super_spines {
+        planned.push(Planned {
+            role: Role::SuperSpine,
+            zone: None,
+            group: None,
+            rail: None,
+            index: i + 1,
+            seq: i,
+        });
+    }
+    for z in 0..s.zones {
+        for i in 0..s.spines_per_zone {
+            planned.push(Planned {
+                role: Role::Spine,
+                zone: s.three_tier.then_some(z + 1),
+                group: None,
+                rail: None,
+                index: i + 1,
+                seq: z * s.spines_per_zone + i,
+            });
+        }
+    }
+    for g in 0..s.groups {
+        for r in 0..s.rails {
+            planned.push(Planned {
+                role: Role::Leaf,
+                zone: s.three_tier.then_some(g / s.groups_per_zone + 1),
+                group: Some(g + 1),
+                rail: Some(r + 1),
+                index: g * s.rails + r + 1,
+                seq: g * s.rails + r,
+            });
+        }
+    }
+
+    let globs: Vec<Option<globset::GlobMatcher>> = intent
+        .overrides
+        .iter()
+        .enumerate()
+        .map(|(i, o)| match Glob::new(&o.matches) {
+            Ok(g) => Some(g.compile_matcher()),
+            Err(e) => {
+                errs.push(
+                    Finding::error("AIF-OVR-001", format!("`{}` is not a valid glob: {e}", o.matches))
+                        .at(format!("/overrides/{i}/match"))
+                        .hint("use a hostname or a glob such as `su3-r*-leaf`"),
+                );
+                None
+            }
+        })
+        .collect();
+
+    let mut devices: Vec<DraftDevice> = Vec::with_capacity(planned.len());
+    let mut pattern_failed = [false; 3];
+    for p in &planned {
+        let (pat, ptr, vals): (&str, &str, Vec<(&str, u32)>) = match p.role {
+            Role::Leaf => (
+                &t.leaf.hostname,
+                "/fabric/topology/leaf/hostname",
+                vec![
+                    ("group", p.group.unwrap_or(0)),
+                    ("rail", p.rail.unwrap_or(0)),
+                    ("zone", p.zone.unwrap_or(1)),
+                    ("index", p.index),
+                ],
+            ),
+            Role::Spine => (
+                &t.spine.hostname,
+                "/fabric/topology/spine/hostname",
+                vec![("index", p.index), ("zone", p.zone.unwrap_or(1))],
+            ),
+            Role::SuperSpine => (
+                t.super_spine.as_ref().map(|x| x.hostname.as_str()).unwrap_or(""),
+                "/fabric/topology/super_spine/hostname",
+                vec![
+                    ("index", p.index),
+                    ("plane", (p.index - 1) / s.supers_per_plane.max(1) + 1),
+                ],
+            ),
+        };
+        let role_slot = p.role as usize;
+        let hostname = match pattern::expand(pat, &vals).and_then(|h| {
+            pattern::check_hostname(&h)?;
+            Ok(h)
+        }) {
+            Ok(h) => h,
+            Err(e) => {
+                if !pattern_failed[role_slot] {
+                    pattern_failed[role_slot] = true;
+                    errs.push(
+                        Finding::error("AIF-NAME-001", e)
+                            .at(ptr)
+                            .hint("hostnames are RFC 1123 labels: letters, digits and `-`, at most 63 characters"),
+                    );
+                }
+                continue;
+            }
+        };
+        let base_platform = match p.role {
+            Role::Leaf => &t.leaf.platform,
+            Role::Spine => &t.spine.platform,
+            Role::SuperSpine => match &t.super_spine {
+                Some(ss) => &ss.platform,
+                None => continue,
+            },
+        };
+        let mut platform = base_platform.clone();
+        let mut matched = Vec::new();
+        for (i, g) in globs.iter().enumerate() {
+            if g.as_ref().is_some_and(|g| g.is_match(&hostname)) {
+                matched.push(i);
+                if let Some(pl) = &intent.overrides[i].platform {
+                    platform = pl.clone();
+                }
+            }
+        }
+        let os = catalog.get(&platform).map(|(os, _)| *os).unwrap_or(Os::Nxos);
+        devices.push(DraftDevice {
+            hostname,
+            role: p.role,
+            os,
+            platform,
+            zone: p.zone,
+            group: p.group,
+            rail: p.rail,
+            index: p.index,
+            seq: p.seq,
+            interfaces: Vec::new(),
+            loopback: Ipv4Addr::UNSPECIFIED,
+            management: None,
+            server_subnet: None,
+            bgp: BgpPlan {
+                asn: 0,
+                router_id: Ipv4Addr::UNSPECIFIED,
+                maximum_paths: intent.fabric.bgp.maximum_paths,
+                neighbors: Vec::new(),
+                networks: Vec::new(),
+            },
+            qos: None,
+            dlb: None,
+            qp_hash: None,
+            notes: Vec::new(),
+            overrides: matched,
+        });
+    }
+
+    // Unique hostnames.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, d) in devices.iter().enumerate() {
+        if let Some(first) = seen.insert(&d.hostname, i) {
+            let ptr = match d.role {
+                Role::Leaf => "/fabric/topology/leaf/hostname",
+                Role::Spine => "/fabric/topology/spine/hostname",
+                Role::SuperSpine => "/fabric/topology/super_spine/hostname",
+            };
+            errs.push(
+                Finding::error(
+                    "AIF-NAME-002",
+                    format!(
+                        "hostname `{}` is generated twice ({} and {})",
+                        d.hostname, devices[first].role, d.role
+                    ),
+                )
+                .at(ptr)
+                .hint(match d.role {
+                    Role::Leaf => "include {group} and {rail} (or {index}) in the leaf pattern",
+                    Role::Spine => "include {index}, and {zone} in a three-tier fabric",
+                    Role::SuperSpine => "include {index} in the super-spine pattern",
+                }),
+            );
+            break;
+        }
+    }
+    // Overrides must match something.
+    for (i, o) in intent.overrides.iter().enumerate() {
+        if globs[i].is_some() && !devices.iter().any(|d| d.overrides.contains(&i)) {
+            errs.push(
+                Finding::error(
+                    "AIF-OVR-002",
+                    format!("override `{}` matches no device", o.matches),
+                )
+                .at(format!("/overrides/{i}/match"))
+                .hint(format!(
+                    "device names look like `{}`",
+                    devices
+                        .iter()
+                        .rev()
+                        .take(1)
+                        .chain(devices.first())
+                        .map(|d| d.hostname.as_str())
+                        .collect::<Vec<_>>()
+                        .join("`, `")
+                )),
+            );
+        }
+    }
+    // Platforms must exist.
+    let mut unknown: Vec<(&str, String)> = Vec::new();
+    for d in &devices {
+        if catalog.get(&d.platform).is_none() && !unknown.iter().any(|(p, _)| *p == d.platform) {
+            let ptr = platform_pointer(intent, d);
+            unknown.push((&d.platform, ptr));
+        }
+    }
+    for (p, ptr) in unknown {
+        let close = crate::platform::hint_for(catalog, p);
+        errs.push(
+            Finding::error("AIF-PLAT-001", format!("platform `{p}` is not in vendors/"))
+                .at(ptr)
+                .hint(close),
+        );
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+
+    // 2. Port budgets per device (each device's own platform, overrides included).
+    let server_cable = t.cable_length.server.metres();
+    let ls_cable = t.cable_length.leaf_spine.metres();
+    let ss_cable = t
+        .cable_length
+        .spine_super_spine
+        .map(|l| l.metres())
+        .unwrap_or(ls_cable);
+    let mut budget_reported: Vec<String> = Vec::new();
+    for d in &devices {
+        let Some((_, pf)) = catalog.get(&d.platform) else { continue };
+        let (down, down_speed, up, up_speed) = match d.role {
+            Role::Leaf => (s.servers_per_group, s.nic_speed, s.leaf_up, s.leaf_uplink_speed),
+            Role::Spine => (s.spine_down, s.leaf_uplink_speed, s.spine_up, s.spine_uplink_speed),
+            Role::SuperSpine => (s.super_down, s.spine_uplink_speed, 0, s.spine_uplink_speed),
+        };
+        let key = format!("{}|{}", d.role, d.platform);
+        if budget_reported.contains(&key) {
+            continue;
+        }
+        let mut problems = Vec::new();
+        if down + up > pf.ports.count {
+            problems.push(format!(
+                "{} needs {down} down + {up} up = {} ports; {} has {}",
+                d.role,
+                down + up,
+                d.platform,
+                pf.ports.count
+            ));
+        }
+        for (what, sp, n) in [("down", down_speed, down), ("up", up_speed, up)] {
+            if n > 0 && !pf.ports.speeds.contains(&sp) {
+                problems.push(format!(
+                    "{} {what}links run at {sp}; {} ports run at {}",
+                    d.role,
+                    d.platform,
+                    pf.ports
+                        .speeds
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        if !problems.is_empty() {
+            budget_reported.push(key);
+            for p in problems {
+                errs.push(
+                    Finding::error("AIF-FAB-010", format!("{p} (first device: {})", d.hostname))
+                        .at(platform_pointer(intent, d))
+                        .hint("choose a platform with more ports or the right speed, fewer servers per group, more oversubscription, or more spines"),
+                );
+            }
+        }
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+
+    // 3. Interfaces and cables.
+    let index_of = |role: Role, seq: u32| -> usize {
+        match role {
+            Role::SuperSpine => seq as usize,
+            Role::Spine => (s.super_spines + seq) as usize,
+            Role::Leaf => (s.super_spines + s.spines() + seq) as usize,
+        }
+    };
+    let mut links: Vec<DraftLink> = Vec::new();
+    let mtu = intent.fabric.mtu;
+    let pf_of = |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked above").1 };
+
+    // Server ports on leaves.
+    for li in 0..s.leaves() as usize {
+        let di = index_of(Role::Leaf, li as u32);
+        let (group, rail) = (devices[di].group.unwrap_or(1), devices[di].rail.unwrap_or(1));
+        for slot in 1..=s.servers_per_group {
+            let server_no = (group - 1) * s.servers_per_group + slot;
+            if server_no > s.servers {
+                break;
+            }
+            let sname = pattern::expand(
+                &t.server_hostname,
+                &[("index", server_no), ("group", group), ("slot", slot)],
+            )
+            .and_then(|n| pattern::check_token(&n).map(|_| n));
+            let nic = pattern::expand(&t.server_nic, &[("rail", rail), ("nic", rail - 1)])
+                .and_then(|n| pattern::check_token(&n).map(|_| n));
+            let (sname, nic) = match (sname, nic) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), _) => {
+                    return Err(vec![
+                        Finding::error("AIF-NAME-003", e).at("/fabric/topology/server_hostname"),
+                    ]);
+                }
+                (_, Err(e)) => {
+                    return Err(vec![
+                        Finding::error("AIF-NAME-003", e).at("/fabric/topology/server_nic"),
+                    ]);
+                }
+            };
+            let pf = pf_of(&devices[di]);
+            let iface = interface(pf, slot, PortKind::Server, Direction::Down, s.nic_speed.gbps(), &sname, &nic, mtu, server_cable);
+            devices[di].interfaces.push(iface);
+            let seq = ((group - 1) * s.rails * s.servers_per_group
+                + (rail - 1) * s.servers_per_group
+                + (slot - 1)) as u64;
+            links.push(DraftLink {
+                tier: "server-leaf",
+                lower: None,
+                server: Some((sname, nic)),
+                upper: End {
+                    dev: di,
+                    iface: devices[di].interfaces.len() - 1,
+                },
+                seq,
+                speed_gbps: s.nic_speed.gbps(),
+                cable_m: server_cable,
+                subnet: None,
+            });
+        }
+    }
+
+    // Leaf uplinks to spines of the leaf's zone. Spine ports: local leaf ordinal × links + link.
+    let mut spine_down_ifaces: Vec<Vec<(u32, usize)>> = vec![Vec::new(); devices.len()];
+    for li in 0..s.leaves() {
+        let di = index_of(Role::Leaf, li);
+        let zone0 = li / s.leaves_per_zone();
+        let local = li % s.leaves_per_zone();
+        let leaf_ports = pf_of(&devices[di]).ports.count;
+        for k in 0..s.leaf_up {
+            let spine_local = k % s.spines_per_zone;
+            let link_no = k / s.spines_per_zone;
+            let si = index_of(Role::Spine, zone0 * s.spines_per_zone + spine_local);
+            let leaf_port = leaf_ports - s.leaf_up + 1 + k;
+            let spine_port = local * s.links_per_spine + link_no + 1;
+            let lpf = pf_of(&devices[di]);
+            let spf = pf_of(&devices[si]);
+            let leaf_if_name = lpf.interface_name(leaf_port);
+            let spine_if_name = spf.interface_name(spine_port);
+            let up = interface(lpf, leaf_port, PortKind::Fabric, Direction::Up, s.leaf_uplink_speed.gbps(), &devices[si].hostname, &spine_if_name, mtu, ls_cable);
+            let down = interface(spf, spine_port, PortKind::Fabric, Direction::Down, s.leaf_uplink_speed.gbps(), &devices[di].hostname, &leaf_if_name, mtu, ls_cable);
+            devices[di].interfaces.push(up);
+            let leaf_iface = devices[di].interfaces.len() - 1;
+            devices[si].interfaces.push(down);
+            let spine_iface = devices[si].interfaces.len() - 1;
+            spine_down_ifaces[si].push((spine_port, spine_iface));
+            links.push(DraftLink {
+                tier: "leaf-spine",
+                lower: Some(End { dev: di, iface: leaf_iface }),
+                server: None,
+                upper: End { dev: si, iface: spine_iface },
+                seq: li as u64 * s.leaf_up as u64 + k as u64,
+                speed_gbps: s.leaf_uplink_speed.gbps(),
+                cable_m: ls_cable,
+                subnet: None,
+            });
+        }
+    }
+
+    // Spine uplinks to the super-spines of the spine's plane.
+    if s.three_tier {
+        let spines_per_plane_per_zone = s.spines_per_zone / s.planes;
+        for gi in 0..s.spines() {
+            let si = index_of(Role::Spine, gi);
+            let zone0 = gi / s.spines_per_zone;
+            let local = gi % s.spines_per_zone;
+            let plane = local % s.planes;
+            let ordinal = zone0 * spines_per_plane_per_zone + local / s.planes;
+            let spine_ports = pf_of(&devices[si]).ports.count;
+            for k in 0..s.spine_up {
+                let ss_local = k % s.supers_per_plane;
+                let link_no = k / s.supers_per_plane;
+                let ssi = index_of(Role::SuperSpine, plane * s.supers_per_plane + ss_local);
+                let spine_port = spine_ports - s.spine_up + 1 + k;
+                let ss_port = ordinal * s.links_per_super + link_no + 1;
+                let spf = pf_of(&devices[si]);
+                let sspf = pf_of(&devices[ssi]);
+                let spine_if_name = spf.interface_name(spine_port);
+                let ss_if_name = sspf.interface_name(ss_port);
+                let up = interface(spf, spine_port, PortKind::Fabric, Direction::Up, s.spine_uplink_speed.gbps(), &devices[ssi].hostname, &ss_if_name, mtu, ss_cable);
+                let down = interface(sspf, ss_port, PortKind::Fabric, Direction::Down, s.spine_uplink_speed.gbps(), &devices[si].hostname, &spine_if_name, mtu, ss_cable);
+                devices[si].interfaces.push(up);
+                let spine_iface = devices[si].interfaces.len() - 1;
+                devices[ssi].interfaces.push(down);
+                let ss_iface = devices[ssi].interfaces.len() - 1;
+                links.push(DraftLink {
+                    tier: "spine-super-spine",
+                    lower: Some(End { dev: si, iface: spine_iface }),
+                    server: None,
+                    upper: End { dev: ssi, iface: ss_iface },
+                    seq: gi as u64 * s.spine_up as u64 + k as u64,
+                    speed_gbps: s.spine_uplink_speed.gbps(),
+                    cable_m: ss_cable,
+                    subnet: None,
+                });
+            }
+        }
+    }
+
+    // Keep every device's interfaces in port order; remap link ends accordingly.
+    let mut remap: Vec<Vec<usize>> = Vec::with_capacity(devices.len());
+    for d in devices.iter_mut() {
+        let mut order: Vec<usize> = (0..d.interfaces.len()).collect();
+        order.sort_by_key(|&i| d.interfaces[i].port);
+        let mut pos = vec![0usize; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            pos[old] = new;
+        }
+        let mut sorted: Vec<Interface> = Vec::with_capacity(d.interfaces.len());
+        let mut old = std::mem::take(&mut d.interfaces);
+        for &i in &order {
+            sorted.push(std::mem::replace(&mut old[i], placeholder_interface()));
+        }
+        d.interfaces = sorted;
+        remap.push(pos);
+    }
+    for l in links.iter_mut() {
+        if let Some(e) = l.lower.as_mut() {
+            e.iface = remap[e.dev][e.iface];
+        }
+        l.upper.iface = remap[l.upper.dev][l.upper.iface];
+    }
+    drop(spine_down_ifaces);
+
+    let summary = Summary {
+        leaves: s.leaves(),
+        spines: s.spines(),
+        super_spines: s.super_spines,
+        servers: s.servers,
+        gpus: s.servers * s.rails,
+        server_links: links.iter().filter(|l| l.tier == "server-leaf").count() as u32,
+        leaf_spine_links: links.iter().filter(|l| l.tier == "leaf-spine").count() as u32,
+        spine_super_spine_links: links.iter().filter(|l| l.tier == "spine-super-spine").count() as u32,
+        leaf_oversubscription: ratio_text(
+            s.servers_per_group as u64 * s.nic_speed.gbps() as u64,
+            s.leaf_up as u64 * s.leaf_uplink_speed.gbps() as u64,
+        ),
+        spine_oversubscription: s.three_tier.then(|| {
+            ratio_text(
+                s.spine_down as u64 * s.leaf_uplink_speed.gbps() as u64,
+                s.spine_up as u64 * s.spine_uplink_speed.gbps() as u64,
+            )
+        }),
+        leaf_ecmp_width: s.leaf_up,
+        pools: Vec::new(),
+    };
+    Ok(Draft {
+        name: intent.fabric.name.clone(),
+        devices,
+        links,
+        summary,
+    })
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// `down:up` reduced (`1:1`, `4:1`, `3:2`).
+fn ratio_text(down: u64, up: u64) -> String {
+    let g = gcd(down, up).max(1);
+    format!("{}:{}", down / g, up / g)
+}
+
+fn placeholder_interface() -> Interface {
+    Interface {
+        name: String::new(),
+        port: 0,
+        kind: PortKind::Fabric,
+        direction: Direction::Down,
+        speed_gbps: 0,
+        lanes: None,
+        fec: None,
+        peer: String::new(),
+        peer_port: String::new(),
+        description: String::new(),
+        address: None,
+        ip: None,
+        peer_ip: None,
+        vlan: None,
+        mtu: 0,
+        cable_m: 0,
+        cable_length: String::new(),
+        pg_profile: None,
+        long_cable: false,
+        dlb: false,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn interface(
+    pf: &Platform,
+    port: u32,
+    kind: PortKind,
+    direction: Direction,
+    speed_gbps: u32,
+    peer: &str,
+    peer_port: &str,
+    mtu: u32,
+    cable_m: u32,
+) -> Interface {
+    let (cable_length, pg_profile) = headroom(pf, speed_gbps, cable_m);
+    Interface {
+        name: pf.interface_name(port),
+        port,
+        kind,
+        direction,
+        speed_gbps,
+        lanes: pf.lanes(port),
+        fec: pf.ports.fec.get(&speed_gbps).cloned(),
+        peer: peer.to_string(),
+        peer_port: peer_port.to_string(),
+        description: format!("{peer}:{peer_port}"),
+        address: None,
+        ip: None,
+        peer_ip: None,
+        vlan: None,
+        mtu,
+        cable_m,
+        cable_length,
+        pg_profile,
+        long_cable: cable_m > 100,
+        dlb: false,
+    }
+}
+
+/// SONiC headroom: the CABLE_LENGTH value and, where the SKU's lookup table is known, the lossless PG
+/// profile name. The cable is rounded up to the next row of the table (more headroom, never less).
+fn headroom(pf: &Platform, speed_gbps: u32, cable_m: u32) -> (String, Option<String>) {
+    let speed = speed_gbps as u64 * 1000;
+    let row = pf
+        .sonic
+        .as_ref()
+        .and_then(|s| s.buffers.as_ref())
+        .and_then(|b| {
+            b.pg_lookup
+                .iter()
+                .filter(|r| r.speed == speed && r.cable >= cable_m)
+                .min_by_key(|r| r.cable)
+        });
+    match row {
+        Some(r) => (
+            format!("{}m", r.cable),
+            Some(format!("pg_lossless_{speed}_{}m_profile", r.cable)),
+        ),
+        None => (format!("{cable_m}m"), None),
+    }
+}
+
+/// The intent pointer that chose a device's platform (an override's, or its tier's).
+pub fn platform_pointer(intent: &Intent, d: &DraftDevice) -> String {
+    for &i in d.overrides.iter().rev() {
+        if intent.overrides[i].platform.is_some() {
+            return format!("/overrides/{i}/platform");
+        }
+    }
+    match d.role {
+        Role::Leaf => "/fabric/topology/leaf/platform".into(),
+        Role::Spine => "/fabric/topology/spine/platform".into(),
+        Role::SuperSpine => "/fabric/topology/super_spine/platform".into(),
+    }
+}

@@ -1,0 +1,217 @@
+//! Rendering: the compiled device model through the minijinja templates of `templates/<os>/`.
+//!
+//! Templates are compiled into the binary (see `build.rs`) and parsed once per [`Renderer`]. Each OS's
+//! `vendors/<os>.yaml` lists the files a device gets; JSON outputs are canonicalized (sorted keys, 4-space
+//! indentation) so their bytes never depend on template whitespace. Devices render in parallel and come
+//! back in model order, so the output is byte-identical whatever the thread count.
+
+use crate::model::{Device, FabricModel};
+use crate::platform::{Catalog, OutputFormat};
+use minijinja::value::Serde;
+use minijinja::{Environment, UndefinedBehavior, Value, context};
+use rayon::prelude::*;
+use serde::Serialize;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+}
+
+/// Facts about the run that go into every file header.
+#[derive(Clone, Debug, Serialize)]
+pub struct Meta {
+    /// aifab version.
+    pub aifab_version: &'static str,
+    /// The intent file as the user named it.
+    pub intent_file: String,
+    /// Fabric name.
+    pub fabric: String,
+}
+
+impl Meta {
+    /// Meta for an intent file and fabric name.
+    pub fn new(intent_file: &str, fabric: &str) -> Meta {
+        Meta {
+            aifab_version: env!("CARGO_PKG_VERSION"),
+            intent_file: intent_file.to_string(),
+            fabric: fabric.to_string(),
+        }
+    }
+}
+
+/// One rendered file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutFile {
+    /// Path relative to the output folder (`su1-r1-leaf.cfg`, `leaf1/config_db.json`).
+    pub path: String,
+    /// Content.
+    pub content: String,
+    /// Device it belongs to.
+    pub device: String,
+}
+
+/// A parsed template set plus the platform catalog.
+pub struct Renderer {
+    env: Environment<'static>,
+    catalog: &'static Catalog,
+}
+
+impl Renderer {
+    /// The built-in templates.
+    pub fn new(catalog: &'static Catalog) -> Result<Renderer, String> {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let syntax = minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(true)
+            .build()
+            .map_err(|e| format!("template syntax: {e}"))?;
+        env.set_syntax(syntax);
+        for (name, src) in embedded::TEMPLATES {
+            env.add_template(name, src)
+                .map_err(|e| format!("template {name}: {e:#}"))?;
+        }
+        Ok(Renderer { env, catalog })
+    }
+
+    /// Template names, for tests.
+    pub fn template_names() -> Vec<&'static str> {
+        embedded::TEMPLATES.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Renders every file of one device.
+    pub fn device(&self, meta: &Meta, d: &Device) -> Result<Vec<OutFile>, String> {
+        let (_, platform) = self
+            .catalog
+            .get(&d.platform)
+            .ok_or_else(|| format!("{}: unknown platform {}", d.hostname, d.platform))?;
+        let outputs = self
+            .catalog
+            .outputs
+            .get(&d.os)
+            .ok_or_else(|| format!("no outputs for {}", d.os))?;
+        let ctx = context! {
+            meta => Value::from(Serde(meta)),
+            device => Value::from(Serde(d)),
+            qos => Value::from(Serde(&*d.qos)),
+            platform => Value::from(Serde(platform)),
+            references => Value::from(Serde(self.catalog.references.get(&d.os))),
+        };
+        let mut files = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let name = format!("{}/{}", d.os.as_str(), o.template);
+            let tmpl = self
+                .env
+                .get_template(&name)
+                .map_err(|e| format!("{}: {e:#}", d.hostname))?;
+            let raw = tmpl
+                .render(&ctx)
+                .map_err(|e| format!("{}: rendering {name}: {e:#}", d.hostname))?;
+            let content = match o.format {
+                OutputFormat::Text => tidy_text(&raw),
+                OutputFormat::Json => canonical_json(&raw)
+                    .map_err(|e| format!("{}: {name} did not produce valid JSON: {e}", d.hostname))?,
+            };
+            check_lines(&content).map_err(|e| format!("{}: {name}: {e}", d.hostname))?;
+            files.push(OutFile {
+                path: o.file.replace("{hostname}", &d.hostname),
+                content,
+                device: d.hostname.clone(),
+            });
+        }
+        Ok(files)
+    }
+
+    /// Renders every device of a fabric, in parallel, in model order. `only` narrows to some devices.
+    pub fn fabric(
+        &self,
+        meta: &Meta,
+        model: &FabricModel,
+        only: Option<&globset::GlobMatcher>,
+    ) -> Result<Vec<OutFile>, Vec<String>> {
+        let results: Vec<Result<Vec<OutFile>, String>> = model
+            .devices
+            .par_iter()
+            .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+            .map(|d| self.device(meta, d))
+            .collect();
+        let mut files = Vec::new();
+        let mut errs = Vec::new();
+        for r in results {
+            match r {
+                Ok(f) => files.extend(f),
+                Err(e) => errs.push(e),
+            }
+        }
+        if errs.is_empty() { Ok(files) } else { Err(errs) }
+    }
+}
+
+/// Trailing whitespace off every line, exactly one final newline.
+fn tidy_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for line in raw.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Parses JSON and writes it back with sorted keys and 4-space indentation.
+pub fn canonical_json(raw: &str) -> Result<String, String> {
+    let v: serde_json::Value = serde_json::from_str(raw).map_err(|e| e.to_string())?;
+    let sorted = sort_keys(v);
+    let mut buf = Vec::with_capacity(raw.len());
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+    sorted.serialize(&mut ser).map_err(|e| e.to_string())?;
+    let mut s = String::from_utf8(buf).map_err(|e| e.to_string())?;
+    s.push('\n');
+    Ok(s)
+}
+
+fn sort_keys(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => {
+            let mut entries: Vec<(String, serde_json::Value)> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sort_keys(v))).collect())
+        }
+        serde_json::Value::Array(a) => serde_json::Value::Array(a.into_iter().map(sort_keys).collect()),
+        other => other,
+    }
+}
+
+/// Defence in depth: no control character other than newline may reach a config.
+fn check_lines(content: &str) -> Result<(), String> {
+    if let Some((n, _)) = content
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.chars().any(|c| c.is_control() && c != '\t'))
+    {
+        return Err(format!("line {} contains a control character", n + 1));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_is_canonical() {
+        let a = canonical_json(r#"{"b": {"d": "1", "c": "2"}, "a": []}"#).unwrap();
+        let b = canonical_json("{\"a\":[],\"b\":{\"c\":\"2\",\"d\":\"1\"}}").unwrap();
+        assert_eq!(a, b);
+        assert!(a.starts_with("{\n    \"a\": []"));
+    }
+
+    #[test]
+    fn text_is_tidy() {
+        assert_eq!(tidy_text("a  \nb\n\n\n"), "a\nb\n");
+        assert!(check_lines("ok\nbad\u{7}\n").is_err());
+    }
+}

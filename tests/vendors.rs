@@ -1,0 +1,274 @@
+//! The built-in platform profiles (`vendors/*.yaml`): they load, they hold the models the references
+//! cover, their port naming matches each OS, and a profile that drops a source is refused.
+
+use aifab::platform::{Catalog, Os, QpHashMethod, Support, VENDOR_FILES};
+
+fn catalog() -> Catalog {
+    match Catalog::from_files(&VENDOR_FILES) {
+        Ok(c) => c,
+        Err(e) => panic!("vendor files are invalid:\n{}", e.join("\n")),
+    }
+}
+
+/// (name, os, port count, speeds in Gbit/s, [(port, expected interface name)])
+type Expect = (
+    &'static str,
+    Os,
+    u32,
+    &'static [u32],
+    &'static [(u32, &'static str)],
+);
+
+const EXPECTED: &[Expect] = &[
+    (
+        "nxos/n9k-c9364d-gx2a",
+        Os::Nxos,
+        64,
+        &[400],
+        &[(1, "Ethernet1/1"), (64, "Ethernet1/64")],
+    ),
+    (
+        "nxos/n9k-c9332d-gx2b",
+        Os::Nxos,
+        32,
+        &[400],
+        &[(1, "Ethernet1/1"), (32, "Ethernet1/32")],
+    ),
+    (
+        "eos/7060x5-64",
+        Os::Eos,
+        64,
+        &[400],
+        &[(1, "Ethernet1/1"), (64, "Ethernet64/1")],
+    ),
+    (
+        "eos/7060x6",
+        Os::Eos,
+        64,
+        &[800, 400],
+        &[(1, "Ethernet1/1"), (64, "Ethernet64/1")],
+    ),
+    (
+        "eos/7800r3",
+        Os::Eos,
+        288,
+        &[400],
+        &[
+            (1, "Ethernet3/1/1"),
+            (36, "Ethernet3/36/1"),
+            (37, "Ethernet4/1/1"),
+            (288, "Ethernet10/36/1"),
+        ],
+    ),
+    (
+        "sonic/dell-z9332f-o32",
+        Os::Sonic,
+        32,
+        &[400],
+        &[(1, "Ethernet0"), (2, "Ethernet8"), (32, "Ethernet248")],
+    ),
+    (
+        "sonic/generic-th4",
+        Os::Sonic,
+        64,
+        &[400],
+        &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
+    ),
+    (
+        "sonic/generic-th5",
+        Os::Sonic,
+        64,
+        &[800],
+        &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
+    ),
+];
+
+#[test]
+fn builtin_files_load() {
+    catalog();
+}
+
+#[test]
+fn every_expected_platform_exists_with_its_ports() {
+    let cat = catalog();
+    for (name, os, count, speeds, names) in EXPECTED {
+        let (got_os, p) = cat
+            .get(name)
+            .unwrap_or_else(|| panic!("platform {name} is missing"));
+        assert_eq!(got_os, os, "{name}: os");
+        assert_eq!(p.ports.count, *count, "{name}: port count");
+        let got: Vec<u32> = p.ports.speeds.iter().map(|s| s.gbps()).collect();
+        assert_eq!(got, speeds.to_vec(), "{name}: speeds");
+        for (port, want) in names.iter() {
+            assert_eq!(
+                p.interface_name(*port),
+                *want,
+                "{name}: interface_name({port})"
+            );
+        }
+        // The last port is always among the checked names.
+        assert!(
+            names.iter().any(|(port, _)| port == count),
+            "{name}: test must check the last port"
+        );
+    }
+    assert_eq!(
+        cat.platforms.len(),
+        EXPECTED.len(),
+        "unexpected extra platforms: {:?}",
+        cat.names().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn z9332f_lanes_match_the_example_config_db() {
+    let cat = catalog();
+    let (_, p) = cat.get("sonic/dell-z9332f-o32").unwrap();
+    // sonic-example/config_db.json: Ethernet0 .. Ethernet24.
+    assert_eq!(p.lanes(1).as_deref(), Some("33,34,35,36,37,38,39,40"));
+    assert_eq!(p.lanes(2).as_deref(), Some("41,42,43,44,45,46,47,48"));
+    assert_eq!(p.lanes(3).as_deref(), Some("49,50,51,52,53,54,55,56"));
+    assert_eq!(p.lanes(4).as_deref(), Some("57,58,59,60,61,62,63,64"));
+    // The SKU's port_config.ini is not linear after port 8.
+    assert_eq!(p.lanes(9).as_deref(), Some("1,2,3,4,5,6,7,8"));
+    assert_eq!(p.lanes(21).as_deref(), Some("225,226,227,228,229,230,231,232"));
+    assert_eq!(p.lanes(32).as_deref(), Some("217,218,219,220,221,222,223,224"));
+    assert_eq!(p.lanes(33), None);
+    assert_eq!(p.ports.fec.get(&400).map(String::as_str), Some("rs"));
+    let s = p.sonic.as_ref().expect("sonic facts");
+    assert_eq!(s.hwsku, "DellEMC-Z9332f-O32");
+    assert_eq!(
+        s.platform.as_deref(),
+        Some("x86_64-dellemc_z9332f_d1508-r0")
+    );
+    let b = s.buffers.as_ref().expect("per-SKU buffers");
+    assert_eq!(b.pools["ingress_lossless_pool"]["size"], "66394076");
+    assert_eq!(b.pools["ingress_lossless_pool"]["xoff"], "27200352");
+    assert_eq!(
+        b.profiles["egress_lossless_profile"]["static_th"],
+        "67117468"
+    );
+    let xoffs: Vec<(u32, &str)> = b
+        .pg_lookup
+        .iter()
+        .map(|r| (r.cable, r.xoff.as_str()))
+        .collect();
+    assert_eq!(xoffs, vec![(5, "178562"), (40, "201930"), (300, "373888")]);
+}
+
+#[test]
+fn generic_sonic_skus_have_no_buffer_numbers() {
+    let cat = catalog();
+    for name in ["sonic/generic-th4", "sonic/generic-th5"] {
+        let (_, p) = cat.get(name).unwrap();
+        let s = p.sonic.as_ref().expect("sonic facts");
+        assert!(s.hwsku.starts_with("generic-"), "{name}: hwsku {}", s.hwsku);
+        assert!(
+            s.buffers.is_none(),
+            "{name}: buffers must be left to buffermgrd"
+        );
+        assert!(p.buffer.is_none(), "{name}: no sourced buffer size");
+    }
+}
+
+#[test]
+fn feature_support_follows_the_references() {
+    let cat = catalog();
+    let dlb = |n: &str| cat.get(n).unwrap().1.dlb.support;
+    let qp = |n: &str| {
+        let q = &cat.get(n).unwrap().1.qp_hash;
+        (q.method, q.support)
+    };
+    let wd = |n: &str| cat.get(n).unwrap().1.watchdog_timers;
+
+    for n in ["nxos/n9k-c9364d-gx2a", "nxos/n9k-c9332d-gx2b"] {
+        assert_eq!(dlb(n), Support::Unverified, "{n}");
+        assert_eq!(qp(n), (QpHashMethod::NxosUdf, Support::Unverified), "{n}");
+        assert_eq!(wd(n), Support::Unverified, "{n}");
+        assert!(cat.get(n).unwrap().1.qp_hash.replaces_l4_ports, "{n}");
+    }
+    for n in ["eos/7060x5-64", "eos/7060x6"] {
+        let p = &cat.get(n).unwrap().1;
+        assert_eq!(dlb(n), Support::Yes, "{n}");
+        assert!(p.dlb.refused.contains_key("per-packet"), "{n}");
+        assert_eq!(p.dlb.min_os.as_deref(), Some("4.24.2F"), "{n}");
+        assert_eq!(
+            qp(n),
+            (QpHashMethod::EosTridentUdf, Support::Unverified),
+            "{n}"
+        );
+        assert_eq!(p.queue_keyword.as_deref(), Some("uc-tx-queue"), "{n}");
+        assert!(p.ecn_weight, "{n}");
+        assert_eq!(wd(n), Support::Yes, "{n}");
+    }
+    let r3 = &cat.get("eos/7800r3").unwrap().1;
+    assert_eq!(r3.dlb.support, Support::No);
+    assert!(r3.dlb.modes.is_empty());
+    assert!(r3.dlb.refused.contains_key("flowlet") && r3.dlb.refused.contains_key("per-packet"));
+    assert_eq!(
+        qp("eos/7800r3"),
+        (QpHashMethod::EosSandProfile, Support::Yes)
+    );
+    assert_eq!(r3.qp_hash.min_os.as_deref(), Some("4.33.1F"));
+    assert_eq!(r3.queue_keyword.as_deref(), Some("tx-queue"));
+    assert!(!r3.ecn_weight);
+    assert_eq!(r3.reserved_traffic_classes, vec![7]);
+
+    for n in [
+        "sonic/dell-z9332f-o32",
+        "sonic/generic-th4",
+        "sonic/generic-th5",
+    ] {
+        let p = &cat.get(n).unwrap().1;
+        assert_eq!(dlb(n), Support::No, "{n}");
+        assert!(p.dlb.refused.contains_key("flowlet") && p.dlb.refused.contains_key("per-packet"));
+        assert_eq!(qp(n), (QpHashMethod::None, Support::No), "{n}");
+        assert_eq!(wd(n), Support::Yes, "{n}");
+        assert_eq!(
+            (p.ecn_unit.keyword.as_str(), p.ecn_unit.bytes),
+            ("bytes", 1)
+        );
+    }
+}
+
+#[test]
+fn a_missing_source_is_refused() {
+    let nxos = VENDOR_FILES
+        .iter()
+        .find(|(os, _)| *os == Os::Nxos)
+        .unwrap()
+        .1;
+    // Remove the `max_mtu` line from the `sources` of n9k-c9364d-gx2a (not the `max_mtu: 9216` fact).
+    let platform = nxos.find("\n  n9k-c9364d-gx2a:\n").expect("platform key");
+    let sources = platform + nxos[platform..].find("\n    sources:\n").expect("sources");
+    let line_start = sources
+        + nxos[sources..]
+            .find("\n      max_mtu: ")
+            .expect("source line")
+        + 1;
+    let line_end = line_start + nxos[line_start..].find('\n').unwrap() + 1;
+    let line = &nxos[line_start..line_end];
+    assert!(
+        line.trim_start().starts_with("max_mtu: \"nxos.md"),
+        "{line}"
+    );
+    let broken = format!("{}{}", &nxos[..line_start], &nxos[line_end..]);
+    assert_eq!(broken.len(), nxos.len() - line.len());
+    // The same line in the other NX-OS platform must survive: only one fact goes missing.
+    assert!(broken.contains(line));
+
+    let files = VENDOR_FILES.map(|(os, text)| {
+        if os == Os::Nxos {
+            (os, broken.as_str())
+        } else {
+            (os, text)
+        }
+    });
+    let errors = Catalog::from_files(&files).expect_err("a fact without a source must be refused");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert!(e.contains("vendors/nxos.yaml"), "{e}");
+    assert!(e.contains("n9k-c9364d-gx2a"), "{e}");
+    assert!(e.contains("`max_mtu`"), "{e}");
+    assert!(e.contains("no entry in `sources`"), "{e}");
+}
