@@ -1,0 +1,82 @@
+//! One intent, one meaning: for every device of every example intent, read the lossless QoS meaning
+//! back out of the *rendered text* with a per-OS reader and compare it with what the intent says.
+//! The same assertions run for NX-OS, EOS and SONiC.
+
+mod common;
+#[path = "meaning/eos.rs"]
+mod eos;
+#[path = "meaning/nxos.rs"]
+mod nxos;
+#[path = "meaning/sonic.rs"]
+mod sonic;
+
+use aifab::platform::Os;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a rendered config says about the lossless fabric, OS-neutral.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Meaning {
+    /// PFC no-drop priorities (global/profile level).
+    pub lossless: BTreeSet<u8>,
+    /// Explicit DSCP → priority mappings for the intent's DSCPs.
+    pub dscp: BTreeMap<u8, u8>,
+    /// Priorities the PFC watchdog protects.
+    pub watchdog: BTreeSet<u8>,
+    /// ECN per queue: (min bytes, max bytes, probability %).
+    pub ecn: BTreeMap<u8, (u64, u64, u8)>,
+    /// Strict-priority queues.
+    pub strict: BTreeSet<u8>,
+    /// Ports with PFC enabled (interface names).
+    pub pfc_ports: BTreeSet<String>,
+    /// DLB mode if configured (`flowlet`, `per-packet`).
+    pub dlb: Option<String>,
+    /// QP hashing configured.
+    pub qp_hash: bool,
+}
+
+#[test]
+fn rendered_configs_mean_what_the_intent_says() {
+    for path in common::example_intents() {
+        let intent = common::intent(&path);
+        let (model, files) = common::render(&path);
+        // Expected, from the intent.
+        let mut want = Meaning::default();
+        for c in intent.qos.classes.values() {
+            let prio = c.priority.unwrap_or(0);
+            for d in c.dscp.iter().flatten() {
+                want.dscp.insert(d.0, prio);
+            }
+            if c.lossless {
+                want.lossless.insert(prio);
+                want.watchdog.insert(prio);
+            }
+            if let Some(e) = &c.ecn {
+                want.ecn.insert(prio, (e.min.bytes(), e.max.bytes(), e.probability.0));
+            }
+            if c.strict {
+                want.strict.insert(prio);
+            }
+        }
+        for d in &model.devices {
+            let mine: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
+            assert!(!mine.is_empty(), "{path}: no files for {}", d.hostname);
+            let got = match d.os {
+                Os::Nxos => nxos::read(&mine),
+                Os::Eos => eos::read(&mine),
+                Os::Sonic => sonic::read(&mine),
+            };
+            let mut want = Meaning {
+                lossless: want.lossless.clone(),
+                dscp: want.dscp.clone(),
+                watchdog: want.watchdog.clone(),
+                ecn: want.ecn.clone(),
+                strict: want.strict.clone(),
+                ..Meaning::default()
+            };
+            want.pfc_ports = d.interfaces.iter().map(|i| i.name.clone()).collect();
+            want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
+            want.qp_hash = d.qp_hash.is_some();
+            assert_eq!(got, want, "{path}: {} ({}) means something else", d.hostname, d.platform);
+        }
+    }
+}
