@@ -1,1 +1,600 @@
-//! Schema validation of a loaded intent (skeleton: to be completed by its owner).
+//! Schema validation of a loaded intent.
+//!
+//! The JSON Schema is generated from [`crate::intent::Intent`] ([`schema`]); `aifab validate` checks the
+//! loaded YAML against it with the `jsonschema` crate, turns every violation into a located [`Finding`]
+//! with a plain-English message, and only then deserializes the value into an [`Intent`].
+
+mod reference;
+mod schema_nav;
+
+use crate::diag::{Finding, Source, Span};
+use crate::intent::Intent;
+use crate::load::{self, SpanMap, child_pointer, display_path};
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind as Kind;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+pub use reference::markdown_reference;
+
+/// Rule id: a key the schema does not know at that place.
+pub const SCHEMA_UNKNOWN_KEY: &str = "AIF-SCHEMA-001";
+/// Rule id: a required key is missing.
+pub const SCHEMA_MISSING_KEY: &str = "AIF-SCHEMA-002";
+/// Rule id: a value of the wrong type (a boolean or a quoted string where a number is wanted, ...).
+pub const SCHEMA_WRONG_TYPE: &str = "AIF-SCHEMA-003";
+/// Rule id: a number out of its range.
+pub const SCHEMA_OUT_OF_RANGE: &str = "AIF-SCHEMA-004";
+/// Rule id: a string in the wrong format (a size, duration, speed, prefix, name pattern, ...).
+pub const SCHEMA_BAD_FORMAT: &str = "AIF-SCHEMA-005";
+/// Rule id: a value that is not one of the allowed choices.
+pub const SCHEMA_NOT_ALLOWED: &str = "AIF-SCHEMA-006";
+/// Rule id: a map key (a QoS class name, ...) that breaks the naming rule.
+pub const SCHEMA_BAD_NAME: &str = "AIF-SCHEMA-007";
+/// Rule id: any other schema violation.
+pub const SCHEMA_OTHER: &str = "AIF-SCHEMA-008";
+/// Rule id: a value the schema lets through but that cannot be read (an address with host bits set, a
+/// reserved AS number, ...).
+pub const SCHEMA_BAD_VALUE: &str = "AIF-SCHEMA-009";
+
+/// The intent JSON Schema (draft 2020-12), generated from [`crate::intent::Intent`].
+pub fn schema() -> Value {
+    schemars::schema_for!(crate::intent::Intent).to_value()
+}
+
+/// The schema as pretty JSON with a trailing newline: the content of `schema/intent.schema.json`.
+pub fn schema_json() -> String {
+    let mut s = serde_json::to_string_pretty(&schema()).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+struct Compiled {
+    schema: Value,
+    validator: Result<jsonschema::Validator, String>,
+}
+
+fn compiled() -> &'static Compiled {
+    static COMPILED: OnceLock<Compiled> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let schema = schema();
+        let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string());
+        Compiled { schema, validator }
+    })
+}
+
+/// Loads `source`, checks it against the schema and deserializes it.
+///
+/// On success returns the intent and the span of every node. Otherwise returns every problem found:
+/// YAML problems the loader could step over (duplicate keys, tags, ...) together with all schema
+/// violations, sorted by position; or the fatal YAML problem (syntax, size, alias bomb) on its own.
+pub fn load_and_validate(source: &Source) -> Result<(Intent, SpanMap), Vec<Finding>> {
+    let doc = load::load(source)?;
+    let mut findings = doc.findings;
+    findings.extend(validate_value(&doc.value, &doc.spans, source));
+    if !findings.is_empty() {
+        sort_findings(&mut findings);
+        return Err(findings);
+    }
+    match serde_path_to_error::deserialize::<_, Intent>(doc.value) {
+        Ok(intent) => Ok((intent, doc.spans)),
+        Err(e) => {
+            let pointer = path_pointer(e.path());
+            let message = e.inner().to_string();
+            let span = doc.spans.locate(&pointer).unwrap_or(Span { offset: 0, len: 0 });
+            let f = Finding::error(
+                SCHEMA_BAD_VALUE,
+                format!("`{}`: {message}", display_path(&pointer)),
+            )
+            .at(pointer)
+            .with_span(source, span);
+            Err(vec![f])
+        }
+    }
+}
+
+/// Sorts findings by position (unlocated ones last), keeping the order of equal positions.
+pub fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by_key(|f| f.span.map_or(usize::MAX, |s| s.offset));
+}
+
+fn path_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut p = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => p = child_pointer(&p, &index.to_string()),
+            Segment::Map { key } => p = child_pointer(&p, key),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    p
+}
+
+/// Checks a loaded value against the intent schema; returns one located finding per problem (empty when
+/// the value is schema-valid).
+pub fn validate_value(value: &Value, spans: &SpanMap, source: &Source) -> Vec<Finding> {
+    let c = compiled();
+    let validator = match &c.validator {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![Finding::error(
+                SCHEMA_OTHER,
+                format!("internal error: the intent schema does not compile: {e}"),
+            )];
+        }
+    };
+    let mut issues = Vec::new();
+    for e in validator.iter_errors(value) {
+        collect(&e, &mut issues);
+    }
+    let ctx = Ctx {
+        root: &c.schema,
+        value,
+        spans,
+        source,
+    };
+    // One finding per value location, merging what the branches of a oneOf/anyOf said about it.
+    let mut by_pointer: BTreeMap<String, Problems> = BTreeMap::new();
+    let mut out = Vec::new();
+    for issue in issues {
+        match issue {
+            Issue::Value { pointer, problem } => {
+                by_pointer.entry(pointer).or_default().add(problem);
+            }
+            other => {
+                if let Some(f) = ctx.finding(other) {
+                    if !out.iter().any(|o: &Finding| same(o, &f)) {
+                        out.push(f);
+                    }
+                }
+            }
+        }
+    }
+    for (pointer, problems) in by_pointer {
+        out.push(ctx.value_finding(&pointer, &problems));
+    }
+    sort_findings(&mut out);
+    out
+}
+
+fn same(a: &Finding, b: &Finding) -> bool {
+    a.code == b.code && a.pointer == b.pointer && a.message == b.message
+}
+
+/// What is wrong with one value, from the most to the least telling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Problem {
+    Type,
+    NotAllowed,
+    Range,
+    Format,
+    Other,
+}
+
+#[derive(Default)]
+struct Problems {
+    kinds: Vec<Problem>,
+    messages: Vec<String>,
+}
+
+impl Problems {
+    fn add(&mut self, p: (Problem, String)) {
+        if !self.kinds.contains(&p.0) {
+            self.kinds.push(p.0);
+        }
+        self.messages.push(p.1);
+    }
+    fn worst(&self) -> Problem {
+        self.kinds.iter().copied().min().unwrap_or(Problem::Other)
+    }
+}
+
+enum Issue {
+    Unknown { pointer: String, key: String },
+    Required { pointer: String, key: String },
+    BadName { pointer: String, name: String, pattern: String },
+    Value { pointer: String, problem: (Problem, String) },
+}
+
+fn problem_of(kind: &Kind) -> Problem {
+    match kind {
+        Kind::Type { .. } => Problem::Type,
+        Kind::Constant { .. } | Kind::Enum { .. } => Problem::NotAllowed,
+        Kind::Minimum { .. }
+        | Kind::Maximum { .. }
+        | Kind::ExclusiveMinimum { .. }
+        | Kind::ExclusiveMaximum { .. }
+        | Kind::MultipleOf { .. } => Problem::Range,
+        Kind::Pattern { .. } | Kind::Format { .. } | Kind::MinLength { .. } | Kind::MaxLength { .. } => {
+            Problem::Format
+        }
+        _ => Problem::Other,
+    }
+}
+
+/// Flattens one jsonschema error into issues, looking inside `anyOf`/`oneOf` for the branch that was meant.
+fn collect(e: &ValidationError<'_>, out: &mut Vec<Issue>) {
+    let pointer = e.instance_path().as_str().to_string();
+    match e.kind() {
+        Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
+            for key in unexpected {
+                out.push(Issue::Unknown {
+                    pointer: pointer.clone(),
+                    key: key.clone(),
+                });
+            }
+        }
+        Kind::Required { property } => out.push(Issue::Required {
+            pointer,
+            key: property.as_str().map_or_else(|| property.to_string(), str::to_string),
+        }),
+        Kind::PropertyNames { error } => {
+            let name = match error.instance().as_ref() {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let pattern = match error.kind() {
+                Kind::Pattern { pattern } => pattern.clone(),
+                _ => String::new(),
+            };
+            out.push(Issue::BadName {
+                pointer,
+                name,
+                pattern,
+            });
+        }
+        Kind::AnyOf { context } | Kind::OneOfNotValid { context } => {
+            // Branches that accept the value's type are the ones the author meant.
+            let meant: Vec<&Vec<ValidationError<'static>>> = context
+                .iter()
+                .filter(|branch| {
+                    !branch.iter().any(|x| {
+                        x.instance_path().as_str() == pointer && matches!(x.kind(), Kind::Type { .. })
+                    })
+                })
+                .collect();
+            match meant.as_slice() {
+                [] => out.push(Issue::Value {
+                    pointer,
+                    problem: (Problem::Type, e.to_string()),
+                }),
+                [one] => {
+                    for x in one.iter() {
+                        collect(x, out);
+                    }
+                }
+                many => {
+                    for branch in many {
+                        for x in branch.iter() {
+                            if x.instance_path().as_str() == pointer {
+                                collect(x, out);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        kind => out.push(Issue::Value {
+            pointer,
+            problem: (problem_of(kind), e.to_string()),
+        }),
+    }
+}
+
+struct Ctx<'a> {
+    root: &'a Value,
+    value: &'a Value,
+    spans: &'a SpanMap,
+    source: &'a Source,
+}
+
+impl Ctx<'_> {
+    fn located(&self, f: Finding, pointer: &str, span: Option<Span>) -> Finding {
+        let span = span.unwrap_or(Span { offset: 0, len: 0 });
+        f.at(pointer).with_span(self.source, span)
+    }
+
+    /// Where to point for a whole node: its key for a mapping entry holding a collection (the value spans
+    /// lines), else the value.
+    fn node_span(&self, pointer: &str) -> Option<Span> {
+        let v = self.value.pointer(pointer);
+        if matches!(v, Some(Value::Object(_) | Value::Array(_))) {
+            self.spans.locate_key(pointer)
+        } else {
+            self.spans.locate(pointer)
+        }
+    }
+
+    fn finding(&self, issue: Issue) -> Option<Finding> {
+        Some(match issue {
+            Issue::Unknown { pointer, key } => {
+                let at = child_pointer(&pointer, &key);
+                let allowed = schema_nav::allowed_keys(self.root, &pointer);
+                let mut hint = String::new();
+                if let Some(best) = closest(&key, &allowed) {
+                    hint = format!("did you mean `{best}`? ");
+                }
+                if !allowed.is_empty() {
+                    let keys: Vec<String> = allowed.iter().map(|k| format!("`{k}`")).collect();
+                    hint.push_str(&format!("Valid keys here: {}.", keys.join(", ")));
+                }
+                let place = if pointer.is_empty() {
+                    "at the top level".to_string()
+                } else {
+                    format!("in `{}`", display_path(&pointer))
+                };
+                let f = Finding::error(SCHEMA_UNKNOWN_KEY, format!("unknown key `{key}` {place}"));
+                let f = if hint.is_empty() { f } else { f.hint(hint.trim_end()) };
+                self.located(f, &at, self.spans.locate_key(&at))
+            }
+            Issue::Required { pointer, key } => {
+                let place = if pointer.is_empty() {
+                    "the intent".to_string()
+                } else {
+                    format!("`{}`", display_path(&pointer))
+                };
+                let mut f = Finding::error(
+                    SCHEMA_MISSING_KEY,
+                    format!("{place} is missing the required key `{key}`"),
+                );
+                if let Some(s) = schema_nav::at(self.root, &child_pointer(&pointer, &key)) {
+                    let mut hint = format!("add `{key}:`");
+                    let what = schema_nav::describe(self.root, s);
+                    hint.push_str(&format!(" ({what})"));
+                    if let Some(d) = schema_nav::description(self.root, s) {
+                        hint.push_str(&format!(": {}", schema_nav::first_sentence(d)));
+                    }
+                    f = f.hint(hint);
+                }
+                self.located(f, &pointer, self.spans.locate_key(&pointer))
+            }
+            Issue::BadName {
+                pointer,
+                name,
+                pattern,
+            } => {
+                let at = child_pointer(&pointer, &name);
+                let mut f = Finding::error(
+                    SCHEMA_BAD_NAME,
+                    format!("name `{name}` in `{}` is not allowed", display_path(&pointer)),
+                );
+                if !pattern.is_empty() {
+                    f = f.hint(format!(
+                        "names start with a letter and use only letters, digits, `-` and `_` (pattern `{pattern}`)"
+                    ));
+                }
+                self.located(f, &at, self.spans.locate_key(&at))
+            }
+            Issue::Value { .. } => return None,
+        })
+    }
+
+    fn value_finding(&self, pointer: &str, problems: &Problems) -> Finding {
+        let path = display_path(pointer);
+        let value = self.value.pointer(pointer).unwrap_or(&Value::Null);
+        let field = schema_nav::at(self.root, pointer);
+        let expected = field.map(|s| schema_nav::describe(self.root, s));
+        let span = self.node_span(pointer);
+        let quoted = span.is_some_and(|s| {
+            self.source.text[s.offset..]
+                .starts_with(['"', '\''])
+        });
+        let found = self.found(value, span, quoted);
+        let worst = problems.worst();
+        let code = match worst {
+            Problem::Type => SCHEMA_WRONG_TYPE,
+            Problem::NotAllowed => SCHEMA_NOT_ALLOWED,
+            Problem::Range => SCHEMA_OUT_OF_RANGE,
+            Problem::Format => SCHEMA_BAD_FORMAT,
+            Problem::Other => SCHEMA_OTHER,
+        };
+        let message = match (&expected, worst) {
+            (Some(exp), Problem::Type | Problem::NotAllowed | Problem::Range | Problem::Format) => {
+                format!("`{path}` must be {exp}, found {found}")
+            }
+            _ => {
+                let detail = problems.messages.first().cloned().unwrap_or_default();
+                format!("`{path}` is not valid: {detail}")
+            }
+        };
+        let mut f = Finding::error(code, message);
+        if let Some(h) = field.and_then(|s| self.value_hint(s, value, quoted, worst)) {
+            f = f.hint(h);
+        }
+        self.located(f, pointer, span)
+    }
+
+    /// How the found value reads in a message: "`true` (a boolean)", "`\"3\"` (a quoted string)".
+    fn found(&self, value: &Value, span: Option<Span>, quoted: bool) -> String {
+        let written = span
+            .and_then(|s| self.source.text.get(s.offset..s.offset + s.len))
+            .map(|t| t.lines().next().unwrap_or_default().trim_end().to_string())
+            .filter(|t| !t.is_empty() && t.chars().count() <= 60);
+        let shown = |fallback: String| format!("`{}`", written.clone().unwrap_or(fallback));
+        match value {
+            Value::Null => "nothing (an empty value)".into(),
+            Value::Bool(b) => format!("{} (a boolean)", shown(b.to_string())),
+            Value::Number(n) if n.is_f64() => format!("{} (a decimal number)", shown(n.to_string())),
+            Value::Number(n) => format!("{} (an integer)", shown(n.to_string())),
+            Value::String(s) if quoted => format!("{} (a quoted string)", shown(format!("{s:?}"))),
+            Value::String(s) => format!("{} (a string)", shown(s.clone())),
+            Value::Array(_) => "a list".into(),
+            Value::Object(_) => "a mapping".into(),
+        }
+    }
+
+    fn value_hint(&self, field: &Value, value: &Value, quoted: bool, worst: Problem) -> Option<String> {
+        let root = self.root;
+        let wants = |t: &str| accepts_type(root, field, t);
+        // The specific complaint of the unit parser ("no space between number and unit: write `150KB`").
+        let unit_def = unit_def(root, field);
+        let mut parts: Vec<String> = Vec::new();
+        match value {
+            Value::String(s) => {
+                if worst == Problem::Type && quoted && wants("integer") && s.trim().parse::<i64>().is_ok() {
+                    parts.push(format!(
+                        "remove the quotes: `{}` in quotes is text, not a number",
+                        s.trim()
+                    ));
+                } else if worst == Problem::Type
+                    && wants("boolean")
+                    && matches!(
+                        s.to_ascii_lowercase().as_str(),
+                        "yes" | "no" | "on" | "off" | "y" | "n" | "true" | "false"
+                    )
+                {
+                    parts.push("YAML 1.2 booleans are only `true` and `false` (unquoted)".into());
+                } else if let Some(msg) = unit_def.and_then(|d| unit_error(d, s)) {
+                    parts.push(msg);
+                }
+                if worst == Problem::NotAllowed {
+                    let options: Vec<String> = schema_nav::constants(root, field)
+                        .iter()
+                        .filter_map(|c| c.as_str().map(str::to_string))
+                        .collect();
+                    if let Some(best) = closest(s, &options) {
+                        parts.push(format!("did you mean `{best}`?"));
+                    }
+                }
+            }
+            Value::Bool(_) if wants("integer") || wants("number") => {
+                let ex = schema_nav::example(root, field)
+                    .map(schema_nav::literal)
+                    .unwrap_or_else(|| "`3`".into());
+                parts.push(format!("write a number, e.g. {ex}"));
+            }
+            Value::Number(_) if worst == Problem::Type && wants("string") => {
+                if let Some(ex) = schema_nav::example(root, field) {
+                    parts.push(format!("write it with its unit, e.g. {}", schema_nav::literal(ex)));
+                }
+            }
+            _ => {}
+        }
+        if let Some(def) = unit_def {
+            if let Some(d) = root
+                .pointer(&format!("/$defs/{def}/description"))
+                .and_then(Value::as_str)
+            {
+                parts.push(format!("Accepted: {}", d.trim_end_matches('.')));
+            }
+        }
+        (!parts.is_empty()).then(|| {
+            parts
+                .iter()
+                .map(|p| p.trim_end_matches('.').to_string())
+                .collect::<Vec<_>>()
+                .join(". ")
+                + "."
+        })
+    }
+}
+
+/// True when the schema (through refs, anyOf/oneOf) accepts JSON type `t`.
+fn accepts_type(root: &Value, s: &Value, t: &str) -> bool {
+    fn walk(root: &Value, s: &Value, t: &str, depth: usize) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let r = schema_nav::resolve(root, s);
+        let direct = match r.get("type") {
+            Some(Value::String(x)) => x == t,
+            Some(Value::Array(xs)) => xs.iter().any(|x| x == t),
+            _ => false,
+        };
+        direct
+            || ["anyOf", "oneOf"].iter().any(|k| {
+                r.get(*k)
+                    .and_then(Value::as_array)
+                    .is_some_and(|alts| alts.iter().any(|a| walk(root, a, t, depth + 1)))
+            })
+    }
+    walk(root, s, t, 0)
+}
+
+/// The unit type (`Size`, `Duration`, ...) a field holds, if any.
+fn unit_def<'a>(root: &Value, s: &'a Value) -> Option<&'a str> {
+    if let Some(n) = schema_nav::def_name(s) {
+        return schema_nav::def_noun(n).map(|_| n);
+    }
+    s.get("anyOf")
+        .or_else(|| s.get("oneOf"))
+        .and_then(Value::as_array)?
+        .iter()
+        .find_map(|a| unit_def(root, a))
+}
+
+/// The parser's own complaint about a unit value, e.g. "no space between number and unit: write `150KB`".
+fn unit_error(def: &str, text: &str) -> Option<String> {
+    use crate::units::{AsnRange, Duration, Length, Percent, Ratio, Size, Speed};
+    let r = match def {
+        "Size" => Size::parse(text).err(),
+        "Duration" => Duration::parse(text).err(),
+        "Speed" => Speed::parse(text).err(),
+        "Length" => Length::parse(text).err(),
+        "Ratio" => Ratio::parse(text).err(),
+        "AsnRange" => AsnRange::parse(text).err(),
+        "Percent" => serde_json::from_value::<Percent>(Value::String(text.to_string()))
+            .err()
+            .map(|e| e.to_string()),
+        _ => None,
+    };
+    r.filter(|m| !m.is_empty())
+}
+
+/// The candidate closest to `word` when it is plausibly a typo of it.
+fn closest(word: &str, candidates: &[String]) -> Option<String> {
+    let w = word.to_ascii_lowercase();
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(&w, &c.to_ascii_lowercase()), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../../intents/pod1-1024.yaml");
+
+    fn run(text: &str) -> Vec<Finding> {
+        match load_and_validate(&Source::new("t.yaml", text)) {
+            Ok(_) => Vec::new(),
+            Err(f) => f,
+        }
+    }
+
+    #[test]
+    fn example_is_valid() {
+        assert!(run(EXAMPLE).is_empty(), "{:#?}", run(EXAMPLE));
+    }
+
+    #[test]
+    fn messages_are_plain() {
+        let f = run(&EXAMPLE.replace("priority: 3", "priority: true"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].code, SCHEMA_WRONG_TYPE);
+        assert_eq!(
+            f[0].message,
+            "`qos.classes.roce.priority` must be an integer 0-7, found `true` (a boolean)"
+        );
+        let f = run(&EXAMPLE.replace("min: 150KB", "min: 150 KB"));
+        assert_eq!(f[0].code, SCHEMA_BAD_FORMAT, "{f:#?}");
+        assert!(f[0].hint.as_deref().unwrap_or_default().contains("no space between number and unit: write `150KB`"));
+        let f = run(&EXAMPLE.replace("dscp: [24, 26]", "dscp: [24, 64]"));
+        assert_eq!(f[0].code, SCHEMA_OUT_OF_RANGE);
+        assert!(f[0].message.contains("an integer 0-63, found `64`"), "{}", f[0].message);
+        let f = run(&EXAMPLE.replace("kind: rail-optimized", "kind: rail-optimised"));
+        assert_eq!(f[0].code, SCHEMA_NOT_ALLOWED);
+        assert!(f[0].hint.as_deref().unwrap_or_default().contains("`rail-optimized`"));
+        let f = run(&EXAMPLE.replace("bandwidth: 90%", "bandwith: 90%"));
+        assert_eq!(f[0].code, SCHEMA_UNKNOWN_KEY);
+        assert!(f[0].hint.as_deref().unwrap_or_default().starts_with("did you mean `bandwidth`?"));
+        let f = run(&EXAMPLE.replace("loopbacks: 10.0.0.0/22", "loopbacks: 10.0.0.1/22"));
+        assert_eq!(f[0].code, SCHEMA_BAD_VALUE, "{f:#?}");
+        assert_eq!(f[0].pointer.as_deref(), Some("/fabric/addressing/loopbacks"));
+    }
+}
