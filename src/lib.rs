@@ -14,4 +14,7 @@ pub mod cli;
 pub mod diag;
 pub mod load;
 pub mod model;
+pub mod pipeline;
+pub mod review;
 pub mod validate;
+pub mod write;

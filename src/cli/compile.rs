@@ -1,11 +1,59 @@
-//! `aifab compile` (skeleton).
+//! `aifab compile`: print the compiled, vendor-neutral device model.
+
+use super::{EXIT_OK, EXIT_USAGE, front_or_exit, only_matcher};
 
 /// Arguments of `aifab compile`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Intent file.
+    pub intent: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: Format,
+    /// Only devices whose hostname matches this glob (`su1-*`).
+    #[arg(long)]
+    pub only: Option<String>,
+}
+
+/// Model output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum Format {
+    /// Pretty JSON.
+    Json,
+    /// YAML.
+    Yaml,
+}
 
 /// Runs `aifab compile`.
-pub fn run(_args: Args) -> i32 {
-    eprintln!("aifab compile: not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> i32 {
+    let only = match only_matcher(args.only.as_deref()) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let front = match front_or_exit(&args.intent, false) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let mut model = front.model;
+    if let Some(g) = &only {
+        model.devices.retain(|d| g.is_match(&d.hostname));
+        model.links.retain(|l| g.is_match(&l.a) || g.is_match(&l.b));
+    }
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&model).map(|mut s| {
+            s.push('\n');
+            s
+        }),
+        Format::Yaml => serde_norway::to_string(&model).map_err(|e| serde_json::Error::io(std::io::Error::other(e.to_string()))),
+    };
+    match text {
+        Ok(t) => {
+            super::emit(&t);
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            EXIT_USAGE
+        }
+    }
 }

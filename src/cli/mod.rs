@@ -42,6 +42,59 @@ pub enum Command {
     Render(render::Args),
 }
 
+/// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+}
+
+/// Prints findings about one source to stderr as miette reports (colored on a terminal).
+pub fn print_findings(source: &crate::diag::Source, findings: &[crate::diag::Finding]) {
+    use std::io::IsTerminal;
+    if findings.is_empty() {
+        return;
+    }
+    let color = std::io::stderr().is_terminal();
+    eprint!("{}", crate::diag::render::to_text(findings, source, color));
+}
+
+/// Runs the pipeline front and turns a failure into its exit code, printing what went wrong.
+pub fn front_or_exit(path: &str, quiet: bool) -> Result<crate::pipeline::Front, i32> {
+    match crate::pipeline::front(path) {
+        Ok(f) => {
+            if !quiet {
+                print_findings(&f.source, &f.warnings);
+            }
+            Ok(f)
+        }
+        Err(crate::pipeline::FrontError::Io(e)) => {
+            eprintln!("error: {e}");
+            Err(EXIT_USAGE)
+        }
+        Err(crate::pipeline::FrontError::Invalid(source, findings)) => {
+            print_findings(&source, &findings);
+            let n = findings.iter().filter(|f| f.is_error()).count();
+            eprintln!("{}: invalid ({n} error{}); nothing written", source.name, if n == 1 { "" } else { "s" });
+            Err(EXIT_INVALID)
+        }
+    }
+}
+
+/// Compiles a host glob for `--only`.
+pub fn only_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, i32> {
+    match glob {
+        None => Ok(None),
+        Some(g) => match globset::Glob::new(g) {
+            Ok(g) => Ok(Some(g.compile_matcher())),
+            Err(e) => {
+                eprintln!("error: --only {g}: {e}");
+                Err(EXIT_USAGE)
+            }
+        },
+    }
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {

@@ -1,11 +1,158 @@
-//! `aifab plan` (skeleton).
+//! `aifab plan`: the cabling plan (CSV), a summary table, or a topology drawing.
+
+use super::{EXIT_OK, front_or_exit};
+use crate::model::FabricModel;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Arguments of `aifab plan`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Intent file.
+    pub intent: String,
+    /// `csv`: one row per cable on stdout, the summary on stderr. `summary`: the summary table.
+    /// `dot` / `mermaid`: the topology, collapsed per tier group for large fabrics.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: Format,
+}
+
+/// Plan formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Cabling plan as CSV.
+    Csv,
+    /// Summary table.
+    Summary,
+    /// Graphviz dot.
+    Dot,
+    /// Mermaid flowchart.
+    Mermaid,
+}
 
 /// Runs `aifab plan`.
-pub fn run(_args: Args) -> i32 {
-    eprintln!("aifab plan: not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> i32 {
+    let front = match front_or_exit(&args.intent, false) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let m = &front.model;
+    match args.format {
+        Format::Csv => {
+            super::emit(&csv(m));
+            eprint!("{}", summary(m));
+        }
+        Format::Summary => super::emit(&summary(m)),
+        Format::Dot => super::emit(&dot(m)),
+        Format::Mermaid => super::emit(&mermaid(m)),
+    }
+    EXIT_OK
+}
+
+/// The cabling plan: one row per cable.
+pub fn csv(m: &FabricModel) -> String {
+    let mut s = String::from("device,port,peer,peer_port,speed,cable_length,tier,subnet\n");
+    for l in &m.links {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{}G,{}m,{},{}",
+            l.b,
+            l.b_port,
+            l.a,
+            l.a_port,
+            l.speed_gbps,
+            l.cable_m,
+            l.tier,
+            l.subnet.as_deref().unwrap_or("")
+        );
+    }
+    s
+}
+
+/// The summary table.
+pub fn summary(m: &FabricModel) -> String {
+    let s = &m.summary;
+    let mut out = String::new();
+    let _ = writeln!(out, "fabric {}: {} GPUs on {} servers", m.name, s.gpus, s.servers);
+    let _ = writeln!(out, "{:<28} {:>10}", "devices", "count");
+    for (k, v) in [("leaves", s.leaves), ("spines", s.spines), ("super-spines", s.super_spines)] {
+        if v > 0 {
+            let _ = writeln!(out, "  {k:<26} {v:>10}");
+        }
+    }
+    let _ = writeln!(out, "{:<28} {:>10}", "links", "count");
+    for (k, v) in [
+        ("server-leaf", s.server_links),
+        ("leaf-spine", s.leaf_spine_links),
+        ("spine-super-spine", s.spine_super_spine_links),
+    ] {
+        if v > 0 {
+            let _ = writeln!(out, "  {k:<26} {v:>10}");
+        }
+    }
+    let _ = writeln!(out, "oversubscription");
+    let _ = writeln!(out, "  {:<26} {:>10}", "leaf", s.leaf_oversubscription);
+    if let Some(o) = &s.spine_oversubscription {
+        let _ = writeln!(out, "  {:<26} {:>10}", "spine", o);
+    }
+    let _ = writeln!(out, "{:<28} {:>10}", "leaf ECMP width", s.leaf_ecmp_width);
+    let _ = writeln!(out, "{:<28} {:>10} {:>10}", "address pools", "used", "capacity");
+    for p in &s.pools {
+        let _ = writeln!(out, "  {:<26} {:>10} {:>10}  {}", p.pool, p.used, p.capacity, p.prefix);
+    }
+    out
+}
+
+/// Nodes of the drawing: devices collapsed per (role, zone, group) when the fabric is large.
+fn groups(m: &FabricModel) -> (BTreeMap<String, String>, Vec<(String, String, usize)>) {
+    let large = m.devices.len() > 64;
+    let key = |hostname: &str| -> String {
+        let Some(d) = m.devices.iter().find(|d| d.hostname == hostname) else {
+            return "servers".into();
+        };
+        if !large {
+            return d.hostname.clone();
+        }
+        match (d.role, d.zone, d.group) {
+            (crate::intent::Role::Leaf, _, Some(g)) => format!("leaves group {g}"),
+            (r, Some(z), _) => format!("{r}s zone {z}"),
+            (r, None, _) => format!("{r}s"),
+        }
+    };
+    let mut label = BTreeMap::new();
+    let mut edges: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for l in m.links.iter().filter(|l| l.tier != "server-leaf") {
+        let (a, b) = (key(&l.a), key(&l.b));
+        label.insert(a.clone(), a.clone());
+        label.insert(b.clone(), b.clone());
+        *edges.entry((a, b)).or_default() += 1;
+    }
+    (label, edges.into_iter().map(|((a, b), n)| (a, b, n)).collect())
+}
+
+/// Graphviz dot.
+pub fn dot(m: &FabricModel) -> String {
+    let (nodes, edges) = groups(m);
+    let mut s = format!("graph \"{}\" {{\n  rankdir=BT;\n", m.name);
+    for n in nodes.keys() {
+        let _ = writeln!(s, "  \"{n}\";");
+    }
+    for (a, b, n) in edges {
+        let _ = writeln!(s, "  \"{a}\" -- \"{b}\" [label=\"{n}\"];");
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Mermaid flowchart.
+pub fn mermaid(m: &FabricModel) -> String {
+    let (nodes, edges) = groups(m);
+    let ids: BTreeMap<&String, usize> = nodes.keys().enumerate().map(|(i, n)| (n, i)).collect();
+    let mut s = String::from("flowchart BT\n");
+    for (n, i) in &ids {
+        let _ = writeln!(s, "  n{i}[\"{n}\"]");
+    }
+    for (a, b, n) in &edges {
+        let _ = writeln!(s, "  n{} ---|{n}| n{}", ids[a], ids[b]);
+    }
+    s
 }

@@ -1,11 +1,113 @@
-//! `aifab render` (skeleton).
+//! `aifab render`: write every device's configuration, or check it against golden files.
+
+use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE, front_or_exit, only_matcher};
+use crate::platform::Catalog;
+use crate::render::{Meta, Renderer};
+use crate::review::{FileDiff, compare_tree};
+use std::path::PathBuf;
 
 /// Arguments of `aifab render`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Intent file.
+    pub intent: String,
+    /// Output folder: written atomically (a temporary folder renamed into place).
+    #[arg(long, conflicts_with = "check")]
+    pub out: Option<PathBuf>,
+    /// Compare with this folder instead of writing: exit 1 and print a unified diff per differing file.
+    #[arg(long)]
+    pub check: Option<PathBuf>,
+    /// With --check: rewrite the folder with the new output (review the diff first).
+    #[arg(long, requires = "check")]
+    pub bless: bool,
+    /// Only devices whose hostname matches this glob.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// No warnings or progress.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
 
 /// Runs `aifab render`.
-pub fn run(_args: Args) -> i32 {
-    eprintln!("aifab render: not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> i32 {
+    if args.out.is_none() && args.check.is_none() {
+        eprintln!("error: give --out DIR to write, or --check DIR to compare");
+        return EXIT_USAGE;
+    }
+    let only = match only_matcher(args.only.as_deref()) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let front = match front_or_exit(&args.intent, args.quiet) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let renderer = match Renderer::new(Catalog::builtin()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let meta = Meta::new(&args.intent, &front.model.name);
+    let files = match renderer.fabric(&meta, &front.model, only.as_ref()) {
+        Ok(f) => f,
+        Err(errs) => {
+            for e in errs {
+                eprintln!("error: {e}");
+            }
+            return EXIT_USAGE;
+        }
+    };
+    if let Some(dir) = &args.check {
+        let diffs = match compare_tree(dir, &files) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {}: {e}", dir.display());
+                return EXIT_USAGE;
+            }
+        };
+        if diffs.is_empty() {
+            if !args.quiet {
+                eprintln!("{}: {} files identical", dir.display(), files.len());
+            }
+            return EXIT_OK;
+        }
+        if args.bless {
+            return match crate::write::write_tree(dir, &files) {
+                Ok(()) => {
+                    eprintln!("{}: blessed {} changed files", dir.display(), diffs.len());
+                    EXIT_OK
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    EXIT_USAGE
+                }
+            };
+        }
+        for d in &diffs {
+            match d {
+                FileDiff::Missing(p) => super::emit(&format!("only in new output: {p}\n")),
+                FileDiff::Extra(p) => super::emit(&format!("only in {}: {p}\n", dir.display())),
+                FileDiff::Changed(_, diff) => super::emit(diff),
+            }
+        }
+        eprintln!("{}: {} files differ", dir.display(), diffs.len());
+        return EXIT_INVALID;
+    }
+    if let Some(out) = &args.out {
+        if let Err(e) = crate::write::write_tree(out, &files) {
+            eprintln!("error: {e}; nothing was changed in {}", out.display());
+            return EXIT_USAGE;
+        }
+        if !args.quiet {
+            eprintln!(
+                "{}: {} devices, {} files written",
+                out.display(),
+                front.model.devices.len(),
+                files.len()
+            );
+        }
+    }
+    EXIT_OK
 }

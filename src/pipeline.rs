@@ -1,0 +1,137 @@
+//! The front of the pipeline, shared by every command: read → load → validate → check → compile.
+//!
+//! Every problem comes back located in the intent file (`file:line:col`), errors and warnings together.
+
+use crate::check;
+use crate::compile::compile;
+use crate::diag::{Finding, Source, Span, has_errors};
+use crate::intent::Intent;
+use crate::load::{self, SpanMap};
+use crate::model::FabricModel;
+use crate::platform::Catalog;
+use crate::validate;
+use std::collections::BTreeMap;
+
+/// A compiled intent and what aifab has to say about it.
+pub struct Front {
+    /// The intent file.
+    pub source: Source,
+    /// The parsed intent.
+    pub intent: Intent,
+    /// Spans of every node.
+    pub spans: SpanMap,
+    /// The compiled fabric.
+    pub model: FabricModel,
+    /// Warnings (never errors: with an error there is no model).
+    pub warnings: Vec<Finding>,
+}
+
+/// Why the front could not produce a model.
+pub enum FrontError {
+    /// The file could not be read (exit 2).
+    Io(String),
+    /// The intent is invalid (exit 1): every finding, errors and warnings, located.
+    Invalid(Box<Source>, Vec<Finding>),
+}
+
+/// Reads an intent file, refusing files over the size limit before reading them whole.
+pub fn read_source(path: &str) -> Result<Source, FrontError> {
+    let meta = std::fs::metadata(path).map_err(|e| FrontError::Io(format!("{path}: {e}")))?;
+    if meta.is_dir() {
+        return Err(FrontError::Io(format!("{path}: is a folder, not an intent file")));
+    }
+    if meta.len() > load::MAX_FILE_BYTES as u64 {
+        let src = Source::new(path, "");
+        let f = load::file_too_large(&src, meta.len() as usize);
+        return Err(FrontError::Invalid(Box::new(src), vec![f]));
+    }
+    let bytes = std::fs::read(path).map_err(|e| FrontError::Io(format!("{path}: {e}")))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Source::new(path, text)),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let src = Source::new(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let f = load::not_utf8(&src, valid);
+            Err(FrontError::Invalid(Box::new(src), vec![f]))
+        }
+    }
+}
+
+/// Runs the front of the pipeline on an intent file.
+pub fn front(path: &str) -> Result<Front, FrontError> {
+    let source = read_source(path)?;
+    front_source(source)
+}
+
+/// Runs the front of the pipeline on text already read (e.g. from `git show`).
+pub fn front_source(source: Source) -> Result<Front, FrontError> {
+    let (intent, spans) = match validate::load_and_validate(&source) {
+        Ok(x) => x,
+        Err(f) => return Err(FrontError::Invalid(Box::new(source), f)),
+    };
+    let mut findings = check::run(&intent, &spans, &source);
+    if has_errors(&findings) {
+        locate(&mut findings, &spans, &source);
+        return Err(FrontError::Invalid(Box::new(source), findings));
+    }
+    match compile(&intent, Catalog::builtin()) {
+        Ok(model) => {
+            findings.extend(note_warnings(&model));
+            locate(&mut findings, &spans, &source);
+            Ok(Front {
+                source,
+                intent,
+                spans,
+                model,
+                warnings: findings,
+            })
+        }
+        Err(errs) => {
+            findings.extend(errs);
+            locate(&mut findings, &spans, &source);
+            Err(FrontError::Invalid(Box::new(source), findings))
+        }
+    }
+}
+
+/// Fills in file, span, line and column of findings that only carry a JSON pointer; sorts by position.
+pub fn locate(findings: &mut [Finding], spans: &SpanMap, source: &Source) {
+    for f in findings.iter_mut() {
+        if f.span.is_none() {
+            let span = f
+                .pointer
+                .as_deref()
+                .and_then(|p| spans.locate(p))
+                .unwrap_or(Span { offset: 0, len: 0 });
+            *f = f.clone().with_span(source, span);
+        }
+    }
+    validate::sort_findings(findings);
+}
+
+/// One warning per (feature, note text) for the notes compile attached to devices: unverified syntax,
+/// assumed lane maps. The count of devices is in the message.
+fn note_warnings(model: &FabricModel) -> Vec<Finding> {
+    let mut seen: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for d in &model.devices {
+        for n in &d.notes {
+            *seen.entry((n.feature.clone(), n.text.clone())).or_default() += 1;
+        }
+    }
+    seen.into_iter()
+        .map(|((feature, text), count)| {
+            let pointer = match feature.as_str() {
+                "dlb" => "/load_balancing/dlb/mode",
+                "qp-hash" => "/load_balancing/hash/roce_dest_qp",
+                "pfc-watchdog" => "/qos/pfc_watchdog",
+                _ => "/fabric/topology",
+            };
+            Finding::warning(
+                "AIF-UNV-001",
+                format!("{text} ({count} device{})", if count == 1 { "" } else { "s" }),
+            )
+            .at(pointer)
+            .hint("the rendered config carries this as a comment; verify the lines on a lab switch before pushing")
+        })
+        .collect()
+}
