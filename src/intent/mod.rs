@@ -45,8 +45,8 @@ pub struct Fabric {
     /// eBGP underlay numbering.
     pub bgp: Bgp,
     /// IP MTU of every fabric and server port, in bytes. The same number is rendered on every OS, so it must
-    /// not exceed the smallest maximum of the platforms used (EOS: 9214). RoCE needs at least its own MTU
-    /// (4096) plus 90 bytes of headers.
+    /// not exceed the smallest maximum of the platforms used (EOS: 9214). RoCE's 4096-byte path MTU plus
+    /// its headers needs at least 4200.
     #[serde(default = "default_mtu")]
     #[schemars(range(min = 1500, max = 9216), example = 9214)]
     pub mtu: u32,
