@@ -1,0 +1,128 @@
+//! `aifab render` as a user runs it: writes atomically, keeps the previous output on failure, checks
+//! goldens, and is byte-identical across runs and thread counts.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn aifab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_aifab"))
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("aifab-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp");
+    d
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.strip_prefix(dir).expect("rel").to_string_lossy().into_owned(), std::fs::read(&p).expect("file")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn render_writes_every_device_and_check_passes() {
+    let t = tmpdir("write");
+    let out = t.join("out");
+    let st = aifab().args(["render", "intents/pod1-1024.yaml", "--out"]).arg(&out).arg("-q").status().expect("run");
+    assert_eq!(st.code(), Some(0));
+    let files = snapshot(&out);
+    assert_eq!(files.iter().filter(|(p, _)| p.ends_with(".cfg")).count(), 48);
+    let st = aifab().args(["render", "intents/pod1-1024.yaml", "--check"]).arg(&out).arg("-q").status().expect("run");
+    assert_eq!(st.code(), Some(0), "a fresh render checks clean against itself");
+    // A changed file makes --check exit 1 and print a unified diff naming it.
+    let victim = out.join("spine01.cfg");
+    let text = std::fs::read_to_string(&victim).expect("read");
+    std::fs::write(&victim, text.replacen("router bgp", "router bgp-tampered", 1)).expect("write");
+    let o = aifab().args(["render", "intents/pod1-1024.yaml", "--check"]).arg(&out).arg("-q").output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("a/spine01.cfg") && stdout.contains("-router bgp-tampered") && stdout.contains("+router bgp"), "{stdout}");
+}
+
+#[test]
+fn interrupted_render_leaves_previous_output_untouched() {
+    let t = tmpdir("interrupt");
+    let out = t.join("out");
+    let st = aifab().args(["render", "intents/mixed-sonic-nxos.yaml", "--out"]).arg(&out).arg("-q").status().expect("run");
+    assert_eq!(st.code(), Some(0));
+    let before = snapshot(&out);
+    // Render a different intent into the same folder, failing after 3 files.
+    let o = aifab()
+        .args(["render", "intents/pod1-1024.yaml", "--out"])
+        .arg(&out)
+        .arg("-q")
+        .env(aifab::write::FAIL_AFTER_ENV, "3")
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(snapshot(&out), before, "the previous output must be exactly as it was");
+    let leftovers: Vec<_> = std::fs::read_dir(&t).expect("read").flatten().map(|e| e.file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary folder left behind: {leftovers:?}");
+}
+
+#[test]
+fn render_refuses_to_replace_a_folder_it_did_not_write() {
+    let t = tmpdir("foreign");
+    let out = t.join("mine");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    std::fs::write(out.join("notes.txt"), "precious").expect("write");
+    let o = aifab().args(["render", "intents/pod1-1024.yaml", "--out"]).arg(&out).arg("-q").output().expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).expect("kept"), "precious");
+}
+
+#[test]
+fn invalid_intent_writes_nothing() {
+    let t = tmpdir("invalid");
+    let bad = t.join("bad.yaml");
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    std::fs::write(&bad, text.replace("min: 150KB, max: 1500KB", "min: 1500KB, max: 150KB")).expect("write");
+    let out = t.join("out");
+    let o = aifab().arg("render").arg(&bad).arg("--out").arg(&out).output().expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("AIF-QOS-001"));
+    assert!(!out.exists(), "nothing may be written for an invalid intent");
+}
+
+#[test]
+fn output_is_identical_across_runs_and_thread_counts() {
+    for path in common::example_intents() {
+        let m = common::model(&path);
+        let r = aifab::render::Renderer::new(aifab::platform::Catalog::builtin()).expect("templates");
+        let meta = aifab::render::Meta::new(&path, &m.name);
+        let render_with = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool")
+                .install(|| r.fabric(&meta, &m, None).expect("render"))
+        };
+        let one = render_with(1);
+        let four = render_with(4);
+        let again = render_with(3);
+        assert_eq!(one, four, "{path}: 1 vs 4 threads");
+        assert_eq!(one, again, "{path}: run to run");
+        // And a second compile gives the same model bytes.
+        let m2 = common::model(&path);
+        assert_eq!(
+            serde_json::to_string(&m).expect("json"),
+            serde_json::to_string(&m2).expect("json"),
+            "{path}: compile is deterministic"
+        );
+    }
+}
