@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod compile;
+pub mod diff;
 pub mod plan;
 pub mod render;
 pub mod schema;
@@ -40,6 +41,8 @@ pub enum Command {
     Plan(plan::Args),
     /// Render every device's configuration into a folder, or check it against golden files.
     Render(render::Args),
+    /// Compare two intents (or an intent with its version at a git revision): change report and diffs.
+    Diff(diff::Args),
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
@@ -111,5 +114,6 @@ pub fn main() -> i32 {
         Command::Compile(a) => compile::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Render(a) => render::run(a),
+        Command::Diff(a) => diff::run(a),
     }
 }

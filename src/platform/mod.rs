@@ -58,6 +58,9 @@ pub struct VendorFile {
     pub references: BTreeMap<String, String>,
     /// Files rendered for each device of this OS.
     pub outputs: Vec<OutputSpec>,
+    /// Ansible group variables of this OS in the rendered `inventory.yml`
+    /// (`ansible_network_os`, `ansible_connection`, ...).
+    pub ansible: BTreeMap<String, String>,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
 }
@@ -204,6 +207,9 @@ pub struct DlbSupport {
     /// Whether the OS needs a DLB virtual MAC (NX-OS).
     #[serde(default)]
     pub needs_mac: bool,
+    /// Whether turning DLB on, off or changing it needs a reload (NX-OS `hardware profile dlb`).
+    #[serde(default)]
+    pub reload_required: bool,
     /// Why a mode is refused, for the error message (e.g. EOS per-packet RLB CLI not confirmed).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub refused: BTreeMap<String, String>,
@@ -302,6 +308,8 @@ pub struct Catalog {
     pub references: BTreeMap<Os, BTreeMap<String, String>>,
     /// Files rendered per device, per OS.
     pub outputs: BTreeMap<Os, Vec<OutputSpec>>,
+    /// Ansible group variables per OS.
+    pub ansible: BTreeMap<Os, BTreeMap<String, String>>,
 }
 
 /// The vendor files compiled into the binary.
@@ -318,6 +326,7 @@ impl Catalog {
         let mut platforms = BTreeMap::new();
         let mut references = BTreeMap::new();
         let mut outputs = BTreeMap::new();
+        let mut ansible = BTreeMap::new();
         for (os, text) in files {
             let file: VendorFile = match serde_norway::from_str(text) {
                 Ok(f) => f,
@@ -337,12 +346,14 @@ impl Catalog {
             }
             references.insert(*os, file.references);
             outputs.insert(*os, file.outputs);
+            ansible.insert(*os, file.ansible);
         }
         if errors.is_empty() {
             Ok(Catalog {
                 platforms,
                 references,
                 outputs,
+                ansible,
             })
         } else {
             Err(errors)

@@ -12,6 +12,8 @@ use minijinja::{Environment, UndefinedBehavior, Value, context};
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub mod inventory;
+
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 }
@@ -143,6 +145,7 @@ impl Renderer {
                 Err(e) => errs.push(e),
             }
         }
+        files.push(inventory::inventory(model, self.catalog, only));
         if errs.is_empty() { Ok(files) } else { Err(errs) }
     }
 }

@@ -61,3 +61,74 @@ pub fn compare_tree(dir: &Path, files: &[OutFile]) -> std::io::Result<Vec<FileDi
     diffs.extend(disk.into_keys().map(FileDiff::Extra));
     Ok(diffs)
 }
+
+pub mod change;
+pub mod patch;
+pub mod report;
+
+/// What happened to one file between two renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// New file.
+    Added,
+    /// File gone.
+    Removed,
+    /// Content differs.
+    Changed,
+}
+
+/// One file's change between two renders.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FileChange {
+    /// Path relative to the output folder.
+    pub path: String,
+    /// Device the file belongs to ("" for fabric-wide files).
+    pub device: String,
+    /// Added, removed or changed.
+    pub status: Status,
+    /// Lines added.
+    pub added: usize,
+    /// Lines removed.
+    pub removed: usize,
+    /// Unified diff.
+    pub diff: String,
+}
+
+/// Per-file changes between two renders, in path order.
+pub fn diff_files(old: &[OutFile], new: &[OutFile]) -> Vec<FileChange> {
+    let o: BTreeMap<&str, &OutFile> = old.iter().map(|f| (f.path.as_str(), f)).collect();
+    let n: BTreeMap<&str, &OutFile> = new.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut paths: Vec<&str> = o.keys().chain(n.keys()).copied().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let mut out = Vec::new();
+    for p in paths {
+        let (a, b) = (o.get(p), n.get(p));
+        let (old_text, new_text, status, device) = match (a, b) {
+            (Some(a), Some(b)) if a.content == b.content => continue,
+            (Some(a), Some(b)) => (a.content.as_str(), b.content.as_str(), Status::Changed, b.device.clone()),
+            (None, Some(b)) => ("", b.content.as_str(), Status::Added, b.device.clone()),
+            (Some(a), None) => (a.content.as_str(), "", Status::Removed, a.device.clone()),
+            (None, None) => continue,
+        };
+        let td = TextDiff::from_lines(old_text, new_text);
+        let (mut added, mut removed) = (0, 0);
+        for op in td.iter_all_changes() {
+            match op.tag() {
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        out.push(FileChange {
+            path: p.to_string(),
+            device,
+            status,
+            added,
+            removed,
+            diff: unified(p, old_text, new_text),
+        });
+    }
+    out
+}

@@ -1,0 +1,191 @@
+//! `aifab diff`: what changes on which switch between two intents (or an intent and its version at a
+//! git revision), what it means for the lossless fabric, and the SONiC JSON patches.
+
+use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE, print_findings};
+use crate::diag::Source;
+use crate::pipeline::{self, Front, FrontError};
+use crate::platform::{Catalog, Os};
+use crate::render::{Meta, OutFile, Renderer};
+use crate::review::{change, diff_files, patch, report};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Arguments of `aifab diff`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// `<old-intent> <new-intent>`, or with --against just `<intent>`.
+    #[arg(required = true, num_args = 1..=2)]
+    pub intents: Vec<String>,
+    /// Compare the intent with its version at this git revision (read with `git show`; the work tree is
+    /// not touched).
+    #[arg(long)]
+    pub against: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+/// Diff output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Change report and unified diffs.
+    Text,
+    /// A pull-request comment.
+    Markdown,
+    /// For pipelines.
+    Json,
+    /// RFC 6902 JSON Patch per SONiC device (for `config apply-patch`).
+    SonicPatch,
+}
+
+fn load(source: Source) -> Result<Front, i32> {
+    match pipeline::front_source(source) {
+        Ok(f) => Ok(f),
+        Err(FrontError::Io(e)) => {
+            eprintln!("error: {e}");
+            Err(EXIT_USAGE)
+        }
+        Err(FrontError::Invalid(src, findings)) => {
+            print_findings(&src, &findings);
+            eprintln!("{}: invalid; cannot diff", src.name);
+            Err(EXIT_USAGE)
+        }
+    }
+}
+
+/// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it.
+fn git_show(rev: &str, path: &str) -> Result<Source, String> {
+    let p = Path::new(path);
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = p.file_name().ok_or_else(|| format!("{path}: not a file"))?.to_string_lossy();
+    if rev.starts_with('-') {
+        return Err(format!("revision `{rev}` looks like an option"));
+    }
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .arg("show")
+        .arg(format!("{rev}:./{name}"))
+        .output()
+        .map_err(|e| format!("running git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("git show {rev}:{path}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    if out.stdout.len() > crate::load::MAX_FILE_BYTES {
+        return Err(format!("{path} at {rev} is larger than {} bytes", crate::load::MAX_FILE_BYTES));
+    }
+    let text = String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
+    Ok(Source::new(format!("{path}@{rev}"), text))
+}
+
+/// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
+/// do not turn every device into a change.
+fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, i32> {
+    r.fabric(&Meta::new(label, &f.model.name), &f.model, None).map_err(|errs| {
+        for e in errs {
+            eprintln!("error: {e}");
+        }
+        EXIT_USAGE
+    })
+}
+
+/// Runs `aifab diff`.
+pub fn run(args: Args) -> i32 {
+    let (old_src, new_path) = match (&args.against, args.intents.as_slice()) {
+        (Some(rev), [path]) => match git_show(rev, path) {
+            Ok(s) => (s, path.clone()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+        },
+        (None, [old, new]) => match pipeline::read_source(old) {
+            Ok(s) => (s, new.clone()),
+            Err(FrontError::Io(e)) => {
+                eprintln!("error: {e}");
+                return EXIT_USAGE;
+            }
+            Err(FrontError::Invalid(src, f)) => {
+                print_findings(&src, &f);
+                return EXIT_USAGE;
+            }
+        },
+        _ => {
+            eprintln!("error: give two intents, or one intent with --against <rev>");
+            return EXIT_USAGE;
+        }
+    };
+    let new_src = match pipeline::read_source(&new_path) {
+        Ok(s) => s,
+        Err(FrontError::Io(e)) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+        Err(FrontError::Invalid(src, f)) => {
+            print_findings(&src, &f);
+            return EXIT_USAGE;
+        }
+    };
+    let (old, new) = match (load(old_src), load(new_src)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(c), _) | (_, Err(c)) => return c,
+    };
+    let renderer = match Renderer::new(Catalog::builtin()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let (old_files, new_files) = match (render(&renderer, &old, &new_path), render(&renderer, &new, &new_path)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(c), _) | (_, Err(c)) => return c,
+    };
+    let files = diff_files(&old_files, &new_files);
+    let changed = !files.is_empty();
+    if args.format == Format::SonicPatch {
+        super::emit(&sonic_patches(&old, &new, &old_files, &new_files));
+        return if changed { EXIT_INVALID } else { EXIT_OK };
+    }
+    let changes = change::report(&old.model, &new.model, Catalog::builtin());
+    let names = |f: &Front| -> BTreeSet<String> { f.model.devices.iter().map(|d| d.hostname.clone()).collect() };
+    let totals = report::totals(&files, &names(&old), &names(&new));
+    let (a, b) = (old.source.name.as_str(), new.source.name.as_str());
+    let text = match args.format {
+        Format::Text => report::text(a, b, &totals, &changes, &files),
+        Format::Markdown => report::markdown(a, b, &totals, &changes, &files),
+        _ => report::json(a, b, &totals, &changes, &files),
+    };
+    super::emit(&text);
+    if changed { EXIT_INVALID } else { EXIT_OK }
+}
+
+/// `{ "<host>": [ops] }` for every SONiC device whose config_db.json changed (added devices get a patch
+/// from an empty document).
+fn sonic_patches(old: &Front, new: &Front, old_files: &[OutFile], new_files: &[OutFile]) -> String {
+    let sonic: BTreeSet<&str> = old
+        .model
+        .devices
+        .iter()
+        .chain(new.model.devices.iter())
+        .filter(|d| d.os == Os::Sonic)
+        .map(|d| d.hostname.as_str())
+        .collect();
+    let doc = |files: &[OutFile], host: &str| -> serde_json::Value {
+        files
+            .iter()
+            .find(|f| f.device == host && f.path.ends_with("config_db.json"))
+            .and_then(|f| serde_json::from_str(&f.content).ok())
+            .unwrap_or_else(|| serde_json::json!({}))
+    };
+    let mut out = BTreeMap::new();
+    for host in sonic {
+        let ops = patch::json_patch(&doc(old_files, host), &doc(new_files, host));
+        if !ops.is_empty() {
+            out.insert(host.to_string(), ops);
+        }
+    }
+    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,173 @@
+//! `aifab diff`: the change report rules, the markdown PR comment (golden), `--against <rev>` in a git
+//! checkout, and the SONiC JSON patch.
+
+mod common;
+
+use aifab::compile::compile;
+use aifab::intent::Intent;
+use aifab::platform::Catalog;
+use aifab::review::change::{Change, Impact, report};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn aifab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_aifab"))
+}
+
+fn changes(old: &Intent, new: &Intent) -> Vec<Change> {
+    let a = compile(old, Catalog::builtin()).expect("old compiles");
+    let b = compile(new, Catalog::builtin()).expect("new compiles");
+    report(&a, &b, Catalog::builtin())
+}
+
+fn only(c: &[Change], rule: &str) -> Change {
+    let v: Vec<&Change> = c.iter().filter(|x| x.rule == rule).collect();
+    assert_eq!(v.len(), 1, "expected one {rule} in {c:#?}");
+    v[0].clone()
+}
+
+fn fixture(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("diff-fixtures");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+#[test]
+fn no_change_reports_nothing() {
+    let i = common::intent("intents/pod1-1024.yaml");
+    assert!(changes(&i, &i).is_empty());
+    let st = aifab().args(["diff", "intents/pod1-1024.yaml", "intents/pod1-1024.yaml"]).output().expect("run");
+    assert_eq!(st.status.code(), Some(0));
+}
+
+#[test]
+fn ecn_change_is_non_disruptive_with_port_counts() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.qos.classes.get_mut("roce").and_then(|c| c.ecn.as_mut()).expect("ecn").min = aifab::units::Size(300 * 1024);
+    let c = changes(&a, &b);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    let e = only(&c, "CHG-ECN");
+    assert_eq!(e.impact, Impact::NonDisruptive);
+    assert_eq!((e.switches, e.ports), (48, 48 * 64));
+    assert!(e.summary.contains("priority 3") && e.summary.contains("150KB→300KB"), "{}", e.summary);
+}
+
+#[test]
+fn lossless_set_change_is_disruptive() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.qos.classes.get_mut("roce").expect("roce").priority = Some(4);
+    let c = changes(&a, &b);
+    let l = only(&c, "CHG-LOSSLESS");
+    assert_eq!(l.impact, Impact::Disruptive);
+    assert_eq!(l.switches, 48);
+    assert!(l.summary.contains("3→4"), "{}", l.summary);
+    assert_eq!(only(&c, "CHG-DSCP").switches, 48);
+}
+
+#[test]
+fn nxos_dlb_change_needs_reload() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.load_balancing.dlb.mode = aifab::intent::DlbMode::Flowlet;
+    let d = only(&changes(&a, &b), "CHG-DLB");
+    assert_eq!(d.impact, Impact::ReloadRequired);
+    assert_eq!(d.switches, 31, "31 NX-OS leaves run DLB (one is overridden off)");
+}
+
+#[test]
+fn mtu_change_counts_links_once() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.fabric.mtu = 9100;
+    let m = only(&changes(&a, &b), "CHG-MTU");
+    assert_eq!(m.impact, Impact::Disruptive);
+    assert_eq!((m.switches, m.ports), (48, 1024 + 1024), "1,024 server links + 1,024 leaf-spine links");
+}
+
+#[test]
+fn growth_adds_switches_and_moves_no_address() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.fabric.topology.servers += 32; // one more group of 32 servers
+    let c = changes(&a, &b);
+    let d = only(&c, "CHG-DEVICES");
+    assert_eq!(d.switches, 8);
+    assert!(c.iter().all(|x| x.rule != "CHG-ADDR" && x.rule != "CHG-BGP"), "{c:#?}");
+}
+
+#[test]
+fn markdown_comment_matches_golden() {
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let changed = text.replace("min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB");
+    assert_ne!(text, changed);
+    let new = fixture("pod1-1024-ecn.yaml", &changed);
+    let o = aifab()
+        .args(["diff", "intents/pod1-1024.yaml"])
+        .arg(&new)
+        .args(["--format", "markdown"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = String::from_utf8(o.stdout).expect("utf8").replace(&new.display().to_string(), "pod1-1024-ecn.yaml");
+    // Exactly the ECN lines change, nothing else.
+    for l in md.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")) {
+        assert!(l.contains("threshold"), "unexpected changed line: {l}");
+    }
+    let golden = PathBuf::from("golden/diff/pod1-1024-ecn.md");
+    if std::env::var("AIFAB_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all("golden/diff").expect("mkdir");
+        std::fs::write(&golden, &md).expect("bless");
+    }
+    let want = std::fs::read_to_string(&golden).expect("golden/diff/pod1-1024-ecn.md (bless with AIFAB_BLESS=1)");
+    assert_eq!(md, want, "markdown differs from {}", golden.display());
+}
+
+#[test]
+fn against_a_git_revision() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-git-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("intents")).expect("mkdir");
+    let git = |args: &[&str]| {
+        let st = Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+            .args(args)
+            .status()
+            .expect("git");
+        assert!(st.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("read");
+    let intent = dir.join("intents/x.yaml");
+    std::fs::write(&intent, &text).expect("write");
+    git(&["add", "."]);
+    git(&["commit", "-qm", "one"]);
+    std::fs::write(&intent, text.replace("min: 150KB, max: 1500KB", "min: 200KB, max: 1500KB")).expect("write");
+    git(&["commit", "-qam", "two"]);
+    let o = aifab().args(["diff", "--against", "HEAD~1"]).arg(&intent).args(["--format", "json"]).output().expect("run");
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["changes"][0]["rule"], "CHG-ECN");
+    assert_eq!(v["totals"]["devices_changed"], 24);
+    // The work tree is untouched.
+    assert!(std::fs::read_to_string(&intent).expect("read").contains("min: 200KB"));
+    // And a SONiC JSON patch replaces exactly the WRED minimums of the SONiC leaves.
+    let p = aifab().args(["diff", "--against", "HEAD~1"]).arg(&intent).args(["--format", "sonic-patch"]).output().expect("run");
+    assert_eq!(p.status.code(), Some(1));
+    let patches: serde_json::Value = serde_json::from_slice(&p.stdout).expect("json");
+    let obj = patches.as_object().expect("object");
+    assert_eq!(obj.len(), 16, "16 SONiC leaves");
+    for (host, ops) in obj {
+        for op in ops.as_array().expect("ops") {
+            assert_eq!(op["op"], "replace", "{host}: {op}");
+            let path = op["path"].as_str().expect("path");
+            assert!(path.starts_with("/WRED_PROFILE/") && path.ends_with("_min_threshold"), "{host}: {path}");
+            assert_eq!(op["value"], "204800");
+        }
+    }
+}
