@@ -8,6 +8,7 @@ pub mod intent;
 pub mod platform;
 pub mod render;
 pub mod units;
+pub mod bench;
 pub mod check;
 pub mod compile;
 pub mod cli;

@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod bench;
 pub mod compile;
 pub mod diff;
 pub mod plan;
@@ -41,6 +42,8 @@ pub enum Command {
     Plan(plan::Args),
     /// Render every device's configuration into a folder, or check it against golden files.
     Render(render::Args),
+    /// Time every phase on generated fabrics of 1K, 24K and 100K GPUs.
+    Bench(bench::Args),
     /// Compare two intents (or an intent with its version at a git revision): change report and diffs.
     Diff(diff::Args),
 }
@@ -115,5 +118,6 @@ pub fn main() -> i32 {
         Command::Plan(a) => plan::run(a),
         Command::Render(a) => render::run(a),
         Command::Diff(a) => diff::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
