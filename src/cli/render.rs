@@ -28,6 +28,44 @@ pub struct Args {
     pub quiet: bool,
 }
 
+/// A progress bar on stderr that appears only on a terminal, only once a render has taken a second, and
+/// never with `--quiet`.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    start: std::time::Instant,
+    enabled: bool,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    fn new(total: u64, quiet: bool) -> Progress {
+        use std::io::IsTerminal;
+        let bar = indicatif::ProgressBar::hidden();
+        bar.set_length(total);
+        if let Ok(style) = indicatif::ProgressStyle::default_bar().template("{bar:40} {pos}/{len} devices {per_sec} {eta}") {
+            bar.set_style(style);
+        }
+        Progress {
+            bar,
+            start: std::time::Instant::now(),
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+    fn tick(&self) {
+        self.bar.inc(1);
+        if self.enabled
+            && self.start.elapsed() > std::time::Duration::from_secs(1)
+            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            self.bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+    fn done(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// Runs `aifab render`.
 pub fn run(args: Args) -> i32 {
     if args.out.is_none() && args.check.is_none() {
@@ -50,7 +88,10 @@ pub fn run(args: Args) -> i32 {
         }
     };
     let meta = Meta::new(&args.intent, &front.model.name);
-    let files = match renderer.fabric(&meta, &front.model, only.as_ref()) {
+    let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
+    let files = renderer.fabric_with_progress(&meta, &front.model, only.as_ref(), &|| progress.tick());
+    progress.done();
+    let files = match files {
         Ok(f) => f,
         Err(errs) => {
             for e in errs {

@@ -131,11 +131,26 @@ impl Renderer {
         model: &FabricModel,
         only: Option<&globset::GlobMatcher>,
     ) -> Result<Vec<OutFile>, Vec<String>> {
+        self.fabric_with_progress(meta, model, only, &|| {})
+    }
+
+    /// [`Renderer::fabric`], calling `tick` after each device (for a progress bar).
+    pub fn fabric_with_progress(
+        &self,
+        meta: &Meta,
+        model: &FabricModel,
+        only: Option<&globset::GlobMatcher>,
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<Vec<OutFile>, Vec<String>> {
         let results: Vec<Result<Vec<OutFile>, String>> = model
             .devices
             .par_iter()
             .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
-            .map(|d| self.device(meta, d))
+            .map(|d| {
+                let r = self.device(meta, d);
+                tick();
+                r
+            })
             .collect();
         let mut files = Vec::new();
         let mut errs = Vec::new();
