@@ -4,18 +4,18 @@
 //! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
 //! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`] / [`review`].
 
-pub mod intent;
-pub mod platform;
-pub mod render;
-pub mod units;
 pub mod bench;
 pub mod check;
-pub mod compile;
 pub mod cli;
+pub mod compile;
 pub mod diag;
+pub mod intent;
 pub mod load;
 pub mod model;
 pub mod pipeline;
+pub mod platform;
+pub mod render;
 pub mod review;
+pub mod units;
 pub mod validate;
 pub mod write;

@@ -38,7 +38,9 @@ pub enum FrontError {
 pub fn read_source(path: &str) -> Result<Source, FrontError> {
     let meta = std::fs::metadata(path).map_err(|e| FrontError::Io(format!("{path}: {e}")))?;
     if meta.is_dir() {
-        return Err(FrontError::Io(format!("{path}: is a folder, not an intent file")));
+        return Err(FrontError::Io(format!(
+            "{path}: is a folder, not an intent file"
+        )));
     }
     if meta.len() > load::MAX_FILE_BYTES as u64 {
         let src = Source::new(path, "");

@@ -33,23 +33,32 @@ fn parse_scaled(text: &str, suffixes: &[(&str, u64)]) -> Result<u64, String> {
         .find(|(s, _)| *s == suffix)
         .map(|(_, m)| *m)
         .ok_or_else(|| {
-            let names: Vec<&str> = suffixes.iter().map(|(s, _)| *s).filter(|s| !s.is_empty()).collect();
+            let names: Vec<&str> = suffixes
+                .iter()
+                .map(|(s, _)| *s)
+                .filter(|s| !s.is_empty())
+                .collect();
             format!("unknown unit `{suffix}`; use one of {}", names.join(", "))
         })?;
     let (int_part, frac_part) = match num.split_once('.') {
         Some((i, f)) => (i, f),
         None => (num, ""),
     };
-    if int_part.is_empty() || frac_part.contains('.') || (num.contains('.') && frac_part.is_empty()) {
+    if int_part.is_empty() || frac_part.contains('.') || (num.contains('.') && frac_part.is_empty())
+    {
         return Err(format!("`{num}` is not a number"));
     }
-    let int: u64 = int_part.parse().map_err(|_| format!("`{num}` is too large"))?;
+    let int: u64 = int_part
+        .parse()
+        .map_err(|_| format!("`{num}` is too large"))?;
     let mut value = int.checked_mul(mult).ok_or("value is too large")?;
     if !frac_part.is_empty() {
         if frac_part.len() > 9 {
             return Err("at most 9 decimal places".into());
         }
-        let frac: u64 = frac_part.parse().map_err(|_| format!("`{num}` is not a number"))?;
+        let frac: u64 = frac_part
+            .parse()
+            .map_err(|_| format!("`{num}` is not a number"))?;
         let denom = 10u64.pow(frac_part.len() as u32);
         let scaled = (frac as u128) * (mult as u128);
         if scaled % (denom as u128) != 0 {
@@ -415,8 +424,12 @@ impl Ratio {
         let (a, b) = text
             .split_once(':')
             .ok_or_else(|| format!("`{text}` is not a ratio: write e.g. `1:1` or `4:1`"))?;
-        let down: u32 = a.parse().map_err(|_| format!("`{a}` is not a whole number"))?;
-        let up: u32 = b.parse().map_err(|_| format!("`{b}` is not a whole number"))?;
+        let down: u32 = a
+            .parse()
+            .map_err(|_| format!("`{a}` is not a whole number"))?;
+        let up: u32 = b
+            .parse()
+            .map_err(|_| format!("`{b}` is not a whole number"))?;
         if down == 0 || up == 0 {
             return Err("both sides of a ratio must be at least 1".into());
         }

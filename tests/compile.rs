@@ -50,8 +50,10 @@ fn three_tier_4_zones_counts() {
     }
     t.cable_length.spine_super_spine = Some(aifab::units::Length(50));
     i.fabric.bgp.spine_asn = aifab::units::AsnRange::parse("65020-65023").expect("range");
-    i.fabric.addressing.server_links = aifab::intent::Prefix::parse("10.22.0.0/20").expect("prefix");
-    i.fabric.addressing.fabric_links = aifab::intent::Prefix::parse("10.21.0.0/20").expect("prefix");
+    i.fabric.addressing.server_links =
+        aifab::intent::Prefix::parse("10.22.0.0/20").expect("prefix");
+    i.fabric.addressing.fabric_links =
+        aifab::intent::Prefix::parse("10.21.0.0/20").expect("prefix");
     i.load_balancing.hash.roce_dest_qp = false;
     let m = build(&i);
     let s = &m.summary;
@@ -63,7 +65,11 @@ fn three_tier_4_zones_counts() {
     assert_eq!(s.spine_oversubscription.as_deref(), Some("4:1"));
     assert_eq!(s.server_links, 1024);
     // each super-spine: 4 zones × 8 spines × 1 link
-    for d in m.devices.iter().filter(|d| d.role == aifab::intent::Role::SuperSpine) {
+    for d in m
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::intent::Role::SuperSpine)
+    {
         assert_eq!(d.interfaces.len(), 32, "{}", d.hostname);
     }
     invariants(&m);
@@ -82,19 +88,32 @@ fn pools_too_small_say_the_numbers() {
     i.fabric.addressing.server_links = aifab::intent::Prefix::parse("10.2.0.0/22").expect("prefix");
     let e = compile(&i, Catalog::builtin()).expect_err("pool too small");
     let msg = &e[0].message;
-    assert!(msg.contains("server_links") && msg.contains("1024") && msg.contains("2048"), "{msg}");
-    assert_eq!(e[0].pointer.as_deref(), Some("/fabric/addressing/server_links"));
+    assert!(
+        msg.contains("server_links") && msg.contains("1024") && msg.contains("2048"),
+        "{msg}"
+    );
+    assert_eq!(
+        e[0].pointer.as_deref(),
+        Some("/fabric/addressing/server_links")
+    );
 
     let mut i = common::intent("intents/pod1-1024.yaml");
     i.fabric.topology.leaf.platform = "nxos/n9k-c9332d-gx2b".into();
     let e = compile(&i, Catalog::builtin()).expect_err("ports too few");
     let msg = &e[0].message;
-    assert!(msg.contains("32 down + 32 up = 64 ports") && msg.contains("has 32"), "{msg}");
+    assert!(
+        msg.contains("32 down + 32 up = 64 ports") && msg.contains("has 32"),
+        "{msg}"
+    );
 
     let mut i = common::intent("intents/pod1-1024.yaml");
     i.fabric.bgp.leaf_asn = aifab::units::AsnRange::parse("65100-65110").expect("range");
     let e = compile(&i, Catalog::builtin()).expect_err("asns too few");
-    assert!(e[0].message.contains("holds 11 ASNs") && e[0].message.contains("32 leaves"), "{}", e[0].message);
+    assert!(
+        e[0].message.contains("holds 11 ASNs") && e[0].message.contains("32 leaves"),
+        "{}",
+        e[0].message
+    );
 }
 
 /// Checks the structural invariants of a compiled fabric.
@@ -106,8 +125,18 @@ fn invariants(m: &FabricModel) {
         let (_, pf) = cat.get(&d.platform).expect("platform");
         let mut seen = BTreeSet::new();
         for i in &d.interfaces {
-            assert!(i.port >= 1 && i.port <= pf.ports.count, "{} port {} out of range", d.hostname, i.port);
-            assert!(seen.insert(i.port), "{} port {} used twice", d.hostname, i.port);
+            assert!(
+                i.port >= 1 && i.port <= pf.ports.count,
+                "{} port {} out of range",
+                d.hostname,
+                i.port
+            );
+            assert!(
+                seen.insert(i.port),
+                "{} port {} used twice",
+                d.hostname,
+                i.port
+            );
             assert!(
                 pf.ports.speeds.iter().any(|s| s.gbps() == i.speed_gbps),
                 "{} {} runs at {}G, not a speed of {}",
@@ -117,33 +146,68 @@ fn invariants(m: &FabricModel) {
                 d.platform
             );
             assert_eq!(i.name, pf.interface_name(i.port));
-            ports.insert((d.hostname.as_str(), i.name.as_str()), (i.port, i.speed_gbps));
+            ports.insert(
+                (d.hostname.as_str(), i.name.as_str()),
+                (i.port, i.speed_gbps),
+            );
         }
     }
     // Links: both switch ends exist with the link's speed; every /31 once, addresses on both ends.
-    let by_host: HashMap<&str, &aifab::model::Device> = m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
+    let by_host: HashMap<&str, &aifab::model::Device> =
+        m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
     let mut subnets = BTreeSet::new();
     for l in &m.links {
-        let b = ports.get(&(l.b.as_str(), l.b_port.as_str())).expect("upper end exists");
+        let b = ports
+            .get(&(l.b.as_str(), l.b_port.as_str()))
+            .expect("upper end exists");
         assert_eq!(b.1, l.speed_gbps);
         if l.tier != "server-leaf" {
-            let a = ports.get(&(l.a.as_str(), l.a_port.as_str())).expect("lower end exists");
+            let a = ports
+                .get(&(l.a.as_str(), l.a_port.as_str()))
+                .expect("lower end exists");
             assert_eq!(a.1, l.speed_gbps);
             let subnet = l.subnet.clone().expect("fabric link has a /31");
             assert!(subnets.insert(subnet.clone()), "{subnet} used twice");
-            let upper = by_host[l.b.as_str()].interfaces.iter().find(|i| i.name == l.b_port).expect("iface");
-            let lower = by_host[l.a.as_str()].interfaces.iter().find(|i| i.name == l.a_port).expect("iface");
+            let upper = by_host[l.b.as_str()]
+                .interfaces
+                .iter()
+                .find(|i| i.name == l.b_port)
+                .expect("iface");
+            let lower = by_host[l.a.as_str()]
+                .interfaces
+                .iter()
+                .find(|i| i.name == l.a_port)
+                .expect("iface");
             let (ui, li) = (upper.ip.expect("ip"), lower.ip.expect("ip"));
-            assert_eq!(u32::from(ui) & !1, u32::from(li) & !1, "{subnet}: ends on different /31s");
-            assert_eq!(u32::from(ui) % 2, 0, "{subnet}: upper tier takes the even address");
+            assert_eq!(
+                u32::from(ui) & !1,
+                u32::from(li) & !1,
+                "{subnet}: ends on different /31s"
+            );
+            assert_eq!(
+                u32::from(ui) % 2,
+                0,
+                "{subnet}: upper tier takes the even address"
+            );
             assert_eq!(upper.peer_ip, Some(li));
             assert_eq!(lower.peer_ip, Some(ui));
-            assert_eq!(format!("{}/31", std::net::Ipv4Addr::from(u32::from(ui))), subnet);
+            assert_eq!(
+                format!("{}/31", std::net::Ipv4Addr::from(u32::from(ui))),
+                subnet
+            );
         } else if let Some(s) = &l.subnet {
             if s.ends_with("/31") {
                 assert!(subnets.insert(s.clone()), "{s} used twice");
-                let leaf = by_host[l.b.as_str()].interfaces.iter().find(|i| i.name == l.b_port).expect("iface");
-                assert_eq!(u32::from(leaf.ip.expect("ip")) % 2, 0, "switch takes the even server address");
+                let leaf = by_host[l.b.as_str()]
+                    .interfaces
+                    .iter()
+                    .find(|i| i.name == l.b_port)
+                    .expect("iface");
+                assert_eq!(
+                    u32::from(leaf.ip.expect("ip")) % 2,
+                    0,
+                    "switch takes the even server address"
+                );
             }
         }
     }
@@ -153,15 +217,27 @@ fn invariants(m: &FabricModel) {
         assert!(lo.insert(d.loopback), "loopback {} twice", d.loopback);
     }
     let mut leaf_asns = BTreeSet::new();
-    for d in m.devices.iter().filter(|d| d.role == aifab::intent::Role::Leaf) {
+    for d in m
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::intent::Role::Leaf)
+    {
         assert!(leaf_asns.insert(d.bgp.asn), "leaf ASN {} twice", d.bgp.asn);
     }
     // Every neighbor is the other end of a link, with the peer's ASN.
-    let asn: HashMap<&str, u32> = m.devices.iter().map(|d| (d.hostname.as_str(), d.bgp.asn)).collect();
+    let asn: HashMap<&str, u32> = m
+        .devices
+        .iter()
+        .map(|d| (d.hostname.as_str(), d.bgp.asn))
+        .collect();
     for d in &m.devices {
         for n in &d.bgp.neighbors {
             assert_eq!(asn[n.peer.as_str()], n.remote_as);
-            assert_ne!(n.remote_as, d.bgp.asn, "{} peers with its own ASN", d.hostname);
+            assert_ne!(
+                n.remote_as, d.bgp.asn,
+                "{} peers with its own ASN",
+                d.hostname
+            );
         }
     }
 }
@@ -190,7 +266,10 @@ fn sized(groups: u32, spg: u32, rails: u32, spines: u32, ratio_up: u32) -> Inten
     t.rails = rails;
     t.spine.count = spines;
     t.spine.platform = "eos/7800r3".into();
-    t.leaf.oversubscription = aifab::units::Ratio { down: ratio_up, up: 1 };
+    t.leaf.oversubscription = aifab::units::Ratio {
+        down: ratio_up,
+        up: 1,
+    };
     i.overrides.clear();
     i
 }

@@ -38,7 +38,10 @@ fn fixture(name: &str, text: &str) -> PathBuf {
 fn no_change_reports_nothing() {
     let i = common::intent("intents/pod1-1024.yaml");
     assert!(changes(&i, &i).is_empty());
-    let st = aifab().args(["diff", "intents/pod1-1024.yaml", "intents/pod1-1024.yaml"]).output().expect("run");
+    let st = aifab()
+        .args(["diff", "intents/pod1-1024.yaml", "intents/pod1-1024.yaml"])
+        .output()
+        .expect("run");
     assert_eq!(st.status.code(), Some(0));
 }
 
@@ -46,13 +49,22 @@ fn no_change_reports_nothing() {
 fn ecn_change_is_non_disruptive_with_port_counts() {
     let a = common::intent("intents/pod1-1024.yaml");
     let mut b = a.clone();
-    b.qos.classes.get_mut("roce").and_then(|c| c.ecn.as_mut()).expect("ecn").min = aifab::units::Size(300 * 1024);
+    b.qos
+        .classes
+        .get_mut("roce")
+        .and_then(|c| c.ecn.as_mut())
+        .expect("ecn")
+        .min = aifab::units::Size(300 * 1024);
     let c = changes(&a, &b);
     assert_eq!(c.len(), 1, "{c:#?}");
     let e = only(&c, "CHG-ECN");
     assert_eq!(e.impact, Impact::NonDisruptive);
     assert_eq!((e.switches, e.ports), (48, 48 * 64));
-    assert!(e.summary.contains("priority 3") && e.summary.contains("150KB→300KB"), "{}", e.summary);
+    assert!(
+        e.summary.contains("priority 3") && e.summary.contains("150KB→300KB"),
+        "{}",
+        e.summary
+    );
 }
 
 #[test]
@@ -75,7 +87,10 @@ fn nxos_dlb_change_needs_reload() {
     b.load_balancing.dlb.mode = aifab::intent::DlbMode::Flowlet;
     let d = only(&changes(&a, &b), "CHG-DLB");
     assert_eq!(d.impact, Impact::ReloadRequired);
-    assert_eq!(d.switches, 31, "31 NX-OS leaves run DLB (one is overridden off)");
+    assert_eq!(
+        d.switches, 31,
+        "31 NX-OS leaves run DLB (one is overridden off)"
+    );
 }
 
 #[test]
@@ -85,7 +100,11 @@ fn mtu_change_counts_links_once() {
     b.fabric.mtu = 9100;
     let m = only(&changes(&a, &b), "CHG-MTU");
     assert_eq!(m.impact, Impact::Disruptive);
-    assert_eq!((m.switches, m.ports), (48, 1024 + 1024), "1,024 server links + 1,024 leaf-spine links");
+    assert_eq!(
+        (m.switches, m.ports),
+        (48, 1024 + 1024),
+        "1,024 server links + 1,024 leaf-spine links"
+    );
 }
 
 #[test]
@@ -96,7 +115,11 @@ fn growth_adds_switches_and_moves_no_address() {
     let c = changes(&a, &b);
     let d = only(&c, "CHG-DEVICES");
     assert_eq!(d.switches, 8);
-    assert!(c.iter().all(|x| x.rule != "CHG-ADDR" && x.rule != "CHG-BGP"), "{c:#?}");
+    assert!(
+        c.iter()
+            .all(|x| x.rule != "CHG-ADDR" && x.rule != "CHG-BGP"),
+        "{c:#?}"
+    );
 }
 
 #[test]
@@ -111,10 +134,19 @@ fn markdown_comment_matches_golden() {
         .args(["--format", "markdown"])
         .output()
         .expect("run");
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
-    let md = String::from_utf8(o.stdout).expect("utf8").replace(&new.display().to_string(), "pod1-1024-ecn.yaml");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let md = String::from_utf8(o.stdout)
+        .expect("utf8")
+        .replace(&new.display().to_string(), "pod1-1024-ecn.yaml");
     // Exactly the ECN lines change, nothing else.
-    for l in md.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")) {
+    for l in md.lines().filter(|l| {
+        (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")
+    }) {
         assert!(l.contains("threshold"), "unexpected changed line: {l}");
     }
     let golden = PathBuf::from("golden/diff/pod1-1024-ecn.md");
@@ -122,20 +154,29 @@ fn markdown_comment_matches_golden() {
         std::fs::create_dir_all("golden/diff").expect("mkdir");
         std::fs::write(&golden, &md).expect("bless");
     }
-    let want = std::fs::read_to_string(&golden).expect("golden/diff/pod1-1024-ecn.md (bless with AIFAB_BLESS=1)");
+    let want = std::fs::read_to_string(&golden)
+        .expect("golden/diff/pod1-1024-ecn.md (bless with AIFAB_BLESS=1)");
     assert_eq!(md, want, "markdown differs from {}", golden.display());
 }
 
 #[test]
 fn against_a_git_revision() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-git-{}", std::process::id()));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-git-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("intents")).expect("mkdir");
     let git = |args: &[&str]| {
         let st = Command::new("git")
             .arg("-C")
             .arg(&dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .status()
             .expect("git");
@@ -147,17 +188,40 @@ fn against_a_git_revision() {
     std::fs::write(&intent, &text).expect("write");
     git(&["add", "."]);
     git(&["commit", "-qm", "one"]);
-    std::fs::write(&intent, text.replace("min: 150KB, max: 1500KB", "min: 200KB, max: 1500KB")).expect("write");
+    std::fs::write(
+        &intent,
+        text.replace("min: 150KB, max: 1500KB", "min: 200KB, max: 1500KB"),
+    )
+    .expect("write");
     git(&["commit", "-qam", "two"]);
-    let o = aifab().args(["diff", "--against", "HEAD~1"]).arg(&intent).args(["--format", "json"]).output().expect("run");
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = aifab()
+        .args(["diff", "--against", "HEAD~1"])
+        .arg(&intent)
+        .args(["--format", "json"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["changes"][0]["rule"], "CHG-ECN");
     assert_eq!(v["totals"]["devices_changed"], 24);
     // The work tree is untouched.
-    assert!(std::fs::read_to_string(&intent).expect("read").contains("min: 200KB"));
+    assert!(
+        std::fs::read_to_string(&intent)
+            .expect("read")
+            .contains("min: 200KB")
+    );
     // And a SONiC JSON patch replaces exactly the WRED minimums of the SONiC leaves.
-    let p = aifab().args(["diff", "--against", "HEAD~1"]).arg(&intent).args(["--format", "sonic-patch"]).output().expect("run");
+    let p = aifab()
+        .args(["diff", "--against", "HEAD~1"])
+        .arg(&intent)
+        .args(["--format", "sonic-patch"])
+        .output()
+        .expect("run");
     assert_eq!(p.status.code(), Some(1));
     let patches: serde_json::Value = serde_json::from_slice(&p.stdout).expect("json");
     let obj = patches.as_object().expect("object");
@@ -166,7 +230,10 @@ fn against_a_git_revision() {
         for op in ops.as_array().expect("ops") {
             assert_eq!(op["op"], "replace", "{host}: {op}");
             let path = op["path"].as_str().expect("path");
-            assert!(path.starts_with("/WRED_PROFILE/") && path.ends_with("_min_threshold"), "{host}: {path}");
+            assert!(
+                path.starts_with("/WRED_PROFILE/") && path.ends_with("_min_threshold"),
+                "{host}: {path}"
+            );
             assert_eq!(op["value"], "204800");
         }
     }

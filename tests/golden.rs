@@ -13,7 +13,11 @@ fn every_example_matches_its_golden_files() {
     let bless = std::env::var("AIFAB_BLESS").is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
     for path in common::example_intents() {
-        let stem = Path::new(&path).file_stem().and_then(|s| s.to_str()).expect("stem").to_string();
+        let stem = Path::new(&path)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("stem")
+            .to_string();
         let (_, files) = common::render(&path);
         let dir = Path::new("golden").join(&stem);
         let diffs = compare_tree(&dir, &files).expect("read golden");
@@ -24,12 +28,18 @@ fn every_example_matches_its_golden_files() {
             write_tree(&dir, &files).expect("bless");
             continue;
         }
-        let mut report = format!("{path}: {} files differ from {}\n", diffs.len(), dir.display());
+        let mut report = format!(
+            "{path}: {} files differ from {}\n",
+            diffs.len(),
+            dir.display()
+        );
         for d in diffs.iter().take(5) {
             match d {
                 FileDiff::Missing(p) => report.push_str(&format!("  not in golden: {p}\n")),
                 FileDiff::Extra(p) => report.push_str(&format!("  only in golden: {p}\n")),
-                FileDiff::Changed(_, diff) => report.push_str(&diff.chars().take(3000).collect::<String>()),
+                FileDiff::Changed(_, diff) => {
+                    report.push_str(&diff.chars().take(3000).collect::<String>())
+                }
             }
         }
         failures.push(report);

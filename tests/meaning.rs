@@ -51,7 +51,8 @@ fn rendered_configs_mean_what_the_intent_says() {
                 want.watchdog.insert(prio);
             }
             if let Some(e) = &c.ecn {
-                want.ecn.insert(prio, (e.min.bytes(), e.max.bytes(), e.probability.0));
+                want.ecn
+                    .insert(prio, (e.min.bytes(), e.max.bytes(), e.probability.0));
             }
             if c.strict {
                 want.strict.insert(prio);
@@ -81,7 +82,11 @@ fn rendered_configs_mean_what_the_intent_says() {
             want.pfc_ports = d.interfaces.iter().map(|i| i.name.clone()).collect();
             want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
             want.qp_hash = d.qp_hash.is_some();
-            assert_eq!(got, want, "{path}: {} ({}) means something else", d.hostname, d.platform);
+            assert_eq!(
+                got, want,
+                "{path}: {} ({}) means something else",
+                d.hostname, d.platform
+            );
         }
     }
 }

@@ -26,7 +26,13 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                out.push((p.strip_prefix(dir).expect("rel").to_string_lossy().into_owned(), std::fs::read(&p).expect("file")));
+                out.push((
+                    p.strip_prefix(dir)
+                        .expect("rel")
+                        .to_string_lossy()
+                        .into_owned(),
+                    std::fs::read(&p).expect("file"),
+                ));
             }
         }
     }
@@ -38,27 +44,63 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn render_writes_every_device_and_check_passes() {
     let t = tmpdir("write");
     let out = t.join("out");
-    let st = aifab().args(["render", "intents/pod1-1024.yaml", "--out"]).arg(&out).arg("-q").status().expect("run");
+    let st = aifab()
+        .args(["render", "intents/pod1-1024.yaml", "--out"])
+        .arg(&out)
+        .arg("-q")
+        .status()
+        .expect("run");
     assert_eq!(st.code(), Some(0));
     let files = snapshot(&out);
-    assert_eq!(files.iter().filter(|(p, _)| p.ends_with(".cfg")).count(), 48);
-    let st = aifab().args(["render", "intents/pod1-1024.yaml", "--check"]).arg(&out).arg("-q").status().expect("run");
-    assert_eq!(st.code(), Some(0), "a fresh render checks clean against itself");
+    assert_eq!(
+        files.iter().filter(|(p, _)| p.ends_with(".cfg")).count(),
+        48
+    );
+    let st = aifab()
+        .args(["render", "intents/pod1-1024.yaml", "--check"])
+        .arg(&out)
+        .arg("-q")
+        .status()
+        .expect("run");
+    assert_eq!(
+        st.code(),
+        Some(0),
+        "a fresh render checks clean against itself"
+    );
     // A changed file makes --check exit 1 and print a unified diff naming it.
     let victim = out.join("spine01.cfg");
     let text = std::fs::read_to_string(&victim).expect("read");
-    std::fs::write(&victim, text.replacen("router bgp", "router bgp-tampered", 1)).expect("write");
-    let o = aifab().args(["render", "intents/pod1-1024.yaml", "--check"]).arg(&out).arg("-q").output().expect("run");
+    std::fs::write(
+        &victim,
+        text.replacen("router bgp", "router bgp-tampered", 1),
+    )
+    .expect("write");
+    let o = aifab()
+        .args(["render", "intents/pod1-1024.yaml", "--check"])
+        .arg(&out)
+        .arg("-q")
+        .output()
+        .expect("run");
     assert_eq!(o.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("a/spine01.cfg") && stdout.contains("-router bgp-tampered") && stdout.contains("+router bgp"), "{stdout}");
+    assert!(
+        stdout.contains("a/spine01.cfg")
+            && stdout.contains("-router bgp-tampered")
+            && stdout.contains("+router bgp"),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn interrupted_render_leaves_previous_output_untouched() {
     let t = tmpdir("interrupt");
     let out = t.join("out");
-    let st = aifab().args(["render", "intents/mixed-sonic-nxos.yaml", "--out"]).arg(&out).arg("-q").status().expect("run");
+    let st = aifab()
+        .args(["render", "intents/mixed-sonic-nxos.yaml", "--out"])
+        .arg(&out)
+        .arg("-q")
+        .status()
+        .expect("run");
     assert_eq!(st.code(), Some(0));
     let before = snapshot(&out);
     // Render a different intent into the same folder, failing after 3 files.
@@ -69,10 +111,27 @@ fn interrupted_render_leaves_previous_output_untouched() {
         .env(aifab::write::FAIL_AFTER_ENV, "3")
         .output()
         .expect("run");
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(snapshot(&out), before, "the previous output must be exactly as it was");
-    let leftovers: Vec<_> = std::fs::read_dir(&t).expect("read").flatten().map(|e| e.file_name()).collect();
-    assert_eq!(leftovers.len(), 1, "no temporary folder left behind: {leftovers:?}");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        snapshot(&out),
+        before,
+        "the previous output must be exactly as it was"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&t)
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no temporary folder left behind: {leftovers:?}"
+    );
 }
 
 #[test]
@@ -81,9 +140,17 @@ fn render_refuses_to_replace_a_folder_it_did_not_write() {
     let out = t.join("mine");
     std::fs::create_dir_all(&out).expect("mkdir");
     std::fs::write(out.join("notes.txt"), "precious").expect("write");
-    let o = aifab().args(["render", "intents/pod1-1024.yaml", "--out"]).arg(&out).arg("-q").output().expect("run");
+    let o = aifab()
+        .args(["render", "intents/pod1-1024.yaml", "--out"])
+        .arg(&out)
+        .arg("-q")
+        .output()
+        .expect("run");
     assert_eq!(o.status.code(), Some(2));
-    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).expect("kept"), "precious");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
+        "precious"
+    );
 }
 
 #[test]
@@ -91,19 +158,33 @@ fn invalid_intent_writes_nothing() {
     let t = tmpdir("invalid");
     let bad = t.join("bad.yaml");
     let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
-    std::fs::write(&bad, text.replace("min: 150KB, max: 1500KB", "min: 1500KB, max: 150KB")).expect("write");
+    std::fs::write(
+        &bad,
+        text.replace("min: 150KB, max: 1500KB", "min: 1500KB, max: 150KB"),
+    )
+    .expect("write");
     let out = t.join("out");
-    let o = aifab().arg("render").arg(&bad).arg("--out").arg(&out).output().expect("run");
+    let o = aifab()
+        .arg("render")
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("run");
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("AIF-QOS-001"));
-    assert!(!out.exists(), "nothing may be written for an invalid intent");
+    assert!(
+        !out.exists(),
+        "nothing may be written for an invalid intent"
+    );
 }
 
 #[test]
 fn output_is_identical_across_runs_and_thread_counts() {
     for path in common::example_intents() {
         let m = common::model(&path);
-        let r = aifab::render::Renderer::new(aifab::platform::Catalog::builtin()).expect("templates");
+        let r =
+            aifab::render::Renderer::new(aifab::platform::Catalog::builtin()).expect("templates");
         let meta = aifab::render::Meta::new(&path, &m.name);
         let render_with = |threads: usize| {
             rayon::ThreadPoolBuilder::new()

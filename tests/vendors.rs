@@ -81,6 +81,13 @@ const EXPECTED: &[Expect] = &[
         &[800],
         &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
     ),
+    (
+        "sonic/generic-th5-128x400g",
+        Os::Sonic,
+        128,
+        &[400],
+        &[(1, "Ethernet0"), (2, "Ethernet4"), (128, "Ethernet508")],
+    ),
 ];
 
 #[test]
@@ -131,8 +138,14 @@ fn z9332f_lanes_match_the_example_config_db() {
     assert_eq!(p.lanes(4).as_deref(), Some("57,58,59,60,61,62,63,64"));
     // The SKU's port_config.ini is not linear after port 8.
     assert_eq!(p.lanes(9).as_deref(), Some("1,2,3,4,5,6,7,8"));
-    assert_eq!(p.lanes(21).as_deref(), Some("225,226,227,228,229,230,231,232"));
-    assert_eq!(p.lanes(32).as_deref(), Some("217,218,219,220,221,222,223,224"));
+    assert_eq!(
+        p.lanes(21).as_deref(),
+        Some("225,226,227,228,229,230,231,232")
+    );
+    assert_eq!(
+        p.lanes(32).as_deref(),
+        Some("217,218,219,220,221,222,223,224")
+    );
     assert_eq!(p.lanes(33), None);
     assert_eq!(p.ports.fec.get(&400).map(String::as_str), Some("rs"));
     let s = p.sonic.as_ref().expect("sonic facts");
@@ -159,7 +172,11 @@ fn z9332f_lanes_match_the_example_config_db() {
 #[test]
 fn generic_sonic_skus_have_no_buffer_numbers() {
     let cat = catalog();
-    for name in ["sonic/generic-th4", "sonic/generic-th5"] {
+    for name in [
+        "sonic/generic-th4",
+        "sonic/generic-th5",
+        "sonic/generic-th5-128x400g",
+    ] {
         let (_, p) = cat.get(name).unwrap();
         let s = p.sonic.as_ref().expect("sonic facts");
         assert!(s.hwsku.starts_with("generic-"), "{name}: hwsku {}", s.hwsku);
@@ -218,6 +235,7 @@ fn feature_support_follows_the_references() {
         "sonic/dell-z9332f-o32",
         "sonic/generic-th4",
         "sonic/generic-th5",
+        "sonic/generic-th5-128x400g",
     ] {
         let p = &cat.get(n).unwrap().1;
         assert_eq!(dlb(n), Support::No, "{n}");

@@ -178,7 +178,8 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
     let all = Instant::now();
 
     let t = Instant::now();
-    let (intent, spans) = crate::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
+    let (intent, spans) =
+        crate::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
     let load_validate_ms = ms(t);
 
     let t = Instant::now();
@@ -196,7 +197,9 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
     let t = Instant::now();
     let renderer = crate::render::Renderer::new(catalog)?;
     let meta = crate::render::Meta::new(&source.name, &model.name);
-    let files = renderer.fabric(&meta, &model, None).map_err(|e| e.join("\n"))?;
+    let files = renderer
+        .fabric(&meta, &model, None)
+        .map_err(|e| e.join("\n"))?;
     let render_ms = ms(t);
 
     let t = Instant::now();
@@ -206,13 +209,22 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
 
     // One device, the way `aifab render --only <host>` runs: the whole front, then one render.
     let t = Instant::now();
-    let (intent1, spans1) = crate::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
+    let (intent1, spans1) =
+        crate::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
     let _ = crate::check::run(&intent1, &spans1, &source);
     let model1 = crate::compile::compile(&intent1, catalog).map_err(|f| format!("{f:#?}"))?;
     let renderer1 = crate::render::Renderer::new(catalog)?;
-    let first = model1.devices.last().map(|d| d.hostname.clone()).unwrap_or_default();
-    let glob = globset::Glob::new(&first).map_err(|e| e.to_string())?.compile_matcher();
-    let one = renderer1.fabric(&meta, &model1, Some(&glob)).map_err(|e| e.join("\n"))?;
+    let first = model1
+        .devices
+        .last()
+        .map(|d| d.hostname.clone())
+        .unwrap_or_default();
+    let glob = globset::Glob::new(&first)
+        .map_err(|e| e.to_string())?
+        .compile_matcher();
+    let one = renderer1
+        .fabric(&meta, &model1, Some(&glob))
+        .map_err(|e| e.join("\n"))?;
     let only_one_ms = ms(t);
     if one.len() < 2 {
         return Err("--only rendered nothing".into());

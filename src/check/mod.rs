@@ -15,48 +15,101 @@ pub const ROCE_MIN_MTU: u32 = 4200;
 
 /// Every rule id with a one-line summary (the same ids appear in docs/checks.md).
 pub const RULES: &[(&str, &str)] = &[
-    ("AIF-QOS-001", "ECN minimum threshold must be below the maximum"),
-    ("AIF-QOS-002", "ECN maximum must fit in the platform's packet buffer"),
+    (
+        "AIF-QOS-001",
+        "ECN minimum threshold must be below the maximum",
+    ),
+    (
+        "AIF-QOS-002",
+        "ECN maximum must fit in the platform's packet buffer",
+    ),
     ("AIF-QOS-003", "ECN marking probability must be 1-100%"),
     ("AIF-QOS-004", "a DSCP value belongs to one class only"),
     ("AIF-QOS-005", "a priority belongs to one class only"),
     ("AIF-QOS-006", "a `dscp` list must not be empty"),
-    ("AIF-QOS-007", "exactly one class is the default class (no `dscp`)"),
-    ("AIF-QOS-008", "lossless classes must not exceed the platform's maximum"),
+    (
+        "AIF-QOS-007",
+        "exactly one class is the default class (no `dscp`)",
+    ),
+    (
+        "AIF-QOS-008",
+        "lossless classes must not exceed the platform's maximum",
+    ),
     ("AIF-QOS-009", "a lossless class is never strict"),
     ("AIF-QOS-010", "the CNP and CTS classes must be strict"),
     ("AIF-QOS-011", "a lossless class with ECN needs a CNP class"),
     ("AIF-QOS-012", "a lossless class should have ECN (warning)"),
-    ("AIF-QOS-013", "bandwidth shares of non-strict classes sum to 100%"),
+    (
+        "AIF-QOS-013",
+        "bandwidth shares of non-strict classes sum to 100%",
+    ),
     ("AIF-QOS-014", "a strict class takes no bandwidth share"),
     ("AIF-QOS-015", "a non-strict class needs a bandwidth share"),
-    ("AIF-QOS-016", "a class must not use a traffic class the platform reserves"),
+    (
+        "AIF-QOS-016",
+        "a class must not use a traffic class the platform reserves",
+    ),
     ("AIF-QOS-017", "the default class is never lossless"),
     ("AIF-QOS-018", "a class with DSCPs needs a priority"),
     ("AIF-PFC-001", "lossless classes need the PFC watchdog"),
-    ("AIF-PFC-002", "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms"),
-    ("AIF-PFC-003", "NX-OS watchdog: whole multiples (1-10 detect, 0-100 restore) of a 100-1000 ms interval"),
+    (
+        "AIF-PFC-002",
+        "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms",
+    ),
+    (
+        "AIF-PFC-003",
+        "NX-OS watchdog: whole multiples (1-10 detect, 0-100 restore) of a 100-1000 ms interval",
+    ),
     ("AIF-PFC-004", "EOS watchdog: 0.01-60 s in steps of 10 ms"),
     ("AIF-PFC-005", "a fabric without lossless classes (warning)"),
-    ("AIF-MTU-001", "MTU must carry RoCE's 4096-byte path MTU plus headers"),
+    (
+        "AIF-MTU-001",
+        "MTU must carry RoCE's 4096-byte path MTU plus headers",
+    ),
     ("AIF-MTU-002", "MTU must not exceed any platform's maximum"),
     ("AIF-BGP-004", "ASNs outside the private ranges (warning)"),
-    ("AIF-BGP-005", "leaf, spine and super-spine ASNs must not overlap"),
-    ("AIF-LB-004", "the DLB MAC must be a unicast, non-zero address"),
-    ("AIF-LB-005", "NX-OS does not apply egress QoS to DLB flows (warning)"),
-    ("AIF-LB-006", "NX-OS `hardware profile dlb` needs a reload (warning)"),
-    ("AIF-LB-007", "NX-OS UDF QP hashing replaces L4-port hashing (warning)"),
+    (
+        "AIF-BGP-005",
+        "leaf, spine and super-spine ASNs must not overlap",
+    ),
+    (
+        "AIF-LB-004",
+        "the DLB MAC must be a unicast, non-zero address",
+    ),
+    (
+        "AIF-LB-005",
+        "NX-OS does not apply egress QoS to DLB flows (warning)",
+    ),
+    (
+        "AIF-LB-006",
+        "NX-OS `hardware profile dlb` needs a reload (warning)",
+    ),
+    (
+        "AIF-LB-007",
+        "NX-OS UDF QP hashing replaces L4-port hashing (warning)",
+    ),
     ("AIF-LB-008", "DLB settings that have no effect (warning)"),
-    ("AIF-CAB-001", "NX-OS cables over 100 m need PFC pause-buffer settings aifab has no numbers for"),
-    ("AIF-CAB-002", "SONiC cable longer than the SKU's headroom table"),
+    (
+        "AIF-CAB-001",
+        "NX-OS cables over 100 m need PFC pause-buffer settings aifab has no numbers for",
+    ),
+    (
+        "AIF-CAB-002",
+        "SONiC cable longer than the SKU's headroom table",
+    ),
 ];
 
 /// Every platform an intent uses, with the roles it serves and the pointer that chose it.
-fn platforms<'a>(intent: &'a Intent, catalog: &'a Catalog) -> Vec<(&'a str, Os, &'a Platform, Vec<Role>, String)> {
+fn platforms<'a>(
+    intent: &'a Intent,
+    catalog: &'a Catalog,
+) -> Vec<(&'a str, Os, &'a Platform, Vec<Role>, String)> {
     let t = &intent.fabric.topology;
     let mut out: Vec<(&str, Os, &Platform, Vec<Role>, String)> = Vec::new();
     let mut add = |name: &'a str, role: Option<Role>, ptr: String| {
-        let Some((os, p)) = catalog.get(name) else { return };
+        let Some((os, p)) = catalog.get(name) else {
+            return;
+        };
         match out.iter_mut().find(|e| e.0 == name) {
             Some(e) => {
                 if let Some(r) = role {
@@ -68,10 +121,22 @@ fn platforms<'a>(intent: &'a Intent, catalog: &'a Catalog) -> Vec<(&'a str, Os, 
             None => out.push((name, *os, p, role.into_iter().collect(), ptr)),
         }
     };
-    add(&t.leaf.platform, Some(Role::Leaf), "/fabric/topology/leaf/platform".into());
-    add(&t.spine.platform, Some(Role::Spine), "/fabric/topology/spine/platform".into());
+    add(
+        &t.leaf.platform,
+        Some(Role::Leaf),
+        "/fabric/topology/leaf/platform".into(),
+    );
+    add(
+        &t.spine.platform,
+        Some(Role::Spine),
+        "/fabric/topology/spine/platform".into(),
+    );
     if let Some(ss) = &t.super_spine {
-        add(&ss.platform, Some(Role::SuperSpine), "/fabric/topology/super_spine/platform".into());
+        add(
+            &ss.platform,
+            Some(Role::SuperSpine),
+            "/fabric/topology/super_spine/platform".into(),
+        );
     }
     for (i, o) in intent.overrides.iter().enumerate() {
         if let Some(p) = &o.platform {
@@ -124,7 +189,11 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let pfs = platforms(intent, catalog);
     let mut dscp_owner: BTreeMap<u8, &str> = BTreeMap::new();
     let mut prio_owner: BTreeMap<u8, &str> = BTreeMap::new();
-    let defaults: Vec<&str> = classes.iter().filter(|(_, c)| c.dscp.is_none()).map(|(n, _)| n.as_str()).collect();
+    let defaults: Vec<&str> = classes
+        .iter()
+        .filter(|(_, c)| c.dscp.is_none())
+        .map(|(n, _)| n.as_str())
+        .collect();
     if defaults.len() != 1 {
         out.push(
             Finding::error(
@@ -156,27 +225,38 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
                 if let Some(other) = dscp_owner.insert(v.0, name) {
                     if other != name {
                         out.push(
-                            Finding::error("AIF-QOS-004", format!("DSCP {} is in class `{other}` and in class `{name}`", v.0))
-                                .at(class_ptr(name, &format!("dscp/{i}")))
-                                .hint("a packet can go to one queue only: keep each DSCP in one class"),
+                            Finding::error(
+                                "AIF-QOS-004",
+                                format!("DSCP {} is in class `{other}` and in class `{name}`", v.0),
+                            )
+                            .at(class_ptr(name, &format!("dscp/{i}")))
+                            .hint("a packet can go to one queue only: keep each DSCP in one class"),
                         );
                     }
                 }
             }
             if c.priority.is_none() {
                 out.push(
-                    Finding::error("AIF-QOS-018", format!("class `{name}` has DSCPs but no `priority`"))
-                        .at(class_ptr(name, ""))
-                        .hint("add `priority: <0-7>` (the traffic class, queue and PFC priority)"),
+                    Finding::error(
+                        "AIF-QOS-018",
+                        format!("class `{name}` has DSCPs but no `priority`"),
+                    )
+                    .at(class_ptr(name, ""))
+                    .hint("add `priority: <0-7>` (the traffic class, queue and PFC priority)"),
                 );
             }
         }
         if c.priority.is_some() || c.dscp.is_none() {
             if let Some(other) = prio_owner.insert(prio, name) {
                 out.push(
-                    Finding::error("AIF-QOS-005", format!("priority {prio} is used by class `{other}` and class `{name}`"))
-                        .at(class_ptr(name, "priority"))
-                        .hint("each class needs its own priority: it is also its queue and PFC priority"),
+                    Finding::error(
+                        "AIF-QOS-005",
+                        format!("priority {prio} is used by class `{other}` and class `{name}`"),
+                    )
+                    .at(class_ptr(name, "priority"))
+                    .hint(
+                        "each class needs its own priority: it is also its queue and PFC priority",
+                    ),
                 );
             }
         }
@@ -220,18 +300,29 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
             }
             if e.probability.0 == 0 {
                 out.push(
-                    Finding::error("AIF-QOS-003", format!("class `{name}`: ECN probability 0% never marks"))
-                        .at(class_ptr(name, "ecn/probability"))
-                        .hint("use 1-100% (10% is a common DCQCN starting point)"),
+                    Finding::error(
+                        "AIF-QOS-003",
+                        format!("class `{name}`: ECN probability 0% never marks"),
+                    )
+                    .at(class_ptr(name, "ecn/probability"))
+                    .hint("use 1-100% (10% is a common DCQCN starting point)"),
                 );
             }
             for (pname, _, p, _, ptr) in &pfs {
                 if let Some(buf) = p.buffer {
                     if e.max > buf {
                         out.push(
-                            Finding::error("AIF-QOS-002", format!("class `{name}`: ECN max {} exceeds the {} buffer of {pname}", e.max, buf))
-                                .at(class_ptr(name, "ecn/max"))
-                                .hint(format!("lower `max` below {buf}; the platform is chosen at {ptr}")),
+                            Finding::error(
+                                "AIF-QOS-002",
+                                format!(
+                                    "class `{name}`: ECN max {} exceeds the {} buffer of {pname}",
+                                    e.max, buf
+                                ),
+                            )
+                            .at(class_ptr(name, "ecn/max"))
+                            .hint(format!(
+                                "lower `max` below {buf}; the platform is chosen at {ptr}"
+                            )),
                         );
                     }
                 }
@@ -272,27 +363,36 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     }
     if share_sum != 100 && classes.values().any(|c| !c.strict) {
         out.push(
-            Finding::error("AIF-QOS-013", format!("bandwidth shares of the non-strict classes sum to {share_sum}%, not 100%"))
-                .at("/qos/classes")
-                .hint("adjust the `bandwidth` values so they add up to 100%"),
+            Finding::error(
+                "AIF-QOS-013",
+                format!("bandwidth shares of the non-strict classes sum to {share_sum}%, not 100%"),
+            )
+            .at("/qos/classes")
+            .hint("adjust the `bandwidth` values so they add up to 100%"),
         );
     }
     for (pname, _, p, _, ptr) in &pfs {
         if let Some(max) = p.max_lossless_classes {
             if lossless_count > max {
                 out.push(
-                    Finding::error("AIF-QOS-008", format!("{lossless_count} lossless classes; {pname} supports {max}"))
-                        .at(ptr.clone())
-                        .hint("reduce the lossless classes or choose another platform"),
+                    Finding::error(
+                        "AIF-QOS-008",
+                        format!("{lossless_count} lossless classes; {pname} supports {max}"),
+                    )
+                    .at(ptr.clone())
+                    .hint("reduce the lossless classes or choose another platform"),
                 );
             }
         }
     }
     if lossless_count == 0 {
         out.push(
-            Finding::warning("AIF-PFC-005", "no class is lossless: this fabric has no PFC")
-                .at("/qos/classes")
-                .hint("mark the RoCE class `lossless: true` unless the NICs run a lossy RoCE mode"),
+            Finding::warning(
+                "AIF-PFC-005",
+                "no class is lossless: this fabric has no PFC",
+            )
+            .at("/qos/classes")
+            .hint("mark the RoCE class `lossless: true` unless the NICs run a lossy RoCE mode"),
         );
     }
 }
@@ -315,7 +415,10 @@ fn pfc_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     for (pname, os, _, _, ptr) in platforms(intent, catalog) {
         match os {
             Os::Sonic => {
-                for (what, v, lo, hi) in [("detect", d_us, 100_000, 5_000_000), ("restore", r_us, 100_000, 60_000_000)] {
+                for (what, v, lo, hi) in [
+                    ("detect", d_us, 100_000, 5_000_000),
+                    ("restore", r_us, 100_000, 60_000_000),
+                ] {
                     if v < lo || v > hi || v % 1000 != 0 {
                         out.push(
                             Finding::error("AIF-PFC-002", format!("PFC watchdog {what} {} is outside SONiC's {}-{} ms (whole ms) on {pname}", crate::units::Duration(v), lo / 1000, hi / 1000))
@@ -328,7 +431,9 @@ fn pfc_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
             Os::Nxos => {
                 let (d, r) = (d_us / 1000, r_us / 1000);
                 let g = gcd(d, r);
-                let poll = (100..=1000u64).rev().find(|p| d_us % 1000 == 0 && r_us % 1000 == 0 && g % p == 0);
+                let poll = (100..=1000u64)
+                    .rev()
+                    .find(|p| d_us % 1000 == 0 && r_us % 1000 == 0 && g % p == 0);
                 let ok = poll.is_some_and(|p| d / p >= 1 && d / p <= 10 && r / p <= 100);
                 if !ok {
                     out.push(
@@ -423,24 +528,36 @@ fn lb_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     }
     if lb.dlb.mode != DlbMode::Flowlet && lb.dlb.flowlet_gap.is_some() {
         out.push(
-            Finding::warning("AIF-LB-008", "`flowlet_gap` is set but DLB mode is not flowlet: it has no effect")
-                .at("/load_balancing/dlb/flowlet_gap")
-                .hint("remove `flowlet_gap`, or set `mode: flowlet`"),
+            Finding::warning(
+                "AIF-LB-008",
+                "`flowlet_gap` is set but DLB mode is not flowlet: it has no effect",
+            )
+            .at("/load_balancing/dlb/flowlet_gap")
+            .hint("remove `flowlet_gap`, or set `mode: flowlet`"),
         );
     }
     if lb.dlb.mode != DlbMode::Off && lb.dlb.roles.is_empty() {
         out.push(
-            Finding::warning("AIF-LB-008", "DLB has a mode but no roles: it applies nowhere")
-                .at("/load_balancing/dlb/roles")
-                .hint("add `roles: [leaf]` (the first hop decides the path)"),
+            Finding::warning(
+                "AIF-LB-008",
+                "DLB has a mode but no roles: it applies nowhere",
+            )
+            .at("/load_balancing/dlb/roles")
+            .hint("add `roles: [leaf]` (the first hop decides the path)"),
         );
     }
-    let qos_egress = intent.qos.classes.values().any(|c| c.ecn.is_some() || c.strict);
+    let qos_egress = intent
+        .qos
+        .classes
+        .values()
+        .any(|c| c.ecn.is_some() || c.strict);
     for (pname, os, p, roles, ptr) in platforms(intent, catalog) {
         if os != Os::Nxos {
             continue;
         }
-        let dlb_here = lb.dlb.mode != DlbMode::Off && roles.iter().any(|r| lb.dlb.roles.contains(r)) && p.dlb.modes.contains(&lb.dlb.mode);
+        let dlb_here = lb.dlb.mode != DlbMode::Off
+            && roles.iter().any(|r| lb.dlb.roles.contains(r))
+            && p.dlb.modes.contains(&lb.dlb.mode);
         if dlb_here {
             if qos_egress {
                 out.push(
@@ -455,7 +572,9 @@ fn lb_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
                     .hint("schedule a reload window for these switches"),
             );
         }
-        let qp_here = lb.hash.roce_dest_qp && roles.iter().any(|r| lb.hash.roles.contains(r)) && p.qp_hash.method == QpHashMethod::NxosUdf;
+        let qp_here = lb.hash.roce_dest_qp
+            && roles.iter().any(|r| lb.hash.roles.contains(r))
+            && p.qp_hash.method == QpHashMethod::NxosUdf;
         if qp_here && p.qp_hash.replaces_l4_ports {
             out.push(
                 Finding::warning("AIF-LB-007", format!("QP hashing on {pname} replaces L4-port hashing: the UDP source port (the NICs' usual entropy) leaves the ECMP hash"))
@@ -471,7 +590,11 @@ fn cable_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let tiers = [
         ("server", Some(c.server), [Role::Leaf, Role::Leaf]),
         ("leaf_spine", Some(c.leaf_spine), [Role::Leaf, Role::Spine]),
-        ("spine_super_spine", c.spine_super_spine, [Role::Spine, Role::SuperSpine]),
+        (
+            "spine_super_spine",
+            c.spine_super_spine,
+            [Role::Spine, Role::SuperSpine],
+        ),
     ];
     for (name, len, roles) in tiers {
         let Some(len) = len else { continue };

@@ -31,19 +31,24 @@ pub fn run(args: Args) -> i32 {
                 EXIT_OK
             }
             None => {
-                eprintln!("error: unknown size {size}; use one of {}", SIZES.join(", "));
+                eprintln!(
+                    "error: unknown size {size}; use one of {}",
+                    SIZES.join(", ")
+                );
                 EXIT_USAGE
             }
         };
     }
-    let base = args
-        .out
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("aifab-bench-{}", std::process::id())));
+    let base = args.out.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("aifab-bench-{}", std::process::id()))
+    });
     if let Some(size) = &args.child {
         return match measure(size, &base.join(size)) {
             Ok(t) => {
-                super::emit(&format!("{}\n", serde_json::to_string(&t).unwrap_or_default()));
+                super::emit(&format!(
+                    "{}\n",
+                    serde_json::to_string(&t).unwrap_or_default()
+                ));
                 EXIT_OK
             }
             Err(e) => {
@@ -52,18 +57,27 @@ pub fn run(args: Args) -> i32 {
             }
         };
     }
-    let sizes: Vec<String> = if args.size.is_empty() { SIZES.iter().map(|s| s.to_string()).collect() } else { args.size.clone() };
+    let sizes: Vec<String> = if args.size.is_empty() {
+        SIZES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.size.clone()
+    };
     let Ok(exe) = std::env::current_exe() else {
         eprintln!("error: cannot find the aifab binary to run each size");
         return EXIT_USAGE;
     };
     if cfg!(debug_assertions) {
-        eprintln!("note: this is a debug build; run `cargo run --release -- bench` for real numbers");
+        eprintln!(
+            "note: this is a debug build; run `cargo run --release -- bench` for real numbers"
+        );
     }
     let mut rows: Vec<Timings> = Vec::new();
     for s in &sizes {
         eprintln!("bench {s} ...");
-        let out = std::process::Command::new(&exe).args(["bench", "--child", s, "--out"]).arg(&base).output();
+        let out = std::process::Command::new(&exe)
+            .args(["bench", "--child", s, "--out"])
+            .arg(&base)
+            .output();
         match out {
             Ok(o) if o.status.success() => match serde_json::from_slice::<Timings>(&o.stdout) {
                 Ok(t) => rows.push(t),

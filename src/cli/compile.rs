@@ -44,7 +44,8 @@ pub fn run(args: Args) -> i32 {
             s.push('\n');
             s
         }),
-        Format::Yaml => serde_norway::to_string(&model).map_err(|e| serde_json::Error::io(std::io::Error::other(e.to_string()))),
+        Format::Yaml => serde_norway::to_string(&model)
+            .map_err(|e| serde_json::Error::io(std::io::Error::other(e.to_string()))),
     };
     match text {
         Ok(t) => {

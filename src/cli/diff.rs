@@ -56,8 +56,14 @@ fn load(source: Source) -> Result<Front, i32> {
 /// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it.
 fn git_show(rev: &str, path: &str) -> Result<Source, String> {
     let p = Path::new(path);
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = p.file_name().ok_or_else(|| format!("{path}: not a file"))?.to_string_lossy();
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = p
+        .file_name()
+        .ok_or_else(|| format!("{path}: not a file"))?
+        .to_string_lossy();
     if rev.starts_with('-') {
         return Err(format!("revision `{rev}` looks like an option"));
     }
@@ -69,24 +75,32 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
         .output()
         .map_err(|e| format!("running git: {e}"))?;
     if !out.status.success() {
-        return Err(format!("git show {rev}:{path}: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(format!(
+            "git show {rev}:{path}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
     }
     if out.stdout.len() > crate::load::MAX_FILE_BYTES {
-        return Err(format!("{path} at {rev} is larger than {} bytes", crate::load::MAX_FILE_BYTES));
+        return Err(format!(
+            "{path} at {rev} is larger than {} bytes",
+            crate::load::MAX_FILE_BYTES
+        ));
     }
-    let text = String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
+    let text =
+        String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
     Ok(Source::new(format!("{path}@{rev}"), text))
 }
 
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
 /// do not turn every device into a change.
 fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, i32> {
-    r.fabric(&Meta::new(label, &f.model.name), &f.model, None).map_err(|errs| {
-        for e in errs {
-            eprintln!("error: {e}");
-        }
-        EXIT_USAGE
-    })
+    r.fabric(&Meta::new(label, &f.model.name), &f.model, None)
+        .map_err(|errs| {
+            for e in errs {
+                eprintln!("error: {e}");
+            }
+            EXIT_USAGE
+        })
 }
 
 /// Runs `aifab diff`.
@@ -137,7 +151,10 @@ pub fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let (old_files, new_files) = match (render(&renderer, &old, &new_path), render(&renderer, &new, &new_path)) {
+    let (old_files, new_files) = match (
+        render(&renderer, &old, &new_path),
+        render(&renderer, &new, &new_path),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(c), _) | (_, Err(c)) => return c,
     };
@@ -148,7 +165,9 @@ pub fn run(args: Args) -> i32 {
         return if changed { EXIT_INVALID } else { EXIT_OK };
     }
     let changes = change::report(&old.model, &new.model, Catalog::builtin());
-    let names = |f: &Front| -> BTreeSet<String> { f.model.devices.iter().map(|d| d.hostname.clone()).collect() };
+    let names = |f: &Front| -> BTreeSet<String> {
+        f.model.devices.iter().map(|d| d.hostname.clone()).collect()
+    };
     let totals = report::totals(&files, &names(&old), &names(&new));
     let (a, b) = (old.source.name.as_str(), new.source.name.as_str());
     let text = match args.format {

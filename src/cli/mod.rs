@@ -81,7 +81,11 @@ pub fn front_or_exit(path: &str, quiet: bool) -> Result<crate::pipeline::Front, 
         Err(crate::pipeline::FrontError::Invalid(source, findings)) => {
             print_findings(&source, &findings);
             let n = findings.iter().filter(|f| f.is_error()).count();
-            eprintln!("{}: invalid ({n} error{}); nothing written", source.name, if n == 1 { "" } else { "s" });
+            eprintln!(
+                "{}: invalid ({n} error{}); nothing written",
+                source.name,
+                if n == 1 { "" } else { "s" }
+            );
             Err(EXIT_INVALID)
         }
     }

@@ -72,9 +72,17 @@ pub fn csv(m: &FabricModel) -> String {
 pub fn summary(m: &FabricModel) -> String {
     let s = &m.summary;
     let mut out = String::new();
-    let _ = writeln!(out, "fabric {}: {} GPUs on {} servers", m.name, s.gpus, s.servers);
+    let _ = writeln!(
+        out,
+        "fabric {}: {} GPUs on {} servers",
+        m.name, s.gpus, s.servers
+    );
     let _ = writeln!(out, "{:<28} {:>10}", "devices", "count");
-    for (k, v) in [("leaves", s.leaves), ("spines", s.spines), ("super-spines", s.super_spines)] {
+    for (k, v) in [
+        ("leaves", s.leaves),
+        ("spines", s.spines),
+        ("super-spines", s.super_spines),
+    ] {
         if v > 0 {
             let _ = writeln!(out, "  {k:<26} {v:>10}");
         }
@@ -95,9 +103,17 @@ pub fn summary(m: &FabricModel) -> String {
         let _ = writeln!(out, "  {:<26} {:>10}", "spine", o);
     }
     let _ = writeln!(out, "{:<28} {:>10}", "leaf ECMP width", s.leaf_ecmp_width);
-    let _ = writeln!(out, "{:<28} {:>10} {:>10}", "address pools", "used", "capacity");
+    let _ = writeln!(
+        out,
+        "{:<28} {:>10} {:>10}",
+        "address pools", "used", "capacity"
+    );
     for p in &s.pools {
-        let _ = writeln!(out, "  {:<26} {:>10} {:>10}  {}", p.pool, p.used, p.capacity, p.prefix);
+        let _ = writeln!(
+            out,
+            "  {:<26} {:>10} {:>10}  {}",
+            p.pool, p.used, p.capacity, p.prefix
+        );
     }
     out
 }
@@ -126,7 +142,10 @@ fn groups(m: &FabricModel) -> (BTreeMap<String, String>, Vec<(String, String, us
         label.insert(b.clone(), b.clone());
         *edges.entry((a, b)).or_default() += 1;
     }
-    (label, edges.into_iter().map(|((a, b), n)| (a, b, n)).collect())
+    (
+        label,
+        edges.into_iter().map(|((a, b), n)| (a, b, n)).collect(),
+    )
 }
 
 /// Graphviz dot.

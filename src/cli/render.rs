@@ -42,7 +42,9 @@ impl Progress {
         use std::io::IsTerminal;
         let bar = indicatif::ProgressBar::hidden();
         bar.set_length(total);
-        if let Ok(style) = indicatif::ProgressStyle::default_bar().template("{bar:40} {pos}/{len} devices {per_sec} {eta}") {
+        if let Ok(style) = indicatif::ProgressStyle::default_bar()
+            .template("{bar:40} {pos}/{len} devices {per_sec} {eta}")
+        {
             bar.set_style(style);
         }
         Progress {
@@ -58,7 +60,8 @@ impl Progress {
             && self.start.elapsed() > std::time::Duration::from_secs(1)
             && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
         {
-            self.bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
     }
     fn done(&self) {
@@ -89,7 +92,8 @@ pub fn run(args: Args) -> i32 {
     };
     let meta = Meta::new(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
-    let files = renderer.fabric_with_progress(&meta, &front.model, only.as_ref(), &|| progress.tick());
+    let files =
+        renderer.fabric_with_progress(&meta, &front.model, only.as_ref(), &|| progress.tick());
     progress.done();
     let files = match files {
         Ok(f) => f,

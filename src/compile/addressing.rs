@@ -54,7 +54,11 @@ impl Pool {
             ),
         )
         .at(pointer)
-        .hint(format!("use at least a /{} for `{}`", 32 - bits.min(32), self.name))
+        .hint(format!(
+            "use at least a /{} for `{}`",
+            32 - bits.min(32),
+            self.name
+        ))
     }
 }
 
@@ -64,8 +68,16 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     let mut errs = Vec::new();
     let pools = (
         Pool::new("loopbacks", &a.loopbacks, "/fabric/addressing/loopbacks"),
-        Pool::new("fabric_links", &a.fabric_links, "/fabric/addressing/fabric_links"),
-        Pool::new("server_links", &a.server_links, "/fabric/addressing/server_links"),
+        Pool::new(
+            "fabric_links",
+            &a.fabric_links,
+            "/fabric/addressing/fabric_links",
+        ),
+        Pool::new(
+            "server_links",
+            &a.server_links,
+            "/fabric/addressing/server_links",
+        ),
     );
     let (lo, fl, sl) = match pools {
         (Ok(a), Ok(b), Ok(c)) => (a, b, c),
@@ -80,13 +92,21 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     // Capacity.
     let lo_need = f.devices.len() as u64 + 2;
     if lo.size < lo_need {
-        errs.push(lo.too_small(lo_need, &format!("{} switches (plus network and broadcast)", f.devices.len()), "/fabric/addressing/loopbacks"));
+        errs.push(lo.too_small(
+            lo_need,
+            &format!("{} switches (plus network and broadcast)", f.devices.len()),
+            "/fabric/addressing/loopbacks",
+        ));
     }
     let ls_links = s.leaves() as u64 * s.leaf_up as u64;
     let sss_links = s.spines() as u64 * s.spine_up as u64;
     let fl_need = 2 * (ls_links + sss_links);
     if fl.size < fl_need {
-        errs.push(fl.too_small(fl_need, &format!("{} switch links", ls_links + sss_links), "/fabric/addressing/fabric_links"));
+        errs.push(fl.too_small(
+            fl_need,
+            &format!("{} switch links", ls_links + sss_links),
+            "/fabric/addressing/fabric_links",
+        ));
     }
     let server_subnet_bits = {
         // network + gateway + servers + broadcast
@@ -100,12 +120,20 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     if sl.size < sl_need {
         let what = match a.server_mode {
             ServerMode::Routed => format!("{} server /31s", sl_need / 2),
-            ServerMode::RailSubnet => format!("{} rail-leaf subnets of /{}", s.leaves(), 32 - server_subnet_bits),
+            ServerMode::RailSubnet => format!(
+                "{} rail-leaf subnets of /{}",
+                s.leaves(),
+                32 - server_subnet_bits
+            ),
         };
         errs.push(sl.too_small(sl_need, &what, "/fabric/addressing/server_links"));
     }
     // Pools must not overlap.
-    let ranges = [(&lo, "loopbacks"), (&fl, "fabric_links"), (&sl, "server_links")];
+    let ranges = [
+        (&lo, "loopbacks"),
+        (&fl, "fabric_links"),
+        (&sl, "server_links"),
+    ];
     for i in 0..ranges.len() {
         for j in i + 1..ranges.len() {
             let (p, q) = (ranges[i].0, ranges[j].0);
@@ -115,7 +143,10 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                 errs.push(
                     Finding::error(
                         "AIF-ADDR-003",
-                        format!("pools `{}` ({}) and `{}` ({}) overlap", ranges[i].1, p.text, ranges[j].1, q.text),
+                        format!(
+                            "pools `{}` ({}) and `{}` ({}) overlap",
+                            ranges[i].1, p.text, ranges[j].1, q.text
+                        ),
                     )
                     .at(format!("/fabric/addressing/{}", ranges[j].1))
                     .hint("give each pool its own prefix"),
@@ -208,18 +239,32 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                 }
             }
             tier => {
-                let block = if tier == "leaf-spine" { l.seq } else { fl_top_block - l.seq };
+                let block = if tier == "leaf-spine" {
+                    l.seq
+                } else {
+                    fl_top_block - l.seq
+                };
                 let even = fl.addr(2 * block);
                 let odd = fl.addr(2 * block + 1);
                 let Some(lower) = l.lower else { continue };
                 l.subnet = Some(format!("{even}/31"));
                 let (up_host, up_port, up_asn, up_role) = {
                     let d = &f.devices[l.upper.dev];
-                    (d.hostname.clone(), d.interfaces[l.upper.iface].name.clone(), d.bgp.asn, d.role)
+                    (
+                        d.hostname.clone(),
+                        d.interfaces[l.upper.iface].name.clone(),
+                        d.bgp.asn,
+                        d.role,
+                    )
                 };
                 let (lo_host, lo_port, lo_asn, lo_role) = {
                     let d = &f.devices[lower.dev];
-                    (d.hostname.clone(), d.interfaces[lower.iface].name.clone(), d.bgp.asn, d.role)
+                    (
+                        d.hostname.clone(),
+                        d.interfaces[lower.iface].name.clone(),
+                        d.bgp.asn,
+                        d.role,
+                    )
                 };
                 {
                     let ifc = &mut f.devices[l.upper.dev].interfaces[l.upper.iface];
@@ -285,8 +330,11 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     }
     // Neighbors in interface order, so configs read top to bottom like the port list.
     for d in f.devices.iter_mut() {
-        let order: std::collections::HashMap<&str, u32> =
-            d.interfaces.iter().map(|i| (i.name.as_str(), i.port)).collect();
+        let order: std::collections::HashMap<&str, u32> = d
+            .interfaces
+            .iter()
+            .map(|i| (i.name.as_str(), i.port))
+            .collect();
         let mut n = std::mem::take(&mut d.bgp.neighbors);
         n.sort_by_key(|x| order.get(x.interface.as_str()).copied().unwrap_or(u32::MAX));
         d.bgp.neighbors = n;
@@ -313,14 +361,21 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                     errs.push(
                         Finding::error(
                             "AIF-ADDR-004",
-                            format!("management address {ip} of {} is outside {}", d.hostname, m.subnet),
+                            format!(
+                                "management address {ip} of {} is outside {}",
+                                d.hostname, m.subnet
+                            ),
                         )
                         .at("/fabric/management/first")
                         .hint("move the role's first address down or widen the subnet"),
                     );
                     break;
                 }
-                d.management = Some(crate::model::ManagementAddr { ip, prefix_len: plen, gateway: m.gateway });
+                d.management = Some(crate::model::ManagementAddr {
+                    ip,
+                    prefix_len: plen,
+                    gateway: m.gateway,
+                });
             }
         }
     }
@@ -335,7 +390,11 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                 continue;
             };
             for d in f.devices.iter_mut().filter(|d| d.overrides.contains(&i)) {
-                d.management = Some(crate::model::ManagementAddr { ip, prefix_len: m.subnet.0.prefix(), gateway: m.gateway });
+                d.management = Some(crate::model::ManagementAddr {
+                    ip,
+                    prefix_len: m.subnet.0.prefix(),
+                    gateway: m.gateway,
+                });
             }
         }
     }
@@ -344,9 +403,24 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     }
 
     f.summary.pools = vec![
-        PoolUse { pool: "loopbacks".into(), prefix: lo.text.clone(), used: f.devices.len() as u64, capacity: lo.size },
-        PoolUse { pool: "fabric_links".into(), prefix: fl.text.clone(), used: fl_need, capacity: fl.size },
-        PoolUse { pool: "server_links".into(), prefix: sl.text.clone(), used: sl_need, capacity: sl.size },
+        PoolUse {
+            pool: "loopbacks".into(),
+            prefix: lo.text.clone(),
+            used: f.devices.len() as u64,
+            capacity: lo.size,
+        },
+        PoolUse {
+            pool: "fabric_links".into(),
+            prefix: fl.text.clone(),
+            used: fl_need,
+            capacity: fl.size,
+        },
+        PoolUse {
+            pool: "server_links".into(),
+            prefix: sl.text.clone(),
+            used: sl_need,
+            capacity: sl.size,
+        },
     ];
     Ok(())
 }

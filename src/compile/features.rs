@@ -23,7 +23,9 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
         if plans.contains_key(&d.platform) {
             continue;
         }
-        let Some((_, pf)) = catalog.get(&d.platform) else { continue };
+        let Some((_, pf)) = catalog.get(&d.platform) else {
+            continue;
+        };
         match qos::plan(intent, &d.platform, pf) {
             Ok(p) => {
                 plans.insert(d.platform.clone(), Arc::new(p));
@@ -40,11 +42,17 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
     let mut refusals: BTreeMap<(String, String), (Finding, u32)> = BTreeMap::new();
     for d in f.devices.iter_mut() {
         d.qos = plans.get(&d.platform).cloned();
-        let Some((_, pf)) = catalog.get(&d.platform) else { continue };
+        let Some((_, pf)) = catalog.get(&d.platform) else {
+            continue;
+        };
         let src = |fact: &str| pf.sources.get(fact).cloned().unwrap_or_default();
 
         // DLB.
-        let mut mode = if lb.dlb.roles.contains(&d.role) { lb.dlb.mode } else { DlbMode::Off };
+        let mut mode = if lb.dlb.roles.contains(&d.role) {
+            lb.dlb.mode
+        } else {
+            DlbMode::Off
+        };
         let mut mode_ptr = "/load_balancing/dlb/mode".to_string();
         for &i in &d.overrides {
             if let Some(m) = intent.overrides[i].dlb {
@@ -60,23 +68,38 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     .refused
                     .get(mode.as_str())
                     .cloned()
-                    .unwrap_or_else(|| format!("{} does not support DLB mode {}", d.platform, mode.as_str()));
+                    .unwrap_or_else(|| {
+                        format!("{} does not support DLB mode {}", d.platform, mode.as_str())
+                    });
                 let alt = if pf.dlb.modes.is_empty() {
                     "set `dlb: off` for these devices (an override, or leave their role out of load_balancing.dlb.roles)".to_string()
                 } else {
                     format!(
                         "use mode {} on this platform, or `dlb: off` in an override",
-                        pf.dlb.modes.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(" or ")
+                        pf.dlb
+                            .modes
+                            .iter()
+                            .map(|m| m.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
                     )
                 };
-                let key = (format!("dlb|{}|{}", d.platform, mode.as_str()), mode_ptr.clone());
+                let key = (
+                    format!("dlb|{}|{}", d.platform, mode.as_str()),
+                    mode_ptr.clone(),
+                );
                 refusals
                     .entry(key)
                     .or_insert_with(|| {
                         (
                             Finding::error(
                                 "AIF-LB-001",
-                                format!("DLB {} on {} ({}): {why}", mode.as_str(), d.hostname, d.platform),
+                                format!(
+                                    "DLB {} on {} ({}): {why}",
+                                    mode.as_str(),
+                                    d.hostname,
+                                    d.platform
+                                ),
                             )
                             .at(mode_ptr.clone())
                             .hint(alt),
@@ -111,12 +134,20 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                 if pf.dlb.support == Support::Unverified {
                     d.notes.push(Note {
                         feature: "dlb".into(),
-                        text: format!("DLB syntax is unverified on {}: follows {}", d.platform, src("dlb")),
+                        text: format!(
+                            "DLB syntax is unverified on {}: follows {}",
+                            d.platform,
+                            src("dlb")
+                        ),
                     });
                 }
                 d.dlb = Some(DlbPlan {
                     mode,
-                    mac: pf.dlb.needs_mac.then(|| lb.dlb.mac.map(|m| m.to_string())).flatten(),
+                    mac: pf
+                        .dlb
+                        .needs_mac
+                        .then(|| lb.dlb.mac.map(|m| m.to_string()))
+                        .flatten(),
                     flowlet_gap_us: lb.dlb.flowlet_gap.map(|g| g.micros()),
                     interfaces: uplinks,
                     support: pf.dlb.support,
@@ -201,7 +232,9 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
     }
     for ((_, _), (mut finding, count)) in refusals {
         if count > 1 {
-            finding.message.push_str(&format!(" (and {} more devices)", count - 1));
+            finding
+                .message
+                .push_str(&format!(" (and {} more devices)", count - 1));
         }
         errs.push(finding);
     }

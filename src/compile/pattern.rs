@@ -18,9 +18,9 @@ pub fn expand(pattern: &str, values: &[(&str, u32)]) -> Result<String, String> {
         let (name, width) = match inner.split_once(':') {
             Some((n, w)) => {
                 let digits = w.strip_prefix('0').unwrap_or(w);
-                let width: usize = digits
-                    .parse()
-                    .map_err(|_| format!("bad width `{w}` in `{{{inner}}}`: write e.g. `{{{n}:02}}`"))?;
+                let width: usize = digits.parse().map_err(|_| {
+                    format!("bad width `{w}` in `{{{inner}}}`: write e.g. `{{{n}:02}}`")
+                })?;
                 if width > 9 {
                     return Err(format!("width {width} in `{{{inner}}}` is too large"));
                 }
@@ -86,7 +86,10 @@ pub fn check_hostname(name: &str) -> Result<(), String> {
 /// or control character can get through.
 pub fn check_token(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 64 {
-        return Err(format!("`{}` must have 1-64 characters", name.escape_debug()));
+        return Err(format!(
+            "`{}` must have 1-64 characters",
+            name.escape_debug()
+        ));
     }
     if let Some(c) = name
         .chars()
@@ -110,10 +113,17 @@ mod tests {
         let v = [("group", 3), ("rail", 7), ("index", 5)];
         assert_eq!(expand("su{group}-r{rail}-leaf", &v).unwrap(), "su3-r7-leaf");
         assert_eq!(expand("spine{index:02}", &v).unwrap(), "spine05");
-        assert!(expand("x{zone}", &v).unwrap_err().contains("unknown placeholder"));
+        assert!(
+            expand("x{zone}", &v)
+                .unwrap_err()
+                .contains("unknown placeholder")
+        );
         assert!(expand("x{index", &v).is_err());
         assert!(expand("x}", &v).is_err());
-        assert_eq!(missing("su{group}-leaf", &["group", "rail"]), vec!["{rail}"]);
+        assert_eq!(
+            missing("su{group}-leaf", &["group", "rail"]),
+            vec!["{rail}"]
+        );
     }
 
     #[test]

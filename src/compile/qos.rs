@@ -7,7 +7,11 @@ use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
 use crate::platform::Platform;
 
 /// Builds the QoS plan for one platform. `platform_name` is used in messages.
-pub fn plan(intent: &Intent, platform_name: &str, platform: &Platform) -> Result<QosPlan, Vec<Finding>> {
+pub fn plan(
+    intent: &Intent,
+    platform_name: &str,
+    platform: &Platform,
+) -> Result<QosPlan, Vec<Finding>> {
     let qos = &intent.qos;
     let mut errs = Vec::new();
     let mut classes: Vec<ClassPlan> = Vec::new();

@@ -96,9 +96,12 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         }
         if t.super_spine.is_none() {
             errs.push(
-                Finding::error("AIF-FAB-001", "a three-tier fabric needs a `super_spine` tier")
-                    .at("/fabric/topology")
-                    .hint("add `super_spine: {platform, hostname, count}` under fabric.topology"),
+                Finding::error(
+                    "AIF-FAB-001",
+                    "a three-tier fabric needs a `super_spine` tier",
+                )
+                .at("/fabric/topology")
+                .hint("add `super_spine: {platform, hostname, count}` under fabric.topology"),
             );
         }
     } else {
@@ -111,9 +114,12 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         }
         if t.super_spine.is_some() {
             errs.push(
-                Finding::error("AIF-FAB-001", "`super_spine` applies to three-tier fabrics only")
-                    .at("/fabric/topology/super_spine")
-                    .hint("remove `super_spine`, or set `kind: three-tier`"),
+                Finding::error(
+                    "AIF-FAB-001",
+                    "`super_spine` applies to three-tier fabrics only",
+                )
+                .at("/fabric/topology/super_spine")
+                .hint("remove `super_spine`, or set `kind: three-tier`"),
             );
         }
     }

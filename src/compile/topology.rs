@@ -228,9 +228,12 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
             Ok(g) => Some(g.compile_matcher()),
             Err(e) => {
                 errs.push(
-                    Finding::error("AIF-OVR-001", format!("`{}` is not a valid glob: {e}", o.matches))
-                        .at(format!("/overrides/{i}/match"))
-                        .hint("use a hostname or a glob such as `su3-r*-leaf`"),
+                    Finding::error(
+                        "AIF-OVR-001",
+                        format!("`{}` is not a valid glob: {e}", o.matches),
+                    )
+                    .at(format!("/overrides/{i}/match"))
+                    .hint("use a hostname or a glob such as `su3-r*-leaf`"),
                 );
                 None
             }
@@ -257,7 +260,10 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
                 vec![("index", p.index), ("zone", p.zone.unwrap_or(1))],
             ),
             Role::SuperSpine => (
-                t.super_spine.as_ref().map(|x| x.hostname.as_str()).unwrap_or(""),
+                t.super_spine
+                    .as_ref()
+                    .map(|x| x.hostname.as_str())
+                    .unwrap_or(""),
                 "/fabric/topology/super_spine/hostname",
                 vec![
                     ("index", p.index),
@@ -301,7 +307,10 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
                 }
             }
         }
-        let os = catalog.get(&platform).map(|(os, _)| *os).unwrap_or(Os::Nxos);
+        let os = catalog
+            .get(&platform)
+            .map(|(os, _)| *os)
+            .unwrap_or(Os::Nxos);
         devices.push(DraftDevice {
             hostname,
             role: p.role,
@@ -411,10 +420,22 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
         .unwrap_or(ls_cable);
     let mut budget_reported: Vec<String> = Vec::new();
     for d in &devices {
-        let Some((_, pf)) = catalog.get(&d.platform) else { continue };
+        let Some((_, pf)) = catalog.get(&d.platform) else {
+            continue;
+        };
         let (down, down_speed, up, up_speed) = match d.role {
-            Role::Leaf => (s.servers_per_group, s.nic_speed, s.leaf_up, s.leaf_uplink_speed),
-            Role::Spine => (s.spine_down, s.leaf_uplink_speed, s.spine_up, s.spine_uplink_speed),
+            Role::Leaf => (
+                s.servers_per_group,
+                s.nic_speed,
+                s.leaf_up,
+                s.leaf_uplink_speed,
+            ),
+            Role::Spine => (
+                s.spine_down,
+                s.leaf_uplink_speed,
+                s.spine_up,
+                s.spine_uplink_speed,
+            ),
             Role::SuperSpine => (s.super_down, s.spine_uplink_speed, 0, s.spine_uplink_speed),
         };
         let key = format!("{}|{}", d.role, d.platform);
@@ -471,12 +492,16 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
     };
     let mut links: Vec<DraftLink> = Vec::new();
     let mtu = intent.fabric.mtu;
-    let pf_of = |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked above").1 };
+    let pf_of =
+        |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked above").1 };
 
     // Server ports on leaves.
     for li in 0..s.leaves() as usize {
         let di = index_of(Role::Leaf, li as u32);
-        let (group, rail) = (devices[di].group.unwrap_or(1), devices[di].rail.unwrap_or(1));
+        let (group, rail) = (
+            devices[di].group.unwrap_or(1),
+            devices[di].rail.unwrap_or(1),
+        );
         for slot in 1..=s.servers_per_group {
             let server_no = (group - 1) * s.servers_per_group + slot;
             if server_no > s.servers {
@@ -503,7 +528,17 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
                 }
             };
             let pf = pf_of(&devices[di]);
-            let iface = interface(pf, slot, PortKind::Server, Direction::Down, s.nic_speed.gbps(), &sname, &nic, mtu, server_cable);
+            let iface = interface(
+                pf,
+                slot,
+                PortKind::Server,
+                Direction::Down,
+                s.nic_speed.gbps(),
+                &sname,
+                &nic,
+                mtu,
+                server_cable,
+            );
             devices[di].interfaces.push(iface);
             let seq = ((group - 1) * s.rails * s.servers_per_group
                 + (rail - 1) * s.servers_per_group
@@ -541,8 +576,28 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
             let spf = pf_of(&devices[si]);
             let leaf_if_name = lpf.interface_name(leaf_port);
             let spine_if_name = spf.interface_name(spine_port);
-            let up = interface(lpf, leaf_port, PortKind::Fabric, Direction::Up, s.leaf_uplink_speed.gbps(), &devices[si].hostname, &spine_if_name, mtu, ls_cable);
-            let down = interface(spf, spine_port, PortKind::Fabric, Direction::Down, s.leaf_uplink_speed.gbps(), &devices[di].hostname, &leaf_if_name, mtu, ls_cable);
+            let up = interface(
+                lpf,
+                leaf_port,
+                PortKind::Fabric,
+                Direction::Up,
+                s.leaf_uplink_speed.gbps(),
+                &devices[si].hostname,
+                &spine_if_name,
+                mtu,
+                ls_cable,
+            );
+            let down = interface(
+                spf,
+                spine_port,
+                PortKind::Fabric,
+                Direction::Down,
+                s.leaf_uplink_speed.gbps(),
+                &devices[di].hostname,
+                &leaf_if_name,
+                mtu,
+                ls_cable,
+            );
             devices[di].interfaces.push(up);
             let leaf_iface = devices[di].interfaces.len() - 1;
             devices[si].interfaces.push(down);
@@ -550,9 +605,15 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
             spine_down_ifaces[si].push((spine_port, spine_iface));
             links.push(DraftLink {
                 tier: "leaf-spine",
-                lower: Some(End { dev: di, iface: leaf_iface }),
+                lower: Some(End {
+                    dev: di,
+                    iface: leaf_iface,
+                }),
                 server: None,
-                upper: End { dev: si, iface: spine_iface },
+                upper: End {
+                    dev: si,
+                    iface: spine_iface,
+                },
                 seq: li as u64 * s.leaf_up as u64 + k as u64,
                 speed_gbps: s.leaf_uplink_speed.gbps(),
                 cable_m: ls_cable,
@@ -581,17 +642,43 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
                 let sspf = pf_of(&devices[ssi]);
                 let spine_if_name = spf.interface_name(spine_port);
                 let ss_if_name = sspf.interface_name(ss_port);
-                let up = interface(spf, spine_port, PortKind::Fabric, Direction::Up, s.spine_uplink_speed.gbps(), &devices[ssi].hostname, &ss_if_name, mtu, ss_cable);
-                let down = interface(sspf, ss_port, PortKind::Fabric, Direction::Down, s.spine_uplink_speed.gbps(), &devices[si].hostname, &spine_if_name, mtu, ss_cable);
+                let up = interface(
+                    spf,
+                    spine_port,
+                    PortKind::Fabric,
+                    Direction::Up,
+                    s.spine_uplink_speed.gbps(),
+                    &devices[ssi].hostname,
+                    &ss_if_name,
+                    mtu,
+                    ss_cable,
+                );
+                let down = interface(
+                    sspf,
+                    ss_port,
+                    PortKind::Fabric,
+                    Direction::Down,
+                    s.spine_uplink_speed.gbps(),
+                    &devices[si].hostname,
+                    &spine_if_name,
+                    mtu,
+                    ss_cable,
+                );
                 devices[si].interfaces.push(up);
                 let spine_iface = devices[si].interfaces.len() - 1;
                 devices[ssi].interfaces.push(down);
                 let ss_iface = devices[ssi].interfaces.len() - 1;
                 links.push(DraftLink {
                     tier: "spine-super-spine",
-                    lower: Some(End { dev: si, iface: spine_iface }),
+                    lower: Some(End {
+                        dev: si,
+                        iface: spine_iface,
+                    }),
                     server: None,
-                    upper: End { dev: ssi, iface: ss_iface },
+                    upper: End {
+                        dev: ssi,
+                        iface: ss_iface,
+                    },
                     seq: gi as u64 * s.spine_up as u64 + k as u64,
                     speed_gbps: s.spine_uplink_speed.gbps(),
                     cable_m: ss_cable,
@@ -634,7 +721,10 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
         gpus: s.servers * s.rails,
         server_links: links.iter().filter(|l| l.tier == "server-leaf").count() as u32,
         leaf_spine_links: links.iter().filter(|l| l.tier == "leaf-spine").count() as u32,
-        spine_super_spine_links: links.iter().filter(|l| l.tier == "spine-super-spine").count() as u32,
+        spine_super_spine_links: links
+            .iter()
+            .filter(|l| l.tier == "spine-super-spine")
+            .count() as u32,
         leaf_oversubscription: ratio_text(
             s.servers_per_group as u64 * s.nic_speed.gbps() as u64,
             s.leaf_up as u64 * s.leaf_uplink_speed.gbps() as u64,

@@ -324,7 +324,9 @@ pub struct QosClass {
 }
 
 /// A DSCP value 0-63.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 pub struct Dscp(#[schemars(range(min = 0, max = 63))] pub u8);
 
 /// ECN marking thresholds for one queue.
@@ -383,7 +385,9 @@ pub struct LoadBalancing {
 }
 
 /// Switch role.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// Rail leaf.

@@ -14,7 +14,9 @@ use std::fmt;
 use std::sync::OnceLock;
 
 /// A network operating system aifab renders for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Os {
     /// Cisco NX-OS (Nexus 9000).
@@ -385,7 +387,14 @@ impl Platform {
     /// Consistency problems of this profile (missing sources, impossible values).
     pub fn problems(&self, references: &BTreeMap<String, String>) -> Vec<String> {
         let mut out = Vec::new();
-        let mut need = vec!["ports", "max_mtu", "ecn_unit", "dlb", "qp_hash", "watchdog_timers"];
+        let mut need = vec![
+            "ports",
+            "max_mtu",
+            "ecn_unit",
+            "dlb",
+            "qp_hash",
+            "watchdog_timers",
+        ];
         if self.buffer.is_some() {
             need.push("buffer");
         }
@@ -420,7 +429,8 @@ impl Platform {
         if self.ports.naming.contains("{lane_base}") && self.ports.lanes_per_port.is_none() {
             out.push("naming uses {lane_base} but lanes_per_port is missing".into());
         }
-        if !self.ports.lane_map.is_empty() && self.ports.lane_map.len() != self.ports.count as usize {
+        if !self.ports.lane_map.is_empty() && self.ports.lane_map.len() != self.ports.count as usize
+        {
             out.push(format!(
                 "lane_map has {} entries for {} ports",
                 self.ports.lane_map.len(),

@@ -111,8 +111,9 @@ impl Renderer {
                 .map_err(|e| format!("{}: rendering {name}: {e:#}", d.hostname))?;
             let content = match o.format {
                 OutputFormat::Text => tidy_text(&raw),
-                OutputFormat::Json => canonical_json(&raw)
-                    .map_err(|e| format!("{}: {name} did not produce valid JSON: {e}", d.hostname))?,
+                OutputFormat::Json => canonical_json(&raw).map_err(|e| {
+                    format!("{}: {name} did not produce valid JSON: {e}", d.hostname)
+                })?,
             };
             check_lines(&content).map_err(|e| format!("{}: {name}: {e}", d.hostname))?;
             files.push(OutFile {
@@ -161,7 +162,11 @@ impl Renderer {
             }
         }
         files.push(inventory::inventory(model, self.catalog, only));
-        if errs.is_empty() { Ok(files) } else { Err(errs) }
+        if errs.is_empty() {
+            Ok(files)
+        } else {
+            Err(errs)
+        }
     }
 }
 
@@ -196,9 +201,16 @@ fn sort_keys(v: serde_json::Value) -> serde_json::Value {
         serde_json::Value::Object(m) => {
             let mut entries: Vec<(String, serde_json::Value)> = m.into_iter().collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sort_keys(v))).collect())
+            serde_json::Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sort_keys(v)))
+                    .collect(),
+            )
         }
-        serde_json::Value::Array(a) => serde_json::Value::Array(a.into_iter().map(sort_keys).collect()),
+        serde_json::Value::Array(a) => {
+            serde_json::Value::Array(a.into_iter().map(sort_keys).collect())
+        }
         other => other,
     }
 }

@@ -54,7 +54,11 @@ fn plural(n: usize, one: &str) -> String {
         "link" => "links",
         other => other,
     };
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 fn list(v: &[u8]) -> String {
@@ -67,8 +71,16 @@ fn list(v: &[u8]) -> String {
 
 /// Compares two compiled fabrics device by device and explains the differences.
 pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Change> {
-    let o: BTreeMap<&str, &Device> = old.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
-    let n: BTreeMap<&str, &Device> = new.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
+    let o: BTreeMap<&str, &Device> = old
+        .devices
+        .iter()
+        .map(|d| (d.hostname.as_str(), d))
+        .collect();
+    let n: BTreeMap<&str, &Device> = new
+        .devices
+        .iter()
+        .map(|d| (d.hostname.as_str(), d))
+        .collect();
     let mut out = Vec::new();
 
     let added: Vec<&str> = n.keys().filter(|k| !o.contains_key(*k)).copied().collect();
@@ -77,7 +89,11 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         out.push(Change {
             rule: "CHG-DEVICES",
             impact: Impact::NonDisruptive,
-            summary: format!("{} added ({})", plural(added.len(), "switch"), preview(&added)),
+            summary: format!(
+                "{} added ({})",
+                plural(added.len(), "switch"),
+                preview(&added)
+            ),
             switches: added.len(),
             ports: 0,
         });
@@ -86,31 +102,52 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         out.push(Change {
             rule: "CHG-DEVICES",
             impact: Impact::Disruptive,
-            summary: format!("{} removed ({}): their links and BGP sessions go away", plural(removed.len(), "switch"), preview(&removed)),
+            summary: format!(
+                "{} removed ({}): their links and BGP sessions go away",
+                plural(removed.len(), "switch"),
+                preview(&removed)
+            ),
             switches: removed.len(),
             ports: 0,
         });
     }
-    let both: Vec<(&Device, &Device)> = o.iter().filter_map(|(k, a)| n.get(k).map(|b| (*a, *b))).collect();
+    let both: Vec<(&Device, &Device)> = o
+        .iter()
+        .filter_map(|(k, a)| n.get(k).map(|b| (*a, *b)))
+        .collect();
 
     // Platform.
-    let plat: Vec<_> = both.iter().filter(|(a, b)| a.platform != b.platform).collect();
+    let plat: Vec<_> = both
+        .iter()
+        .filter(|(a, b)| a.platform != b.platform)
+        .collect();
     if !plat.is_empty() {
         out.push(Change {
             rule: "CHG-PLATFORM",
             impact: Impact::Disruptive,
-            summary: format!("platform changed on {} (the switch is replaced and re-provisioned)", plural(plat.len(), "switch")),
+            summary: format!(
+                "platform changed on {} (the switch is replaced and re-provisioned)",
+                plural(plat.len(), "switch")
+            ),
             switches: plat.len(),
             ports: 0,
         });
     }
-    let same_platform: Vec<&(&Device, &Device)> = both.iter().filter(|(a, b)| a.platform == b.platform).collect();
+    let same_platform: Vec<&(&Device, &Device)> = both
+        .iter()
+        .filter(|(a, b)| a.platform == b.platform)
+        .collect();
 
     // Lossless priority set.
     let mut lossless: BTreeMap<(String, String), usize> = BTreeMap::new();
     for (a, b) in &same_platform {
         if a.qos.lossless_priorities != b.qos.lossless_priorities {
-            *lossless.entry((list(&a.qos.lossless_priorities), list(&b.qos.lossless_priorities))).or_default() += 1;
+            *lossless
+                .entry((
+                    list(&a.qos.lossless_priorities),
+                    list(&b.qos.lossless_priorities),
+                ))
+                .or_default() += 1;
         }
     }
     for ((from, to), count) in lossless {
@@ -127,8 +164,14 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
     let mut ecn: BTreeMap<(u8, String), (BTreeSet<&str>, usize)> = BTreeMap::new();
     for (a, b) in &same_platform {
         for (qa, qb) in a.qos.queues.iter().zip(b.qos.queues.iter()) {
-            let fa = qa.ecn.as_ref().map(|e| (e.min_bytes, e.max_bytes, e.probability));
-            let fb = qb.ecn.as_ref().map(|e| (e.min_bytes, e.max_bytes, e.probability));
+            let fa = qa
+                .ecn
+                .as_ref()
+                .map(|e| (e.min_bytes, e.max_bytes, e.probability));
+            let fb = qb
+                .ecn
+                .as_ref()
+                .map(|e| (e.min_bytes, e.max_bytes, e.probability));
             if fa != fb {
                 let what = ecn_text(fa, fb);
                 let e = ecn.entry((qb.queue, what)).or_default();
@@ -148,7 +191,9 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
     }
 
     // Classification, scheduling, watchdog.
-    let count = |f: &dyn Fn(&Device, &Device) -> bool| same_platform.iter().filter(|(a, b)| f(a, b)).count();
+    let count = |f: &dyn Fn(&Device, &Device) -> bool| {
+        same_platform.iter().filter(|(a, b)| f(a, b)).count()
+    };
     let dscp = count(&|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc);
     if dscp > 0 {
         out.push(Change {
@@ -160,20 +205,26 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         });
     }
     let sched = count(&|a, b| {
-        a.qos.queues.iter().zip(b.qos.queues.iter()).any(|(x, y)| x.strict != y.strict || x.bandwidth != y.bandwidth || x.strict_level != y.strict_level)
+        a.qos.queues.iter().zip(b.qos.queues.iter()).any(|(x, y)| {
+            x.strict != y.strict || x.bandwidth != y.bandwidth || x.strict_level != y.strict_level
+        })
     });
     if sched > 0 {
         out.push(Change {
             rule: "CHG-SCHED",
             impact: Impact::NonDisruptive,
-            summary: format!("queue scheduling (strict queues or bandwidth shares) changed on {}", plural(sched, "switch")),
+            summary: format!(
+                "queue scheduling (strict queues or bandwidth shares) changed on {}",
+                plural(sched, "switch")
+            ),
             switches: sched,
             ports: 0,
         });
     }
     let wd = count(&|a, b| {
         let (x, y) = (&a.qos.watchdog, &b.qos.watchdog);
-        (x.enabled, x.detect_ms, x.restore_ms, x.action) != (y.enabled, y.detect_ms, y.restore_ms, y.action)
+        (x.enabled, x.detect_ms, x.restore_ms, x.action)
+            != (y.enabled, y.detect_ms, y.restore_ms, y.action)
     });
     if wd > 0 {
         out.push(Change {
@@ -189,18 +240,41 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
     let mut dlb_reload = 0;
     let mut dlb_live = 0;
     for (a, b) in &same_platform {
-        let fa = a.dlb.as_ref().map(|d| (d.mode, d.mac.clone(), d.flowlet_gap_us, d.interfaces.clone()));
-        let fb = b.dlb.as_ref().map(|d| (d.mode, d.mac.clone(), d.flowlet_gap_us, d.interfaces.clone()));
+        let fa = a.dlb.as_ref().map(|d| {
+            (
+                d.mode,
+                d.mac.clone(),
+                d.flowlet_gap_us,
+                d.interfaces.clone(),
+            )
+        });
+        let fb = b.dlb.as_ref().map(|d| {
+            (
+                d.mode,
+                d.mac.clone(),
+                d.flowlet_gap_us,
+                d.interfaces.clone(),
+            )
+        });
         if fa != fb {
-            let reload = catalog.get(&b.platform).is_some_and(|(_, p)| p.dlb.reload_required);
-            if reload { dlb_reload += 1 } else { dlb_live += 1 }
+            let reload = catalog
+                .get(&b.platform)
+                .is_some_and(|(_, p)| p.dlb.reload_required);
+            if reload {
+                dlb_reload += 1
+            } else {
+                dlb_live += 1
+            }
         }
     }
     if dlb_reload > 0 {
         out.push(Change {
             rule: "CHG-DLB",
             impact: Impact::ReloadRequired,
-            summary: format!("DLB (hardware profile dlb) changed on {} (reload required)", plural(dlb_reload, "switch")),
+            summary: format!(
+                "DLB (hardware profile dlb) changed on {} (reload required)",
+                plural(dlb_reload, "switch")
+            ),
             switches: dlb_reload,
             ports: 0,
         });
@@ -209,7 +283,10 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         out.push(Change {
             rule: "CHG-DLB",
             impact: Impact::NonDisruptive,
-            summary: format!("DLB changed on {} (flows are re-spread once)", plural(dlb_live, "switch")),
+            summary: format!(
+                "DLB changed on {} (flows are re-spread once)",
+                plural(dlb_live, "switch")
+            ),
             switches: dlb_live,
             ports: 0,
         });
@@ -231,10 +308,14 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
     let mut addr_ports = 0;
     let mut addr_sw = BTreeSet::new();
     for (a, b) in &both {
-        let ai: BTreeMap<&str, &crate::model::Interface> = a.interfaces.iter().map(|i| (i.name.as_str(), i)).collect();
+        let ai: BTreeMap<&str, &crate::model::Interface> =
+            a.interfaces.iter().map(|i| (i.name.as_str(), i)).collect();
         for ib in &b.interfaces {
-            let Some(ia) = ai.get(ib.name.as_str()) else { continue };
-            let count_link = ib.kind == crate::model::PortKind::Server || ib.direction == crate::model::Direction::Down;
+            let Some(ia) = ai.get(ib.name.as_str()) else {
+                continue;
+            };
+            let count_link = ib.kind == crate::model::PortKind::Server
+                || ib.direction == crate::model::Direction::Down;
             if ia.mtu != ib.mtu {
                 mtu_sw.insert(b.hostname.as_str());
                 if count_link {
@@ -253,7 +334,11 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         out.push(Change {
             rule: "CHG-MTU",
             impact: Impact::Disruptive,
-            summary: format!("MTU changed on {} of {} (BGP sessions flap; both ends must change together)", plural(mtu_links, "link"), plural(mtu_sw.len(), "switch")),
+            summary: format!(
+                "MTU changed on {} of {} (BGP sessions flap; both ends must change together)",
+                plural(mtu_links, "link"),
+                plural(mtu_sw.len(), "switch")
+            ),
             switches: mtu_sw.len(),
             ports: mtu_links,
         });
@@ -262,22 +347,37 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         out.push(Change {
             rule: "CHG-ADDR",
             impact: Impact::Disruptive,
-            summary: format!("addresses changed on {} of {} (sessions and server routes on them reset)", plural(addr_ports, "link"), plural(addr_sw.len(), "switch")),
+            summary: format!(
+                "addresses changed on {} of {} (sessions and server routes on them reset)",
+                plural(addr_ports, "link"),
+                plural(addr_sw.len(), "switch")
+            ),
             switches: addr_sw.len(),
             ports: addr_ports,
         });
     }
-    let asn = both.iter().filter(|(a, b)| a.bgp.asn != b.bgp.asn || a.loopback != b.loopback).count();
+    let asn = both
+        .iter()
+        .filter(|(a, b)| a.bgp.asn != b.bgp.asn || a.loopback != b.loopback)
+        .count();
     if asn > 0 {
         out.push(Change {
             rule: "CHG-BGP",
             impact: Impact::Disruptive,
-            summary: format!("BGP ASN or router-id changed on {} (every session of those switches resets)", plural(asn, "switch")),
+            summary: format!(
+                "BGP ASN or router-id changed on {} (every session of those switches resets)",
+                plural(asn, "switch")
+            ),
             switches: asn,
             ports: 0,
         });
     }
-    out.sort_by(|a, b| b.impact.cmp(&a.impact).then(a.rule.cmp(b.rule)).then(a.summary.cmp(&b.summary)));
+    out.sort_by(|a, b| {
+        b.impact
+            .cmp(&a.impact)
+            .then(a.rule.cmp(b.rule))
+            .then(a.summary.cmp(&b.summary))
+    });
     out
 }
 

@@ -52,9 +52,10 @@ pub fn compare_tree(dir: &Path, files: &[OutFile]) -> std::io::Result<Vec<FileDi
     for f in files {
         match disk.remove(&f.path) {
             None => diffs.push(FileDiff::Missing(f.path.clone())),
-            Some(old) if old != f.content => {
-                diffs.push(FileDiff::Changed(f.path.clone(), unified(&f.path, &old, &f.content)))
-            }
+            Some(old) if old != f.content => diffs.push(FileDiff::Changed(
+                f.path.clone(),
+                unified(&f.path, &old, &f.content),
+            )),
             Some(_) => {}
         }
     }
@@ -107,7 +108,12 @@ pub fn diff_files(old: &[OutFile], new: &[OutFile]) -> Vec<FileChange> {
         let (a, b) = (o.get(p), n.get(p));
         let (old_text, new_text, status, device) = match (a, b) {
             (Some(a), Some(b)) if a.content == b.content => continue,
-            (Some(a), Some(b)) => (a.content.as_str(), b.content.as_str(), Status::Changed, b.device.clone()),
+            (Some(a), Some(b)) => (
+                a.content.as_str(),
+                b.content.as_str(),
+                Status::Changed,
+                b.device.clone(),
+            ),
             (None, Some(b)) => ("", b.content.as_str(), Status::Added, b.device.clone()),
             (Some(a), None) => (a.content.as_str(), "", Status::Removed, a.device.clone()),
             (None, None) => continue,

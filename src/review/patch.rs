@@ -35,7 +35,9 @@ fn walk(path: &str, old: &Value, new: &Value, ops: &mut Vec<Value>) {
             }
         }
         (a, b) if a == b => {}
-        (_, b) => ops.push(json!({"op": "replace", "path": if path.is_empty() { "" } else { path }, "value": b})),
+        (_, b) => ops.push(
+            json!({"op": "replace", "path": if path.is_empty() { "" } else { path }, "value": b}),
+        ),
     }
 }
 
@@ -51,8 +53,8 @@ mod tests {
         assert_eq!(
             ops,
             vec![
-                json!({"op": "add", "path": "/INTERFACE/Ethernet0|10.1.0.2~131", "value": {}}),
                 json!({"op": "remove", "path": "/INTERFACE/Ethernet0|10.1.0.0~131"}),
+                json!({"op": "add", "path": "/INTERFACE/Ethernet0|10.1.0.2~131", "value": {}}),
                 json!({"op": "remove", "path": "/PORT/Ethernet0/fec"}),
                 json!({"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9214"}),
             ]

@@ -26,8 +26,16 @@ pub struct Totals {
 }
 
 /// Counts devices and lines; `old_devices` / `new_devices` are the hostnames of each side.
-pub fn totals(files: &[FileChange], old_devices: &BTreeSet<String>, new_devices: &BTreeSet<String>) -> Totals {
-    let changed: BTreeSet<&str> = files.iter().filter(|f| !f.device.is_empty()).map(|f| f.device.as_str()).collect();
+pub fn totals(
+    files: &[FileChange],
+    old_devices: &BTreeSet<String>,
+    new_devices: &BTreeSet<String>,
+) -> Totals {
+    let changed: BTreeSet<&str> = files
+        .iter()
+        .filter(|f| !f.device.is_empty())
+        .map(|f| f.device.as_str())
+        .collect();
     Totals {
         devices_changed: changed.len(),
         devices_added: new_devices.difference(old_devices).count(),
@@ -61,7 +69,13 @@ pub fn text(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[FileC
 
 /// Markdown for a pull-request comment: totals, the change report as a table, a per-file table, then
 /// collapsible per-file diffs.
-pub fn markdown(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[FileChange]) -> String {
+pub fn markdown(
+    old: &str,
+    new: &str,
+    t: &Totals,
+    changes: &[Change],
+    files: &[FileChange],
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "### aifab diff: `{old}` → `{new}`\n");
     let _ = writeln!(
@@ -74,7 +88,12 @@ pub fn markdown(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[F
         let _ = writeln!(s, "| impact | change |");
         let _ = writeln!(s, "|---|---|");
         for c in changes {
-            let _ = writeln!(s, "| {} | {} |", c.impact.label(), c.summary.replace('|', "\\|"));
+            let _ = writeln!(
+                s,
+                "| {} | {} |",
+                c.impact.label(),
+                c.summary.replace('|', "\\|")
+            );
         }
         let _ = writeln!(s);
     }
@@ -94,7 +113,13 @@ pub fn markdown(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[F
             Status::Removed => "removed",
             Status::Changed => "changed",
         };
-        let _ = writeln!(s, "| {} | {status} | {} | {} |", names(g), f.added, f.removed);
+        let _ = writeln!(
+            s,
+            "| {} | {status} | {} | {} |",
+            names(g),
+            f.added,
+            f.removed
+        );
     }
     let _ = writeln!(s);
     for g in groups.iter().take(MARKDOWN_MAX_FILES) {
@@ -104,7 +129,11 @@ pub fn markdown(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[F
         } else {
             format!("{} files with the same change", g.len())
         };
-        let _ = writeln!(s, "<details><summary>{title} (+{} −{})</summary>\n", f.added, f.removed);
+        let _ = writeln!(
+            s,
+            "<details><summary>{title} (+{} −{})</summary>\n",
+            f.added, f.removed
+        );
         if g.len() > 1 {
             let _ = writeln!(s, "{}\n", names(g));
         }
@@ -143,8 +172,17 @@ fn group_identical(files: &[FileChange]) -> Vec<Vec<&FileChange>> {
 fn names(g: &[&FileChange]) -> String {
     match g.len() {
         1 => format!("`{}`", g[0].path),
-        2 | 3 => g.iter().map(|f| format!("`{}`", f.path)).collect::<Vec<_>>().join(", "),
-        n => format!("`{}`, `{}` … `{}` ({n})", g[0].path, g[1].path, g[n - 1].path),
+        2 | 3 => g
+            .iter()
+            .map(|f| format!("`{}`", f.path))
+            .collect::<Vec<_>>()
+            .join(", "),
+        n => format!(
+            "`{}`, `{}` … `{}` ({n})",
+            g[0].path,
+            g[1].path,
+            g[n - 1].path
+        ),
     }
 }
 

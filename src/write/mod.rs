@@ -22,7 +22,11 @@ pub fn safe_relative(path: &str) -> Result<PathBuf, String> {
     for c in p.components() {
         match c {
             Component::Normal(s) if !s.is_empty() => {}
-            _ => return Err(format!("output path `{path}` would leave the output folder")),
+            _ => {
+                return Err(format!(
+                    "output path `{path}` would leave the output folder"
+                ));
+            }
         }
     }
     Ok(p.to_path_buf())
@@ -33,7 +37,8 @@ fn may_replace(out: &Path) -> Result<bool, String> {
         Err(_) => Ok(false),
         Ok(m) if !m.is_dir() => Err(format!("{} exists and is not a folder", out.display())),
         Ok(_) => {
-            let mut entries = std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?;
+            let mut entries =
+                std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?;
             if entries.next().is_none() || out.join(MARKER).exists() {
                 Ok(true)
             } else {
@@ -65,7 +70,8 @@ pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&tmp);
     let result = fill(&tmp, files).and_then(|_| {
         if exists {
-            std::fs::rename(out, &old).map_err(|e| format!("moving {} aside: {e}", out.display()))?;
+            std::fs::rename(out, &old)
+                .map_err(|e| format!("moving {} aside: {e}", out.display()))?;
         }
         match std::fs::rename(&tmp, out) {
             Ok(()) => {
@@ -89,18 +95,23 @@ pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<(), String> {
 }
 
 fn fill(tmp: &Path, files: &[OutFile]) -> Result<(), String> {
-    let fail_after: Option<usize> = std::env::var(FAIL_AFTER_ENV).ok().and_then(|v| v.parse().ok());
+    let fail_after: Option<usize> = std::env::var(FAIL_AFTER_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
     std::fs::create_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     for (n, f) in files.iter().enumerate() {
         if fail_after == Some(n) {
-            return Err(format!("injected failure after {n} files ({FAIL_AFTER_ENV})"));
+            return Err(format!(
+                "injected failure after {n} files ({FAIL_AFTER_ENV})"
+            ));
         }
         let rel = safe_relative(&f.path)?;
         let path = tmp.join(rel);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
-        let mut fh = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut fh =
+            std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         fh.write_all(f.content.as_bytes())
             .and_then(|_| fh.sync_all())
             .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -1,0 +1,284 @@
+//! The Ansible side of `aifab render`: the inventory it writes parses with `ansible-inventory` and puts
+//! every device in its OS and role groups with the right connection settings, and `ansible/deploy.yml`
+//! passes `ansible-playbook --syntax-check` against it.
+//!
+//! Needs `ansible-playbook` and `ansible-inventory`: from `$AIFAB_ANSIBLE_BIN` (a folder, as `.ci/run`
+//! sets it) or else from PATH. Without them the tests fail, unless `AIFAB_SKIP_ANSIBLE=1`.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const INSTALL_HINT: &str = "install Ansible: `python3 -m venv .ci/venv && .ci/venv/bin/pip install 'ansible==12.3.0'` \
+     then `export AIFAB_ANSIBLE_BIN=$PWD/.ci/venv/bin` (what .ci/run does), or put ansible-playbook and \
+     ansible-inventory on PATH (`pip install ansible`); or set AIFAB_SKIP_ANSIBLE=1 to skip these tests";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn skip() -> bool {
+    std::env::var("AIFAB_SKIP_ANSIBLE").is_ok_and(|v| v == "1")
+}
+
+/// `name` in `$AIFAB_ANSIBLE_BIN` if that is set (and only there), else the first one on PATH.
+fn tool(name: &str) -> PathBuf {
+    let found = match std::env::var_os("AIFAB_ANSIBLE_BIN") {
+        Some(dir) => Some(PathBuf::from(&dir).join(name)).filter(|p| p.is_file()),
+        None => std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        }),
+    };
+    match found {
+        Some(p) => p,
+        None => {
+            let place = match std::env::var("AIFAB_ANSIBLE_BIN") {
+                Ok(d) => format!("in AIFAB_ANSIBLE_BIN={d}"),
+                Err(_) => "on PATH (and AIFAB_ANSIBLE_BIN is not set)".to_string(),
+            };
+            panic!("`{name}` not found {place}: {INSTALL_HINT}")
+        }
+    }
+}
+
+fn run(tool_name: &str, args: &[&str]) -> Output {
+    let exe = tool(tool_name);
+    let out = Command::new(&exe)
+        .args(args)
+        .current_dir(root())
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_FORCE_COLOR", "0")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}; {INSTALL_HINT}", exe.display()));
+    assert!(
+        out.status.success(),
+        "{tool_name} {} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `aifab render <intent> --out <tmp>`; returns the folder.
+fn render(intent: &str, name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("aifab-test-ansible-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
+        .args(["render", intent, "--out"])
+        .arg(&dir)
+        .arg("-q")
+        .current_dir(root())
+        .output()
+        .expect("run aifab render");
+    assert!(
+        out.status.success(),
+        "aifab render {intent} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+/// A rendered device as `aifab compile` describes it.
+struct Device {
+    os: String,
+    role: String,
+}
+
+/// hostname → device, from the compiled model (independent of the inventory writer).
+fn devices(intent: &str) -> BTreeMap<String, Device> {
+    let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
+        .args(["compile", intent, "--format", "json"])
+        .current_dir(root())
+        .output()
+        .expect("run aifab compile");
+    assert!(
+        out.status.success(),
+        "aifab compile {intent} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let model: Value = serde_json::from_slice(&out.stdout).expect("compile prints JSON");
+    let s = |d: &Value, k: &str| {
+        d[k].as_str()
+            .unwrap_or_else(|| panic!("device without {k}: {d}"))
+            .to_string()
+    };
+    model["devices"]
+        .as_array()
+        .expect("devices")
+        .iter()
+        .map(|d| {
+            (
+                s(d, "hostname"),
+                Device {
+                    os: s(d, "os"),
+                    role: s(d, "role"),
+                },
+            )
+        })
+        .collect()
+}
+
+fn group_hosts<'a>(inv: &'a Value, group: &str) -> Vec<&'a str> {
+    inv[group]["hosts"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Renders `intent`, then checks the inventory with ansible-inventory and the playbook with
+/// ansible-playbook --syntax-check. Returns the hostvars per host for intent-specific checks.
+fn check(intent: &str, name: &str) -> BTreeMap<String, Value> {
+    if skip() {
+        eprintln!("AIFAB_SKIP_ANSIBLE=1: skipping the Ansible checks of {intent}");
+        return BTreeMap::new();
+    }
+    // Fail on missing tools before doing anything else, with the install hint.
+    tool("ansible-playbook");
+    tool("ansible-inventory");
+
+    let dir = render(intent, name);
+    let inventory = dir.join("inventory.yml");
+    let (inv_s, dir_s) = (
+        inventory.to_str().expect("utf-8 path"),
+        dir.to_str().expect("utf-8 path"),
+    );
+
+    let out = run(
+        "ansible-playbook",
+        &[
+            "-i",
+            inv_s,
+            "ansible/deploy.yml",
+            "--syntax-check",
+            "-e",
+            &format!("aifab_out={dir_s}"),
+        ],
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("playbook: ansible/deploy.yml"),
+        "syntax check printed:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let out = run("ansible-inventory", &["-i", inv_s, "--list"]);
+    let inv: Value =
+        serde_json::from_slice(&out.stdout).expect("ansible-inventory --list prints JSON");
+    let hostvars = inv["_meta"]["hostvars"]
+        .as_object()
+        .expect("_meta.hostvars");
+
+    let devs = devices(intent);
+    assert!(!devs.is_empty(), "{intent}: no devices");
+    let mut all_inventory_hosts: Vec<&str> = hostvars.keys().map(String::as_str).collect();
+    all_inventory_hosts.sort_unstable();
+    assert_eq!(
+        all_inventory_hosts,
+        devs.keys().map(String::as_str).collect::<Vec<_>>(),
+        "{intent}: inventory hosts vs rendered devices"
+    );
+
+    for (host, d) in &devs {
+        let hv = &hostvars[host];
+        assert!(
+            group_hosts(&inv, &d.os).contains(&host.as_str()),
+            "{intent}: {host} not in group {}",
+            d.os
+        );
+        let role_group = d.role.replace('-', "_");
+        assert!(
+            group_hosts(&inv, &role_group).contains(&host.as_str()),
+            "{intent}: {host} not in group {role_group}"
+        );
+        let network_os = hv.get("ansible_network_os").and_then(Value::as_str);
+        let connection = hv.get("ansible_connection").and_then(Value::as_str);
+        match d.os.as_str() {
+            "nxos" => {
+                assert_eq!(network_os, Some("cisco.nxos.nxos"), "{intent}: {host}");
+                assert_eq!(
+                    connection,
+                    Some("ansible.netcommon.network_cli"),
+                    "{intent}: {host}"
+                );
+            }
+            "eos" => {
+                assert_eq!(network_os, Some("arista.eos.eos"), "{intent}: {host}");
+                assert_eq!(
+                    connection,
+                    Some("ansible.netcommon.network_cli"),
+                    "{intent}: {host}"
+                );
+                assert_eq!(
+                    hv.get("ansible_become_method").and_then(Value::as_str),
+                    Some("enable"),
+                    "{intent}: {host}"
+                );
+            }
+            "sonic" => {
+                assert_eq!(
+                    network_os, None,
+                    "{intent}: {host}: SONiC is a Linux host, no ansible_network_os"
+                );
+                assert_eq!(connection, Some("ssh"), "{intent}: {host}");
+                assert_eq!(
+                    hv.get("ansible_become"),
+                    Some(&Value::Bool(true)),
+                    "{intent}: {host}: copying to /etc/sonic needs become"
+                );
+            }
+            other => panic!("{intent}: {host}: unknown os {other}"),
+        }
+        // The playbook pushes aifab_out/aifab_config: it must be this device's rendered file.
+        let config = hv["aifab_config"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{intent}: {host}: no aifab_config"));
+        let expected = if d.os == "sonic" {
+            format!("{host}/config_db.json")
+        } else {
+            format!("{host}.cfg")
+        };
+        assert_eq!(config, expected, "{intent}: {host}");
+        let text = std::fs::read_to_string(dir.join(config))
+            .unwrap_or_else(|e| panic!("{intent}: {host}: {config}: {e}"));
+        // nxos_config / eos_config `src:` files go through Jinja2 on ansible-core <= 2.18 (deploy.yml).
+        if d.os != "sonic" {
+            assert!(
+                !text.contains("{{") && !text.contains("{%") && !text.contains("{#"),
+                "{intent}: {host}: Jinja2 delimiters in {config}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    hostvars
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+#[test]
+fn pod1_inventory_and_playbook() {
+    check("intents/pod1-1024.yaml", "pod1");
+}
+
+#[test]
+fn mixed_sonic_nxos_inventory_and_playbook() {
+    let hostvars = check("intents/mixed-sonic-nxos.yaml", "mixed");
+    if skip() {
+        return;
+    }
+    for (host, hv) in &hostvars {
+        let ip = hv
+            .get("ansible_host")
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{host}: no ansible_host"));
+        assert!(
+            ip.parse::<std::net::IpAddr>().is_ok(),
+            "{host}: ansible_host {ip} is not an address"
+        );
+    }
+}
