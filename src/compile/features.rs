@@ -247,6 +247,9 @@ fn placeholder_plan() -> crate::model::QosPlan {
         lossless_priorities: Vec::new(),
         pfc_enable: String::new(),
         dscp_to_tc: Vec::new(),
+        default_priority: 0,
+        default_dscps: Vec::new(),
+        default_dscp_ssv: String::new(),
         queues: Vec::new(),
         watchdog: crate::model::WatchdogPlan {
             enabled: false,

@@ -95,6 +95,9 @@ pub fn plan(
         }
     }
 
+    let named: std::collections::BTreeSet<u8> = classes.iter().flat_map(|c| c.dscp.iter().copied()).collect();
+    let default_dscps: Vec<u8> = (0u8..64).filter(|d| !named.contains(d)).collect();
+
     let mut lossless_priorities: Vec<u8> = classes
         .iter()
         .filter(|c| c.lossless)
@@ -138,6 +141,9 @@ pub fn plan(
         classes,
         lossless_priorities,
         dscp_to_tc,
+        default_priority: default_tc,
+        default_dscp_ssv: join(&default_dscps, " "),
+        default_dscps,
         queues,
         watchdog,
     })

@@ -202,6 +202,13 @@ pub struct QosPlan {
     pub pfc_enable: String,
     /// DSCP → priority for all 64 DSCPs (index = DSCP).
     pub dscp_to_tc: Vec<u8>,
+    /// Priority of the default class (every DSCP no class names).
+    pub default_priority: u8,
+    /// DSCPs no class names, ascending: mapped explicitly to the default class where the OS's built-in
+    /// map would put them elsewhere (EOS maps DSCP 0-7 to TC 1).
+    pub default_dscps: Vec<u8>,
+    /// `default_dscps` space-separated (EOS `qos map dscp`).
+    pub default_dscp_ssv: String,
     /// The eight queues 0-7 with their scheduling.
     pub queues: Vec<QueuePlan>,
     /// PFC watchdog.

@@ -253,6 +253,13 @@ pub fn read(files: &[&OutFile]) -> Meaning {
             else {
                 continue;
             };
+            if cname == "class-default" {
+                // class-default takes every DSCP no earlier class matched.
+                for d in 0u8..64 {
+                    map.entry(d).or_insert(group);
+                }
+                continue;
+            }
             for d in class_maps.get(cname).into_iter().flatten() {
                 map.entry(*d).or_insert(group);
             }

@@ -88,15 +88,8 @@ pub fn read(files: &[&OutFile]) -> Meaning {
                 ),
             })
             .collect();
-        let mut count: BTreeMap<u8, usize> = BTreeMap::new();
-        for tc in dscp.values() {
-            *count.entry(*tc).or_default() += 1;
-        }
-        let default_tc = count.iter().max_by_key(|(_, n)| **n).map(|(tc, _)| *tc);
-        m.dscp = dscp
-            .into_iter()
-            .filter(|(_, tc)| Some(*tc) != default_tc)
-            .collect();
+        assert_eq!(dscp.len(), 64, "{}: DSCP_TO_TC_MAP {name} must list all 64 DSCPs", file.path);
+        m.dscp = dscp;
     }
 
     // Queues: strict scheduling and ECN, followed through SCHEDULER and WRED_PROFILE by name.
