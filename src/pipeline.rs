@@ -11,6 +11,8 @@ use crate::model::FabricModel;
 use crate::platform::Catalog;
 use crate::validate;
 use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
 
 /// A compiled intent and what aifab has to say about it.
 pub struct Front {
@@ -34,28 +36,47 @@ pub enum FrontError {
     Invalid(Box<Source>, Vec<Finding>),
 }
 
-/// Reads an intent file, refusing files over the size limit before reading them whole.
-pub fn read_source(path: &str) -> Result<Source, FrontError> {
-    let meta = std::fs::metadata(path).map_err(|e| FrontError::Io(format!("{path}: {e}")))?;
+/// Reads an intent file, refusing to read more than [`load::MAX_FILE_BYTES`]. `Ok(Err(finding))` when
+/// the file is too large or not UTF-8; `Err` on an I/O error.
+pub fn read_bounded(path: &Path) -> std::io::Result<Result<Source, (Source, Finding)>> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
     if meta.is_dir() {
-        return Err(FrontError::Io(format!(
-            "{path}: is a folder, not an intent file"
-        )));
+        return Err(std::io::Error::other("is a directory"));
     }
     if meta.len() > load::MAX_FILE_BYTES as u64 {
-        let src = Source::new(path, "");
-        let f = load::file_too_large(&src, meta.len() as usize);
-        return Err(FrontError::Invalid(Box::new(src), vec![f]));
+        let src = Source::new(name, "");
+        let f = load::file_too_large(&src, usize::try_from(meta.len()).unwrap_or(usize::MAX));
+        return Ok(Err((src, f)));
     }
-    let bytes = std::fs::read(path).map_err(|e| FrontError::Io(format!("{path}: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(load::MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > load::MAX_FILE_BYTES {
+        let src = Source::new(name, "");
+        let f = load::file_too_large(&src, bytes.len());
+        return Ok(Err((src, f)));
+    }
     match String::from_utf8(bytes) {
-        Ok(text) => Ok(Source::new(path, text)),
+        Ok(text) => Ok(Ok(Source::new(name, text))),
         Err(e) => {
-            let valid = e.utf8_error().valid_up_to();
-            let src = Source::new(path, String::from_utf8_lossy(e.as_bytes()).into_owned());
-            let f = load::not_utf8(&src, valid);
-            Err(FrontError::Invalid(Box::new(src), vec![f]))
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let src = Source::new(name, text);
+            let f = load::not_utf8(&src, at);
+            Ok(Err((src, f)))
         }
+    }
+}
+
+/// Reads an intent file, reading at most the size limit (a FIFO or `/dev/zero` cannot make it read
+/// forever).
+pub fn read_source(path: &str) -> Result<Source, FrontError> {
+    match read_bounded(Path::new(path)) {
+        Err(e) => Err(FrontError::Io(format!("{path}: {e}"))),
+        Ok(Err((src, finding))) => Err(FrontError::Invalid(Box::new(src), vec![finding])),
+        Ok(Ok(src)) => Ok(src),
     }
 }
 

@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Meaning {
     /// PFC no-drop priorities (global/profile level).
     pub lossless: BTreeSet<u8>,
-    /// Explicit DSCP → priority mappings for the intent's DSCPs.
+    /// DSCP → priority for all 64 DSCPs: the intent's DSCPs to their class, every other DSCP to the
+    /// default class. A DSCP the config leaves to the OS's built-in map is missing here.
     pub dscp: BTreeMap<u8, u8>,
     /// Priorities the PFC watchdog protects.
     pub watchdog: BTreeSet<u8>,
@@ -41,6 +42,16 @@ fn rendered_configs_mean_what_the_intent_says() {
         let (model, files) = common::render(&path);
         // Expected, from the intent.
         let mut want = Meaning::default();
+        let default_prio = intent
+            .qos
+            .classes
+            .values()
+            .find(|c| c.dscp.is_none())
+            .and_then(|c| c.priority)
+            .unwrap_or(0);
+        for d in 0u8..64 {
+            want.dscp.insert(d, default_prio);
+        }
         for c in intent.qos.classes.values() {
             let prio = c.priority.unwrap_or(0);
             for d in c.dscp.iter().flatten() {

@@ -1,11 +1,46 @@
-//! `aifab schema` (skeleton).
+//! `aifab schema`: prints the intent JSON Schema or the Markdown reference generated from it.
+
+use std::io::Write;
+
+/// Output format of `aifab schema`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// JSON Schema (draft 2020-12), pretty-printed: `schema/intent.schema.json`.
+    #[default]
+    Json,
+    /// The intent reference in Markdown: `docs/intent-reference.md`.
+    Markdown,
+}
 
 /// Arguments of `aifab schema`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+/// The text `aifab schema --format <format>` prints (ends with a newline).
+pub fn text(format: Format) -> String {
+    match format {
+        Format::Json => crate::validate::schema_json(),
+        Format::Markdown => crate::validate::markdown_reference(),
+    }
+}
 
 /// Runs `aifab schema`.
-pub fn run(_args: Args) -> i32 {
-    eprintln!("aifab schema: not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> i32 {
+    let out = text(args.format);
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => super::EXIT_OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::EXIT_OK,
+        Err(e) => {
+            eprintln!("aifab schema: cannot write to stdout: {e}");
+            super::EXIT_USAGE
+        }
+    }
 }

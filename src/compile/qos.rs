@@ -95,7 +95,10 @@ pub fn plan(
         }
     }
 
-    let named: std::collections::BTreeSet<u8> = classes.iter().flat_map(|c| c.dscp.iter().copied()).collect();
+    let named: std::collections::BTreeSet<u8> = classes
+        .iter()
+        .flat_map(|c| c.dscp.iter().copied())
+        .collect();
     let default_dscps: Vec<u8> = (0u8..64).filter(|d| !named.contains(d)).collect();
 
     let mut lossless_priorities: Vec<u8> = classes

@@ -3,6 +3,8 @@
 //! Loading, schema validation and semantic checks all produce [`Finding`]s; the CLI prints them as
 //! miette diagnostics (`file:line:col`, the source line underlined, a help line), as JSON, or as SARIF.
 
+pub mod render;
+
 use serde::Serialize;
 use std::sync::Arc;
 

@@ -44,6 +44,10 @@ pub const YAML_TAG: &str = "AIF-YAML-007";
 pub const YAML_TOO_DEEP: &str = "AIF-YAML-008";
 /// Rule id: the file is not valid UTF-8.
 pub const YAML_NOT_UTF8: &str = "AIF-YAML-009";
+/// Rule id: more than [`MAX_FINDINGS`] problems; the rest are not reported.
+pub const YAML_TOO_MANY: &str = "AIF-YAML-010";
+/// Most loader findings reported for one file; more are counted and summed up in one last finding.
+pub const MAX_FINDINGS: usize = 100;
 
 /// Source spans of every node of a loaded document, by JSON pointer (`/qos/classes/roce/ecn/min`).
 ///
@@ -151,22 +155,35 @@ pub fn load(source: &Source) -> Result<Document, Vec<Finding>> {
     }
     let mut b = Builder::new(source);
     let mut parser = Parser::new_from_str(&source.text);
-    loop {
+    let fatal = loop {
         match parser.next_event() {
-            None => break,
+            None => break false,
             Some(Err(e)) => {
                 b.syntax_error(&e);
-                return Err(b.findings);
+                break true;
             }
             Some(Ok((event, span))) => {
                 let span = b.span(span);
                 match b.event(event, span) {
                     Flow::Continue => {}
-                    Flow::Done => break,
-                    Flow::Fatal => return Err(b.findings),
+                    Flow::Done => break false,
+                    Flow::Fatal => break true,
                 }
             }
         }
+    };
+    if b.suppressed > 0 {
+        let n = b.suppressed;
+        let mut f = Finding::error(
+            YAML_TOO_MANY,
+            format!("{n} more YAML problems of the kinds above are not shown"),
+        )
+        .hint("fix the problems above and run again");
+        f.file = source.name.clone();
+        b.findings.push(f);
+    }
+    if fatal {
+        return Err(b.findings);
     }
     Ok(Document {
         value: b.root.take().unwrap_or(Value::Null),
@@ -183,7 +200,9 @@ pub fn file_too_large(source: &Source, len: usize) -> Finding {
             "file is {len} bytes, more than the {MAX_FILE_BYTES} bytes (4 MiB) an intent may have"
         ),
     )
-    .hint("an intent describes one fabric in a few hundred lines; check that this is the right file")
+    .hint(
+        "an intent describes one fabric in a few hundred lines; check that this is the right file",
+    )
     .at("")
     .with_span(source, Span { offset: 0, len: 0 })
 }
@@ -293,6 +312,8 @@ struct Builder<'s> {
     anchors: HashMap<usize, Anchored>,
     alias_nodes: usize,
     documents: usize,
+    /// Findings past [`MAX_FINDINGS`], counted but not kept.
+    suppressed: usize,
     /// Skipping a second (or later) document.
     skipping: bool,
 }
@@ -320,6 +341,7 @@ impl<'s> Builder<'s> {
             anchors: HashMap::new(),
             alias_nodes: 0,
             documents: 0,
+            suppressed: 0,
             skipping: false,
         }
     }
@@ -334,6 +356,10 @@ impl<'s> Builder<'s> {
     }
 
     fn finding(&mut self, f: Finding, span: Span) {
+        if self.findings.len() >= MAX_FINDINGS && !is_fatal(&f.code) {
+            self.suppressed += 1;
+            return;
+        }
         self.findings.push(f.with_span(self.source, span));
     }
 
@@ -347,8 +373,11 @@ impl<'s> Builder<'s> {
         let info = e.info();
         if info.contains("recursion limit") {
             self.finding(
-                Finding::error(YAML_TOO_DEEP, "flow collections (`[`, `{`) are nested too deeply")
-                    .hint("an intent is a few levels deep; check for runaway `[` or `{`"),
+                Finding::error(
+                    YAML_TOO_DEEP,
+                    "flow collections (`[`, `{`) are nested too deeply",
+                )
+                .hint("an intent is a few levels deep; check for runaway `[` or `{`"),
                 Span { offset, len },
             );
             return;
@@ -387,7 +416,9 @@ impl<'s> Builder<'s> {
                     YAML_TAG,
                     format!("YAML tag `{name}` is not allowed in an intent"),
                 )
-                .hint("remove the tag; write the value as plain text (quote it to make it a string)"),
+                .hint(
+                    "remove the tag; write the value as plain text (quote it to make it a string)",
+                ),
                 span,
             );
         }
@@ -643,7 +674,11 @@ impl<'s> Builder<'s> {
                                 new_finding = Some((
                                     Finding::error(
                                         YAML_NON_STRING_KEY,
-                                        format!("key `{text}` is {what}; keys must be strings"),
+                                        if text.is_empty() {
+                                            format!("an empty key is {what}; keys must be strings")
+                                        } else {
+                                            format!("key `{text}` is {what}; keys must be strings")
+                                        },
                                     )
                                     .hint(hint),
                                     node.span,
@@ -675,7 +710,8 @@ impl<'s> Builder<'s> {
                                         node.span,
                                     ));
                                     if let Some(p) = &pointer {
-                                        new_finding = new_finding.map(|(f, s)| (f.at(p.clone()), s));
+                                        new_finding =
+                                            new_finding.map(|(f, s)| (f.at(p.clone()), s));
                                     }
                                     *key = Some(PendingKey {
                                         slot: None,
@@ -706,6 +742,14 @@ impl<'s> Builder<'s> {
     }
 }
 
+/// Problems that stop loading: always reported, even past [`MAX_FINDINGS`].
+fn is_fatal(code: &str) -> bool {
+    matches!(
+        code,
+        YAML_SYNTAX | YAML_ALIAS_LIMIT | YAML_TOO_DEEP | YAML_FILE_TOO_LARGE
+    )
+}
+
 /// The source text of a span, shortened for a message.
 fn snippet(text: &str, span: Span) -> String {
     let s = text
@@ -724,19 +768,40 @@ fn snippet(text: &str, span: Span) -> String {
 fn syntax_hint(info: &str) -> Option<&'static str> {
     if info.contains("mapping values are not allowed") {
         Some("check this line's indentation, or quote a value that contains `: `")
-    } else if info.contains("did not find expected ',' or ']'") || info.contains("did not find expected ',' or '}'") {
+    } else if info.contains("did not find expected ',' or ']'")
+        || info.contains("did not find expected ',' or '}'")
+    {
         Some("a `[` or `{` is not closed, or items are missing a `,`")
+    } else if info.contains("illegal placement of ':'") {
+        Some("a `[` or `{` above may not be closed, or a value containing `:` needs quotes")
     } else if info.contains("quoted scalar") {
         Some("a quoted string is not closed")
     } else if info.contains("tab") || info.contains("valid YAML whitespace") {
         Some("indent with spaces, not tabs, and put a space after `:`")
     } else if info.contains("unknown anchor") {
         Some("define the anchor (`&name`) before using the alias (`*name`)")
-    } else if info.contains("block mapping") || info.contains("block sequence") || info.contains("indentation") {
+    } else if info.contains("block mapping")
+        || info.contains("block sequence")
+        || info.contains("indentation")
+    {
         Some("check the indentation of this line against the lines above")
     } else {
         None
     }
+}
+
+/// True when `text`, written unquoted in flow context (`[a, b]`, `{k: v}`), reads back as this same string:
+/// it resolves to no other type (`true`, `26`, `~`) and holds no YAML indicator.
+pub fn plain_is_string(text: &str) -> bool {
+    !text.is_empty()
+        && text.trim() == text
+        && resolve_plain(text).1.is_none()
+        && !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        && !text.contains(|c: char| ",[]{}#\n\t".contains(c))
+        && !text.contains(": ")
+        && !text.ends_with(':')
+        // YAML 1.1 readers take `1:1` for a base-60 number.
+        && !(text.starts_with(|c: char| c.is_ascii_digit()) && text.contains(':'))
 }
 
 /// YAML 1.2 core-schema resolution of a plain scalar. Returns the value and, when it is not a string, the
@@ -746,8 +811,8 @@ fn resolve_plain(text: &str) -> (Value, Option<&'static str>) {
         "" | "~" | "null" | "Null" | "NULL" => return (Value::Null, Some("null")),
         "true" | "True" | "TRUE" => return (Value::Bool(true), Some("a boolean")),
         "false" | "False" | "FALSE" => return (Value::Bool(false), Some("a boolean")),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF" | ".nan"
-        | ".NaN" | ".NAN" => {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => {
             // Not representable in JSON: keep the text, so the schema reports it as a string.
             return (Value::String(text.to_string()), Some("a float"));
         }
@@ -756,10 +821,10 @@ fn resolve_plain(text: &str) -> (Value, Option<&'static str>) {
     if let Some(v) = resolve_int(text) {
         return (v, Some("an integer"));
     }
-    if is_core_float(text) {
-        if let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64) {
-            return (Value::Number(n), Some("a float"));
-        }
+    if is_core_float(text)
+        && let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64)
+    {
+        return (Value::Number(n), Some("a float"));
     }
     (Value::String(text.to_string()), None)
 }
@@ -904,7 +969,12 @@ mod tests {
         let codes: Vec<&str> = d.findings.iter().map(|f| f.code.as_str()).collect();
         assert_eq!(
             codes,
-            [YAML_NON_STRING_KEY, YAML_NON_STRING_KEY, YAML_TAG, YAML_MULTIPLE_DOCUMENTS]
+            [
+                YAML_NON_STRING_KEY,
+                YAML_NON_STRING_KEY,
+                YAML_TAG,
+                YAML_MULTIPLE_DOCUMENTS
+            ]
         );
         assert_eq!(d.value, serde_json::json!({"c": "aGk="}));
     }
@@ -914,7 +984,9 @@ mod tests {
         let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..9u8 {
             let (p, n) = ((b'a' + i) as char, (b'b' + i) as char);
-            bomb.push_str(&format!("{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"));
+            bomb.push_str(&format!(
+                "{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+            ));
         }
         let e = load_str(&bomb).unwrap_err();
         assert_eq!(e.last().unwrap().code, YAML_ALIAS_LIMIT);

@@ -37,6 +37,13 @@ pub const SCHEMA_OTHER: &str = "AIF-SCHEMA-008";
 /// Rule id: a value the schema lets through but that cannot be read (an address with host bits set, a
 /// reserved AS number, ...).
 pub const SCHEMA_BAD_VALUE: &str = "AIF-SCHEMA-009";
+/// Rule id: more than [`MAX_FINDINGS`] schema problems; the rest are not reported.
+pub const SCHEMA_TOO_MANY: &str = "AIF-SCHEMA-010";
+
+/// Most schema findings reported for one file; the rest are counted in one last finding.
+pub const MAX_FINDINGS: usize = 100;
+/// Most raw validator errors examined for one file.
+const MAX_RAW_ERRORS: usize = 10_000;
 
 /// The intent JSON Schema (draft 2020-12), generated from [`crate::intent::Intent`].
 pub fn schema() -> Value {
@@ -82,7 +89,10 @@ pub fn load_and_validate(source: &Source) -> Result<(Intent, SpanMap), Vec<Findi
         Err(e) => {
             let pointer = path_pointer(e.path());
             let message = e.inner().to_string();
-            let span = doc.spans.locate(&pointer).unwrap_or(Span { offset: 0, len: 0 });
+            let span = doc
+                .spans
+                .locate(&pointer)
+                .unwrap_or(Span { offset: 0, len: 0 });
             let f = Finding::error(
                 SCHEMA_BAD_VALUE,
                 format!("`{}`: {message}", display_path(&pointer)),
@@ -119,14 +129,21 @@ pub fn validate_value(value: &Value, spans: &SpanMap, source: &Source) -> Vec<Fi
     let validator = match &c.validator {
         Ok(v) => v,
         Err(e) => {
-            return vec![Finding::error(
+            let mut f = Finding::error(
                 SCHEMA_OTHER,
                 format!("internal error: the intent schema does not compile: {e}"),
-            )];
+            );
+            f.file = source.name.clone();
+            return vec![f];
         }
     };
     let mut issues = Vec::new();
+    let mut raw = 0usize;
     for e in validator.iter_errors(value) {
+        raw += 1;
+        if raw > MAX_RAW_ERRORS {
+            break;
+        }
         collect(&e, &mut issues);
     }
     let ctx = Ctx {
@@ -138,25 +155,55 @@ pub fn validate_value(value: &Value, spans: &SpanMap, source: &Source) -> Vec<Fi
     // One finding per value location, merging what the branches of a oneOf/anyOf said about it.
     let mut by_pointer: BTreeMap<String, Problems> = BTreeMap::new();
     let mut out = Vec::new();
+    let mut others = 0usize;
     for issue in issues {
         match issue {
             Issue::Value { pointer, problem } => {
                 by_pointer.entry(pointer).or_default().add(problem);
             }
             other => {
-                if let Some(f) = ctx.finding(other) {
-                    if !out.iter().any(|o: &Finding| same(o, &f)) {
-                        out.push(f);
-                    }
+                if out.len() >= MAX_FINDINGS {
+                    others += 1;
+                } else if let Some(f) = ctx.finding(other)
+                    && !out.iter().any(|o: &Finding| same(o, &f))
+                {
+                    out.push(f);
                 }
             }
         }
     }
     for (pointer, problems) in by_pointer {
-        out.push(ctx.value_finding(&pointer, &problems));
+        if out.len() >= MAX_FINDINGS {
+            others += 1;
+        } else {
+            out.push(ctx.value_finding(&pointer, &problems));
+        }
     }
     sort_findings(&mut out);
+    if others > 0 || raw > MAX_RAW_ERRORS {
+        let more = if raw > MAX_RAW_ERRORS {
+            format!("at least {others}")
+        } else {
+            others.to_string()
+        };
+        let mut f = Finding::error(
+            SCHEMA_TOO_MANY,
+            format!("{more} more schema problems are not shown"),
+        )
+        .hint("fix the problems above and run again");
+        f.file = source.name.clone();
+        out.push(f);
+    }
     out
+}
+
+/// How a node is named in messages: "the intent" for the root, else its path in backticks.
+fn subject(pointer: &str) -> String {
+    if pointer.is_empty() {
+        "the intent".into()
+    } else {
+        format!("`{}`", display_path(pointer))
+    }
 }
 
 fn same(a: &Finding, b: &Finding) -> bool {
@@ -192,10 +239,23 @@ impl Problems {
 }
 
 enum Issue {
-    Unknown { pointer: String, key: String },
-    Required { pointer: String, key: String },
-    BadName { pointer: String, name: String, pattern: String },
-    Value { pointer: String, problem: (Problem, String) },
+    Unknown {
+        pointer: String,
+        key: String,
+    },
+    Required {
+        pointer: String,
+        key: String,
+    },
+    BadName {
+        pointer: String,
+        name: String,
+        pattern: String,
+    },
+    Value {
+        pointer: String,
+        problem: (Problem, String),
+    },
 }
 
 fn problem_of(kind: &Kind) -> Problem {
@@ -207,9 +267,10 @@ fn problem_of(kind: &Kind) -> Problem {
         | Kind::ExclusiveMinimum { .. }
         | Kind::ExclusiveMaximum { .. }
         | Kind::MultipleOf { .. } => Problem::Range,
-        Kind::Pattern { .. } | Kind::Format { .. } | Kind::MinLength { .. } | Kind::MaxLength { .. } => {
-            Problem::Format
-        }
+        Kind::Pattern { .. }
+        | Kind::Format { .. }
+        | Kind::MinLength { .. }
+        | Kind::MaxLength { .. } => Problem::Format,
         _ => Problem::Other,
     }
 }
@@ -228,7 +289,9 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<Issue>) {
         }
         Kind::Required { property } => out.push(Issue::Required {
             pointer,
-            key: property.as_str().map_or_else(|| property.to_string(), str::to_string),
+            key: property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_string),
         }),
         Kind::PropertyNames { error } => {
             let name = match error.instance().as_ref() {
@@ -251,7 +314,8 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<Issue>) {
                 .iter()
                 .filter(|branch| {
                     !branch.iter().any(|x| {
-                        x.instance_path().as_str() == pointer && matches!(x.kind(), Kind::Type { .. })
+                        x.instance_path().as_str() == pointer
+                            && matches!(x.kind(), Kind::Type { .. })
                     })
                 })
                 .collect();
@@ -326,18 +390,17 @@ impl Ctx<'_> {
                     format!("in `{}`", display_path(&pointer))
                 };
                 let f = Finding::error(SCHEMA_UNKNOWN_KEY, format!("unknown key `{key}` {place}"));
-                let f = if hint.is_empty() { f } else { f.hint(hint.trim_end()) };
+                let f = if hint.is_empty() {
+                    f
+                } else {
+                    f.hint(hint.trim_end())
+                };
                 self.located(f, &at, self.spans.locate_key(&at))
             }
             Issue::Required { pointer, key } => {
-                let place = if pointer.is_empty() {
-                    "the intent".to_string()
-                } else {
-                    format!("`{}`", display_path(&pointer))
-                };
                 let mut f = Finding::error(
                     SCHEMA_MISSING_KEY,
-                    format!("{place} is missing the required key `{key}`"),
+                    format!("{} is missing the required key `{key}`", subject(&pointer)),
                 );
                 if let Some(s) = schema_nav::at(self.root, &child_pointer(&pointer, &key)) {
                     let mut hint = format!("add `{key}:`");
@@ -358,7 +421,10 @@ impl Ctx<'_> {
                 let at = child_pointer(&pointer, &name);
                 let mut f = Finding::error(
                     SCHEMA_BAD_NAME,
-                    format!("name `{name}` in `{}` is not allowed", display_path(&pointer)),
+                    format!(
+                        "name `{name}` in `{}` is not allowed",
+                        display_path(&pointer)
+                    ),
                 );
                 if !pattern.is_empty() {
                     f = f.hint(format!(
@@ -372,17 +438,14 @@ impl Ctx<'_> {
     }
 
     fn value_finding(&self, pointer: &str, problems: &Problems) -> Finding {
-        let path = display_path(pointer);
+        let subject = subject(pointer);
         let value = self.value.pointer(pointer).unwrap_or(&Value::Null);
         let field = schema_nav::at(self.root, pointer);
         let expected = field.map(|s| schema_nav::describe(self.root, s));
         let span = self.node_span(pointer);
-        let quoted = span.is_some_and(|s| {
-            self.source.text[s.offset..]
-                .starts_with(['"', '\''])
-        });
-        let found = self.found(value, span, quoted);
+        let quoted = span.is_some_and(|s| self.source.text[s.offset..].starts_with(['"', '\'']));
         let worst = problems.worst();
+        let found = self.found(value, span, quoted, worst == Problem::Type);
         let code = match worst {
             Problem::Type => SCHEMA_WRONG_TYPE,
             Problem::NotAllowed => SCHEMA_NOT_ALLOWED,
@@ -392,11 +455,11 @@ impl Ctx<'_> {
         };
         let message = match (&expected, worst) {
             (Some(exp), Problem::Type | Problem::NotAllowed | Problem::Range | Problem::Format) => {
-                format!("`{path}` must be {exp}, found {found}")
+                format!("{subject} must be {exp}, found {found}")
             }
             _ => {
                 let detail = problems.messages.first().cloned().unwrap_or_default();
-                format!("`{path}` is not valid: {detail}")
+                format!("{subject} is not valid: {detail}")
             }
         };
         let mut f = Finding::error(code, message);
@@ -407,16 +470,28 @@ impl Ctx<'_> {
     }
 
     /// How the found value reads in a message: "`true` (a boolean)", "`\"3\"` (a quoted string)".
-    fn found(&self, value: &Value, span: Option<Span>, quoted: bool) -> String {
+    fn found(&self, value: &Value, span: Option<Span>, quoted: bool, with_kind: bool) -> String {
         let written = span
             .and_then(|s| self.source.text.get(s.offset..s.offset + s.len))
             .map(|t| t.lines().next().unwrap_or_default().trim_end().to_string())
+            .filter(|_| !matches!(value, Value::Object(_) | Value::Array(_)))
             .filter(|t| !t.is_empty() && t.chars().count() <= 60);
         let shown = |fallback: String| format!("`{}`", written.clone().unwrap_or(fallback));
+        if !with_kind {
+            return match value {
+                Value::Null => "nothing (an empty value)".into(),
+                Value::String(s) => shown(s.clone()),
+                Value::Array(_) => "a list".into(),
+                Value::Object(_) => "a mapping".into(),
+                other => shown(other.to_string()),
+            };
+        }
         match value {
             Value::Null => "nothing (an empty value)".into(),
             Value::Bool(b) => format!("{} (a boolean)", shown(b.to_string())),
-            Value::Number(n) if n.is_f64() => format!("{} (a decimal number)", shown(n.to_string())),
+            Value::Number(n) if n.is_f64() => {
+                format!("{} (a decimal number)", shown(n.to_string()))
+            }
             Value::Number(n) => format!("{} (an integer)", shown(n.to_string())),
             Value::String(s) if quoted => format!("{} (a quoted string)", shown(format!("{s:?}"))),
             Value::String(s) => format!("{} (a string)", shown(s.clone())),
@@ -425,15 +500,25 @@ impl Ctx<'_> {
         }
     }
 
-    fn value_hint(&self, field: &Value, value: &Value, quoted: bool, worst: Problem) -> Option<String> {
+    fn value_hint(
+        &self,
+        field: &Value,
+        value: &Value,
+        quoted: bool,
+        worst: Problem,
+    ) -> Option<String> {
         let root = self.root;
         let wants = |t: &str| accepts_type(root, field, t);
         // The specific complaint of the unit parser ("no space between number and unit: write `150KB`").
-        let unit_def = unit_def(root, field);
+        let unit_def = unit_def(field);
         let mut parts: Vec<String> = Vec::new();
         match value {
             Value::String(s) => {
-                if worst == Problem::Type && quoted && wants("integer") && s.trim().parse::<i64>().is_ok() {
+                if worst == Problem::Type
+                    && quoted
+                    && wants("integer")
+                    && s.trim().parse::<i64>().is_ok()
+                {
                     parts.push(format!(
                         "remove the quotes: `{}` in quotes is text, not a number",
                         s.trim()
@@ -467,26 +552,33 @@ impl Ctx<'_> {
             }
             Value::Number(_) if worst == Problem::Type && wants("string") => {
                 if let Some(ex) = schema_nav::example(root, field) {
-                    parts.push(format!("write it with its unit, e.g. {}", schema_nav::literal(ex)));
+                    parts.push(format!(
+                        "write it with its unit, e.g. {}",
+                        schema_nav::literal(ex)
+                    ));
                 }
             }
             _ => {}
         }
-        if let Some(def) = unit_def {
-            if let Some(d) = root
+        if let Some(def) = unit_def
+            && let Some(d) = root
                 .pointer(&format!("/$defs/{def}/description"))
                 .and_then(Value::as_str)
-            {
-                parts.push(format!("Accepted: {}", d.trim_end_matches('.')));
-            }
+        {
+            parts.push(format!("Accepted: {}", d.trim_end_matches('.')));
         }
         (!parts.is_empty()).then(|| {
             parts
                 .iter()
-                .map(|p| p.trim_end_matches('.').to_string())
+                .map(|p| {
+                    if p.ends_with(['.', '?', '!']) {
+                        p.clone()
+                    } else {
+                        format!("{p}.")
+                    }
+                })
                 .collect::<Vec<_>>()
-                .join(". ")
-                + "."
+                .join(" ")
         })
     }
 }
@@ -514,7 +606,7 @@ fn accepts_type(root: &Value, s: &Value, t: &str) -> bool {
 }
 
 /// The unit type (`Size`, `Duration`, ...) a field holds, if any.
-fn unit_def<'a>(root: &Value, s: &'a Value) -> Option<&'a str> {
+fn unit_def(s: &Value) -> Option<&str> {
     if let Some(n) = schema_nav::def_name(s) {
         return schema_nav::def_noun(n).map(|_| n);
     }
@@ -522,7 +614,7 @@ fn unit_def<'a>(root: &Value, s: &'a Value) -> Option<&'a str> {
         .or_else(|| s.get("oneOf"))
         .and_then(Value::as_array)?
         .iter()
-        .find_map(|a| unit_def(root, a))
+        .find_map(unit_def)
 }
 
 /// The parser's own complaint about a unit value, e.g. "no space between number and unit: write `150KB`".
@@ -543,15 +635,24 @@ fn unit_error(def: &str, text: &str) -> Option<String> {
     r.filter(|m| !m.is_empty())
 }
 
-/// The candidate closest to `word` when it is plausibly a typo of it.
+/// The candidate closest to `word` when it is plausibly a typo of it: at most a third of its letters
+/// differ (at least one may), counting a swap of two neighbours as one edit.
 fn closest(word: &str, candidates: &[String]) -> Option<String> {
     let w = word.to_ascii_lowercase();
+    let allowed = (w.chars().count() / 3).max(1);
     candidates
         .iter()
-        .map(|c| (strsim::jaro_winkler(&w, &c.to_ascii_lowercase()), c))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c.clone())
+        .map(|c| {
+            let c_low = c.to_ascii_lowercase();
+            (
+                strsim::damerau_levenshtein(&w, &c_low),
+                -strsim::jaro_winkler(&w, &c_low),
+                c,
+            )
+        })
+        .filter(|(d, _, _)| *d <= allowed)
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
+        .map(|(_, _, c)| c.clone())
 }
 
 #[cfg(test)]
@@ -583,18 +684,40 @@ mod tests {
         );
         let f = run(&EXAMPLE.replace("min: 150KB", "min: 150 KB"));
         assert_eq!(f[0].code, SCHEMA_BAD_FORMAT, "{f:#?}");
-        assert!(f[0].hint.as_deref().unwrap_or_default().contains("no space between number and unit: write `150KB`"));
+        assert!(
+            f[0].hint
+                .as_deref()
+                .unwrap_or_default()
+                .contains("no space between number and unit: write `150KB`")
+        );
         let f = run(&EXAMPLE.replace("dscp: [24, 26]", "dscp: [24, 64]"));
         assert_eq!(f[0].code, SCHEMA_OUT_OF_RANGE);
-        assert!(f[0].message.contains("an integer 0-63, found `64`"), "{}", f[0].message);
+        assert!(
+            f[0].message.contains("an integer 0-63, found `64`"),
+            "{}",
+            f[0].message
+        );
         let f = run(&EXAMPLE.replace("kind: rail-optimized", "kind: rail-optimised"));
         assert_eq!(f[0].code, SCHEMA_NOT_ALLOWED);
-        assert!(f[0].hint.as_deref().unwrap_or_default().contains("`rail-optimized`"));
+        assert!(
+            f[0].hint
+                .as_deref()
+                .unwrap_or_default()
+                .contains("`rail-optimized`")
+        );
         let f = run(&EXAMPLE.replace("bandwidth: 90%", "bandwith: 90%"));
         assert_eq!(f[0].code, SCHEMA_UNKNOWN_KEY);
-        assert!(f[0].hint.as_deref().unwrap_or_default().starts_with("did you mean `bandwidth`?"));
+        assert!(
+            f[0].hint
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("did you mean `bandwidth`?")
+        );
         let f = run(&EXAMPLE.replace("loopbacks: 10.0.0.0/22", "loopbacks: 10.0.0.1/22"));
         assert_eq!(f[0].code, SCHEMA_BAD_VALUE, "{f:#?}");
-        assert_eq!(f[0].pointer.as_deref(), Some("/fabric/addressing/loopbacks"));
+        assert_eq!(
+            f[0].pointer.as_deref(),
+            Some("/fabric/addressing/loopbacks")
+        );
     }
 }

@@ -110,10 +110,11 @@ fn fill(tmp: &Path, files: &[OutFile]) -> Result<(), String> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
+        // No fsync per file: atomicity comes from the final rename; a crash before it leaves the old
+        // output in place.
         let mut fh =
             std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         fh.write_all(f.content.as_bytes())
-            .and_then(|_| fh.sync_all())
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     std::fs::write(

@@ -88,7 +88,12 @@ pub fn read(files: &[&OutFile]) -> Meaning {
                 ),
             })
             .collect();
-        assert_eq!(dscp.len(), 64, "{}: DSCP_TO_TC_MAP {name} must list all 64 DSCPs", file.path);
+        assert_eq!(
+            dscp.len(),
+            64,
+            "{}: DSCP_TO_TC_MAP {name} must list all 64 DSCPs",
+            file.path
+        );
         m.dscp = dscp;
     }
 

@@ -1,0 +1,60 @@
+//! Development aid: where render time goes on the generated 100K-GPU fabric.
+use std::time::Instant;
+fn main() {
+    let size = std::env::args().nth(1).unwrap_or_else(|| "100k".into());
+    let yaml = aifab::bench::intent_yaml(&size, 1).unwrap_or_default();
+    let intent: aifab::intent::Intent = serde_norway::from_str(&yaml).expect("intent");
+    let cat = aifab::platform::Catalog::builtin();
+    let t = Instant::now();
+    let m = aifab::compile::compile(&intent, cat).expect("compile");
+    println!("compile {:?}", t.elapsed());
+    let r = aifab::render::Renderer::new(cat).expect("r");
+    let meta = aifab::render::Meta::new("x", &m.name);
+    for os in [
+        aifab::platform::Os::Sonic,
+        aifab::platform::Os::Eos,
+        aifab::platform::Os::Nxos,
+    ] {
+        let ds: Vec<_> = m.devices.iter().filter(|d| d.os == os).take(50).collect();
+        if ds.is_empty() {
+            continue;
+        }
+        let t = Instant::now();
+        for d in &ds {
+            let _ = minijinja::Value::from(minijinja::value::Serde(*d));
+        }
+        let ser = t.elapsed() / ds.len() as u32;
+        let t = Instant::now();
+        let mut bytes = 0;
+        for d in &ds {
+            bytes += r
+                .device(&meta, d)
+                .expect("render")
+                .iter()
+                .map(|f| f.content.len())
+                .sum::<usize>();
+        }
+        let full = t.elapsed() / ds.len() as u32;
+        let t = Instant::now();
+        let mut raw_total = 0usize;
+        for d in &ds {
+            for f in r.device(&meta, d).expect("render") {
+                if f.path.ends_with(".json") {
+                    let t2 = Instant::now();
+                    let _ = aifab::render::canonical_json(&f.content);
+                    raw_total += t2.elapsed().as_micros() as usize;
+                }
+            }
+        }
+        let _ = t;
+        println!(
+            "  canonical_json of the output: {}us/dev",
+            raw_total / ds.len()
+        );
+        println!(
+            "{os}: {} devices sampled; serde->value {ser:?}/dev; full render {full:?}/dev; {} KB/dev",
+            ds.len(),
+            bytes / ds.len() / 1024
+        );
+    }
+}
