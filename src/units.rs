@@ -61,7 +61,7 @@ fn parse_scaled(text: &str, suffixes: &[(&str, u64)]) -> Result<u64, String> {
             .map_err(|_| format!("`{num}` is not a number"))?;
         let denom = 10u64.pow(frac_part.len() as u32);
         let scaled = (frac as u128) * (mult as u128);
-        if scaled % (denom as u128) != 0 {
+        if !scaled.is_multiple_of(denom as u128) {
             return Err(format!("`{text}` is not a whole number of the base unit"));
         }
         value = value
@@ -130,7 +130,7 @@ impl Size {
     }
     /// The value as a whole number of `unit_bytes`, or an error naming the remainder: never rounds.
     pub fn in_unit(self, unit_bytes: u64, unit_name: &str) -> Result<u64, String> {
-        if unit_bytes == 0 || self.0 % unit_bytes != 0 {
+        if unit_bytes == 0 || !self.0.is_multiple_of(unit_bytes) {
             return Err(format!(
                 "{} bytes is not a whole number of {unit_name} ({unit_bytes} bytes each)",
                 self.0
@@ -143,9 +143,9 @@ impl Size {
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let b = self.0;
-        if b >= 1024 * 1024 && b % (1024 * 1024) == 0 {
+        if b >= 1024 * 1024 && b.is_multiple_of(1024 * 1024) {
             write!(f, "{}MB", b / (1024 * 1024))
-        } else if b >= 1024 && b % 1024 == 0 {
+        } else if b >= 1024 && b.is_multiple_of(1024) {
             write!(f, "{}KB", b / 1024)
         } else {
             write!(f, "{b}B")
@@ -199,7 +199,7 @@ impl Duration {
     }
     /// Whole milliseconds, or an error when the duration is not a whole number of milliseconds.
     pub fn millis_exact(self) -> Result<u64, String> {
-        if self.0 % 1000 != 0 {
+        if !self.0.is_multiple_of(1000) {
             return Err(format!("{self} is not a whole number of milliseconds"));
         }
         Ok(self.0 / 1000)
@@ -209,9 +209,9 @@ impl Duration {
 impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let u = self.0;
-        if u >= 1_000_000 && u % 1_000_000 == 0 {
+        if u >= 1_000_000 && u.is_multiple_of(1_000_000) {
             write!(f, "{}s", u / 1_000_000)
-        } else if u >= 1000 && u % 1000 == 0 {
+        } else if u >= 1000 && u.is_multiple_of(1000) {
             write!(f, "{}ms", u / 1000)
         } else {
             write!(f, "{u}us")

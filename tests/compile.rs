@@ -195,20 +195,20 @@ fn invariants(m: &FabricModel) {
                 format!("{}/31", std::net::Ipv4Addr::from(u32::from(ui))),
                 subnet
             );
-        } else if let Some(s) = &l.subnet {
-            if s.ends_with("/31") {
-                assert!(subnets.insert(s.clone()), "{s} used twice");
-                let leaf = by_host[l.b.as_str()]
-                    .interfaces
-                    .iter()
-                    .find(|i| i.name == l.b_port)
-                    .expect("iface");
-                assert_eq!(
-                    u32::from(leaf.ip.expect("ip")) % 2,
-                    0,
-                    "switch takes the even server address"
-                );
-            }
+        } else if let Some(s) = &l.subnet
+            && s.ends_with("/31")
+        {
+            assert!(subnets.insert(s.clone()), "{s} used twice");
+            let leaf = by_host[l.b.as_str()]
+                .interfaces
+                .iter()
+                .find(|i| i.name == l.b_port)
+                .expect("iface");
+            assert_eq!(
+                u32::from(leaf.ip.expect("ip")) % 2,
+                0,
+                "switch takes the even server address"
+            );
         }
     }
     // Loopbacks and ASNs.

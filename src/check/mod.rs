@@ -112,10 +112,10 @@ fn platforms<'a>(
         };
         match out.iter_mut().find(|e| e.0 == name) {
             Some(e) => {
-                if let Some(r) = role {
-                    if !e.3.contains(&r) {
-                        e.3.push(r);
-                    }
+                if let Some(r) = role
+                    && !e.3.contains(&r)
+                {
+                    e.3.push(r);
                 }
             }
             None => out.push((name, *os, p, role.into_iter().collect(), ptr)),
@@ -222,17 +222,17 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
                 );
             }
             for (i, v) in d.iter().enumerate() {
-                if let Some(other) = dscp_owner.insert(v.0, name) {
-                    if other != name {
-                        out.push(
-                            Finding::error(
-                                "AIF-QOS-004",
-                                format!("DSCP {} is in class `{other}` and in class `{name}`", v.0),
-                            )
-                            .at(class_ptr(name, &format!("dscp/{i}")))
-                            .hint("a packet can go to one queue only: keep each DSCP in one class"),
-                        );
-                    }
+                if let Some(other) = dscp_owner.insert(v.0, name)
+                    && other != name
+                {
+                    out.push(
+                        Finding::error(
+                            "AIF-QOS-004",
+                            format!("DSCP {} is in class `{other}` and in class `{name}`", v.0),
+                        )
+                        .at(class_ptr(name, &format!("dscp/{i}")))
+                        .hint("a packet can go to one queue only: keep each DSCP in one class"),
+                    );
                 }
             }
             if c.priority.is_none() {
@@ -246,19 +246,17 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
                 );
             }
         }
-        if c.priority.is_some() || c.dscp.is_none() {
-            if let Some(other) = prio_owner.insert(prio, name) {
-                out.push(
-                    Finding::error(
-                        "AIF-QOS-005",
-                        format!("priority {prio} is used by class `{other}` and class `{name}`"),
-                    )
-                    .at(class_ptr(name, "priority"))
-                    .hint(
-                        "each class needs its own priority: it is also its queue and PFC priority",
-                    ),
-                );
-            }
+        if (c.priority.is_some() || c.dscp.is_none())
+            && let Some(other) = prio_owner.insert(prio, name)
+        {
+            out.push(
+                Finding::error(
+                    "AIF-QOS-005",
+                    format!("priority {prio} is used by class `{other}` and class `{name}`"),
+                )
+                .at(class_ptr(name, "priority"))
+                .hint("each class needs its own priority: it is also its queue and PFC priority"),
+            );
         }
         if c.lossless {
             lossless_count += 1;
@@ -309,22 +307,22 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
                 );
             }
             for (pname, _, p, _, ptr) in &pfs {
-                if let Some(buf) = p.buffer {
-                    if e.max > buf {
-                        out.push(
-                            Finding::error(
-                                "AIF-QOS-002",
-                                format!(
-                                    "class `{name}`: ECN max {} exceeds the {} buffer of {pname}",
-                                    e.max, buf
-                                ),
-                            )
-                            .at(class_ptr(name, "ecn/max"))
-                            .hint(format!(
-                                "lower `max` below {buf}; the platform is chosen at {ptr}"
-                            )),
-                        );
-                    }
+                if let Some(buf) = p.buffer
+                    && e.max > buf
+                {
+                    out.push(
+                        Finding::error(
+                            "AIF-QOS-002",
+                            format!(
+                                "class `{name}`: ECN max {} exceeds the {} buffer of {pname}",
+                                e.max, buf
+                            ),
+                        )
+                        .at(class_ptr(name, "ecn/max"))
+                        .hint(format!(
+                            "lower `max` below {buf}; the platform is chosen at {ptr}"
+                        )),
+                    );
                 }
             }
         }
@@ -372,17 +370,17 @@ fn qos_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
         );
     }
     for (pname, _, p, _, ptr) in &pfs {
-        if let Some(max) = p.max_lossless_classes {
-            if lossless_count > max {
-                out.push(
-                    Finding::error(
-                        "AIF-QOS-008",
-                        format!("{lossless_count} lossless classes; {pname} supports {max}"),
-                    )
-                    .at(ptr.clone())
-                    .hint("reduce the lossless classes or choose another platform"),
-                );
-            }
+        if let Some(max) = p.max_lossless_classes
+            && lossless_count > max
+        {
+            out.push(
+                Finding::error(
+                    "AIF-QOS-008",
+                    format!("{lossless_count} lossless classes; {pname} supports {max}"),
+                )
+                .at(ptr.clone())
+                .hint("reduce the lossless classes or choose another platform"),
+            );
         }
     }
     if lossless_count == 0 {
@@ -431,9 +429,9 @@ fn pfc_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
             Os::Nxos => {
                 let (d, r) = (d_us / 1000, r_us / 1000);
                 let g = gcd(d, r);
-                let poll = (100..=1000u64)
-                    .rev()
-                    .find(|p| d_us % 1000 == 0 && r_us % 1000 == 0 && g % p == 0);
+                let poll = (100..=1000u64).rev().find(|p| {
+                    d_us.is_multiple_of(1000) && r_us.is_multiple_of(1000) && g.is_multiple_of(*p)
+                });
                 let ok = poll.is_some_and(|p| d / p >= 1 && d / p <= 10 && r / p <= 100);
                 if !ok {
                     out.push(
@@ -517,14 +515,14 @@ fn bgp_rules(intent: &Intent, out: &mut Vec<Finding>) {
 
 fn lb_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let lb = &intent.load_balancing;
-    if let Some(mac) = lb.dlb.mac {
-        if mac.is_multicast() || mac.0 == [0; 6] {
-            out.push(
+    if let Some(mac) = lb.dlb.mac
+        && (mac.is_multicast() || mac.0 == [0; 6])
+    {
+        out.push(
                 Finding::error("AIF-LB-004", format!("DLB MAC {mac} is not a unicast address"))
                     .at("/load_balancing/dlb/mac")
                     .hint("use a unicast MAC (first byte even), the same on every switch; NX-OS's default is 00:cc:cc:cc:cc:cc"),
             );
-        }
     }
     if lb.dlb.mode != DlbMode::Flowlet && lb.dlb.flowlet_gap.is_some() {
         out.push(

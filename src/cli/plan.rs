@@ -118,8 +118,11 @@ pub fn summary(m: &FabricModel) -> String {
     out
 }
 
+/// Drawing nodes by name, and edges `(a, b, cables)`.
+type Drawing = (BTreeMap<String, String>, Vec<(String, String, usize)>);
+
 /// Nodes of the drawing: devices collapsed per (role, zone, group) when the fabric is large.
-fn groups(m: &FabricModel) -> (BTreeMap<String, String>, Vec<(String, String, usize)>) {
+fn groups(m: &FabricModel) -> Drawing {
     let large = m.devices.len() > 64;
     let key = |hostname: &str| -> String {
         let Some(d) = m.devices.iter().find(|d| d.hostname == hostname) else {

@@ -110,7 +110,7 @@ pub fn plan(
     lossless_priorities.dedup();
 
     let mut strict: Vec<&ClassPlan> = classes.iter().filter(|c| c.strict).collect();
-    strict.sort_by(|a, b| b.priority.cmp(&a.priority));
+    strict.sort_by_key(|c| std::cmp::Reverse(c.priority));
     let queues = (0u8..8)
         .map(|q| {
             let class = classes.iter().find(|c| c.priority == q);
@@ -187,7 +187,7 @@ fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
     // The polling interval: the largest value in 100..=1000 ms dividing both timers, so that NX-OS
     // multipliers and SONiC's POLL_INTERVAL express the timers exactly.
     let g = gcd(detect_ms, restore_ms);
-    let poll_ms = (100..=1000u64).rev().find(|p| g % p == 0).ok_or_else(|| {
+    let poll_ms = (100..=1000u64).rev().find(|p| g.is_multiple_of(*p)).ok_or_else(|| {
         Finding::error(
             "AIF-PFC-011",
             format!(

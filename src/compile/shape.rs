@@ -70,7 +70,7 @@ fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Resul
     let down_bw = down as u64 * down_speed.gbps() as u64;
     let num = down_bw * ratio.up as u64;
     let den = ratio.down as u64 * up_speed.gbps() as u64;
-    if num % den != 0 {
+    if !num.is_multiple_of(den) {
         return Err(format!(
             "{down} x {down_speed} = {down_bw}G down at {ratio} needs {}G up, which is not a whole number of {up_speed} links",
             num as f64 / ratio.down as f64
@@ -126,7 +126,7 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     if !errs.is_empty() {
         return Err(errs);
     }
-    if zones == 0 || groups % zones != 0 {
+    if zones == 0 || !groups.is_multiple_of(zones) {
         return Err(vec![
             Finding::error(
                 "AIF-FAB-002",
@@ -212,7 +212,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
                 ]);
             }
         };
-        if ss.planes == 0 || spines_per_zone % ss.planes != 0 || ss.count % ss.planes != 0 {
+        if ss.planes == 0 || !spines_per_zone.is_multiple_of(ss.planes) || ss.count % ss.planes != 0
+        {
             return Err(vec![
                 Finding::error(
                     "AIF-FAB-005",
@@ -252,7 +253,7 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
 }
 
 fn divisors(n: u32) -> Vec<u32> {
-    (1..=n).filter(|d| n % d == 0).take(12).collect()
+    (1..=n).filter(|d| n.is_multiple_of(*d)).take(12).collect()
 }
 
 #[cfg(test)]
