@@ -3,7 +3,7 @@
 //! Every problem comes back located in the intent file (`file:line:col`), errors and warnings together.
 
 use crate::check;
-use crate::compile::compile;
+use crate::compile::compile_only;
 use crate::diag::{Finding, Source, Span, has_errors};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap};
@@ -82,12 +82,25 @@ pub fn read_source(path: &str) -> Result<Source, FrontError> {
 
 /// Runs the front of the pipeline on an intent file.
 pub fn front(path: &str) -> Result<Front, FrontError> {
+    front_with(path, None)
+}
+
+/// [`front`], expanding ports and cables only for the devices `only` matches.
+pub fn front_with(path: &str, only: Option<&globset::GlobMatcher>) -> Result<Front, FrontError> {
     let source = read_source(path)?;
-    front_source(source)
+    front_source_with(source, only)
 }
 
 /// Runs the front of the pipeline on text already read (e.g. from `git show`).
 pub fn front_source(source: Source) -> Result<Front, FrontError> {
+    front_source_with(source, None)
+}
+
+/// [`front_source`] with a device filter for the compile stage.
+pub fn front_source_with(
+    source: Source,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<Front, FrontError> {
     let (intent, spans) = match validate::load_and_validate(&source) {
         Ok(x) => x,
         Err(f) => return Err(FrontError::Invalid(Box::new(source), f)),
@@ -97,7 +110,7 @@ pub fn front_source(source: Source) -> Result<Front, FrontError> {
         locate(&mut findings, &spans, &source);
         return Err(FrontError::Invalid(Box::new(source), findings));
     }
-    match compile(&intent, Catalog::builtin()) {
+    match compile_only(&intent, Catalog::builtin(), only) {
         Ok(model) => {
             findings.extend(note_warnings(&model));
             locate(&mut findings, &spans, &source);

@@ -207,3 +207,41 @@ fn output_is_identical_across_runs_and_thread_counts() {
         );
     }
 }
+
+/// `--only` builds ports and cables only for the matching devices; what it renders for them must be
+/// byte-identical to the full render.
+#[test]
+fn only_renders_the_same_bytes_as_a_full_render() {
+    let cat = aifab::platform::Catalog::builtin();
+    let r = aifab::render::Renderer::new(cat).expect("templates");
+    for path in common::example_intents() {
+        let intent = common::intent(&path);
+        let full = common::model(&path);
+        let meta = aifab::render::Meta::new(&path, &full.name);
+        let all = r.fabric(&meta, &full, None).expect("render");
+        // First and last device of each role.
+        let mut picks = Vec::new();
+        for role in [
+            aifab::intent::Role::SuperSpine,
+            aifab::intent::Role::Spine,
+            aifab::intent::Role::Leaf,
+        ] {
+            let of_role: Vec<_> = full.devices.iter().filter(|d| d.role == role).collect();
+            picks.extend(of_role.first().map(|d| d.hostname.clone()));
+            picks.extend(of_role.last().map(|d| d.hostname.clone()));
+        }
+        for host in picks {
+            let g = globset::Glob::new(&host).expect("glob").compile_matcher();
+            let partial = aifab::compile::compile_only(&intent, cat, Some(&g)).expect("compile");
+            let one = r.fabric(&meta, &partial, Some(&g)).expect("render");
+            let want: Vec<_> = all.iter().filter(|f| f.device == host).collect();
+            let got: Vec<_> = one.iter().filter(|f| f.device == host).collect();
+            assert!(!want.is_empty());
+            assert_eq!(
+                got, want,
+                "{path}: --only {host} differs from the full render"
+            );
+            assert_eq!(partial.summary.server_links, full.summary.server_links);
+        }
+    }
+}

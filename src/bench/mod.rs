@@ -139,11 +139,11 @@ pub struct Timings {
     pub check_ms: f64,
     /// Compile.
     pub compile_ms: f64,
-    /// Render.
+    /// Render alone (files produced and dropped).
     pub render_ms: f64,
-    /// Atomic write.
-    pub write_ms: f64,
-    /// All phases.
+    /// Render streamed to disk with the atomic write, as `aifab render --out` runs.
+    pub render_write_ms: f64,
+    /// load+validate + check + compile + render+write.
     pub total_ms: f64,
     /// The whole pipeline for one device (`render --only`): load, check, compile, render one.
     pub only_one_ms: f64,
@@ -194,34 +194,46 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
     let model = crate::compile::compile(&intent, catalog).map_err(|f| format!("{f:#?}"))?;
     let compile_ms = ms(t);
 
-    let t = Instant::now();
     let renderer = crate::render::Renderer::new(catalog)?;
     let meta = crate::render::Meta::new(&source.name, &model.name);
-    let files = renderer
-        .fabric(&meta, &model, None)
+    // Render alone: every file is produced and dropped.
+    let t = Instant::now();
+    renderer
+        .fabric_each(&meta, &model, None, &|_| Ok(()), &|| {})
         .map_err(|e| e.join("\n"))?;
     let render_ms = ms(t);
 
+    // What `aifab render --out` does: render and stream every file to disk, atomically.
     let t = Instant::now();
-    crate::write::write_tree(out, &files)?;
-    let write_ms = ms(t);
-    let total_ms = ms(all);
+    let mut written = (0, 0);
+    crate::write::write_with(out, |tmp| {
+        let sink = |f: &crate::render::OutFile| crate::write::write_file(tmp, f);
+        written = renderer
+            .fabric_each(&meta, &model, None, &sink, &|| {})
+            .map_err(|e| e.join("\n"))?;
+        Ok(())
+    })?;
+    let render_write_ms = ms(t);
+    let total_ms = load_validate_ms + check_ms + compile_ms + render_write_ms;
+    let _ = all;
 
-    // One device, the way `aifab render --only <host>` runs: the whole front, then one render.
+    // One device, the way `aifab render --only <host>` runs: the whole front with ports and cables
+    // expanded only for that device, then one render.
     let t = Instant::now();
     let (intent1, spans1) =
         crate::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
     let _ = crate::check::run(&intent1, &spans1, &source);
-    let model1 = crate::compile::compile(&intent1, catalog).map_err(|f| format!("{f:#?}"))?;
-    let renderer1 = crate::render::Renderer::new(catalog)?;
-    let first = model1
+    let host = model
         .devices
         .last()
         .map(|d| d.hostname.clone())
         .unwrap_or_default();
-    let glob = globset::Glob::new(&first)
+    let glob = globset::Glob::new(&host)
         .map_err(|e| e.to_string())?
         .compile_matcher();
+    let model1 = crate::compile::compile_only(&intent1, catalog, Some(&glob))
+        .map_err(|f| format!("{f:#?}"))?;
+    let renderer1 = crate::render::Renderer::new(catalog)?;
     let one = renderer1
         .fabric(&meta, &model1, Some(&glob))
         .map_err(|e| e.join("\n"))?;
@@ -234,13 +246,13 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
         size: size.to_string(),
         devices: model.devices.len(),
         gpus: model.summary.gpus,
-        files: files.len(),
-        bytes: files.iter().map(|f| f.content.len() as u64).sum(),
+        files: written.0,
+        bytes: written.1,
         load_validate_ms,
         check_ms,
         compile_ms,
         render_ms,
-        write_ms,
+        render_write_ms,
         total_ms,
         only_one_ms,
         peak_rss_mib: peak_rss_mib(),
@@ -251,20 +263,21 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
 /// The results as a Markdown table (the README's table).
 pub fn table(rows: &[Timings]) -> String {
     let mut s = String::from(
-        "| fabric | GPUs | switches | load+validate | check | compile | render | write | total | µs/switch | switches/s | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| fabric | GPUs | switches | output | load+validate | check | compile | render | render+write | total | µs/switch | switches/s | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let per = r.total_ms * 1000.0 / r.devices.max(1) as f64;
         s.push_str(&format!(
-            "| {} | {} | {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} | {:.0} ms | {:.0} MiB |\n",
+            "| {} | {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} | {:.0} ms | {:.0} MiB |\n",
             r.size,
             r.gpus,
             r.devices,
+            r.bytes as f64 / 1e6,
             r.load_validate_ms,
             r.check_ms,
             r.compile_ms,
             r.render_ms,
-            r.write_ms,
+            r.render_write_ms,
             r.total_ms,
             per,
             r.devices as f64 / (r.total_ms / 1000.0),

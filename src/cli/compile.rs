@@ -30,7 +30,7 @@ pub fn run(args: Args) -> i32 {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let front = match front_or_exit(&args.intent, false) {
+    let front = match front_or_exit(&args.intent, false, only.as_ref()) {
         Ok(f) => f,
         Err(code) => return code,
     };

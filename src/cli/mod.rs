@@ -66,8 +66,14 @@ pub fn print_findings(source: &crate::diag::Source, findings: &[crate::diag::Fin
 }
 
 /// Runs the pipeline front and turns a failure into its exit code, printing what went wrong.
-pub fn front_or_exit(path: &str, quiet: bool) -> Result<crate::pipeline::Front, i32> {
-    match crate::pipeline::front(path) {
+/// With `only`, ports and cables are expanded only for the matching devices (see
+/// [`crate::compile::compile_only`]).
+pub fn front_or_exit(
+    path: &str,
+    quiet: bool,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<crate::pipeline::Front, i32> {
+    match crate::pipeline::front_with(path, only) {
         Ok(f) => {
             if !quiet {
                 print_findings(&f.source, &f.warnings);

@@ -31,7 +31,7 @@ pub enum Format {
 
 /// Runs `aifab plan`.
 pub fn run(args: Args) -> i32 {
-    let front = match front_or_exit(&args.intent, false) {
+    let front = match front_or_exit(&args.intent, false, None) {
         Ok(f) => f,
         Err(code) => return code,
     };

@@ -79,7 +79,7 @@ pub fn run(args: Args) -> i32 {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let front = match front_or_exit(&args.intent, args.quiet) {
+    let front = match front_or_exit(&args.intent, args.quiet, only.as_ref()) {
         Ok(f) => f,
         Err(code) => return code,
     };
@@ -92,6 +92,43 @@ pub fn run(args: Args) -> i32 {
     };
     let meta = Meta::new(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
+    if let Some(out) = &args.out {
+        // Stream: each device's files are written by the thread that rendered them.
+        let mut written = (0, 0);
+        let result = crate::write::write_with(out, |tmp| {
+            let sink = |f: &crate::render::OutFile| crate::write::write_file(tmp, f);
+            written = renderer
+                .fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
+                    progress.tick()
+                })
+                .map_err(|errs| errs.join("\n"))?;
+            Ok(())
+        });
+        progress.done();
+        return match result {
+            Ok(()) => {
+                if !args.quiet {
+                    let devices = front
+                        .model
+                        .devices
+                        .iter()
+                        .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
+                        .count();
+                    eprintln!(
+                        "{}: {devices} devices, {} files, {} bytes written",
+                        out.display(),
+                        written.0,
+                        written.1
+                    );
+                }
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("error: {e}; nothing was changed in {}", out.display());
+                EXIT_USAGE
+            }
+        };
+    }
     let files =
         renderer.fabric_with_progress(&meta, &front.model, only.as_ref(), &|| progress.tick());
     progress.done();
@@ -139,20 +176,6 @@ pub fn run(args: Args) -> i32 {
         }
         eprintln!("{}: {} files differ", dir.display(), diffs.len());
         return EXIT_INVALID;
-    }
-    if let Some(out) = &args.out {
-        if let Err(e) = crate::write::write_tree(out, &files) {
-            eprintln!("error: {e}; nothing was changed in {}", out.display());
-            return EXIT_USAGE;
-        }
-        if !args.quiet {
-            eprintln!(
-                "{}: {} devices, {} files written",
-                out.display(),
-                front.model.devices.len(),
-                files.len()
-            );
-        }
     }
     EXIT_OK
 }

@@ -278,7 +278,10 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                     ifc.ip = Some(odd);
                     ifc.peer_ip = Some(even);
                 }
+                let up_port_no = f.devices[l.upper.dev].interfaces[l.upper.iface].port;
+                let lo_port_no = f.devices[lower.dev].interfaces[lower.iface].port;
                 f.devices[l.upper.dev].bgp.neighbors.push(Neighbor {
+                    port: up_port_no,
                     ip: odd,
                     local_ip: even,
                     remote_as: lo_asn,
@@ -289,6 +292,7 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                     peer_role: lo_role,
                 });
                 f.devices[lower.dev].bgp.neighbors.push(Neighbor {
+                    port: lo_port_no,
                     ip: even,
                     local_ip: odd,
                     remote_as: up_asn,
@@ -319,25 +323,28 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
                 prefix_len: plen,
             });
             d.bgp.networks.push(format!("{net}/{plen}"));
-            for l in f.links.iter_mut().filter(|l| l.tier == "server-leaf") {
-                let _ = l;
-            }
         }
         for l in f.links.iter_mut().filter(|l| l.tier == "server-leaf") {
             let d = &f.devices[l.upper.dev];
             l.subnet = d.server_subnet.as_ref().map(|s| s.prefix.clone());
         }
     }
-    // Neighbors in interface order, so configs read top to bottom like the port list.
+    // Neighbors in port order, so configs read top to bottom like the port list.
     for d in f.devices.iter_mut() {
-        let order: std::collections::HashMap<&str, u32> = d
-            .interfaces
+        if !d.bgp.neighbors.is_sorted_by_key(|n| n.port) {
+            d.bgp.neighbors.sort_by_key(|n| n.port);
+        }
+        let mut seen = std::collections::HashSet::new();
+        d.bgp.peers = d
+            .bgp
+            .neighbors
             .iter()
-            .map(|i| (i.name.as_str(), i.port))
+            .filter(|n| seen.insert(n.peer.as_str()))
+            .map(|n| crate::model::Peer {
+                name: n.peer.clone(),
+                role: n.peer_role,
+            })
             .collect();
-        let mut n = std::mem::take(&mut d.bgp.neighbors);
-        n.sort_by_key(|x| order.get(x.interface.as_str()).copied().unwrap_or(u32::MAX));
-        d.bgp.neighbors = n;
     }
 
     // Management.

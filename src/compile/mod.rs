@@ -19,8 +19,18 @@ use crate::platform::Catalog;
 
 /// Compiles a schema-valid intent into the device model, or returns every problem found.
 pub fn compile(intent: &Intent, catalog: &Catalog) -> Result<FabricModel, Vec<Finding>> {
+    compile_only(intent, catalog, None)
+}
+
+/// [`compile`], expanding ports and cables only for the devices `only` matches (every device still
+/// gets its name, loopback and ASN, so matched devices come out exactly as in a full compile).
+pub fn compile_only(
+    intent: &Intent,
+    catalog: &Catalog,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<FabricModel, Vec<Finding>> {
     let shape = shape::shape(intent)?;
-    let mut fabric = topology::build(intent, catalog, &shape)?;
+    let mut fabric = topology::build(intent, catalog, &shape, only)?;
     addressing::assign(intent, &shape, &mut fabric)?;
     features::resolve(intent, catalog, &mut fabric)?;
     Ok(fabric.finish())

@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::platform::{Catalog, Os, Platform};
 use globset::Glob;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
@@ -178,8 +178,15 @@ struct Planned {
 }
 
 /// Expands the shape into devices (with overrides applied), ports and cables, checking every platform's
-/// port budget.
-pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec<Finding>> {
+/// port budget. With `only`, every device exists (names, addresses and ASNs stay the same), but ports
+/// and cables are built only where at least one end matches: `render --only` on a 100K-GPU fabric does
+/// not expand the other two thousand switches.
+pub fn build(
+    intent: &Intent,
+    catalog: &Catalog,
+    s: &Shape,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<Draft, Vec<Finding>> {
     let t = &intent.fabric.topology;
     let mut errs: Vec<Finding> = Vec::new();
 
@@ -330,6 +337,7 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
                 router_id: Ipv4Addr::UNSPECIFIED,
                 maximum_paths: intent.fabric.bgp.maximum_paths,
                 neighbors: Vec::new(),
+                peers: Vec::new(),
                 networks: Vec::new(),
             },
             qos: None,
@@ -494,10 +502,26 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
     let mtu = intent.fabric.mtu;
     let pf_of =
         |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked above").1 };
+    // Interface names and lanes of every port, once per platform (not once per port).
+    let mut port_cache: BTreeMap<String, PortCache> = BTreeMap::new();
+    for d in &devices {
+        if !port_cache.contains_key(&d.platform) {
+            port_cache.insert(d.platform.clone(), PortCache::new(pf_of(d)));
+        }
+    }
+    let port_cache = &port_cache;
+    let ports_of = |d: &DraftDevice| -> &PortCache { &port_cache[d.platform.as_str()] };
+    let selected: Vec<bool> = devices
+        .iter()
+        .map(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+        .collect();
 
     // Server ports on leaves.
     for li in 0..s.leaves() as usize {
         let di = index_of(Role::Leaf, li as u32);
+        if !selected[di] {
+            continue;
+        }
         let (group, rail) = (
             devices[di].group.unwrap_or(1),
             devices[di].rail.unwrap_or(1),
@@ -530,6 +554,7 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
             let pf = pf_of(&devices[di]);
             let iface = interface(
                 pf,
+                ports_of(&devices[di]),
                 slot,
                 PortKind::Server,
                 Direction::Down,
@@ -560,7 +585,6 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
     }
 
     // Leaf uplinks to spines of the leaf's zone. Spine ports: local leaf ordinal × links + link.
-    let mut spine_down_ifaces: Vec<Vec<(u32, usize)>> = vec![Vec::new(); devices.len()];
     for li in 0..s.leaves() {
         let di = index_of(Role::Leaf, li);
         let zone0 = li / s.leaves_per_zone();
@@ -570,31 +594,36 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
             let spine_local = k % s.spines_per_zone;
             let link_no = k / s.spines_per_zone;
             let si = index_of(Role::Spine, zone0 * s.spines_per_zone + spine_local);
+            if !selected[di] && !selected[si] {
+                continue;
+            }
             let leaf_port = leaf_ports - s.leaf_up + 1 + k;
             let spine_port = local * s.links_per_spine + link_no + 1;
             let lpf = pf_of(&devices[di]);
             let spf = pf_of(&devices[si]);
-            let leaf_if_name = lpf.interface_name(leaf_port);
-            let spine_if_name = spf.interface_name(spine_port);
+            let leaf_if_name = ports_of(&devices[di]).name(leaf_port);
+            let spine_if_name = ports_of(&devices[si]).name(spine_port);
             let up = interface(
                 lpf,
+                ports_of(&devices[di]),
                 leaf_port,
                 PortKind::Fabric,
                 Direction::Up,
                 s.leaf_uplink_speed.gbps(),
                 &devices[si].hostname,
-                &spine_if_name,
+                spine_if_name,
                 mtu,
                 ls_cable,
             );
             let down = interface(
                 spf,
+                ports_of(&devices[si]),
                 spine_port,
                 PortKind::Fabric,
                 Direction::Down,
                 s.leaf_uplink_speed.gbps(),
                 &devices[di].hostname,
-                &leaf_if_name,
+                leaf_if_name,
                 mtu,
                 ls_cable,
             );
@@ -602,7 +631,6 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
             let leaf_iface = devices[di].interfaces.len() - 1;
             devices[si].interfaces.push(down);
             let spine_iface = devices[si].interfaces.len() - 1;
-            spine_down_ifaces[si].push((spine_port, spine_iface));
             links.push(DraftLink {
                 tier: "leaf-spine",
                 lower: Some(End {
@@ -636,31 +664,36 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
                 let ss_local = k % s.supers_per_plane;
                 let link_no = k / s.supers_per_plane;
                 let ssi = index_of(Role::SuperSpine, plane * s.supers_per_plane + ss_local);
+                if !selected[si] && !selected[ssi] {
+                    continue;
+                }
                 let spine_port = spine_ports - s.spine_up + 1 + k;
                 let ss_port = ordinal * s.links_per_super + link_no + 1;
                 let spf = pf_of(&devices[si]);
                 let sspf = pf_of(&devices[ssi]);
-                let spine_if_name = spf.interface_name(spine_port);
-                let ss_if_name = sspf.interface_name(ss_port);
+                let spine_if_name = ports_of(&devices[si]).name(spine_port);
+                let ss_if_name = ports_of(&devices[ssi]).name(ss_port);
                 let up = interface(
                     spf,
+                    ports_of(&devices[si]),
                     spine_port,
                     PortKind::Fabric,
                     Direction::Up,
                     s.spine_uplink_speed.gbps(),
                     &devices[ssi].hostname,
-                    &ss_if_name,
+                    ss_if_name,
                     mtu,
                     ss_cable,
                 );
                 let down = interface(
                     sspf,
+                    ports_of(&devices[ssi]),
                     ss_port,
                     PortKind::Fabric,
                     Direction::Down,
                     s.spine_uplink_speed.gbps(),
                     &devices[si].hostname,
-                    &spine_if_name,
+                    spine_if_name,
                     mtu,
                     ss_cable,
                 );
@@ -691,6 +724,10 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
     // Keep every device's interfaces in port order; remap link ends accordingly.
     let mut remap: Vec<Vec<usize>> = Vec::with_capacity(devices.len());
     for d in devices.iter_mut() {
+        if d.interfaces.is_sorted_by_key(|i| i.port) {
+            remap.push((0..d.interfaces.len()).collect());
+            continue;
+        }
         let mut order: Vec<usize> = (0..d.interfaces.len()).collect();
         order.sort_by_key(|&i| d.interfaces[i].port);
         let mut pos = vec![0usize; order.len()];
@@ -711,7 +748,6 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
         }
         l.upper.iface = remap[l.upper.dev][l.upper.iface];
     }
-    drop(spine_down_ifaces);
 
     let summary = Summary {
         leaves: s.leaves(),
@@ -719,12 +755,10 @@ pub fn build(intent: &Intent, catalog: &Catalog, s: &Shape) -> Result<Draft, Vec
         super_spines: s.super_spines,
         servers: s.servers,
         gpus: s.servers * s.rails,
-        server_links: links.iter().filter(|l| l.tier == "server-leaf").count() as u32,
-        leaf_spine_links: links.iter().filter(|l| l.tier == "leaf-spine").count() as u32,
-        spine_super_spine_links: links
-            .iter()
-            .filter(|l| l.tier == "spine-super-spine")
-            .count() as u32,
+        // Counted from the shape, so a filtered build (`--only`) still reports the whole fabric.
+        server_links: s.servers * s.rails,
+        leaf_spine_links: s.leaves() * s.leaf_up,
+        spine_super_spine_links: s.spines() * s.spine_up,
         leaf_oversubscription: ratio_text(
             s.servers_per_group as u64 * s.nic_speed.gbps() as u64,
             s.leaf_up as u64 * s.leaf_uplink_speed.gbps() as u64,
@@ -781,9 +815,28 @@ fn placeholder_interface() -> Interface {
     }
 }
 
+/// Interface names and SONiC lanes of every front-panel port of one platform.
+struct PortCache {
+    names: Vec<String>,
+    lanes: Vec<Option<String>>,
+}
+
+impl PortCache {
+    fn new(pf: &Platform) -> PortCache {
+        PortCache {
+            names: (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect(),
+            lanes: (1..=pf.ports.count).map(|p| pf.lanes(p)).collect(),
+        }
+    }
+    fn name(&self, port: u32) -> &str {
+        &self.names[port as usize - 1]
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn interface(
     pf: &Platform,
+    cache: &PortCache,
     port: u32,
     kind: PortKind,
     direction: Direction,
@@ -795,12 +848,12 @@ fn interface(
 ) -> Interface {
     let (cable_length, pg_profile) = headroom(pf, speed_gbps, cable_m);
     Interface {
-        name: pf.interface_name(port),
+        name: cache.name(port).to_string(),
         port,
         kind,
         direction,
         speed_gbps,
-        lanes: pf.lanes(port),
+        lanes: cache.lanes[port as usize - 1].clone(),
         fec: pf.ports.fec.get(&speed_gbps).cloned(),
         peer: peer.to_string(),
         peer_port: peer_port.to_string(),

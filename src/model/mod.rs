@@ -166,8 +166,19 @@ pub struct BgpPlan {
     pub maximum_paths: u32,
     /// One per fabric link.
     pub neighbors: Vec<Neighbor>,
+    /// Each neighbor switch once, in port order of its first link (SONiC DEVICE_NEIGHBOR_METADATA).
+    pub peers: Vec<Peer>,
     /// Prefixes to advertise: loopback /32, server /31s or the server subnet.
     pub networks: Vec<String>,
+}
+
+/// A neighbor switch.
+#[derive(Clone, Debug, Serialize)]
+pub struct Peer {
+    /// Hostname.
+    pub name: String,
+    /// Role.
+    pub role: Role,
 }
 
 /// One BGP neighbor.
@@ -185,6 +196,8 @@ pub struct Neighbor {
     pub peer_port: String,
     /// Our interface.
     pub interface: String,
+    /// Our front-panel port number (neighbors are listed in port order).
+    pub port: u32,
     /// `peer:peer_port`.
     pub description: String,
     /// Neighbor role.

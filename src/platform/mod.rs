@@ -426,6 +426,17 @@ impl Platform {
         if self.ports.count == 0 || self.ports.speeds.is_empty() {
             out.push("ports need a count and at least one speed".into());
         }
+        if let Some(c) = self
+            .ports
+            .naming
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || "/{}_-".contains(*c)))
+        {
+            // Interface names go into configs unescaped: letters, digits and `/_-` only.
+            out.push(format!(
+                "naming contains {c:?}: only letters, digits, `/`, `_`, `-` and placeholders"
+            ));
+        }
         if self.ports.naming.contains("{lane_base}") && self.ports.lanes_per_port.is_none() {
             out.push("naming uses {lane_base} but lanes_per_port is missing".into());
         }

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod inventory;
+pub mod json;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -135,6 +136,51 @@ impl Renderer {
         self.fabric_with_progress(meta, model, only, &|| {})
     }
 
+    /// Renders every device in parallel and hands each file to `sink` as soon as it exists (for
+    /// streaming writes: the fabric's output is never all in memory), then the inventory. Calls `tick`
+    /// after each device. Returns the number of files and bytes.
+    pub fn fabric_each(
+        &self,
+        meta: &Meta,
+        model: &FabricModel,
+        only: Option<&globset::GlobMatcher>,
+        sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
+        tick: &(dyn Fn() + Sync),
+    ) -> Result<(usize, u64), Vec<String>> {
+        let results: Vec<Result<(usize, u64), String>> = model
+            .devices
+            .par_iter()
+            .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+            .map(|d| {
+                let files = self.device(meta, d)?;
+                let mut bytes = 0;
+                for f in &files {
+                    sink(f)?;
+                    bytes += f.content.len() as u64;
+                }
+                tick();
+                Ok((files.len(), bytes))
+            })
+            .collect();
+        let mut errs = Vec::new();
+        let (mut n, mut bytes) = (0, 0);
+        for r in results {
+            match r {
+                Ok((a, b)) => {
+                    n += a;
+                    bytes += b;
+                }
+                Err(e) => errs.push(e),
+            }
+        }
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        let inv = inventory::inventory(model, self.catalog, only);
+        sink(&inv).map_err(|e| vec![e])?;
+        Ok((n + 1, bytes + inv.content.len() as u64))
+    }
+
     /// [`Renderer::fabric`], calling `tick` after each device (for a progress bar).
     pub fn fabric_with_progress(
         &self,
@@ -183,37 +229,7 @@ fn tidy_text(raw: &str) -> String {
     out
 }
 
-/// Parses JSON and writes it back with sorted keys and 4-space indentation.
-pub fn canonical_json(raw: &str) -> Result<String, String> {
-    let v: serde_json::Value = serde_json::from_str(raw).map_err(|e| e.to_string())?;
-    let sorted = sort_keys(v);
-    let mut buf = Vec::with_capacity(raw.len());
-    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
-    sorted.serialize(&mut ser).map_err(|e| e.to_string())?;
-    let mut s = String::from_utf8(buf).map_err(|e| e.to_string())?;
-    s.push('\n');
-    Ok(s)
-}
-
-fn sort_keys(v: serde_json::Value) -> serde_json::Value {
-    match v {
-        serde_json::Value::Object(m) => {
-            let mut entries: Vec<(String, serde_json::Value)> = m.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            serde_json::Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sort_keys(v)))
-                    .collect(),
-            )
-        }
-        serde_json::Value::Array(a) => {
-            serde_json::Value::Array(a.into_iter().map(sort_keys).collect())
-        }
-        other => other,
-    }
-}
+pub use json::canonical_json;
 
 /// Defence in depth: no control character other than newline may reach a config.
 fn check_lines(content: &str) -> Result<(), String> {

@@ -6,6 +6,7 @@
 use crate::render::OutFile;
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The file that marks a folder as aifab's output.
 pub const MARKER: &str = ".aifab-output";
@@ -53,6 +54,15 @@ fn may_replace(out: &Path) -> Result<bool, String> {
 
 /// Writes `files` as the complete content of folder `out`, atomically.
 pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<(), String> {
+    write_with(out, |tmp| files.iter().try_for_each(|f| write_file(tmp, f)))
+}
+
+/// Fills a temporary folder next to `out` with `fill`, marks it as aifab's, and renames it into place.
+/// On any error the temporary folder is removed and `out` is left exactly as it was.
+pub fn write_with(
+    out: &Path,
+    fill: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
     let exists = may_replace(out)?;
     let name = out
         .file_name()
@@ -68,61 +78,69 @@ pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<(), String> {
     let tmp = parent.join(format!(".{name}.aifab-tmp-{pid}"));
     let old = parent.join(format!(".{name}.aifab-old-{pid}"));
     let _ = std::fs::remove_dir_all(&tmp);
-    let result = fill(&tmp, files).and_then(|_| {
-        if exists {
-            std::fs::rename(out, &old)
-                .map_err(|e| format!("moving {} aside: {e}", out.display()))?;
-        }
-        match std::fs::rename(&tmp, out) {
-            Ok(()) => {
-                if exists {
-                    let _ = std::fs::remove_dir_all(&old);
-                }
-                Ok(())
+    WRITTEN.store(0, Ordering::SeqCst);
+    let result = std::fs::create_dir_all(&tmp)
+        .map_err(|e| format!("{}: {e}", tmp.display()))
+        .and_then(|_| fill(&tmp))
+        .and_then(|_| {
+            std::fs::write(
+                tmp.join(MARKER),
+                "written by aifab: this folder is replaced as a whole on every render\n",
+            )
+            .map_err(|e| format!("{}: {e}", tmp.display()))
+        })
+        .and_then(|_| {
+            if exists {
+                std::fs::rename(out, &old)
+                    .map_err(|e| format!("moving {} aside: {e}", out.display()))?;
             }
-            Err(e) => {
-                if exists {
-                    let _ = std::fs::rename(&old, out);
+            match std::fs::rename(&tmp, out) {
+                Ok(()) => {
+                    if exists {
+                        let _ = std::fs::remove_dir_all(&old);
+                    }
+                    Ok(())
                 }
-                Err(format!("moving the new output into {}: {e}", out.display()))
+                Err(e) => {
+                    if exists {
+                        let _ = std::fs::rename(&old, out);
+                    }
+                    Err(format!("moving the new output into {}: {e}", out.display()))
+                }
             }
-        }
-    });
+        });
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
     result
 }
 
-fn fill(tmp: &Path, files: &[OutFile]) -> Result<(), String> {
-    let fail_after: Option<usize> = std::env::var(FAIL_AFTER_ENV)
+/// Files written since the last [`write_with`] began (for the failure-injection test hook).
+static WRITTEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Writes one file under `dir`, creating its folders; refuses paths that would leave `dir`. Safe to
+/// call from several threads.
+pub fn write_file(dir: &Path, f: &OutFile) -> Result<(), String> {
+    if let Some(limit) = std::env::var(FAIL_AFTER_ENV)
         .ok()
-        .and_then(|v| v.parse().ok());
-    std::fs::create_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    for (n, f) in files.iter().enumerate() {
-        if fail_after == Some(n) {
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let n = WRITTEN.fetch_add(1, Ordering::SeqCst);
+        if n >= limit {
             return Err(format!(
-                "injected failure after {n} files ({FAIL_AFTER_ENV})"
+                "injected failure after {limit} files ({FAIL_AFTER_ENV})"
             ));
         }
-        let rel = safe_relative(&f.path)?;
-        let path = tmp.join(rel);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        // No fsync per file: atomicity comes from the final rename; a crash before it leaves the old
-        // output in place.
-        let mut fh =
-            std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        fh.write_all(f.content.as_bytes())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    std::fs::write(
-        tmp.join(MARKER),
-        "written by aifab: this folder is replaced as a whole on every render\n",
-    )
-    .map_err(|e| format!("{}: {e}", tmp.display()))?;
-    Ok(())
+    let rel = safe_relative(&f.path)?;
+    let path = dir.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    // No fsync per file: atomicity comes from the final rename; a crash before it leaves the old output.
+    let mut fh = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    fh.write_all(f.content.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
