@@ -408,52 +408,45 @@ fn pfc_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     if !w.enabled {
         return;
     }
-    let d_us = w.detect.micros();
-    let r_us = w.restore.micros();
-    for (pname, os, _, _, ptr) in platforms(intent, catalog) {
-        match os {
-            Os::Sonic => {
-                for (what, v, lo, hi) in [
-                    ("detect", d_us, 100_000, 5_000_000),
-                    ("restore", r_us, 100_000, 60_000_000),
-                ] {
-                    if v < lo || v > hi || v % 1000 != 0 {
-                        out.push(
-                            Finding::error("AIF-PFC-002", format!("PFC watchdog {what} {} is outside SONiC's {}-{} ms (whole ms) on {pname}", crate::units::Duration(v), lo / 1000, hi / 1000))
-                                .at(format!("/qos/pfc_watchdog/{what}"))
-                                .hint(format!("choose a value SONiC's PFC_WD accepts (platform chosen at {ptr})")),
-                        );
-                    }
-                }
-            }
-            Os::Nxos => {
-                let (d, r) = (d_us / 1000, r_us / 1000);
-                let g = gcd(d, r);
-                let poll = (100..=1000u64).rev().find(|p| {
-                    d_us.is_multiple_of(1000) && r_us.is_multiple_of(1000) && g.is_multiple_of(*p)
-                });
-                let ok = poll.is_some_and(|p| d / p >= 1 && d / p <= 10 && r / p <= 100);
-                if !ok {
-                    out.push(
-                        Finding::error("AIF-PFC-003", format!("PFC watchdog detect {} / restore {} cannot be written on NX-OS ({pname}) as 1-10 and 0-100 multiples of one 100-1000 ms interval", w.detect, w.restore))
-                            .at("/qos/pfc_watchdog")
-                            .hint("use multiples of 100 ms with detect ≤ 10 intervals and restore ≤ 100 (e.g. detect 200ms, restore 1s)"),
-                    );
-                }
-            }
-            Os::Eos => {
-                for (what, v) in [("detect", d_us), ("restore", r_us)] {
-                    if !(10_000..=60_000_000).contains(&v) || v % 10_000 != 0 {
-                        out.push(
-                            Finding::error("AIF-PFC-004", format!("PFC watchdog {what} {} is outside EOS's 0.01-60 s in 10 ms steps on {pname}", crate::units::Duration(v)))
-                                .at(format!("/qos/pfc_watchdog/{what}"))
-                                .hint(format!("choose a multiple of 10 ms between 10ms and 60s (platform chosen at {ptr})")),
-                        );
-                    }
-                }
-            }
+    let (d_us, r_us) = (w.detect.micros(), w.restore.micros());
+    for (pname, _, p, _, ptr) in platforms(intent, catalog) {
+        if let Some(msg) = watchdog_problem(&p.watchdog_limits, d_us, r_us) {
+            out.push(
+                Finding::error(&p.watchdog_limits.rule, format!("PFC watchdog detect {} / restore {} on {pname}: {msg}", w.detect, w.restore))
+                    .at("/qos/pfc_watchdog")
+                    .hint(format!("choose timers the platform can express (platform chosen at {ptr}); detect 200ms, restore 1s works on every profile")),
+            );
         }
     }
+}
+
+/// Why a platform cannot express the watchdog timers (`None` when it can), from its `watchdog_limits`.
+fn watchdog_problem(l: &crate::platform::WatchdogLimits, d_us: u64, r_us: u64) -> Option<String> {
+    if !d_us.is_multiple_of(1000) || !r_us.is_multiple_of(1000) {
+        return Some("timers must be whole milliseconds".into());
+    }
+    let (d, r) = (d_us / 1000, r_us / 1000);
+    if d < l.detect_ms[0] || d > l.detect_ms[1] || r < l.restore_ms[0] || r > l.restore_ms[1] {
+        return Some(format!(
+            "detection must be {}-{} ms and restoration {}-{} ms",
+            l.detect_ms[0], l.detect_ms[1], l.restore_ms[0], l.restore_ms[1]
+        ));
+    }
+    if !d.is_multiple_of(l.step_ms) || !r.is_multiple_of(l.step_ms) {
+        return Some(format!("timers must be multiples of {} ms", l.step_ms));
+    }
+    if let (Some([lo, hi]), Some([md, mr])) = (l.poll_interval_ms, l.max_multiplier) {
+        let g = gcd(d, r);
+        let ok = (lo..=hi)
+            .rev()
+            .any(|p| g.is_multiple_of(p) && d / p >= 1 && d / p <= md && r / p <= mr);
+        if !ok {
+            return Some(format!(
+                "timers must be 1-{md} (detect) and 0-{mr} (restore) multiples of one {lo}-{hi} ms poll interval"
+            ));
+        }
+    }
+    None
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -549,26 +542,26 @@ fn lb_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
         .classes
         .values()
         .any(|c| c.ecn.is_some() || c.strict);
-    for (pname, os, p, roles, ptr) in platforms(intent, catalog) {
-        if os != Os::Nxos {
-            continue;
-        }
+    for (pname, _, p, roles, ptr) in platforms(intent, catalog) {
         let dlb_here = lb.dlb.mode != DlbMode::Off
+            && p.dlb.reload_required
             && roles.iter().any(|r| lb.dlb.roles.contains(r))
             && p.dlb.modes.contains(&lb.dlb.mode);
         if dlb_here {
-            if qos_egress {
+            if qos_egress && p.dlb.bypasses_egress_qos {
                 out.push(
-                    Finding::warning("AIF-LB-005", format!("DLB on {pname}: NX-OS does not apply egress QoS (ECN marking, strict CNP/CTS queues) to DLB flows"))
+                    Finding::warning("AIF-LB-005", format!("DLB on {pname}: egress QoS (ECN marking, strict CNP/CTS queues) is not applied to DLB flows on this platform"))
                         .at("/load_balancing/dlb/mode")
-                        .hint(format!("test DLB with your ECN and CNP settings before production (nxos.md §5); platform chosen at {ptr}")),
+                        .hint(format!("test DLB with your ECN and CNP settings before production ({}); platform chosen at {ptr}", p.sources.get("dlb").map(String::as_str).unwrap_or("vendors/"))),
                 );
             }
-            out.push(
-                Finding::warning("AIF-LB-006", format!("DLB on {pname} is a `hardware profile`: the first push and every change need copy running-config startup-config and a reload"))
-                    .at("/load_balancing/dlb/mode")
-                    .hint("schedule a reload window for these switches"),
-            );
+            if p.dlb.reload_required {
+                out.push(
+                    Finding::warning("AIF-LB-006", format!("DLB on {pname} is a hardware profile: the first push and every change need the config saved and a reload"))
+                        .at("/load_balancing/dlb/mode")
+                        .hint("schedule a reload window for these switches"),
+                );
+            }
         }
         let qp_here = lb.hash.roce_dest_qp
             && roles.iter().any(|r| lb.hash.roles.contains(r))
@@ -596,16 +589,16 @@ fn cable_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     ];
     for (name, len, roles) in tiers {
         let Some(len) = len else { continue };
-        for (pname, os, p, proles, _) in platforms(intent, catalog) {
+        for (pname, _, p, proles, _) in platforms(intent, catalog) {
             let touches = proles.is_empty() || proles.iter().any(|r| roles.contains(r));
             if !touches {
                 continue;
             }
-            if os == Os::Nxos && len.metres() > 100 {
+            if let Some(limit) = p.pause_buffer_above_m.filter(|l| len.metres() > *l) {
                 out.push(
-                    Finding::error("AIF-CAB-001", format!("{name} cables of {len} on {pname}: NX-OS needs `pause buffer-size … pause-threshold … resume-threshold …` above 100 m, and no reference gives aifab the numbers"))
+                    Finding::error("AIF-CAB-001", format!("{name} cables of {len} on {pname}: above {limit} m the platform needs PFC pause-buffer (headroom) settings, and no reference gives aifab the numbers"))
                         .at(format!("/fabric/topology/cable_length/{name}"))
-                        .hint("keep NX-OS links at 100 m or less, or put a platform with sourced headroom numbers there"),
+                        .hint(format!("keep these links at {limit} m or less, or put a platform with sourced headroom numbers there")),
                 );
             }
             if let Some(b) = p.sonic.as_ref().and_then(|s| s.buffers.as_ref()) {

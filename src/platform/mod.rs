@@ -140,6 +140,12 @@ pub struct Platform {
     pub qp_hash: QpHashSupport,
     /// Whether the OS's PFC watchdog timer CLI is verified (NX-OS global multipliers are [U]).
     pub watchdog_timers: Support,
+    /// Which PFC watchdog timers the OS can express.
+    pub watchdog_limits: WatchdogLimits,
+    /// Cables longer than this (metres) need PFC pause-buffer (headroom) settings aifab has no numbers
+    /// for (NX-OS: above 100 m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_buffer_above_m: Option<u32>,
     /// SONiC only: HWSKU, platform string and per-SKU buffer numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sonic: Option<SonicFacts>,
@@ -209,12 +215,36 @@ pub struct DlbSupport {
     /// Whether the OS needs a DLB virtual MAC (NX-OS).
     #[serde(default)]
     pub needs_mac: bool,
+    /// Whether egress QoS (ECN marking, strict queues) is skipped for flows DLB places (NX-OS).
+    #[serde(default)]
+    pub bypasses_egress_qos: bool,
     /// Whether turning DLB on, off or changing it needs a reload (NX-OS `hardware profile dlb`).
     #[serde(default)]
     pub reload_required: bool,
     /// Why a mode is refused, for the error message (e.g. EOS per-packet RLB CLI not confirmed).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub refused: BTreeMap<String, String>,
+}
+
+/// The PFC watchdog timers an OS accepts.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchdogLimits {
+    /// The catalog rule that reports a timer outside these limits (`AIF-PFC-002`).
+    pub rule: String,
+    /// Detection time range, ms (inclusive).
+    pub detect_ms: [u64; 2],
+    /// Restoration time range, ms (inclusive).
+    pub restore_ms: [u64; 2],
+    /// Both timers are whole multiples of this, ms.
+    pub step_ms: u64,
+    /// When set, both timers are written as multiples of one poll interval in this range (ms), with
+    /// at most `max_multiplier` [detect, restore] intervals (NX-OS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<[u64; 2]>,
+    /// Largest [detect, restore] multiples of the poll interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_multiplier: Option<[u64; 2]>,
 }
 
 /// How a platform hashes on the BTH destination QP.
@@ -394,7 +424,11 @@ impl Platform {
             "dlb",
             "qp_hash",
             "watchdog_timers",
+            "watchdog_limits",
         ];
+        if self.pause_buffer_above_m.is_some() {
+            need.push("pause_buffer_above_m");
+        }
         if self.buffer.is_some() {
             need.push("buffer");
         }
