@@ -349,9 +349,10 @@ pub fn build(
     }
 
     // Unique hostnames.
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    // Case-insensitive: DNS names and file names on some file systems ignore case.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, d) in devices.iter().enumerate() {
-        if let Some(first) = seen.insert(&d.hostname, i) {
+        if let Some(first) = seen.insert(d.hostname.to_ascii_lowercase(), i) {
             let ptr = match d.role {
                 Role::Leaf => "/fabric/topology/leaf/hostname",
                 Role::Spine => "/fabric/topology/spine/hostname",
@@ -542,12 +543,16 @@ pub fn build(
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(e), _) => {
                     return Err(vec![
-                        Finding::error("AIF-NAME-003", e).at("/fabric/topology/server_hostname"),
+                        Finding::error("AIF-NAME-003", e)
+                            .at("/fabric/topology/server_hostname")
+                            .hint("server names reach port descriptions: use letters, digits and - _ . : /, e.g. `gpu{index:04}`"),
                     ]);
                 }
                 (_, Err(e)) => {
                     return Err(vec![
-                        Finding::error("AIF-NAME-003", e).at("/fabric/topology/server_nic"),
+                        Finding::error("AIF-NAME-003", e)
+                            .at("/fabric/topology/server_nic")
+                            .hint("NIC names reach port descriptions: use letters, digits and - _ . : /, e.g. `eth{nic}`"),
                     ]);
                 }
             };

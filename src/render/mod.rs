@@ -31,14 +31,29 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// Meta for an intent file and fabric name.
+    /// Meta for an intent file and fabric name. The file name comes from the command line, not from
+    /// the checked intent, so every character that could end a config line (control characters,
+    /// Unicode line and paragraph separators) becomes `?`.
     pub fn new(intent_file: &str, fabric: &str) -> Meta {
         Meta {
             aifab_version: env!("CARGO_PKG_VERSION"),
-            intent_file: intent_file.to_string(),
-            fabric: fabric.to_string(),
+            intent_file: one_line(intent_file),
+            fabric: one_line(fabric),
         }
     }
+}
+
+/// `text` with anything that could start a new line replaced by `?`.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// One rendered file.
@@ -253,6 +268,13 @@ mod tests {
         let b = canonical_json("{\"a\":[],\"b\":{\"c\":\"2\",\"d\":\"1\"}}").unwrap();
         assert_eq!(a, b);
         assert!(a.starts_with("{\n    \"a\": []"));
+    }
+
+    #[test]
+    fn meta_cannot_carry_a_line_break() {
+        let m = Meta::new("p\nusername evil privilege 15\r\u{2028}.yaml", "f\u{85}x");
+        assert_eq!(m.intent_file, "p?username evil privilege 15??.yaml");
+        assert_eq!(m.fabric, "f?x");
     }
 
     #[test]
