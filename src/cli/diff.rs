@@ -53,6 +53,21 @@ fn load(source: Source) -> Result<Front, i32> {
     }
 }
 
+/// Reads an intent file; a file that cannot be read or is too large is a usage error here (exit 2).
+fn read(path: &str) -> Result<Source, i32> {
+    match pipeline::read_source(path) {
+        Ok(s) => Ok(s),
+        Err(FrontError::Io(e)) => {
+            eprintln!("error: {e}");
+            Err(EXIT_USAGE)
+        }
+        Err(FrontError::Invalid(src, f)) => {
+            print_findings(&src, &f);
+            Err(EXIT_USAGE)
+        }
+    }
+}
+
 /// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it.
 fn git_show(rev: &str, path: &str) -> Result<Source, String> {
     let p = Path::new(path);
@@ -113,32 +128,18 @@ pub fn run(args: Args) -> i32 {
                 return EXIT_USAGE;
             }
         },
-        (None, [old, new]) => match pipeline::read_source(old) {
+        (None, [old, new]) => match read(old) {
             Ok(s) => (s, new.clone()),
-            Err(FrontError::Io(e)) => {
-                eprintln!("error: {e}");
-                return EXIT_USAGE;
-            }
-            Err(FrontError::Invalid(src, f)) => {
-                print_findings(&src, &f);
-                return EXIT_USAGE;
-            }
+            Err(c) => return c,
         },
         _ => {
             eprintln!("error: give two intents, or one intent with --against <rev>");
             return EXIT_USAGE;
         }
     };
-    let new_src = match pipeline::read_source(&new_path) {
+    let new_src = match read(&new_path) {
         Ok(s) => s,
-        Err(FrontError::Io(e)) => {
-            eprintln!("error: {e}");
-            return EXIT_USAGE;
-        }
-        Err(FrontError::Invalid(src, f)) => {
-            print_findings(&src, &f);
-            return EXIT_USAGE;
-        }
+        Err(c) => return c,
     };
     let (old, new) = match (load(old_src), load(new_src)) {
         (Ok(a), Ok(b)) => (a, b),

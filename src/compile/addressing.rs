@@ -207,7 +207,8 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
         };
         d.loopback = lo.addr(off);
         d.bgp.router_id = d.loopback;
-        d.bgp.networks.push(format!("{}/32", d.loopback));
+        let lo_net = format!("{}/32", d.loopback);
+        d.bgp.networks.push(lo_net);
         d.bgp.asn = match d.role {
             Role::Leaf => bgp.leaf_asn.nth(d.seq as u64).unwrap_or(0),
             Role::Spine => bgp

@@ -32,7 +32,7 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
             }
             Err(e) => {
                 errs.extend(e);
-                plans.insert(d.platform.clone(), Arc::new(placeholder_plan()));
+                plans.insert(d.platform.clone(), Arc::new(crate::model::QosPlan::empty()));
             }
         }
     }
@@ -40,8 +40,12 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
     let lb = &intent.load_balancing;
     // Errors are reported once per (feature, platform, reason), naming the first device and the count.
     let mut refusals: BTreeMap<(String, String), (Finding, u32)> = BTreeMap::new();
-    for d in f.devices.iter_mut() {
-        d.qos = plans.get(&d.platform).cloned();
+    for draft in f.devices.iter_mut() {
+        let overrides = &draft.overrides;
+        let d = &mut draft.dev;
+        if let Some(plan) = plans.get(&d.platform) {
+            d.qos = plan.clone();
+        }
         let Some((_, pf)) = catalog.get(&d.platform) else {
             continue;
         };
@@ -54,7 +58,7 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
             DlbMode::Off
         };
         let mut mode_ptr = "/load_balancing/dlb/mode".to_string();
-        for &i in &d.overrides {
+        for &i in overrides {
             if let Some(m) = intent.overrides[i].dlb {
                 mode = m;
                 mode_ptr = format!("/overrides/{i}/dlb");
@@ -158,7 +162,7 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
         // QP hashing.
         let mut qp = lb.hash.roce_dest_qp && lb.hash.roles.contains(&d.role);
         let mut qp_ptr = "/load_balancing/hash/roce_dest_qp".to_string();
-        for &i in &d.overrides {
+        for &i in overrides {
             if let Some(v) = intent.overrides[i].roce_dest_qp {
                 qp = v;
                 qp_ptr = format!("/overrides/{i}/roce_dest_qp");
@@ -239,29 +243,4 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
         errs.push(finding);
     }
     if errs.is_empty() { Ok(()) } else { Err(errs) }
-}
-
-fn placeholder_plan() -> crate::model::QosPlan {
-    crate::model::QosPlan {
-        classes: Vec::new(),
-        lossless_priorities: Vec::new(),
-        pfc_enable: String::new(),
-        dscp_to_tc: Vec::new(),
-        default_priority: 0,
-        default_dscps: Vec::new(),
-        default_dscp_ssv: String::new(),
-        queues: Vec::new(),
-        watchdog: crate::model::WatchdogPlan {
-            enabled: false,
-            detect_ms: 0,
-            restore_ms: 0,
-            detect_s: String::new(),
-            restore_s: String::new(),
-            poll_ms: 0,
-            detect_multiplier: 0,
-            restore_multiplier: 0,
-            action: crate::intent::WatchdogAction::Drop,
-            priorities: Vec::new(),
-        },
-    }
 }

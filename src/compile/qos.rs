@@ -176,18 +176,7 @@ fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
     let w = &qos.pfc_watchdog;
     if !w.enabled {
         // Nothing is rendered for a disabled watchdog, so its timers need no checking.
-        return Ok(WatchdogPlan {
-            enabled: false,
-            detect_ms: 0,
-            restore_ms: 0,
-            detect_s: String::new(),
-            restore_s: String::new(),
-            poll_ms: 0,
-            detect_multiplier: 0,
-            restore_multiplier: 0,
-            action: w.action,
-            priorities: Vec::new(),
-        });
+        return Ok(WatchdogPlan::disabled(w.action));
     }
     let detect_ms = w.detect.millis_exact().map_err(|e| {
         Finding::error("AIF-PFC-010", format!("PFC watchdog detect: {e}"))

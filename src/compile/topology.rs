@@ -9,8 +9,7 @@ use super::shape::Shape;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
 use crate::model::{
-    BgpPlan, Device, Direction, DlbPlan, FabricModel, Interface, Link, ManagementAddr, Note,
-    PortKind, QosPlan, QpHashPlan, ServerSubnet, Summary,
+    BgpPlan, Device, Direction, FabricModel, Interface, Link, PortKind, QosPlan, Summary,
 };
 use crate::platform::{Catalog, Os, Platform};
 use globset::Glob;
@@ -18,47 +17,29 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
-/// A device while the compiler fills it in.
+/// A device while the compiler fills it in: the model's [`Device`] plus the compiler's bookkeeping.
+/// It derefs to the `Device`, so passes read and write `d.hostname`, `d.interfaces`, ... directly.
 #[derive(Clone, Debug)]
 pub struct DraftDevice {
-    /// Hostname.
-    pub hostname: String,
-    /// Role.
-    pub role: Role,
-    /// OS.
-    pub os: Os,
-    /// `<os>/<model>`.
-    pub platform: String,
-    /// Zone, 1-based.
-    pub zone: Option<u32>,
-    /// Group, 1-based.
-    pub group: Option<u32>,
-    /// Rail, 1-based.
-    pub rail: Option<u32>,
-    /// Index within role (and zone), 1-based.
-    pub index: u32,
+    /// The device being built (its `qos` is a shared placeholder until the QoS pass).
+    pub dev: Device,
     /// 0-based position among all devices of the role: the allocation key.
     pub seq: u32,
-    /// Ports.
-    pub interfaces: Vec<Interface>,
-    /// Loopback.
-    pub loopback: Ipv4Addr,
-    /// Management.
-    pub management: Option<ManagementAddr>,
-    /// Server subnet.
-    pub server_subnet: Option<ServerSubnet>,
-    /// BGP.
-    pub bgp: BgpPlan,
-    /// QoS plan.
-    pub qos: Option<Arc<QosPlan>>,
-    /// DLB.
-    pub dlb: Option<DlbPlan>,
-    /// QP hash.
-    pub qp_hash: Option<QpHashPlan>,
-    /// Notes.
-    pub notes: Vec<Note>,
     /// Override indices that matched this device, in order.
     pub overrides: Vec<usize>,
+}
+
+impl std::ops::Deref for DraftDevice {
+    type Target = Device;
+    fn deref(&self) -> &Device {
+        &self.dev
+    }
+}
+
+impl std::ops::DerefMut for DraftDevice {
+    fn deref_mut(&mut self) -> &mut Device {
+        &mut self.dev
+    }
 }
 
 /// One end of a cable as the compiler tracks it.
@@ -134,31 +115,7 @@ impl Draft {
                 }
             })
             .collect();
-        let devices = self
-            .devices
-            .into_iter()
-            .filter_map(|d| {
-                Some(Device {
-                    qos: d.qos?,
-                    hostname: d.hostname,
-                    role: d.role,
-                    os: d.os,
-                    platform: d.platform,
-                    zone: d.zone,
-                    group: d.group,
-                    rail: d.rail,
-                    index: d.index,
-                    loopback: d.loopback,
-                    management: d.management,
-                    interfaces: d.interfaces,
-                    server_subnet: d.server_subnet,
-                    bgp: d.bgp,
-                    dlb: d.dlb,
-                    qp_hash: d.qp_hash,
-                    notes: d.notes,
-                })
-            })
-            .collect();
+        let devices = self.devices.into_iter().map(|d| d.dev).collect();
         FabricModel {
             name: self.name,
             devices,
@@ -248,6 +205,7 @@ pub fn build(
         .collect();
 
     let mut devices: Vec<DraftDevice> = Vec::with_capacity(planned.len());
+    let placeholder_qos = Arc::new(QosPlan::empty());
     let mut pattern_failed = [false; 3];
     for p in &planned {
         let (pat, ptr, vals): (&str, &str, Vec<(&str, u32)>) = match p.role {
@@ -319,31 +277,33 @@ pub fn build(
             .map(|(os, _)| *os)
             .unwrap_or(Os::Nxos);
         devices.push(DraftDevice {
-            hostname,
-            role: p.role,
-            os,
-            platform,
-            zone: p.zone,
-            group: p.group,
-            rail: p.rail,
-            index: p.index,
-            seq: p.seq,
-            interfaces: Vec::new(),
-            loopback: Ipv4Addr::UNSPECIFIED,
-            management: None,
-            server_subnet: None,
-            bgp: BgpPlan {
-                asn: 0,
-                router_id: Ipv4Addr::UNSPECIFIED,
-                maximum_paths: intent.fabric.bgp.maximum_paths,
-                neighbors: Vec::new(),
-                peers: Vec::new(),
-                networks: Vec::new(),
+            dev: Device {
+                hostname,
+                role: p.role,
+                os,
+                platform,
+                zone: p.zone,
+                group: p.group,
+                rail: p.rail,
+                index: p.index,
+                loopback: Ipv4Addr::UNSPECIFIED,
+                management: None,
+                interfaces: Vec::new(),
+                server_subnet: None,
+                bgp: BgpPlan {
+                    asn: 0,
+                    router_id: Ipv4Addr::UNSPECIFIED,
+                    maximum_paths: intent.fabric.bgp.maximum_paths,
+                    neighbors: Vec::new(),
+                    peers: Vec::new(),
+                    networks: Vec::new(),
+                },
+                qos: placeholder_qos.clone(),
+                dlb: None,
+                qp_hash: None,
+                notes: Vec::new(),
             },
-            qos: None,
-            dlb: None,
-            qp_hash: None,
-            notes: Vec::new(),
+            seq: p.seq,
             overrides: matched,
         });
     }
@@ -604,54 +564,18 @@ pub fn build(
             }
             let leaf_port = leaf_ports - s.leaf_up + 1 + k;
             let spine_port = local * s.links_per_spine + link_no + 1;
-            let lpf = pf_of(&devices[di]);
-            let spf = pf_of(&devices[si]);
-            let leaf_if_name = ports_of(&devices[di]).name(leaf_port);
-            let spine_if_name = ports_of(&devices[si]).name(spine_port);
-            let up = interface(
-                lpf,
-                ports_of(&devices[di]),
-                leaf_port,
-                PortKind::Fabric,
-                Direction::Up,
+            links.push(connect(
+                &mut devices,
+                port_cache,
+                catalog,
+                "leaf-spine",
+                (di, leaf_port),
+                (si, spine_port),
                 s.leaf_uplink_speed.gbps(),
-                &devices[si].hostname,
-                spine_if_name,
                 mtu,
                 ls_cable,
-            );
-            let down = interface(
-                spf,
-                ports_of(&devices[si]),
-                spine_port,
-                PortKind::Fabric,
-                Direction::Down,
-                s.leaf_uplink_speed.gbps(),
-                &devices[di].hostname,
-                leaf_if_name,
-                mtu,
-                ls_cable,
-            );
-            devices[di].interfaces.push(up);
-            let leaf_iface = devices[di].interfaces.len() - 1;
-            devices[si].interfaces.push(down);
-            let spine_iface = devices[si].interfaces.len() - 1;
-            links.push(DraftLink {
-                tier: "leaf-spine",
-                lower: Some(End {
-                    dev: di,
-                    iface: leaf_iface,
-                }),
-                server: None,
-                upper: End {
-                    dev: si,
-                    iface: spine_iface,
-                },
-                seq: li as u64 * s.leaf_up as u64 + k as u64,
-                speed_gbps: s.leaf_uplink_speed.gbps(),
-                cable_m: ls_cable,
-                subnet: None,
-            });
+                li as u64 * s.leaf_up as u64 + k as u64,
+            ));
         }
     }
 
@@ -674,54 +598,18 @@ pub fn build(
                 }
                 let spine_port = spine_ports - s.spine_up + 1 + k;
                 let ss_port = ordinal * s.links_per_super + link_no + 1;
-                let spf = pf_of(&devices[si]);
-                let sspf = pf_of(&devices[ssi]);
-                let spine_if_name = ports_of(&devices[si]).name(spine_port);
-                let ss_if_name = ports_of(&devices[ssi]).name(ss_port);
-                let up = interface(
-                    spf,
-                    ports_of(&devices[si]),
-                    spine_port,
-                    PortKind::Fabric,
-                    Direction::Up,
+                links.push(connect(
+                    &mut devices,
+                    port_cache,
+                    catalog,
+                    "spine-super-spine",
+                    (si, spine_port),
+                    (ssi, ss_port),
                     s.spine_uplink_speed.gbps(),
-                    &devices[ssi].hostname,
-                    ss_if_name,
                     mtu,
                     ss_cable,
-                );
-                let down = interface(
-                    sspf,
-                    ports_of(&devices[ssi]),
-                    ss_port,
-                    PortKind::Fabric,
-                    Direction::Down,
-                    s.spine_uplink_speed.gbps(),
-                    &devices[si].hostname,
-                    spine_if_name,
-                    mtu,
-                    ss_cable,
-                );
-                devices[si].interfaces.push(up);
-                let spine_iface = devices[si].interfaces.len() - 1;
-                devices[ssi].interfaces.push(down);
-                let ss_iface = devices[ssi].interfaces.len() - 1;
-                links.push(DraftLink {
-                    tier: "spine-super-spine",
-                    lower: Some(End {
-                        dev: si,
-                        iface: spine_iface,
-                    }),
-                    server: None,
-                    upper: End {
-                        dev: ssi,
-                        iface: ss_iface,
-                    },
-                    seq: gi as u64 * s.spine_up as u64 + k as u64,
-                    speed_gbps: s.spine_uplink_speed.gbps(),
-                    cable_m: ss_cable,
-                    subnet: None,
-                });
+                    gi as u64 * s.spine_up as u64 + k as u64,
+                ));
             }
         }
     }
@@ -817,6 +705,66 @@ fn placeholder_interface() -> Interface {
         pg_profile: None,
         long_cable: false,
         dlb: false,
+    }
+}
+
+/// Cables `lower` (device index, port) to `upper`: adds both interfaces and returns the link.
+#[allow(clippy::too_many_arguments)]
+fn connect(
+    devices: &mut [DraftDevice],
+    cache: &BTreeMap<String, PortCache>,
+    catalog: &Catalog,
+    tier: &'static str,
+    (lo, lo_port): (usize, u32),
+    (up, up_port): (usize, u32),
+    speed_gbps: u32,
+    mtu: u32,
+    cable_m: u32,
+    seq: u64,
+) -> DraftLink {
+    let pf = |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked").1 };
+    let (lo_cache, up_cache) = (&cache[&devices[lo].platform], &cache[&devices[up].platform]);
+    let lower = interface(
+        pf(&devices[lo]),
+        lo_cache,
+        lo_port,
+        PortKind::Fabric,
+        Direction::Up,
+        speed_gbps,
+        &devices[up].hostname,
+        up_cache.name(up_port),
+        mtu,
+        cable_m,
+    );
+    let upper = interface(
+        pf(&devices[up]),
+        up_cache,
+        up_port,
+        PortKind::Fabric,
+        Direction::Down,
+        speed_gbps,
+        &devices[lo].hostname,
+        lo_cache.name(lo_port),
+        mtu,
+        cable_m,
+    );
+    devices[lo].interfaces.push(lower);
+    devices[up].interfaces.push(upper);
+    DraftLink {
+        tier,
+        lower: Some(End {
+            dev: lo,
+            iface: devices[lo].interfaces.len() - 1,
+        }),
+        server: None,
+        upper: End {
+            dev: up,
+            iface: devices[up].interfaces.len() - 1,
+        },
+        seq,
+        speed_gbps,
+        cable_m,
+        subnet: None,
     }
 }
 

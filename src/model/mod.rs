@@ -228,6 +228,41 @@ pub struct QosPlan {
     pub watchdog: WatchdogPlan,
 }
 
+impl QosPlan {
+    /// A plan with nothing in it: the compiler's placeholder until a device's platform plan is resolved.
+    pub fn empty() -> QosPlan {
+        QosPlan {
+            classes: Vec::new(),
+            lossless_priorities: Vec::new(),
+            pfc_enable: String::new(),
+            dscp_to_tc: Vec::new(),
+            default_priority: 0,
+            default_dscps: Vec::new(),
+            default_dscp_ssv: String::new(),
+            queues: Vec::new(),
+            watchdog: WatchdogPlan::disabled(WatchdogAction::Drop),
+        }
+    }
+}
+
+impl WatchdogPlan {
+    /// A watchdog that is off (nothing is rendered for it).
+    pub fn disabled(action: WatchdogAction) -> WatchdogPlan {
+        WatchdogPlan {
+            enabled: false,
+            detect_ms: 0,
+            restore_ms: 0,
+            detect_s: String::new(),
+            restore_s: String::new(),
+            poll_ms: 0,
+            detect_multiplier: 0,
+            restore_multiplier: 0,
+            action,
+            priorities: Vec::new(),
+        }
+    }
+}
+
 /// One traffic class, resolved.
 #[derive(Clone, Debug, Serialize)]
 pub struct ClassPlan {
