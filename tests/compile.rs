@@ -75,6 +75,22 @@ fn three_tier_4_zones_counts() {
     invariants(&m);
 }
 
+/// The benchmark's Meta-style 24K-GPU fabric, generated at 1/8 size (one AI zone: 192 rack switches, 16
+/// spines, 48 aggregation switches in 16 planes), keeps the same invariants as the examples.
+#[test]
+fn generated_24k_fabric_at_reduced_size_keeps_the_invariants() {
+    let yaml = aifab::bench::intent_yaml("24k", 8).expect("24k");
+    let intent: Intent = serde_norway::from_str(&yaml).expect("intent");
+    let m = build(&intent);
+    assert_eq!(
+        (m.summary.leaves, m.summary.spines, m.summary.super_spines),
+        (192, 16, 48)
+    );
+    assert_eq!(m.summary.gpus, 3072);
+    assert_eq!(m.summary.spine_oversubscription.as_deref(), Some("4:1"));
+    invariants(&m);
+}
+
 #[test]
 fn every_example_keeps_the_invariants() {
     for p in common::example_intents() {

@@ -40,6 +40,38 @@ fn rendered_configs_mean_what_the_intent_says() {
     for path in common::example_intents() {
         let intent = common::intent(&path);
         let (model, files) = common::render(&path);
+        check_meaning(&path, &intent, &model, &files);
+    }
+}
+
+/// The generated 24K-GPU benchmark fabric at 1/8 size: PFC, ECN, DSCP and queues agree with the intent
+/// on every one of its 256 switches (EOS, NX-OS and SONiC).
+#[test]
+fn generated_24k_fabric_at_reduced_size_means_what_it_says() {
+    let yaml = aifab::bench::intent_yaml("24k", 8).expect("24k");
+    let intent: aifab::intent::Intent = serde_norway::from_str(&yaml).expect("intent");
+    let cat = aifab::platform::Catalog::builtin();
+    let model = aifab::compile::compile(&intent, cat).expect("compile");
+    let files = aifab::render::Renderer::new(cat)
+        .expect("templates")
+        .fabric(
+            &aifab::render::Meta::new("bench-24k", &model.name),
+            &model,
+            None,
+        )
+        .expect("render");
+    let oses: std::collections::BTreeSet<_> = model.devices.iter().map(|d| d.os).collect();
+    assert_eq!(oses.len(), 3, "the generated fabric mixes all three OSes");
+    check_meaning("bench 24k/8", &intent, &model, &files);
+}
+
+fn check_meaning(
+    path: &str,
+    intent: &aifab::intent::Intent,
+    model: &aifab::model::FabricModel,
+    files: &[aifab::render::OutFile],
+) {
+    {
         // Expected, from the intent.
         let mut want = Meaning::default();
         let default_prio = intent
