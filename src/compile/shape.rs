@@ -67,9 +67,14 @@ impl Shape {
 
 /// Uplinks needed for `down` ports at `down_speed` under `ratio`, at `up_speed`: exact or an error text.
 fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Result<u32, String> {
-    let down_bw = down as u64 * down_speed.gbps() as u64;
-    let num = down_bw * ratio.up as u64;
-    let den = ratio.down as u64 * up_speed.gbps() as u64;
+    let down_bw = down as u128 * down_speed.gbps() as u128;
+    let num = down_bw * ratio.up as u128;
+    let den = ratio.down as u128 * up_speed.gbps() as u128;
+    if num / den > MAX_COUNT as u128 {
+        return Err(format!(
+            "{down} x {down_speed} at {ratio} needs more than {MAX_COUNT} {up_speed} uplinks"
+        ));
+    }
     if !num.is_multiple_of(den) {
         return Err(format!(
             "{down} x {down_speed} = {down_bw}G down at {ratio} needs {}G up, which is not a whole number of {up_speed} links",
@@ -79,9 +84,68 @@ fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Resul
     Ok((num / den) as u32)
 }
 
+/// Largest fabric aifab builds, in GPUs (server NICs): ten times the largest published AI fabric.
+pub const MAX_GPUS: u64 = 1_048_576;
+/// Largest number of switches per tier count (spines per zone, zones, super-spines, ports per group).
+pub const MAX_COUNT: u64 = 65_536;
+
 /// Computes the shape of the fabric or explains in numbers why it does not add up.
 pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let t = &intent.fabric.topology;
+    // Bounds first, in u64, so nothing below can overflow or build a fabric that exhausts memory.
+    let gpus = t.servers as u64 * t.rails as u64;
+    if gpus > MAX_GPUS {
+        return Err(vec![
+            Finding::error(
+                "AIF-FAB-006",
+                format!(
+                    "{} servers × {} rails = {gpus} GPUs; aifab builds fabrics of up to {MAX_GPUS}",
+                    t.servers, t.rails
+                ),
+            )
+            .at("/fabric/topology/servers")
+            .hint("split the fabric into several intents"),
+        ]);
+    }
+    let counts = [
+        (
+            "servers_per_group",
+            t.servers_per_group as u64,
+            "/fabric/topology/servers_per_group",
+        ),
+        (
+            "spine.count",
+            t.spine.count as u64,
+            "/fabric/topology/spine/count",
+        ),
+        (
+            "zones",
+            t.zones.unwrap_or(1) as u64,
+            "/fabric/topology/zones",
+        ),
+        (
+            "super_spine.count",
+            t.super_spine.as_ref().map_or(1, |s| s.count as u64),
+            "/fabric/topology/super_spine/count",
+        ),
+        (
+            "spines in all",
+            t.spine.count as u64 * t.zones.unwrap_or(1) as u64,
+            "/fabric/topology/spine/count",
+        ),
+    ];
+    for (what, n, ptr) in counts {
+        if n > MAX_COUNT {
+            return Err(vec![
+                Finding::error(
+                    "AIF-FAB-006",
+                    format!("{what} is {n}; aifab builds at most {MAX_COUNT}"),
+                )
+                .at(ptr)
+                .hint("no switch has that many ports: check the number"),
+            ]);
+        }
+    }
     let mut errs = Vec::new();
     let three_tier = t.kind == TopologyKind::ThreeTier;
     let groups = t.servers.div_ceil(t.servers_per_group.max(1));
@@ -172,7 +236,18 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         ]);
     }
     let links_per_spine = leaf_up / spines_per_zone;
-    let spine_down = groups_per_zone * t.rails * links_per_spine;
+    let spine_down64 = groups_per_zone as u64 * t.rails as u64 * links_per_spine as u64;
+    if spine_down64 > MAX_COUNT {
+        return Err(vec![
+            Finding::error(
+                "AIF-FAB-006",
+                format!("each spine would need {spine_down64} leaf-facing ports; aifab builds at most {MAX_COUNT}"),
+            )
+            .at("/fabric/topology/spine/count")
+            .hint("use more zones (three-tier) or fewer servers per spine layer"),
+        ]);
+    }
+    let spine_down = spine_down64 as u32;
     let spine_uplink_speed = t.spine.uplink_speed.unwrap_or(t.leaf.uplink_speed);
     let mut s = Shape {
         three_tier,
@@ -247,7 +322,32 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         s.planes = ss.planes;
         s.supers_per_plane = per_plane;
         s.links_per_super = spine_up / per_plane;
-        s.super_down = zones * (spines_per_zone / ss.planes) * s.links_per_super;
+        let super_down =
+            zones as u64 * (spines_per_zone / ss.planes) as u64 * s.links_per_super as u64;
+        if super_down > MAX_COUNT {
+            return Err(vec![
+                Finding::error(
+                    "AIF-FAB-006",
+                    format!("each super-spine would need {super_down} ports; aifab builds at most {MAX_COUNT}"),
+                )
+                .at("/fabric/topology/super_spine/count")
+                .hint("use more super-spines or planes"),
+            ]);
+        }
+        s.super_down = super_down as u32;
+    }
+    let switches = s.leaves() as u64 + s.spines() as u64 + s.super_spines as u64;
+    if switches > MAX_COUNT {
+        return Err(vec![
+            Finding::error(
+                "AIF-FAB-006",
+                format!(
+                    "the fabric would have {switches} switches; aifab builds at most {MAX_COUNT}"
+                ),
+            )
+            .at("/fabric/topology")
+            .hint("split the fabric into several intents, or use more servers per group"),
+        ]);
     }
     Ok(s)
 }
