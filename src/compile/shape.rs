@@ -352,13 +352,39 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     Ok(s)
 }
 
+/// Up to 12 divisors of `n`, ascending, found in O(√n).
 fn divisors(n: u32) -> Vec<u32> {
-    (1..=n).filter(|d| n.is_multiple_of(*d)).take(12).collect()
+    let mut low = Vec::new();
+    let mut high = Vec::new();
+    let mut d: u64 = 1;
+    while d * d <= n as u64 {
+        if (n as u64).is_multiple_of(d) {
+            low.push(d as u32);
+            if d * d != n as u64 {
+                high.push((n as u64 / d) as u32);
+            }
+        }
+        d += 1;
+    }
+    low.extend(high.into_iter().rev());
+    low.truncate(12);
+    low
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn divisors_are_fast_and_ordered() {
+        assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(1), vec![1]);
+        assert_eq!(
+            divisors(u32::MAX - 1),
+            vec![1, 2, 2_147_483_647, 4_294_967_294]
+        );
+        assert_eq!(divisors(720_720).len(), 12);
+    }
 
     #[test]
     fn uplink_arithmetic_is_exact() {
