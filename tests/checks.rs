@@ -17,10 +17,12 @@
 //! `AIF-` id in `src/compile/*.rs` and `src/pipeline.rs` needs a file here and a section in
 //! `docs/checks.md`.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const DIR: &str = "tests/bad_checks";
 const DOCS: &str = "docs/checks.md";
@@ -29,14 +31,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn aifab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run aifab")
-}
+use common::aifab;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use aifab::review::{FileDiff, compare_tree};
+use aifab::review::{Status, compare_tree};
 use aifab::write::write_tree;
 use std::path::Path;
 
@@ -34,12 +34,10 @@ fn every_example_matches_its_golden_files() {
             dir.display()
         );
         for d in diffs.iter().take(5) {
-            match d {
-                FileDiff::Missing(p) => report.push_str(&format!("  not in golden: {p}\n")),
-                FileDiff::Extra(p) => report.push_str(&format!("  only in golden: {p}\n")),
-                FileDiff::Changed(_, diff) => {
-                    report.push_str(&diff.chars().take(3000).collect::<String>())
-                }
+            match d.status {
+                Status::Added => report.push_str(&format!("  not in golden: {}\n", d.path)),
+                Status::Removed => report.push_str(&format!("  only in golden: {}\n", d.path)),
+                Status::Changed => report.push_str(&d.diff.chars().take(3000).collect::<String>()),
             }
         }
         failures.push(report);

@@ -4,9 +4,10 @@
 //! Expected locations are not hard-coded: each case names a snippet of the bad file, and the expected
 //! line and column are where that snippet sits in the file's text.
 
+mod common;
+
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const EXAMPLE: &str = "intents/pod1-1024.yaml";
@@ -15,14 +16,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn aifab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run aifab")
-}
+use common::aifab;
 
 fn bad(name: &str) -> String {
     format!("tests/bad/{name}.yaml")

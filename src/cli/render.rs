@@ -3,7 +3,7 @@
 use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE, front_or_exit, only_matcher};
 use crate::platform::Catalog;
 use crate::render::{Meta, Renderer};
-use crate::review::{FileDiff, compare_tree};
+use crate::review::{Status, compare_tree};
 use std::path::PathBuf;
 
 /// Arguments of `aifab render`.
@@ -168,10 +168,10 @@ pub fn run(args: Args) -> i32 {
             };
         }
         for d in &diffs {
-            match d {
-                FileDiff::Missing(p) => super::emit(&format!("only in new output: {p}\n")),
-                FileDiff::Extra(p) => super::emit(&format!("only in {}: {p}\n", dir.display())),
-                FileDiff::Changed(_, diff) => super::emit(diff),
+            match d.status {
+                Status::Added => super::emit(&format!("only in new output: {}\n", d.path)),
+                Status::Removed => super::emit(&format!("only in {}: {}\n", dir.display(), d.path)),
+                Status::Changed => super::emit(&d.diff),
             }
         }
         eprintln!("{}: {} files differ", dir.display(), diffs.len());

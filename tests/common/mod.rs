@@ -6,6 +6,7 @@ use aifab::intent::Intent;
 use aifab::model::FabricModel;
 use aifab::platform::Catalog;
 use aifab::render::{Meta, OutFile, Renderer};
+use std::process::{Command, Output};
 
 /// Parses an intent with serde (no spans needed here).
 pub fn intent(path: &str) -> Intent {
@@ -43,4 +44,14 @@ pub fn example_intents() -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Runs the built `aifab` binary like a user, from the repository root, without colors.
+pub fn aifab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_aifab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run aifab")
 }
