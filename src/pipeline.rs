@@ -7,7 +7,7 @@ use crate::compile::compile_only;
 use crate::diag::{Finding, Source, Span, has_errors};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap};
-use crate::model::FabricModel;
+use crate::model::{FabricModel, NoteFeature};
 use crate::platform::Catalog;
 use crate::validate;
 use std::collections::BTreeMap;
@@ -148,25 +148,25 @@ pub fn locate(findings: &mut [Finding], spans: &SpanMap, source: &Source) {
 /// One warning per (feature, note text) for the notes compile attached to devices: unverified syntax,
 /// assumed lane maps. The count of devices is in the message.
 fn note_warnings(model: &FabricModel) -> Vec<Finding> {
-    let mut seen: BTreeMap<(String, String), u32> = BTreeMap::new();
+    let mut seen: BTreeMap<(NoteFeature, &str, &str), u32> = BTreeMap::new();
     for d in &model.devices {
         for n in &d.notes {
-            *seen.entry((n.feature.clone(), n.text.clone())).or_default() += 1;
+            *seen
+                .entry((n.feature, d.platform.as_str(), n.text.as_str()))
+                .or_default() += 1;
         }
     }
     seen.into_iter()
-        .map(|((feature, text), count)| {
-            let pointer = match feature.as_str() {
-                "dlb" => "/load_balancing/dlb/mode",
-                "qp-hash" => "/load_balancing/hash/roce_dest_qp",
-                "pfc-watchdog" => "/qos/pfc_watchdog",
-                _ => "/fabric/topology",
-            };
+        .map(|((feature, platform, text), count)| {
+            let text = text.strip_prefix("aifab: ").unwrap_or(text);
             Finding::warning(
                 "AIF-UNV-001",
-                format!("{text} ({count} device{})", if count == 1 { "" } else { "s" }),
+                format!(
+                    "{platform}: {text} ({count} device{})",
+                    if count == 1 { "" } else { "s" }
+                ),
             )
-            .at(pointer)
+            .at(feature.pointer())
             .hint("the rendered config carries this as a comment; verify the lines on a lab switch before pushing")
         })
         .collect()

@@ -3,36 +3,53 @@
 //! passes `ansible-playbook --syntax-check` against it.
 //!
 //! Needs `ansible-playbook` and `ansible-inventory`: from `$AIFAB_ANSIBLE_BIN` (a folder, as `.ci/run`
-//! sets it) or else from PATH. Without them the tests fail, unless `AIFAB_SKIP_ANSIBLE=1`.
+//! sets it) or else from PATH. Without them the tests print one line and skip; under `CI=true` they
+//! fail.
+
+mod common;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const INSTALL_HINT: &str = "install Ansible: `python3 -m venv .ci/venv && .ci/venv/bin/pip install 'ansible==12.3.0'` \
+const INSTALL_HINT: &str = "`python3 -m venv .ci/venv && .ci/venv/bin/pip install 'ansible==12.3.0'` \
      then `export AIFAB_ANSIBLE_BIN=$PWD/.ci/venv/bin` (what .ci/run does), or put ansible-playbook and \
-     ansible-inventory on PATH (`pip install ansible`); or set AIFAB_SKIP_ANSIBLE=1 to skip these tests";
+     ansible-inventory on PATH (`pip install ansible`)";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// True when the Ansible tools are missing (after printing the one skip line; under CI it fails).
 fn skip() -> bool {
-    std::env::var("AIFAB_SKIP_ANSIBLE").is_ok_and(|v| v == "1")
+    let missing: Vec<&str> = ["ansible-playbook", "ansible-inventory"]
+        .into_iter()
+        .filter(|t| find_tool(t).is_none())
+        .collect();
+    !common::prerequisite(
+        missing.is_empty(),
+        "the Ansible inventory and playbook tests",
+        &format!("{} not found", missing.join(" and ")),
+        INSTALL_HINT,
+    )
 }
 
 /// `name` in `$AIFAB_ANSIBLE_BIN` if that is set (and only there), else the first one on PATH.
-fn tool(name: &str) -> PathBuf {
-    let found = match std::env::var_os("AIFAB_ANSIBLE_BIN") {
+fn find_tool(name: &str) -> Option<PathBuf> {
+    match std::env::var_os("AIFAB_ANSIBLE_BIN") {
         Some(dir) => Some(PathBuf::from(&dir).join(name)).filter(|p| p.is_file()),
         None => std::env::var_os("PATH").and_then(|path| {
             std::env::split_paths(&path)
                 .map(|d| d.join(name))
                 .find(|p| p.is_file())
         }),
-    };
-    match found {
+    }
+}
+
+/// [`find_tool`], failing with the install hint when it is missing.
+fn tool(name: &str) -> PathBuf {
+    match find_tool(name) {
         Some(p) => p,
         None => {
             let place = match std::env::var("AIFAB_ANSIBLE_BIN") {
@@ -135,12 +152,8 @@ fn group_hosts<'a>(inv: &'a Value, group: &str) -> Vec<&'a str> {
 /// ansible-playbook --syntax-check. Returns the hostvars per host for intent-specific checks.
 fn check(intent: &str, name: &str) -> BTreeMap<String, Value> {
     if skip() {
-        eprintln!("AIFAB_SKIP_ANSIBLE=1: skipping the Ansible checks of {intent}");
         return BTreeMap::new();
     }
-    // Fail on missing tools before doing anything else, with the install hint.
-    tool("ansible-playbook");
-    tool("ansible-inventory");
 
     let dir = render(intent, name);
     let inventory = dir.join("inventory.yml");
@@ -267,10 +280,10 @@ fn pod1_inventory_and_playbook() {
 
 #[test]
 fn mixed_sonic_nxos_inventory_and_playbook() {
-    let hostvars = check("intents/mixed-sonic-nxos.yaml", "mixed");
     if skip() {
         return;
     }
+    let hostvars = check("intents/mixed-sonic-nxos.yaml", "mixed");
     for (host, hv) in &hostvars {
         let ip = hv
             .get("ansible_host")

@@ -185,7 +185,7 @@ fn output_is_identical_across_runs_and_thread_counts() {
         let m = common::model(&path);
         let r =
             aifab::render::Renderer::new(aifab::platform::Catalog::builtin()).expect("templates");
-        let meta = aifab::render::Meta::new(&path, &m.name);
+        let meta = aifab::render::Meta::for_intent_path(&path, &m.name);
         let render_with = |threads: usize| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -217,7 +217,7 @@ fn only_renders_the_same_bytes_as_a_full_render() {
     for path in common::example_intents() {
         let intent = common::intent(&path);
         let full = common::model(&path);
-        let meta = aifab::render::Meta::new(&path, &full.name);
+        let meta = aifab::render::Meta::for_intent_path(&path, &full.name);
         let all = r.fabric(&meta, &full, None).expect("render");
         // First and last device of each role.
         let mut picks = Vec::new();

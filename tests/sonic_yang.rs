@@ -2,7 +2,7 @@
 //! as `config reload <file>` would check it.
 //!
 //! `yanglint` cannot read config_db.json directly, so this file carries a translator from config_db
-//! JSON to RFC 7951 YANG JSON that follows `sonic_yang_ext.py` (../shared/reference/sonic.md §4.3):
+//! JSON to RFC 7951 YANG JSON that follows `sonic_yang_ext.py` (sonic-buildimage `src/sonic-yang-mgmt/sonic_yang_ext.py`):
 //! table → the module whose top container holds `container <TABLE>`; key `a|b|c` → the list whose `key`
 //! has that many leaves; Type-1 maps (`{"26": "3"}`) → an inner list; singleton containers
 //! (`DEVICE_METADATA|localhost`); scalars per RFC 7951 ((u)int8-32 as JSON numbers, (u)int64 and
@@ -16,9 +16,9 @@
 //! broken variants (`tests/sonic_broken/*.json`, RFC 6902 patches over a rendered leaf) must fail, each
 //! for its own reason.
 //!
-//! yanglint is Debian's `libyang2-tools`. Without it the yanglint tests fail with an install hint,
-//! unless `AIFAB_SKIP_YANG=1`. The YANG directory defaults to `../shared/sonic-yang`
-//! (`AIFAB_SONIC_YANG_DIR` overrides it).
+//! yanglint is Debian's `libyang2-tools`; the YANG models and the reference example come from the
+//! `shared/` folder beside the repository (`AIFAB_SONIC_YANG_DIR` overrides the YANG folder). A fresh
+//! clone has neither: the tests then print one line and skip; under `CI=true` they fail.
 
 mod common;
 
@@ -908,24 +908,21 @@ fn yang_dir() -> PathBuf {
         .unwrap_or_else(|| shared().join("sonic-yang"))
 }
 
-fn skip_yang() -> bool {
-    std::env::var("AIFAB_SKIP_YANG").is_ok_and(|v| v == "1")
-}
+const YANG_HOW: &str = "put the project's shared/ folder (sonic-yang/, reference/sonic-example/) beside the \
+     repository or set AIFAB_SONIC_YANG_DIR to a folder of SONiC YANG models, and install yanglint \
+     (`apt-get install -y libyang2-tools`); .ci/run does both";
 
-/// The parsed SONiC YANG models, once per test binary. None when skipping and they are absent.
+/// The parsed SONiC YANG models, once per test binary. None (after the one skip line) when they are
+/// absent outside CI.
 fn schema() -> Option<&'static Schema> {
     static SCHEMA: OnceLock<Result<Schema, String>> = OnceLock::new();
     let dir = yang_dir();
-    if !dir.is_dir() {
-        assert!(
-            skip_yang(),
-            "SONiC YANG models not found at {} (set AIFAB_SONIC_YANG_DIR, or AIFAB_SKIP_YANG=1 to skip)",
-            dir.display()
-        );
-        eprintln!(
-            "AIFAB_SKIP_YANG=1: no YANG models at {}, skipped",
-            dir.display()
-        );
+    if !common::prerequisite(
+        dir.is_dir(),
+        "the SONiC YANG tests",
+        &format!("no SONiC YANG models at {}", dir.display()),
+        YANG_HOW,
+    ) {
         return None;
     }
     let r = SCHEMA.get_or_init(|| Schema::load(&dir));
@@ -938,20 +935,30 @@ fn schema() -> Option<&'static Schema> {
     }
 }
 
-/// Whether yanglint can run; panics with the install hint when it cannot and skipping is not asked.
+/// The validated reference example (`config_db.json` and its YANG translation), when present.
+fn example_dir() -> Option<PathBuf> {
+    let dir = shared().join("reference").join("sonic-example");
+    common::prerequisite(
+        dir.join("config_db.yang.json").is_file(),
+        "the SONiC translator test",
+        &format!("no reference example at {}", dir.display()),
+        YANG_HOW,
+    )
+    .then_some(dir)
+}
+
+/// Whether yanglint can run (after the one skip line when it cannot, outside CI).
 fn yanglint_available() -> bool {
     let ok = Command::new("yanglint")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            skip_yang(),
-            "yanglint not found: install libyang2-tools (`apt-get install -y libyang2-tools`; CI installs it), or set AIFAB_SKIP_YANG=1 to skip the SONiC YANG validation"
-        );
-        eprintln!("AIFAB_SKIP_YANG=1: yanglint missing, SONiC YANG validation skipped");
-    }
-    ok
+    common::prerequisite(
+        ok,
+        "the yanglint runs of the SONiC YANG tests",
+        "yanglint not found",
+        YANG_HOW,
+    )
 }
 
 /// A scratch folder for this test binary.
@@ -1039,7 +1046,7 @@ fn rendered_sonic() -> Vec<(String, String, Value)> {
 #[test]
 fn translator_reproduces_the_reference_translation() {
     let Some(schema) = schema() else { return };
-    let example = shared().join("reference").join("sonic-example");
+    let Some(example) = example_dir() else { return };
     let db = read_json(&example.join("config_db.json"));
     let want = read_json(&example.join("config_db.yang.json"));
     let got = schema.translate(&db).unwrap_or_else(|e| {
@@ -1089,6 +1096,9 @@ fn rendered_configs_use_only_yang_tables_and_fields() {
 #[test]
 fn rendered_configs_pass_yanglint() {
     let Some(schema) = schema() else { return };
+    let Some(example_dir) = example_dir() else {
+        return;
+    };
     if !yanglint_available() {
         return;
     }
@@ -1096,9 +1106,7 @@ fn rendered_configs_pass_yanglint() {
     let devices = rendered_sonic();
     // The reference example first: if it fails, the YANG directory or yanglint is the problem.
     let example = schema
-        .translate(&read_json(
-            &shared().join("reference/sonic-example/config_db.json"),
-        ))
+        .translate(&read_json(&example_dir.join("config_db.json")))
         .expect("example translates");
     let ex = dir.join("reference-example.yang.json");
     std::fs::write(&ex, serde_json::to_string_pretty(&example).unwrap()).unwrap();

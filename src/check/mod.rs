@@ -542,7 +542,7 @@ fn lb_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
         .classes
         .values()
         .any(|c| c.ecn.is_some() || c.strict);
-    for (pname, _, p, roles, ptr) in platforms(intent, catalog) {
+    for (pname, os, p, roles, ptr) in platforms(intent, catalog) {
         let dlb_here = lb.dlb.mode != DlbMode::Off
             && p.dlb.reload_required
             && roles.iter().any(|r| lb.dlb.roles.contains(r))
@@ -552,7 +552,7 @@ fn lb_rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
                 out.push(
                     Finding::warning("AIF-LB-005", format!("DLB on {pname}: egress QoS (ECN marking, strict CNP/CTS queues) is not applied to DLB flows on this platform"))
                         .at("/load_balancing/dlb/mode")
-                        .hint(format!("test DLB with your ECN and CNP settings before production ({}); platform chosen at {ptr}", p.sources.get("dlb").map(String::as_str).unwrap_or("vendors/"))),
+                        .hint(format!("test DLB with your ECN and CNP settings before production (docs/platforms/{os}.md#dlb); platform chosen at {ptr}")),
                 );
             }
             if p.dlb.reload_required {

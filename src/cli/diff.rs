@@ -109,7 +109,7 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
 /// do not turn every device into a change.
 fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, i32> {
-    r.fabric(&Meta::new(label, &f.model.name), &f.model, None)
+    r.fabric(&Meta::for_intent_path(label, &f.model.name), &f.model, None)
         .map_err(|errs| {
             for e in errs {
                 eprintln!("error: {e}");

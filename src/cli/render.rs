@@ -90,7 +90,7 @@ pub fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let meta = Meta::new(&args.intent, &front.model.name);
+    let meta = Meta::for_intent_path(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
     if let Some(out) = &args.out {
         // Stream: each device's files are written by the thread that rendered them.

@@ -8,7 +8,7 @@ use super::qos;
 use super::topology::{Draft, platform_pointer};
 use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent};
-use crate::model::{Direction, DlbPlan, Note, PortKind, QpHashPlan};
+use crate::model::{Direction, DlbPlan, Note, NoteFeature, PortKind, QpHashPlan};
 use crate::platform::{Catalog, QpHashMethod, Support};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -136,14 +136,11 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     }
                 }
                 if pf.dlb.support == Support::Unverified {
-                    d.notes.push(Note {
-                        feature: "dlb".into(),
-                        text: format!(
-                            "DLB syntax is unverified on {}: follows {}",
-                            d.platform,
-                            src("dlb")
-                        ),
-                    });
+                    d.notes.push(Note::new(
+                        NoteFeature::Dlb,
+                        d.os.as_str(),
+                        "DLB lines unverified on this platform",
+                    ));
                 }
                 d.dlb = Some(DlbPlan {
                     mode,
@@ -192,14 +189,11 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     .1 += 1;
             } else {
                 if pf.qp_hash.support == Support::Unverified {
-                    d.notes.push(Note {
-                        feature: "qp-hash".into(),
-                        text: format!(
-                            "QP-hash syntax is unverified on {}: follows {}",
-                            d.platform,
-                            src("qp_hash")
-                        ),
-                    });
+                    d.notes.push(Note::new(
+                        NoteFeature::QpHash,
+                        d.os.as_str(),
+                        "QP-hash lines unverified on this platform",
+                    ));
                 }
                 d.qp_hash = Some(QpHashPlan {
                     method: pf.qp_hash.method,
@@ -213,24 +207,18 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
         }
 
         if pf.watchdog_timers == Support::Unverified && intent.qos.pfc_watchdog.enabled {
-            d.notes.push(Note {
-                feature: "pfc-watchdog".into(),
-                text: format!(
-                    "PFC watchdog timer syntax is unverified on {}: follows {}",
-                    d.platform,
-                    src("watchdog_timers")
-                ),
-            });
+            d.notes.push(Note::new(
+                NoteFeature::PfcWatchdog,
+                d.os.as_str(),
+                "PFC watchdog timer lines unverified on this platform",
+            ));
         }
         if pf.ports.lanes_assumed {
-            d.notes.push(Note {
-                feature: "port-lanes".into(),
-                text: format!(
-                    "PORT lanes on {} follow a linear convention, not the SKU's port_config.ini: check them ({})",
-                    d.platform,
-                    src("ports")
-                ),
-            });
+            d.notes.push(Note::new(
+                NoteFeature::PortLanes,
+                d.os.as_str(),
+                "PORT lanes follow a linear convention, not the SKU's port_config.ini",
+            ));
         }
         let _ = platform_pointer;
     }

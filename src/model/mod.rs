@@ -383,13 +383,74 @@ pub struct QpHashPlan {
     pub payload_bytes: String,
 }
 
-/// A comment the renderer must carry into the config.
+/// What a [`Note`] is about: each kind has its own section in `docs/platforms/<os>.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoteFeature {
+    /// Dynamic load balancing lines whose syntax no public source confirms for the platform.
+    Dlb,
+    /// RoCEv2 destination-QP hashing lines whose syntax or effect is unconfirmed.
+    QpHash,
+    /// PFC watchdog timer lines whose spelling is unconfirmed.
+    PfcWatchdog,
+    /// A SONiC port lane map that follows a convention, not the SKU's port_config.ini.
+    PortLanes,
+}
+
+impl NoteFeature {
+    /// The feature as the warnings name it (`dlb`, `qp-hash`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteFeature::Dlb => "dlb",
+            NoteFeature::QpHash => "qp-hash",
+            NoteFeature::PfcWatchdog => "pfc-watchdog",
+            NoteFeature::PortLanes => "port-lanes",
+        }
+    }
+
+    /// The anchor of the feature's section in `docs/platforms/<os>.md`.
+    pub fn doc_anchor(self, os: &str) -> &'static str {
+        match (self, os) {
+            (NoteFeature::Dlb, "sonic") | (NoteFeature::QpHash, "sonic") => "dlb-and-qp-hash",
+            (NoteFeature::Dlb, _) => "dlb",
+            (NoteFeature::QpHash, _) => "qp-hash",
+            (NoteFeature::PfcWatchdog, _) => "pfc-watchdog",
+            (NoteFeature::PortLanes, _) => "ports-and-lanes",
+        }
+    }
+
+    /// The intent field a warning about this feature points at.
+    pub fn pointer(self) -> &'static str {
+        match self {
+            NoteFeature::Dlb => "/load_balancing/dlb/mode",
+            NoteFeature::QpHash => "/load_balancing/hash/roce_dest_qp",
+            NoteFeature::PfcWatchdog => "/qos/pfc_watchdog",
+            NoteFeature::PortLanes => "/fabric/topology",
+        }
+    }
+}
+
+/// A comment the renderer must carry into the config: one short line, plain ASCII, that names the
+/// section of aifab's own platform docs with the details (never a file the user does not have).
 #[derive(Clone, Debug, Serialize)]
 pub struct Note {
-    /// Feature the note is about (`dlb`, `qp-hash`, `pfc-watchdog`).
-    pub feature: String,
+    /// Feature the note is about.
+    pub feature: NoteFeature,
     /// Text of the comment, one line.
     pub text: String,
+}
+
+impl Note {
+    /// The note for `feature` on a device of `os`/`platform`, saying `what` and where it is documented.
+    pub fn new(feature: NoteFeature, os: &str, what: &str) -> Note {
+        Note {
+            feature,
+            text: format!(
+                "aifab: {what}, see docs/platforms/{os}.md#{}",
+                feature.doc_anchor(os)
+            ),
+        }
+    }
 }
 
 /// One cable.

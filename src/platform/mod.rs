@@ -1,9 +1,10 @@
 //! Platform profiles: the facts aifab knows about each switch model, read from `vendors/<os>.yaml`.
 //!
 //! A profile never holds a number without a source: every optional fact that is present must have an
-//! entry in `sources` naming the reference (`../shared/reference/<os>.md` section and confidence tag).
-//! Features whose CLI the reference marks unverified carry `support: unverified`; renderers emit them
-//! only with a comment naming the reference, and `aifab validate` warns about them.
+//! entry in `sources` naming a public document (a key of the file's `references`: vendor guide, TOI,
+//! data sheet, SONiC source file), its section, and the `docs/platforms/<os>.md` section that explains
+//! it. Features no public source confirms carry `support: unverified`; renderers emit them only with a
+//! comment pointing at that section, and `aifab validate` warns about them.
 
 use crate::intent::DlbMode;
 use crate::units::{Size, Speed};
@@ -56,7 +57,7 @@ impl fmt::Display for Os {
 pub struct VendorFile {
     /// The OS every platform in this file runs.
     pub os: Os,
-    /// Reference documents cited by `sources` entries, by short id (e.g. `nxos.md`).
+    /// Public documents cited by `sources` entries, by short id (e.g. `cisco-qos-10.5`).
     pub references: BTreeMap<String, String>,
     /// Files rendered for each device of this OS.
     pub outputs: Vec<OutputSpec>,
@@ -150,7 +151,8 @@ pub struct Platform {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sonic: Option<SonicFacts>,
     /// Where each fact above comes from: fact name (`ports`, `max_mtu`, `buffer`, `dlb`, ...) to
-    /// `<reference> §<section> [tag]`. Every present optional fact needs one.
+    /// `<reference id> <section>; see docs/platforms/<os>.md#<anchor>; <confidence>`. Every present
+    /// optional fact needs one.
     pub sources: BTreeMap<String, String>,
 }
 

@@ -19,35 +19,50 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 }
 
-/// Facts about the run that go into every file header.
+/// Facts about the run that go into every file header. No aifab version and no path as typed: a
+/// header must not change when aifab is upgraded or the intent is named another way (the version is in
+/// the output folder's manifest, [`crate::write::MARKER`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct Meta {
-    /// aifab version.
-    pub aifab_version: &'static str,
-    /// The intent file as the user named it.
+    /// The intent file in a stable form: see [`intent_label`].
     pub intent_file: String,
     /// Fabric name.
     pub fabric: String,
 }
 
 impl Meta {
-    /// Meta for an intent file and fabric name. The file name comes from the command line, not from
+    /// Meta for an intent label and fabric name. The label comes from the command line, not from
     /// the checked intent, so every character that could end a config line (control characters,
-    /// Unicode line and paragraph separators) becomes `?`.
-    pub fn new(intent_file: &str, fabric: &str) -> Meta {
+    /// Unicode line and paragraph separators) becomes `?`, and anything outside printable ASCII too
+    /// (switch CLIs expect plain ASCII).
+    pub fn new(intent_label: &str, fabric: &str) -> Meta {
         Meta {
-            aifab_version: env!("CARGO_PKG_VERSION"),
-            intent_file: one_line(intent_file),
+            intent_file: one_line(intent_label),
             fabric: one_line(fabric),
         }
     }
+
+    /// Meta for an intent file as the user named it: the header names it by [`intent_label`].
+    pub fn for_intent_path(path: &str, fabric: &str) -> Meta {
+        Meta::new(&intent_label(std::path::Path::new(path)), fabric)
+    }
 }
 
-/// `text` with anything that could start a new line replaced by `?`.
+/// The intent file's name as every header carries it: the file name alone, the same however the path
+/// was typed (`intents/x.yaml`, `./intents/x.yaml`, an absolute path, from another folder) and wherever
+/// the repository is cloned or unpacked (the fabric name beside it tells two same-named files apart).
+pub fn intent_label(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// `text` with anything that could start a new line or a new command replaced by `?`: control and
+/// non-ASCII characters, and `;` (NX-OS reads ` ; ` as a command separator even in a pasted comment).
 fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') {
+            if !(c == ' ' || c.is_ascii_graphic()) || c == ';' {
                 '?'
             } else {
                 c
@@ -275,6 +290,8 @@ mod tests {
         let m = Meta::new("p\nusername evil privilege 15\r\u{2028}.yaml", "f\u{85}x");
         assert_eq!(m.intent_file, "p?username evil privilege 15??.yaml");
         assert_eq!(m.fabric, "f?x");
+        let m = Meta::new("a ; feature nxapi \u{2014} é.yaml", "f");
+        assert_eq!(m.intent_file, "a ? feature nxapi ? ?.yaml");
     }
 
     #[test]

@@ -11,6 +11,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The file that marks a folder as aifab's output.
 pub const MARKER: &str = ".aifab-output";
 
+/// The text of [`MARKER`]: the output folder's manifest, the one file that names the aifab version (the
+/// per-device files do not, so an upgrade changes no config that did not change).
+pub fn manifest() -> String {
+    format!(
+        "written by aifab {}: this folder is replaced as a whole on every render\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Test hook: when set to N, writing fails after N files, as an interrupted render would.
 pub const FAIL_AFTER_ENV: &str = "AIFAB_TEST_FAIL_AFTER_FILES";
 
@@ -83,11 +92,8 @@ pub fn write_with(
         .map_err(|e| format!("{}: {e}", tmp.display()))
         .and_then(|_| fill(&tmp))
         .and_then(|_| {
-            std::fs::write(
-                tmp.join(MARKER),
-                "written by aifab: this folder is replaced as a whole on every render\n",
-            )
-            .map_err(|e| format!("{}: {e}", tmp.display()))
+            std::fs::write(tmp.join(MARKER), manifest())
+                .map_err(|e| format!("{}: {e}", tmp.display()))
         })
         .and_then(|_| {
             if exists {

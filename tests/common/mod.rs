@@ -26,7 +26,7 @@ pub fn model(path: &str) -> FabricModel {
 pub fn render(path: &str) -> (FabricModel, Vec<OutFile>) {
     let m = model(path);
     let r = Renderer::new(Catalog::builtin()).expect("templates parse");
-    let files = match r.fabric(&Meta::new(path, &m.name), &m, None) {
+    let files = match r.fabric(&Meta::for_intent_path(path, &m.name), &m, None) {
         Ok(f) => f,
         Err(e) => panic!("render {path} failed: {e:#?}"),
     };
@@ -54,4 +54,33 @@ pub fn aifab(args: &[&str]) -> Output {
         .env("NO_COLOR", "1")
         .output()
         .expect("run aifab")
+}
+
+/// Whether this run is CI (`CI=true`, as `.ci/run` runs): there a missing prerequisite is a failure.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Checks an external prerequisite of a group of tests (a tool or data a fresh clone does not have).
+/// Present: true. Missing under CI: the test fails, saying `why` and `how`. Missing elsewhere: one line
+/// per test binary and `what` on the terminal (`skipped <what>: <why>; to run it: <how>`), then false,
+/// and the caller returns early. The line goes straight to stderr, past the test harness's capture,
+/// so it shows in a plain `cargo test`.
+pub fn prerequisite(present: bool, what: &str, why: &str, how: &str) -> bool {
+    use std::io::Write as _;
+    use std::sync::Mutex;
+    static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    if present {
+        return true;
+    }
+    assert!(
+        !in_ci(),
+        "{what}: {why} (CI=true needs every test to run); {how}"
+    );
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.iter().any(|w| w == what) {
+        said.push(what.to_string());
+        let _ = writeln!(std::io::stderr(), "skipped {what}: {why}; to run it: {how}");
+    }
+    false
 }
