@@ -267,7 +267,11 @@ fn rendered_sonic() -> Vec<Rendered> {
     let mut out = Vec::new();
     for path in common::example_intents() {
         let (model, files): (FabricModel, _) = common::render(&path);
-        let stem = Path::new(&path).file_stem().unwrap().to_string_lossy().into_owned();
+        let stem = Path::new(&path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for d in model.devices.iter().filter(|d| d.os == Os::Sonic) {
             let f = files
                 .iter()
@@ -333,8 +337,16 @@ fn every_neighbor_carries_ipv4(release: &str) {
             failing.push(format!(
                 "{}: {}{}",
                 d.name,
-                shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n    "),
-                if more > 0 { format!("\n    … and {more} more") } else { String::new() }
+                shown
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n    "),
+                if more > 0 {
+                    format!("\n    … and {more} more")
+                } else {
+                    String::new()
+                }
             ));
         }
     }
@@ -389,11 +401,18 @@ router bgp 65001 vrf red
     // Created under `no bgp default ipv4-unicast`; the ipv6 activate does not count.
     assert!(!on("10.0.0.1"));
     assert!(on("10.0.0.3"), "explicit activate");
-    assert!(!on("10.0.0.5"), "created with the default on, then deactivated");
+    assert!(
+        !on("10.0.0.5"),
+        "created with the default on, then deactivated"
+    );
     assert!(on("10.0.0.7"), "created with the default on");
     assert!(bgp.neighbors["10.0.0.7"].shutdown);
     assert_eq!(bgp.neighbors.len(), 4);
-    assert_eq!(bgp.errors.len(), 1, "10.0.0.9 is activated before it exists");
+    assert_eq!(
+        bgp.errors.len(),
+        1,
+        "10.0.0.9 is activated before it exists"
+    );
 }
 
 #[test]

@@ -43,7 +43,7 @@ def environment(template_dir):
     loader = jinja2.ChoiceLoader(
         [jinja2.DictLoader(STUBS), jinja2.FileSystemLoader(template_dir)]
     )
-    env = jinja2.Environment(loader=loader, trim_blocks=True, undefined=jinja2.Undefined)
+    env = jinja2.Environment(loader=loader, trim_blocks=True)
     env.filters["ipv4"] = lambda v: ip_version(v) == 4
     env.filters["ipv6"] = lambda v: ip_version(v) == 6
     return env
