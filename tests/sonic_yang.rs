@@ -16,9 +16,13 @@
 //! broken variants (`tests/sonic_broken/*.json`, RFC 6902 patches over a rendered leaf) must fail, each
 //! for its own reason.
 //!
+//! Each check runs once per SONiC release, with that release's models and a schema loaded from them:
+//! master (`sonic-yang/`) and the 202405 release branch (`sonic-releases/202405/yang/`), which lacks
+//! tables and fields master added since.
+//!
 //! yanglint is Debian's `libyang2-tools`; the YANG models and the reference example come from the
-//! `shared/` folder beside the repository (`AIFAB_SONIC_YANG_DIR` overrides the YANG folder). A fresh
-//! clone has neither: the tests then print one line and skip; under `CI=true` they fail.
+//! `shared/` folder beside the repository (`AIFAB_SONIC_YANG_DIR` overrides the master YANG folder). A
+//! fresh clone has neither: the tests then print one line and skip; under `CI=true` they fail.
 
 mod common;
 
@@ -902,30 +906,51 @@ fn shared() -> PathBuf {
         .join("shared")
 }
 
-fn yang_dir() -> PathBuf {
-    std::env::var_os("AIFAB_SONIC_YANG_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| shared().join("sonic-yang"))
+/// A SONiC release whose YANG models every rendered config_db.json must pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Release {
+    /// sonic-buildimage master: `shared/sonic-yang` (or `AIFAB_SONIC_YANG_DIR`).
+    Master,
+    /// The 202405 release branch: `shared/sonic-releases/202405/yang`.
+    R202405,
 }
 
-const YANG_HOW: &str = "put the project's shared/ folder (sonic-yang/, reference/sonic-example/) beside the \
-     repository or set AIFAB_SONIC_YANG_DIR to a folder of SONiC YANG models, and install yanglint \
-     (`apt-get install -y libyang2-tools`); .ci/run does both";
+impl Release {
+    fn name(self) -> &'static str {
+        match self {
+            Release::Master => "master",
+            Release::R202405 => "202405",
+        }
+    }
 
-/// The parsed SONiC YANG models, once per test binary. None (after the one skip line) when they are
-/// absent outside CI.
-fn schema() -> Option<&'static Schema> {
-    static SCHEMA: OnceLock<Result<Schema, String>> = OnceLock::new();
-    let dir = yang_dir();
+    fn yang_dir(self) -> PathBuf {
+        match self {
+            Release::Master => std::env::var_os("AIFAB_SONIC_YANG_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| shared().join("sonic-yang")),
+            Release::R202405 => shared().join("sonic-releases").join("202405").join("yang"),
+        }
+    }
+}
+
+const YANG_HOW: &str = "put the project's shared/ folder (sonic-yang/, sonic-releases/202405/yang/, \
+     reference/sonic-example/) beside the repository or set AIFAB_SONIC_YANG_DIR to a folder of SONiC \
+     YANG models (master), and install yanglint (`apt-get install -y libyang2-tools`); .ci/run does both";
+
+/// The parsed SONiC YANG models of one release, once per test binary. None (after the one skip line)
+/// when they are absent outside CI.
+fn schema(release: Release) -> Option<&'static Schema> {
+    static SCHEMAS: [OnceLock<Result<Schema, String>>; 2] = [const { OnceLock::new() }; 2];
+    let dir = release.yang_dir();
     if !common::prerequisite(
         dir.is_dir(),
-        "the SONiC YANG tests",
+        &format!("the SONiC YANG tests ({})", release.name()),
         &format!("no SONiC YANG models at {}", dir.display()),
         YANG_HOW,
     ) {
         return None;
     }
-    let r = SCHEMA.get_or_init(|| Schema::load(&dir));
+    let r = SCHEMAS[release as usize].get_or_init(|| Schema::load(&dir));
     match r {
         Ok(s) => Some(s),
         Err(e) => panic!(
@@ -968,9 +993,9 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// Runs yanglint on one translated file: Ok(()) or Err(its error lines).
-fn yanglint(file: &Path) -> Result<(), String> {
-    let dir = yang_dir();
+/// Runs yanglint with one release's models on one translated file: Ok(()) or Err(its error lines).
+fn yanglint(release: Release, file: &Path) -> Result<(), String> {
+    let dir = release.yang_dir();
     let out = Command::new("yanglint")
         .arg("-p")
         .arg(&dir)
@@ -1045,7 +1070,9 @@ fn rendered_sonic() -> Vec<(String, String, Value)> {
 
 #[test]
 fn translator_reproduces_the_reference_translation() {
-    let Some(schema) = schema() else { return };
+    let Some(schema) = schema(Release::Master) else {
+        return;
+    };
     let Some(example) = example_dir() else { return };
     let db = read_json(&example.join("config_db.json"));
     let want = read_json(&example.join("config_db.yang.json"));
@@ -1066,7 +1093,9 @@ fn translator_reproduces_the_reference_translation() {
 
 #[test]
 fn translator_refuses_what_the_yang_lacks() {
-    let Some(schema) = schema() else { return };
+    let Some(schema) = schema(Release::Master) else {
+        return;
+    };
     let db = json!({
         "PORT_QOS_MAP": {"Ethernet0": {"pfc_enabled": "3"}},
         "ARS_PROFILE": {"default": {"algorithm": "ewma"}},
@@ -1081,28 +1110,81 @@ fn translator_refuses_what_the_yang_lacks() {
     }
 }
 
+/// The schemas really are per release: fields master added after 202405 pass master and are refused
+/// by 202405 (a config_db carrying them would abort `config reload` there).
 #[test]
-fn rendered_configs_use_only_yang_tables_and_fields() {
-    let Some(schema) = schema() else { return };
+fn translator_202405_refuses_fields_added_after_it() {
+    let (Some(master), Some(r202405)) = (schema(Release::Master), schema(Release::R202405)) else {
+        return;
+    };
+    let db = json!({
+        "LOOPBACK_INTERFACE": {"Loopback0": {"admin_status": "up"}},
+        "PORT": {"Ethernet0": {"fast_linkup": "true"}},
+        "PORT_QOS_MAP": {"Ethernet0": {"tc_to_dscp_map": "AZURE"}}
+    });
+    if let Err(e) = master.translate(&db) {
+        panic!("master has these fields:\n{}", e.join("\n"));
+    }
+    let all = r202405
+        .translate(&db)
+        .expect_err("202405 lacks these fields")
+        .join("\n");
+    for needle in ["admin_status", "fast_linkup", "tc_to_dscp_map"] {
+        assert!(all.contains(needle), "no error about {needle}:\n{all}");
+    }
+}
+
+/// Every rendered config_db.json uses only tables and fields of the release's YANG.
+fn use_only_yang_tables_and_fields(release: Release) {
+    let Some(schema) = schema(release) else {
+        return;
+    };
     let mut problems = Vec::new();
     for (intent, host, db) in rendered_sonic() {
         if let Err(e) = schema.translate(&db) {
             problems.push(format!("{intent}: {host}:\n  {}", e.join("\n  ")));
         }
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} YANG:\n{}",
+        release.name(),
+        problems.join("\n")
+    );
 }
 
 #[test]
-fn rendered_configs_pass_yanglint() {
-    let Some(schema) = schema() else { return };
+fn rendered_configs_use_only_yang_tables_and_fields_master() {
+    use_only_yang_tables_and_fields(Release::Master);
+}
+
+#[test]
+fn rendered_configs_use_only_yang_tables_and_fields_202405() {
+    use_only_yang_tables_and_fields(Release::R202405);
+}
+
+#[test]
+fn rendered_configs_pass_yanglint_master() {
+    pass_yanglint(Release::Master);
+}
+
+#[test]
+fn rendered_configs_pass_yanglint_202405() {
+    pass_yanglint(Release::R202405);
+}
+
+/// The reference example, then every rendered config_db.json, pass yanglint with the release's models.
+fn pass_yanglint(release: Release) {
+    let Some(schema) = schema(release) else {
+        return;
+    };
     let Some(example_dir) = example_dir() else {
         return;
     };
     if !yanglint_available() {
         return;
     }
-    let dir = scratch("rendered");
+    let dir = scratch(&format!("rendered-{}", release.name()));
     let devices = rendered_sonic();
     // The reference example first: if it fails, the YANG directory or yanglint is the problem.
     let example = schema
@@ -1110,8 +1192,11 @@ fn rendered_configs_pass_yanglint() {
         .expect("example translates");
     let ex = dir.join("reference-example.yang.json");
     std::fs::write(&ex, serde_json::to_string_pretty(&example).unwrap()).unwrap();
-    yanglint(&ex).unwrap_or_else(|e| {
-        panic!("the reference example fails yanglint (check the YANG dir):\n{e}")
+    yanglint(release, &ex).unwrap_or_else(|e| {
+        panic!(
+            "the reference example fails yanglint with the {} models (check the YANG dir):\n{e}",
+            release.name()
+        )
     });
 
     let results: Vec<(String, String, Result<(), String>)> = std::thread::scope(|s| {
@@ -1130,7 +1215,7 @@ fn rendered_configs_pass_yanglint() {
                         .and_then(|y| {
                             let f = dir.join(format!("{stem}.yang.json"));
                             std::fs::write(&f, serde_json::to_string_pretty(&y).unwrap()).unwrap();
-                            yanglint(&f)
+                            yanglint(release, &f)
                         });
                     (intent.clone(), host.clone(), r)
                 })
@@ -1152,10 +1237,18 @@ fn rendered_configs_pass_yanglint() {
         }
     }
     for (intent, (n, ok)) in &per_intent {
-        eprintln!("yanglint {intent}: {ok}/{n} SONiC devices valid");
+        eprintln!(
+            "yanglint {} {intent}: {ok}/{n} SONiC devices valid",
+            release.name()
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} YANG:\n{}",
+        release.name(),
+        failures.join("\n\n")
+    );
 }
 
 /// One deliberately broken variant (`tests/sonic_broken/*.json`).
@@ -1237,8 +1330,20 @@ fn apply_patch(doc: &mut Value, ops: &[Value]) -> Result<(), String> {
 }
 
 #[test]
-fn broken_variants_fail() {
-    let Some(schema) = schema() else { return };
+fn broken_variants_fail_master() {
+    broken_variants_fail(Release::Master);
+}
+
+#[test]
+fn broken_variants_fail_202405() {
+    broken_variants_fail(Release::R202405);
+}
+
+/// Every broken variant fails with the release's models, at its stage and for its reason.
+fn broken_variants_fail(release: Release) {
+    let Some(schema) = schema(release) else {
+        return;
+    };
     let variants = broken_variants();
     assert!(
         variants.len() >= 3,
@@ -1246,7 +1351,7 @@ fn broken_variants_fail() {
     );
     let lint = yanglint_available();
     let devices = rendered_sonic();
-    let dir = scratch("broken");
+    let dir = scratch(&format!("broken-{}", release.name()));
     let mut problems = Vec::new();
     for b in &variants {
         let (_, _, base) = devices
@@ -1268,7 +1373,7 @@ fn broken_variants_fail() {
             Ok(y) => {
                 let f = dir.join(b.file.replace(".json", ".yang.json"));
                 std::fs::write(&f, serde_json::to_string_pretty(&y).unwrap()).unwrap();
-                match yanglint(&f) {
+                match yanglint(release, &f) {
                     Err(e) => ("yanglint", e),
                     Ok(()) => ("nothing", String::new()),
                 }
@@ -1285,9 +1390,19 @@ fn broken_variants_fail() {
                 .lines()
                 .find(|l| l.contains(&b.expect))
                 .unwrap_or_default();
-            eprintln!("{}: {} refuses it: {line}", b.file, b.stage);
+            eprintln!(
+                "{} {}: {} refuses it: {line}",
+                release.name(),
+                b.file,
+                b.stage
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+    assert!(
+        problems.is_empty(),
+        "{} YANG:\n{}",
+        release.name(),
+        problems.join("\n\n")
+    );
 }
