@@ -8,9 +8,7 @@
 // its size does not matter, and boxing it everywhere would only add noise.
 #![allow(clippy::result_large_err)]
 
-pub mod bench;
 pub mod check;
-pub mod cli;
 pub mod compile;
 pub mod diag;
 pub mod intent;
@@ -20,6 +18,7 @@ pub mod pipeline;
 pub mod platform;
 pub mod render;
 pub mod review;
+pub mod rules;
 pub mod units;
 pub mod validate;
 pub mod write;

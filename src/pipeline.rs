@@ -9,6 +9,7 @@ use crate::intent::Intent;
 use crate::load::{self, SpanMap};
 use crate::model::{FabricModel, NoteFeature};
 use crate::platform::Catalog;
+use crate::rules::Rule;
 use crate::validate;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -159,8 +160,8 @@ fn note_warnings(model: &FabricModel) -> Vec<Finding> {
     seen.into_iter()
         .map(|((feature, platform, text), count)| {
             let text = text.strip_prefix("aifab: ").unwrap_or(text);
-            Finding::warning(
-                "AIF-UNV-001",
+            Finding::new(
+                Rule::Unverified,
                 format!(
                     "{platform}: {text} ({count} device{})",
                     if count == 1 { "" } else { "s" }
