@@ -2,7 +2,9 @@
 //! switch configurations for Cisco NX-OS, Arista EOS and SONiC.
 //!
 //! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
-//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`] / [`review`].
+//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`](mod@write) / [`review`].
+//! Every rule a stage can report is declared once, in the registry [`rules`]. The command line and the
+//! benchmark are the binary's (`src/main.rs`), not part of this API.
 
 // A `Finding` is the unit every stage reports; it is returned by value on the (cold) error path, where
 // its size does not matter, and boxing it everywhere would only add noise.

@@ -29,11 +29,12 @@ pub struct Front {
     pub warnings: Vec<Finding>,
 }
 
-/// Why the front could not produce a model.
+/// Why the front could not produce a model (the CLI turns it into output and an exit status in one
+/// place, `front_failed` in `src/cli/exit.rs`).
 pub enum FrontError {
-    /// The file could not be read (exit 2).
+    /// The file could not be read.
     Io(String),
-    /// The intent is invalid (exit 1): every finding, errors and warnings, located.
+    /// The intent is invalid: every finding, errors and warnings, located.
     Invalid(Box<Source>, Vec<Finding>),
 }
 

@@ -9,6 +9,7 @@ fn private(asn: u32) -> bool {
     (64512..=65534).contains(&asn) || (4_200_000_000..=4_294_967_294).contains(&asn)
 }
 
+/// Adds the findings of the ASN range rules.
 pub(super) fn rules(intent: &Intent, out: &mut Vec<Finding>) {
     let b = &intent.fabric.bgp;
     let mut ranges = vec![("leaf_asn", b.leaf_asn), ("spine_asn", b.spine_asn)];

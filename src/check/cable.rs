@@ -6,6 +6,7 @@ use crate::intent::{Intent, Role};
 use crate::platform::Catalog;
 use crate::rules::Rule;
 
+/// Adds the findings of the cable-length rules, per cable tier and platform.
 pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let c = &intent.fabric.topology.cable_length;
     let tiers = [

@@ -7,6 +7,7 @@ use crate::intent::{DlbMode, Intent, LoadBalancing};
 use crate::platform::{Catalog, QpHashMethod};
 use crate::rules::Rule;
 
+/// Adds the findings of the load-balancing rules: the DLB settings, then the costs per platform.
 pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let lb = &intent.load_balancing;
     dlb_settings(lb, out);

@@ -10,6 +10,7 @@ use crate::rules::Rule;
 /// rounded up to the 4200 NIC vendors recommend.
 pub const ROCE_MIN_MTU: u32 = 4200;
 
+/// Adds the findings of the MTU rules.
 pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let mtu = intent.fabric.mtu;
     if mtu < ROCE_MIN_MTU {

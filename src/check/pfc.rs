@@ -7,6 +7,7 @@ use crate::intent::Intent;
 use crate::platform::{Catalog, WatchdogLimits};
 use crate::rules::Rule;
 
+/// Adds the findings of the PFC rules: lossless classes, the watchdog, and its timers per platform.
 pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let lossless = intent.qos.classes.values().any(|c| c.lossless);
     if !lossless {

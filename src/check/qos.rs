@@ -19,6 +19,7 @@ struct Owners<'a> {
     priority: BTreeMap<u8, &'a str>,
 }
 
+/// Adds the findings of the QoS class rules, class by class in name order, then across classes.
 pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
     let classes = &intent.qos.classes;
     let pfs = platforms(intent, catalog);

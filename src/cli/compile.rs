@@ -28,11 +28,11 @@ pub enum Format {
 pub fn run(args: Args) -> Exit {
     let only = match only_matcher(args.only.as_deref()) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let front = match front_or_exit(&args.intent, false, only.as_ref()) {
         Ok(f) => f,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let mut model = front.model;
     if let Some(g) = &only {

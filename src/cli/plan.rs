@@ -33,7 +33,7 @@ pub enum Format {
 pub fn run(args: Args) -> Exit {
     let front = match front_or_exit(&args.intent, false, None) {
         Ok(f) => f,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let m = &front.model;
     match args.format {

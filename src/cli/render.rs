@@ -77,11 +77,11 @@ pub fn run(args: Args) -> Exit {
     }
     let only = match only_matcher(args.only.as_deref()) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let front = match front_or_exit(&args.intent, args.quiet, only.as_ref()) {
         Ok(f) => f,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let renderer = match Renderer::new(Catalog::builtin()) {
         Ok(r) => r,

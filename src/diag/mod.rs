@@ -107,7 +107,7 @@ impl Finding {
         self.hint = Some(hint.into());
         self
     }
-    /// Points at an intent node by JSON pointer; the location is filled in by [`Finding::locate`].
+    /// Points at an intent node by JSON pointer; the location is filled in by [`crate::pipeline::locate`].
     pub fn at(mut self, pointer: impl Into<String>) -> Finding {
         self.pointer = Some(pointer.into());
         self
