@@ -1,8 +1,11 @@
 //! Development aid: where render time goes on the generated 100K-GPU fabric.
 use std::time::Instant;
+#[allow(dead_code)] // the benchmark's fabrics; SIZES is unused here
+#[path = "../src/bench/fabrics.rs"]
+mod fabrics;
 fn main() {
     let size = std::env::args().nth(1).unwrap_or_else(|| "100k".into());
-    let yaml = aifab::bench::intent_yaml(&size, 1).unwrap_or_default();
+    let yaml = fabrics::intent_yaml(&size, 1).unwrap_or_default();
     let intent: aifab::intent::Intent = serde_norway::from_str(&yaml).expect("intent");
     let cat = aifab::platform::Catalog::builtin();
     let t = Instant::now();

@@ -2,15 +2,15 @@
 //! switch configurations for Cisco NX-OS, Arista EOS and SONiC.
 //!
 //! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
-//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`] / [`review`].
+//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`](mod@write) / [`review`].
+//! Every rule a stage can report is declared once, in the registry [`rules`]. The command line and the
+//! benchmark are the binary's (`src/main.rs`), not part of this API.
 
 // A `Finding` is the unit every stage reports; it is returned by value on the (cold) error path, where
 // its size does not matter, and boxing it everywhere would only add noise.
 #![allow(clippy::result_large_err)]
 
-pub mod bench;
 pub mod check;
-pub mod cli;
 pub mod compile;
 pub mod diag;
 pub mod intent;
@@ -20,6 +20,7 @@ pub mod pipeline;
 pub mod platform;
 pub mod render;
 pub mod review;
+pub mod rules;
 pub mod units;
 pub mod validate;
 pub mod write;

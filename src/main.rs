@@ -1,5 +1,8 @@
-//! The `aifab` binary: parses arguments and hands over to the library.
+//! The `aifab` binary: the command line and the benchmark, over the `aifab` library.
 
-fn main() {
-    std::process::exit(aifab::cli::main());
+mod bench;
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main().into()
 }

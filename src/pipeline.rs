@@ -9,6 +9,7 @@ use crate::intent::Intent;
 use crate::load::{self, SpanMap};
 use crate::model::{FabricModel, NoteFeature};
 use crate::platform::Catalog;
+use crate::rules::Rule;
 use crate::validate;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -28,11 +29,12 @@ pub struct Front {
     pub warnings: Vec<Finding>,
 }
 
-/// Why the front could not produce a model.
+/// Why the front could not produce a model (the CLI turns it into output and an exit status in one
+/// place, `front_failed` in `src/cli/exit.rs`).
 pub enum FrontError {
-    /// The file could not be read (exit 2).
+    /// The file could not be read.
     Io(String),
-    /// The intent is invalid (exit 1): every finding, errors and warnings, located.
+    /// The intent is invalid: every finding, errors and warnings, located.
     Invalid(Box<Source>, Vec<Finding>),
 }
 
@@ -159,8 +161,8 @@ fn note_warnings(model: &FabricModel) -> Vec<Finding> {
     seen.into_iter()
         .map(|((feature, platform, text), count)| {
             let text = text.strip_prefix("aifab: ").unwrap_or(text);
-            Finding::warning(
-                "AIF-UNV-001",
+            Finding::new(
+                Rule::Unverified,
                 format!(
                     "{platform}: {text} ({count} device{})",
                     if count == 1 { "" } else { "s" }

@@ -13,12 +13,14 @@
 //! `harden-*.yaml` files try to get a path, a newline or a comment character into a rendered config; each
 //! names the rule that stops it.
 //!
-//! The last test ties the rules to their tests and docs: every rule id of `aifab::check::RULES` and every
-//! `AIF-` id in `src/compile/*.rs` and `src/pipeline.rs` needs a file here and a section in
-//! `docs/checks.md`.
+//! The last tests tie the rule registry (`src/rules.rs`) to the tests and docs: every checks or compile
+//! rule needs a file here and a `## <id> — <summary>` section in `docs/checks.md` that states the
+//! registry's severity and stage, and the rule index of `docs/checks.md` is the registry's.
 
 mod common;
 
+use aifab::diag::Severity;
+use aifab::rules::Rule;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -380,41 +382,49 @@ fn hardening_cases_are_rejected() {
     }
 }
 
-/// `AIF-…` string literals in a Rust source file.
-fn ids_in_source(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("\"AIF-") {
-        let after = &rest[i + 1..];
-        let end = after.find('"').unwrap_or(after.len());
-        let id = &after[..end];
-        if is_rule_id(id) {
-            out.insert(id.to_string());
-        }
-        rest = &after[end..];
-    }
-    out
+/// The rules with a section in docs/checks.md and a file here: the semantic checks and the compiler's,
+/// from the registry.
+fn documented_rules() -> Vec<Rule> {
+    Rule::ALL
+        .iter()
+        .copied()
+        .filter(|r| r.has_section())
+        .collect()
 }
 
-/// The rules of the semantic checks and the compiler: `check::RULES`, and every id in
-/// `src/compile/*.rs` and `src/pipeline.rs`.
-fn rule_ids() -> BTreeSet<String> {
-    let mut ids: BTreeSet<String> = aifab::check::RULES
-        .iter()
-        .map(|(id, _)| id.to_string())
-        .collect();
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(root().join("src/compile"))
-        .expect("src/compile")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
-    sources.push(root().join("src/pipeline.rs"));
-    for p in sources {
-        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        ids.extend(ids_in_source(&text));
+/// The rule index of docs/checks.md: the table after `## Rules`, as (start, end) byte offsets.
+fn index_range(md: &str) -> Option<(usize, usize)> {
+    let heading = md.find("\n## Rules\n")?;
+    let start = heading + md[heading..].find("\n|")? + 1;
+    let end = md[start..].find("\n\n").map_or(md.len(), |i| start + i + 1);
+    Some((start, end))
+}
+
+#[test]
+fn the_docs_index_is_the_registry() {
+    // With AIFAB_BLESS=1 the index is rewritten from the registry instead.
+    let path = root().join(DOCS);
+    let md = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{DOCS}: {e}"));
+    let (start, end) =
+        index_range(&md).unwrap_or_else(|| panic!("{DOCS}: no table after `## Rules`"));
+    let fresh = aifab::rules::markdown_index();
+    if std::env::var_os("AIFAB_BLESS").is_some_and(|v| v == "1") {
+        let text = format!("{}{fresh}{}", &md[..start], &md[end..]);
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {DOCS}: {e}"));
+        return;
     }
-    ids
+    let on_disk = &md[start..end];
+    if on_disk != fresh {
+        let first = on_disk
+            .lines()
+            .zip(fresh.lines())
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| format!("\n  docs:     {a}\n  registry: {b}"))
+            .unwrap_or_default();
+        panic!(
+            "the rule index of {DOCS} differs from src/rules.rs{first}\nrun `AIFAB_BLESS=1 cargo test --test checks the_docs_index` to regenerate it"
+        );
+    }
 }
 
 /// Rule ids of the `## AIF-XXX-NNN — summary` headings of docs/checks.md, each with its section text.
@@ -443,64 +453,58 @@ fn doc_sections(md: &str) -> Vec<(String, String)> {
 
 #[test]
 fn every_rule_has_a_test_file_and_a_docs_section() {
-    let ids = rule_ids();
-    let load_schema: BTreeSet<String> = aifab::diag::render::LOAD_AND_SCHEMA_RULES
-        .iter()
-        .map(|(id, _)| id.to_string())
-        .collect();
-    // Sanity: the scan finds the compile rules.
-    for id in ["AIF-FAB-001", "AIF-ADDR-001", "AIF-UNV-001"] {
-        assert!(ids.contains(id), "the source scan missed {id}");
-    }
+    let rules = documented_rules();
     let cases = cases();
     let md = std::fs::read_to_string(root().join(DOCS)).unwrap_or_else(|e| panic!("{DOCS}: {e}"));
     let sections = doc_sections(&md);
-    let documented: BTreeSet<&str> = sections.iter().map(|(id, _)| id.as_str()).collect();
-    let table: String = md
-        .lines()
-        .filter(|l| l.starts_with('|'))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let headings: BTreeSet<&str> = md.lines().filter_map(|l| l.strip_prefix("## ")).collect();
 
     let mut problems = Vec::new();
-    for id in &ids {
+    for rule in &rules {
+        let id = rule.id();
         let lower = id.to_ascii_lowercase();
         if !cases
             .iter()
-            .any(|c| c.code == *id && c.stem.to_ascii_lowercase().starts_with(&lower))
+            .any(|c| c.code == id && c.stem.to_ascii_lowercase().starts_with(&lower))
         {
             problems.push(format!(
                 "{id}: no {DIR}/{lower}.yaml whose header names {id}"
             ));
         }
-        if !documented.contains(id.as_str()) {
-            problems.push(format!("{id}: no `## {id} — <summary>` section in {DOCS}"));
+        if !headings.contains(rule.heading().as_str()) {
+            problems.push(format!(
+                "{id}: no `## {}` section in {DOCS}",
+                rule.heading()
+            ));
         }
     }
-    for id in ids.iter().chain(&load_schema) {
-        if !table.contains(id.as_str()) {
-            problems.push(format!("{id}: missing from the rule table of {DOCS}"));
-        }
-    }
-    // No stale or duplicated sections.
+    // No stale or duplicated sections; each says what the registry says.
     let mut seen = BTreeSet::new();
     for (id, body) in &sections {
         if !seen.insert(id.as_str()) {
             problems.push(format!("{id}: two sections in {DOCS}"));
         }
-        if !ids.contains(id) {
+        let Some(rule) = Rule::from_id(id).filter(|r| r.has_section()) else {
             problems.push(format!(
-                "{id}: documented in {DOCS} but no such rule in src"
+                "{id}: documented in {DOCS} but not a checks or compile rule of src/rules.rs"
             ));
             continue;
+        };
+        let severity = match rule.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let stated = format!(
+            "**Severity:** {severity}. **Stage:** {}.",
+            rule.stage().name()
+        );
+        if !body.contains(&stated) {
+            problems.push(format!(
+                "{id}: its section in {DOCS} does not say `{stated}` (the registry's severity and stage)"
+            ));
         }
         let yaml_blocks = body.matches("```yaml").count();
         let lower = body.to_ascii_lowercase();
-        if !lower.contains("severity") {
-            problems.push(format!(
-                "{id}: its section in {DOCS} does not give the severity"
-            ));
-        }
         if yaml_blocks < 2 || !lower.contains("failing") || !lower.contains("passing") {
             problems.push(format!(
                 "{id}: its section in {DOCS} needs a failing and a passing ```yaml snippet"
@@ -509,7 +513,7 @@ fn every_rule_has_a_test_file_and_a_docs_section() {
     }
     // Every expected code is a real rule (no typo in a header).
     for c in &cases {
-        if !ids.contains(&c.code) && !load_schema.contains(&c.code) {
+        if Rule::from_id(&c.code).is_none() {
             problems.push(format!("{}: `{}` is not a rule aifab has", c.rel, c.code));
         }
     }

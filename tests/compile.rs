@@ -3,6 +3,9 @@
 //! with its two addresses on its two ends, loopbacks and ASNs unique, adding a group moves nothing).
 
 mod common;
+#[allow(dead_code)] // the benchmark's fabrics; this test uses one
+#[path = "../src/bench/fabrics.rs"]
+mod fabrics;
 
 use aifab::compile::compile;
 use aifab::intent::{Intent, TopologyKind};
@@ -79,7 +82,7 @@ fn three_tier_4_zones_counts() {
 /// spines, 48 aggregation switches in 16 planes), keeps the same invariants as the examples.
 #[test]
 fn generated_24k_fabric_at_reduced_size_keeps_the_invariants() {
-    let yaml = aifab::bench::intent_yaml("24k", 8).expect("24k");
+    let yaml = fabrics::intent_yaml("24k", 8).expect("24k");
     let intent: Intent = serde_norway::from_str(&yaml).expect("intent");
     let m = build(&intent);
     assert_eq!(

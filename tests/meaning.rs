@@ -5,6 +5,9 @@
 mod common;
 #[path = "meaning/eos.rs"]
 mod eos;
+#[allow(dead_code)] // the benchmark's fabrics; this test uses one
+#[path = "../src/bench/fabrics.rs"]
+mod fabrics;
 #[path = "meaning/nxos.rs"]
 mod nxos;
 #[path = "meaning/sonic.rs"]
@@ -48,7 +51,7 @@ fn rendered_configs_mean_what_the_intent_says() {
 /// on every one of its 256 switches (EOS, NX-OS and SONiC).
 #[test]
 fn generated_24k_fabric_at_reduced_size_means_what_it_says() {
-    let yaml = aifab::bench::intent_yaml("24k", 8).expect("24k");
+    let yaml = fabrics::intent_yaml("24k", 8).expect("24k");
     let intent: aifab::intent::Intent = serde_norway::from_str(&yaml).expect("intent");
     let cat = aifab::platform::Catalog::builtin();
     let model = aifab::compile::compile(&intent, cat).expect("compile");

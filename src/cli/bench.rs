@@ -2,7 +2,7 @@
 //! compile, render, write), with switches per second and peak RSS. Each size runs in its own process so
 //! its peak RSS is its own. Build with `--release` for meaningful numbers.
 
-use super::{EXIT_OK, EXIT_USAGE};
+use super::Exit;
 use crate::bench::{SIZES, Timings, measure, table};
 
 /// Arguments of `aifab bench`.
@@ -23,19 +23,19 @@ pub struct Args {
 }
 
 /// Runs `aifab bench`.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     if let Some(size) = &args.print_intent {
         return match crate::bench::intent_yaml(size, 1) {
             Some(y) => {
                 super::emit(&y);
-                EXIT_OK
+                Exit::Success
             }
             None => {
                 eprintln!(
                     "error: unknown size {size}; use one of {}",
                     SIZES.join(", ")
                 );
-                EXIT_USAGE
+                Exit::Trouble
             }
         };
     }
@@ -49,11 +49,11 @@ pub fn run(args: Args) -> i32 {
                     "{}\n",
                     serde_json::to_string(&t).unwrap_or_default()
                 ));
-                EXIT_OK
+                Exit::Success
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                EXIT_USAGE
+                Exit::Trouble
             }
         };
     }
@@ -64,7 +64,7 @@ pub fn run(args: Args) -> i32 {
     };
     let Ok(exe) = std::env::current_exe() else {
         eprintln!("error: cannot find the aifab binary to run each size");
-        return EXIT_USAGE;
+        return Exit::Trouble;
     };
     if cfg!(debug_assertions) {
         eprintln!(
@@ -83,16 +83,16 @@ pub fn run(args: Args) -> i32 {
                 Ok(t) => rows.push(t),
                 Err(e) => {
                     eprintln!("error: {s}: {e}");
-                    return EXIT_USAGE;
+                    return Exit::Trouble;
                 }
             },
             Ok(o) => {
                 eprintln!("error: {s}: {}", String::from_utf8_lossy(&o.stderr));
-                return EXIT_USAGE;
+                return Exit::Trouble;
             }
             Err(e) => {
                 eprintln!("error: {s}: {e}");
-                return EXIT_USAGE;
+                return Exit::Trouble;
             }
         }
     }
@@ -100,5 +100,5 @@ pub fn run(args: Args) -> i32 {
         let _ = std::fs::remove_dir_all(&base);
     }
     super::emit(&table(&rows));
-    EXIT_OK
+    Exit::Success
 }

@@ -1,6 +1,6 @@
 //! `aifab compile`: print the compiled, vendor-neutral device model.
 
-use super::{EXIT_OK, EXIT_USAGE, front_or_exit, only_matcher};
+use super::{Exit, front_or_exit, only_matcher};
 
 /// Arguments of `aifab compile`.
 #[derive(clap::Args, Debug)]
@@ -25,14 +25,14 @@ pub enum Format {
 }
 
 /// Runs `aifab compile`.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     let only = match only_matcher(args.only.as_deref()) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let front = match front_or_exit(&args.intent, false, only.as_ref()) {
         Ok(f) => f,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let mut model = front.model;
     if let Some(g) = &only {
@@ -50,11 +50,11 @@ pub fn run(args: Args) -> i32 {
     match text {
         Ok(t) => {
             super::emit(&t);
-            EXIT_OK
+            Exit::Success
         }
         Err(e) => {
             eprintln!("error: {e}");
-            EXIT_USAGE
+            Exit::Trouble
         }
     }
 }

@@ -1,12 +1,13 @@
 //! `aifab diff`: what changes on which switch between two intents (or an intent and its version at a
 //! git revision), what it means for the lossless fabric, and the SONiC JSON patches.
 
-use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE, print_findings};
-use crate::diag::Source;
-use crate::pipeline::{self, Front, FrontError};
-use crate::platform::{Catalog, Os};
-use crate::render::{Meta, OutFile, Renderer};
-use crate::review::{change, diff_files, patch, report};
+use super::Exit;
+use super::exit::front_failed;
+use aifab::diag::Source;
+use aifab::pipeline::{self, Front, FrontError};
+use aifab::platform::{Catalog, Os};
+use aifab::render::{Meta, OutFile, Renderer};
+use aifab::review::{change, diff_files, patch, report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -38,34 +39,9 @@ pub enum Format {
     SonicPatch,
 }
 
-fn load(source: Source) -> Result<Front, i32> {
-    match pipeline::front_source(source) {
-        Ok(f) => Ok(f),
-        Err(FrontError::Io(e)) => {
-            eprintln!("error: {e}");
-            Err(EXIT_USAGE)
-        }
-        Err(FrontError::Invalid(src, findings)) => {
-            print_findings(&src, &findings);
-            eprintln!("{}: invalid; cannot diff", src.name);
-            Err(EXIT_USAGE)
-        }
-    }
-}
-
-/// Reads an intent file; a file that cannot be read or is too large is a usage error here (exit 2).
-fn read(path: &str) -> Result<Source, i32> {
-    match pipeline::read_source(path) {
-        Ok(s) => Ok(s),
-        Err(FrontError::Io(e)) => {
-            eprintln!("error: {e}");
-            Err(EXIT_USAGE)
-        }
-        Err(FrontError::Invalid(src, f)) => {
-            print_findings(&src, &f);
-            Err(EXIT_USAGE)
-        }
-    }
+/// An intent `diff` cannot use (unreadable, too large, invalid) is trouble (exit 2): 1 means "differs".
+fn cannot_diff(err: FrontError) -> Exit {
+    front_failed(err, Exit::Trouble, "cannot diff")
 }
 
 /// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it.
@@ -95,10 +71,10 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    if out.stdout.len() > crate::load::MAX_FILE_BYTES {
+    if out.stdout.len() > aifab::load::MAX_FILE_BYTES {
         return Err(format!(
             "{path} at {rev} is larger than {} bytes",
-            crate::load::MAX_FILE_BYTES
+            aifab::load::MAX_FILE_BYTES
         ));
     }
     let text =
@@ -108,48 +84,57 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
 
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
 /// do not turn every device into a change.
-fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, i32> {
+fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, Exit> {
     r.fabric(&Meta::for_intent_path(label, &f.model.name), &f.model, None)
         .map_err(|errs| {
             for e in errs {
                 eprintln!("error: {e}");
             }
-            EXIT_USAGE
+            Exit::Trouble
         })
 }
 
 /// Runs `aifab diff`.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     let (old_src, new_path) = match (&args.against, args.intents.as_slice()) {
         (Some(rev), [path]) => match git_show(rev, path) {
             Ok(s) => (s, path.clone()),
             Err(e) => {
                 eprintln!("error: {e}");
-                return EXIT_USAGE;
+                return Exit::Trouble;
             }
         },
-        (None, [old, new]) => match read(old) {
+        (None, [old, new]) => match pipeline::read_source(old) {
             Ok(s) => (s, new.clone()),
-            Err(c) => return c,
+            Err(e) => return cannot_diff(e),
         },
         _ => {
             eprintln!("error: give two intents, or one intent with --against <rev>");
-            return EXIT_USAGE;
+            return Exit::Trouble;
         }
     };
-    let new_src = match read(&new_path) {
+    let new_src = match pipeline::read_source(&new_path) {
         Ok(s) => s,
-        Err(c) => return c,
+        Err(e) => return cannot_diff(e),
     };
-    let (old, new) = match (load(old_src), load(new_src)) {
+    let (old, new) = match (
+        pipeline::front_source(old_src),
+        pipeline::front_source(new_src),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(c), _) | (_, Err(c)) => return c,
+        // Both sides are reported when both are invalid.
+        (a, b) => {
+            for e in [a.err(), b.err()].into_iter().flatten() {
+                cannot_diff(e);
+            }
+            return Exit::Trouble;
+        }
     };
     let renderer = match Renderer::new(Catalog::builtin()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_USAGE;
+            return Exit::Trouble;
         }
     };
     let (old_files, new_files) = match (
@@ -163,7 +148,11 @@ pub fn run(args: Args) -> i32 {
     let changed = !files.is_empty();
     if args.format == Format::SonicPatch {
         super::emit(&sonic_patches(&old, &new, &old_files, &new_files));
-        return if changed { EXIT_INVALID } else { EXIT_OK };
+        return if changed {
+            Exit::Differs
+        } else {
+            Exit::Success
+        };
     }
     let changes = change::report(&old.model, &new.model, Catalog::builtin());
     let names = |f: &Front| -> BTreeSet<String> {
@@ -177,7 +166,11 @@ pub fn run(args: Args) -> i32 {
         _ => report::json(a, b, &totals, &changes, &files),
     };
     super::emit(&text);
-    if changed { EXIT_INVALID } else { EXIT_OK }
+    if changed {
+        Exit::Differs
+    } else {
+        Exit::Success
+    }
 }
 
 /// `{ "<host>": [ops] }` for every SONiC device whose config_db.json changed (added devices get a patch

@@ -1,24 +1,19 @@
-//! Command-line interface: argument parsing and one module per subcommand.
-//!
-//! Exit codes everywhere: 0 success, 1 the intent is invalid (or, for `diff`/`--check`, something differs),
-//! 2 usage or I/O error.
+//! Command-line interface: argument parsing and one module per subcommand. Every command returns an
+//! [`Exit`]: 0 success, 1 an intent is invalid (or, for `diff`/`--check`, something differs), 2 trouble.
 
 use clap::{Parser, Subcommand};
 
-pub mod bench;
-pub mod compile;
-pub mod diff;
-pub mod plan;
-pub mod render;
-pub mod schema;
-pub mod validate;
+mod bench;
+mod compile;
+mod diff;
+mod exit;
+mod plan;
+mod render;
+mod schema;
+mod validate;
 
-/// Exit code: success.
-pub const EXIT_OK: i32 = 0;
-/// Exit code: invalid intent, or a difference was found.
-pub const EXIT_INVALID: i32 = 1;
-/// Exit code: usage or I/O error.
-pub const EXIT_USAGE: i32 = 2;
+pub use exit::Exit;
+use exit::{front_failed, print_findings};
 
 /// aifab compiles a lossless RoCEv2 fabric intent into NX-OS, EOS and SONiC configurations.
 #[derive(Parser, Debug)]
@@ -55,70 +50,48 @@ pub fn emit(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
-/// Prints findings about one source to stderr as miette reports (colored on a terminal).
-pub fn print_findings(source: &crate::diag::Source, findings: &[crate::diag::Finding]) {
-    use std::io::IsTerminal;
-    if findings.is_empty() {
-        return;
-    }
-    let color = std::io::stderr().is_terminal();
-    eprint!("{}", crate::diag::render::to_text(findings, source, color));
-}
-
-/// Runs the pipeline front and turns a failure into its exit code, printing what went wrong.
-/// With `only`, ports and cables are expanded only for the matching devices (see
-/// [`crate::compile::compile_only`]).
+/// Runs the pipeline front; on failure prints what went wrong and returns the exit status (an invalid
+/// intent is [`Exit::Invalid`]: "nothing written"). Warnings are printed unless `quiet`. With `only`,
+/// ports and cables are expanded only for the matching devices (see [`aifab::compile::compile_only`]).
 pub fn front_or_exit(
     path: &str,
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
-) -> Result<crate::pipeline::Front, i32> {
-    match crate::pipeline::front_with(path, only) {
-        Ok(f) => {
-            if !quiet {
-                print_findings(&f.source, &f.warnings);
-            }
-            Ok(f)
-        }
-        Err(crate::pipeline::FrontError::Io(e)) => {
-            eprintln!("error: {e}");
-            Err(EXIT_USAGE)
-        }
-        Err(crate::pipeline::FrontError::Invalid(source, findings)) => {
-            print_findings(&source, &findings);
-            let n = findings.iter().filter(|f| f.is_error()).count();
-            eprintln!(
-                "{}: invalid ({n} error{}); nothing written",
-                source.name,
-                if n == 1 { "" } else { "s" }
-            );
-            Err(EXIT_INVALID)
-        }
+) -> Result<aifab::pipeline::Front, Exit> {
+    let front = aifab::pipeline::front_with(path, only)
+        .map_err(|e| front_failed(e, Exit::Invalid, "nothing written"))?;
+    if !quiet {
+        print_findings(&front.source, &front.warnings);
     }
+    Ok(front)
 }
 
 /// Compiles a host glob for `--only`.
-pub fn only_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, i32> {
+pub fn only_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, Exit> {
     match glob {
         None => Ok(None),
         Some(g) => match globset::Glob::new(g) {
             Ok(g) => Ok(Some(g.compile_matcher())),
             Err(e) => {
                 eprintln!("error: --only {g}: {e}");
-                Err(EXIT_USAGE)
+                Err(Exit::Trouble)
             }
         },
     }
 }
 
-/// Runs the CLI and returns the process exit code.
-pub fn main() -> i32 {
+/// Runs the CLI and returns the exit status.
+pub fn main() -> Exit {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let status = if e.use_stderr() {
+                Exit::Trouble
+            } else {
+                Exit::Success
+            };
             let _ = e.print();
-            return code;
+            return status;
         }
     };
     match cli.command {

@@ -1,7 +1,7 @@
 //! `aifab plan`: the cabling plan (CSV), a summary table, or a topology drawing.
 
-use super::{EXIT_OK, front_or_exit};
-use crate::model::FabricModel;
+use super::{Exit, front_or_exit};
+use aifab::model::FabricModel;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -30,10 +30,10 @@ pub enum Format {
 }
 
 /// Runs `aifab plan`.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     let front = match front_or_exit(&args.intent, false, None) {
         Ok(f) => f,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let m = &front.model;
     match args.format {
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> i32 {
         Format::Dot => super::emit(&dot(m)),
         Format::Mermaid => super::emit(&mermaid(m)),
     }
-    EXIT_OK
+    Exit::Success
 }
 
 /// The cabling plan: one row per cable.
@@ -132,7 +132,7 @@ fn groups(m: &FabricModel) -> Drawing {
             return d.hostname.clone();
         }
         match (d.role, d.zone, d.group) {
-            (crate::intent::Role::Leaf, _, Some(g)) => format!("leaves group {g}"),
+            (aifab::intent::Role::Leaf, _, Some(g)) => format!("leaves group {g}"),
             (r, Some(z), _) => format!("{r}s zone {z}"),
             (r, None, _) => format!("{r}s"),
         }

@@ -1,9 +1,9 @@
 //! `aifab render`: write every device's configuration, or check it against golden files.
 
-use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE, front_or_exit, only_matcher};
-use crate::platform::Catalog;
-use crate::render::{Meta, Renderer};
-use crate::review::{Status, compare_tree};
+use super::{Exit, front_or_exit, only_matcher};
+use aifab::platform::Catalog;
+use aifab::render::{Meta, Renderer};
+use aifab::review::{Status, compare_tree};
 use std::path::PathBuf;
 
 /// Arguments of `aifab render`.
@@ -70,24 +70,24 @@ impl Progress {
 }
 
 /// Runs `aifab render`.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     if args.out.is_none() && args.check.is_none() {
         eprintln!("error: give --out DIR to write, or --check DIR to compare");
-        return EXIT_USAGE;
+        return Exit::Trouble;
     }
     let only = match only_matcher(args.only.as_deref()) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let front = match front_or_exit(&args.intent, args.quiet, only.as_ref()) {
         Ok(f) => f,
-        Err(code) => return code,
+        Err(status) => return status,
     };
     let renderer = match Renderer::new(Catalog::builtin()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
-            return EXIT_USAGE;
+            return Exit::Trouble;
         }
     };
     let meta = Meta::for_intent_path(&args.intent, &front.model.name);
@@ -95,8 +95,8 @@ pub fn run(args: Args) -> i32 {
     if let Some(out) = &args.out {
         // Stream: each device's files are written by the thread that rendered them.
         let mut written = (0, 0);
-        let result = crate::write::write_with(out, |tmp| {
-            let sink = |f: &crate::render::OutFile| crate::write::write_file(tmp, f);
+        let result = aifab::write::write_with(out, |tmp| {
+            let sink = |f: &aifab::render::OutFile| aifab::write::write_file(tmp, f);
             written = renderer
                 .fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
                     progress.tick()
@@ -121,11 +121,11 @@ pub fn run(args: Args) -> i32 {
                         written.1
                     );
                 }
-                EXIT_OK
+                Exit::Success
             }
             Err(e) => {
                 eprintln!("error: {e}; nothing was changed in {}", out.display());
-                EXIT_USAGE
+                Exit::Trouble
             }
         };
     }
@@ -138,7 +138,7 @@ pub fn run(args: Args) -> i32 {
             for e in errs {
                 eprintln!("error: {e}");
             }
-            return EXIT_USAGE;
+            return Exit::Trouble;
         }
     };
     if let Some(dir) = &args.check {
@@ -146,24 +146,24 @@ pub fn run(args: Args) -> i32 {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("error: {}: {e}", dir.display());
-                return EXIT_USAGE;
+                return Exit::Trouble;
             }
         };
         if diffs.is_empty() {
             if !args.quiet {
                 eprintln!("{}: {} files identical", dir.display(), files.len());
             }
-            return EXIT_OK;
+            return Exit::Success;
         }
         if args.bless {
-            return match crate::write::write_tree(dir, &files) {
+            return match aifab::write::write_tree(dir, &files) {
                 Ok(()) => {
                     eprintln!("{}: blessed {} changed files", dir.display(), diffs.len());
-                    EXIT_OK
+                    Exit::Success
                 }
                 Err(e) => {
                     eprintln!("error: {e}");
-                    EXIT_USAGE
+                    Exit::Trouble
                 }
             };
         }
@@ -175,7 +175,7 @@ pub fn run(args: Args) -> i32 {
             }
         }
         eprintln!("{}: {} files differ", dir.display(), diffs.len());
-        return EXIT_INVALID;
+        return Exit::Differs;
     }
-    EXIT_OK
+    Exit::Success
 }

@@ -1,5 +1,6 @@
 //! `aifab schema`: prints the intent JSON Schema or the Markdown reference generated from it.
 
+use super::Exit;
 use std::io::Write;
 
 /// Output format of `aifab schema`.
@@ -23,24 +24,24 @@ pub struct Args {
 /// The text `aifab schema --format <format>` prints (ends with a newline).
 pub fn text(format: Format) -> String {
     match format {
-        Format::Json => crate::validate::schema_json(),
-        Format::Markdown => crate::validate::markdown_reference(),
+        Format::Json => aifab::validate::schema_json(),
+        Format::Markdown => aifab::validate::markdown_reference(),
     }
 }
 
 /// Runs `aifab schema`.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     let out = text(args.format);
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        Ok(()) => super::EXIT_OK,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::EXIT_OK,
+        Ok(()) => Exit::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Success,
         Err(e) => {
             eprintln!("aifab schema: cannot write to stdout: {e}");
-            super::EXIT_USAGE
+            Exit::Trouble
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `aifab validate`: loads, schema-checks and rule-checks intents, and prints every finding.
 
-use crate::diag::render;
-use crate::diag::{Finding, Source};
+use super::Exit;
+use aifab::diag::render;
+use aifab::diag::{Finding, Source};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -41,9 +42,9 @@ pub struct Outcome {
     pub io_error: Option<String>,
 }
 
-/// Checks one intent file: YAML, schema, then the semantic rules of [`crate::check::run`].
+/// Checks one intent file: YAML, schema, then the semantic rules of [`aifab::check::run`].
 pub fn check_file(path: &Path) -> Outcome {
-    let source = match crate::pipeline::read_bounded(path) {
+    let source = match aifab::pipeline::read_bounded(path) {
         Err(e) => {
             return Outcome {
                 source: None,
@@ -62,10 +63,10 @@ pub fn check_file(path: &Path) -> Outcome {
     };
     // The shared front (load, schema, rules, compile): fabric-arithmetic findings (pools, ports,
     // platform support) and unverified-syntax warnings come from the compile stage.
-    let findings = match crate::pipeline::front_source(source.clone()) {
+    let findings = match aifab::pipeline::front_source(source.clone()) {
         Ok(front) => front.warnings,
-        Err(crate::pipeline::FrontError::Invalid(_, findings)) => findings,
-        Err(crate::pipeline::FrontError::Io(e)) => {
+        Err(aifab::pipeline::FrontError::Invalid(_, findings)) => findings,
+        Err(aifab::pipeline::FrontError::Io(e)) => {
             return Outcome {
                 source: Some(source),
                 findings: Vec::new(),
@@ -89,7 +90,7 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// Runs `aifab validate`: exit 0 when no file has an error, 1 when one has, 2 when a file cannot be read.
-pub fn run(args: Args) -> i32 {
+pub fn run(args: Args) -> Exit {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut all = Vec::new();
     let mut io_failed = false;
@@ -143,14 +144,14 @@ pub fn run(args: Args) -> i32 {
             && e.kind() != std::io::ErrorKind::BrokenPipe
         {
             let _ = writeln!(stderr, "aifab validate: cannot write to stdout: {e}");
-            return super::EXIT_USAGE;
+            return Exit::Trouble;
         }
     }
     if io_failed {
-        super::EXIT_USAGE
+        Exit::Trouble
     } else if invalid {
-        super::EXIT_INVALID
+        Exit::Invalid
     } else {
-        super::EXIT_OK
+        Exit::Success
     }
 }

@@ -14,6 +14,7 @@ use super::topology::Draft;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role, ServerMode};
 use crate::model::{Neighbor, PoolUse, ServerSubnet};
+use crate::rules::Rule;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// An IPv4 pool as integers.
@@ -33,8 +34,8 @@ impl Pool {
                 base: u32::from(n.network()),
                 size: 1u64 << (32 - n.prefix() as u32),
             }),
-            ipnetwork::IpNetwork::V6(_) => Err(Finding::error(
-                "AIF-ADDR-001",
+            ipnetwork::IpNetwork::V6(_) => Err(Finding::new(
+                Rule::PoolNotIpv4,
                 format!("pool `{name}` is IPv6; this version of aifab allocates IPv4 only"),
             )
             .at(pointer)
@@ -46,8 +47,8 @@ impl Pool {
     }
     fn too_small(&self, need: u64, what: &str, pointer: &str) -> Finding {
         let bits = 64 - need.saturating_sub(1).leading_zeros();
-        Finding::error(
-            "AIF-ADDR-002",
+        Finding::new(
+            Rule::PoolTooSmall,
             format!(
                 "pool `{}` ({}) holds {} addresses; the fabric needs {need} for {what}",
                 self.name, self.text, self.size
@@ -141,8 +142,8 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
             let (q0, q1) = (q.base as u64, q.base as u64 + q.size);
             if p0 < q1 && q0 < p1 {
                 errs.push(
-                    Finding::error(
-                        "AIF-ADDR-003",
+                    Finding::new(
+                        Rule::PoolsOverlap,
                         format!(
                             "pools `{}` ({}) and `{}` ({}) overlap",
                             ranges[i].1, p.text, ranges[j].1, q.text
@@ -158,8 +159,8 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     let bgp = &intent.fabric.bgp;
     if bgp.leaf_asn.len() < s.leaves() as u64 {
         errs.push(
-            Finding::error(
-                "AIF-BGP-001",
+            Finding::new(
+                Rule::LeafAsnsTooFew,
                 format!(
                     "leaf ASN range {} holds {} ASNs; the fabric has {} leaves",
                     bgp.leaf_asn,
@@ -173,8 +174,8 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     }
     if s.three_tier && bgp.spine_asn.len() < s.zones as u64 {
         errs.push(
-            Finding::error(
-                "AIF-BGP-002",
+            Finding::new(
+                Rule::SpineAsnsTooFew,
                 format!(
                     "a three-tier fabric needs one spine ASN per zone: {} holds {}, there are {} zones",
                     bgp.spine_asn,
@@ -188,9 +189,12 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     }
     if s.three_tier && bgp.super_spine_asn.is_none() {
         errs.push(
-            Finding::error("AIF-BGP-003", "a three-tier fabric needs `super_spine_asn`")
-                .at("/fabric/bgp")
-                .hint("add `super_spine_asn: <asn>` under fabric.bgp"),
+            Finding::new(
+                Rule::SuperSpineAsnMissing,
+                "a three-tier fabric needs `super_spine_asn`",
+            )
+            .at("/fabric/bgp")
+            .hint("add `super_spine_asn: <asn>` under fabric.bgp"),
         );
     }
     if !errs.is_empty() {
@@ -367,8 +371,8 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
             if let Some(ip) = ip {
                 if !m.subnet.0.contains(ip) {
                     errs.push(
-                        Finding::error(
-                            "AIF-ADDR-004",
+                        Finding::new(
+                            Rule::ManagementOutsideSubnet,
                             format!(
                                 "management address {ip} of {} is outside {}",
                                 d.hostname, m.subnet
@@ -391,7 +395,7 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
         if let Some(ip) = o.management {
             let Some(m) = &intent.fabric.management else {
                 errs.push(
-                    Finding::error("AIF-ADDR-005", "a management override needs `fabric.management` for its prefix length and gateway")
+                    Finding::new(Rule::ManagementOverrideNeedsSubnet, "a management override needs `fabric.management` for its prefix length and gateway")
                         .at(format!("/overrides/{i}/management"))
                         .hint("add fabric.management"),
                 );

@@ -10,6 +10,7 @@ use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent};
 use crate::model::{Direction, DlbPlan, Note, NoteFeature, PortKind, QpHashPlan};
 use crate::platform::{Catalog, QpHashMethod, Support};
+use crate::rules::Rule;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -96,8 +97,8 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     .entry(key)
                     .or_insert_with(|| {
                         (
-                            Finding::error(
-                                "AIF-LB-001",
+                            Finding::new(
+                                Rule::DlbModeUnsupported,
                                 format!(
                                     "DLB {} on {} ({}): {why}",
                                     mode.as_str(),
@@ -117,8 +118,8 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     .entry(key)
                     .or_insert_with(|| {
                         (
-                            Finding::error(
-                                "AIF-LB-002",
+                            Finding::new(
+                                Rule::DlbMacMissing,
                                 format!("DLB on {} ({}) needs a DLB virtual MAC", d.hostname, d.platform),
                             )
                             .at("/load_balancing/dlb")
@@ -172,8 +173,8 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     .entry(key)
                     .or_insert_with(|| {
                         (
-                            Finding::error(
-                                "AIF-LB-003",
+                            Finding::new(
+                                Rule::QpHashUnsupported,
                                 format!(
                                     "QP hashing on {} ({}): the platform has no way to hash on the RoCEv2 destination QP ({})",
                                     d.hostname,

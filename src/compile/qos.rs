@@ -5,6 +5,7 @@ use crate::diag::Finding;
 use crate::intent::{Intent, Qos};
 use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
 use crate::platform::Platform;
+use crate::rules::Rule;
 
 /// Builds the QoS plan for one platform. `platform_name` is used in messages.
 pub fn plan(
@@ -40,8 +41,8 @@ pub fn plan(
                         for (which, r) in [("min", min), ("max", max)] {
                             if let Err(msg) = r {
                                 errs.push(
-                                    Finding::error(
-                                        "AIF-QOS-020",
+                                    Finding::new(
+                                        Rule::EcnThresholdInexact,
                                         format!(
                                             "ECN {which} of class `{name}` cannot be expressed on {platform_name}: {msg}"
                                         ),
@@ -179,21 +180,27 @@ fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
         return Ok(WatchdogPlan::disabled(w.action));
     }
     let detect_ms = w.detect.millis_exact().map_err(|e| {
-        Finding::error("AIF-PFC-010", format!("PFC watchdog detect: {e}"))
-            .at("/qos/pfc_watchdog/detect")
-            .hint("the OSes take whole milliseconds: write e.g. `200ms`")
+        Finding::new(
+            Rule::WatchdogNotWholeMs,
+            format!("PFC watchdog detect: {e}"),
+        )
+        .at("/qos/pfc_watchdog/detect")
+        .hint("the OSes take whole milliseconds: write e.g. `200ms`")
     })?;
     let restore_ms = w.restore.millis_exact().map_err(|e| {
-        Finding::error("AIF-PFC-010", format!("PFC watchdog restore: {e}"))
-            .at("/qos/pfc_watchdog/restore")
-            .hint("the OSes take whole milliseconds: write e.g. `1s`")
+        Finding::new(
+            Rule::WatchdogNotWholeMs,
+            format!("PFC watchdog restore: {e}"),
+        )
+        .at("/qos/pfc_watchdog/restore")
+        .hint("the OSes take whole milliseconds: write e.g. `1s`")
     })?;
     // The polling interval: the largest value in 100..=1000 ms dividing both timers, so that NX-OS
     // multipliers and SONiC's POLL_INTERVAL express the timers exactly.
     let g = gcd(detect_ms, restore_ms);
     let poll_ms = (100..=1000u64).rev().find(|p| g.is_multiple_of(*p)).ok_or_else(|| {
-        Finding::error(
-            "AIF-PFC-011",
+        Finding::new(
+            Rule::WatchdogNoPollInterval,
             format!(
                 "PFC watchdog detect {detect_ms} ms and restore {restore_ms} ms have no common polling interval between 100 and 1000 ms"
             ),

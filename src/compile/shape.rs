@@ -3,6 +3,7 @@
 
 use crate::diag::Finding;
 use crate::intent::{Intent, TopologyKind};
+use crate::rules::Rule;
 use crate::units::{Ratio, Speed};
 
 /// The counts that define a fabric.
@@ -96,8 +97,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let gpus = t.servers as u64 * t.rails as u64;
     if gpus > MAX_GPUS {
         return Err(vec![
-            Finding::error(
-                "AIF-FAB-006",
+            Finding::new(
+                Rule::FabricTooLarge,
                 format!(
                     "{} servers × {} rails = {gpus} GPUs; aifab builds fabrics of up to {MAX_GPUS}",
                     t.servers, t.rails
@@ -137,8 +138,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     for (what, n, ptr) in counts {
         if n > MAX_COUNT {
             return Err(vec![
-                Finding::error(
-                    "AIF-FAB-006",
+                Finding::new(
+                    Rule::FabricTooLarge,
                     format!("{what} is {n}; aifab builds at most {MAX_COUNT}"),
                 )
                 .at(ptr)
@@ -153,15 +154,15 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     if three_tier {
         if t.zones.is_none() {
             errs.push(
-                Finding::error("AIF-FAB-001", "a three-tier fabric needs `zones`")
+                Finding::new(Rule::TierShape, "a three-tier fabric needs `zones`")
                     .at("/fabric/topology")
                     .hint("add `zones: <n>` under fabric.topology"),
             );
         }
         if t.super_spine.is_none() {
             errs.push(
-                Finding::error(
-                    "AIF-FAB-001",
+                Finding::new(
+                    Rule::TierShape,
                     "a three-tier fabric needs a `super_spine` tier",
                 )
                 .at("/fabric/topology")
@@ -171,15 +172,18 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     } else {
         if t.zones.is_some() {
             errs.push(
-                Finding::error("AIF-FAB-001", "`zones` applies to three-tier fabrics only")
-                    .at("/fabric/topology/zones")
-                    .hint("remove `zones`, or set `kind: three-tier`"),
+                Finding::new(
+                    Rule::TierShape,
+                    "`zones` applies to three-tier fabrics only",
+                )
+                .at("/fabric/topology/zones")
+                .hint("remove `zones`, or set `kind: three-tier`"),
             );
         }
         if t.super_spine.is_some() {
             errs.push(
-                Finding::error(
-                    "AIF-FAB-001",
+                Finding::new(
+                    Rule::TierShape,
                     "`super_spine` applies to three-tier fabrics only",
                 )
                 .at("/fabric/topology/super_spine")
@@ -192,8 +196,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     }
     if zones == 0 || !groups.is_multiple_of(zones) {
         return Err(vec![
-            Finding::error(
-                "AIF-FAB-002",
+            Finding::new(
+                Rule::GroupsSplitZones,
                 format!(
                     "{} servers in groups of {} make {groups} groups, which do not split evenly into {zones} zones",
                     t.servers, t.servers_per_group
@@ -213,7 +217,7 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         Ok(u) => u,
         Err(e) => {
             return Err(vec![
-                Finding::error("AIF-FAB-003", format!("leaf: {e}"))
+                Finding::new(Rule::OversubscriptionUplinks, format!("leaf: {e}"))
                     .at("/fabric/topology/leaf/oversubscription")
                     .hint("change the oversubscription or servers_per_group so the uplinks come out whole"),
             ]);
@@ -222,8 +226,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let spines_per_zone = t.spine.count;
     if leaf_up == 0 || leaf_up % spines_per_zone != 0 {
         return Err(vec![
-            Finding::error(
-                "AIF-FAB-004",
+            Finding::new(
+                Rule::UplinksUneven,
                 format!(
                     "each leaf has {leaf_up} uplinks, which do not spread evenly over {spines_per_zone} spines"
                 ),
@@ -239,8 +243,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let spine_down64 = groups_per_zone as u64 * t.rails as u64 * links_per_spine as u64;
     if spine_down64 > MAX_COUNT {
         return Err(vec![
-            Finding::error(
-                "AIF-FAB-006",
+            Finding::new(
+                Rule::FabricTooLarge,
                 format!("each spine would need {spine_down64} leaf-facing ports; aifab builds at most {MAX_COUNT}"),
             )
             .at("/fabric/topology/spine/count")
@@ -281,7 +285,7 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
             Ok(u) => u,
             Err(e) => {
                 return Err(vec![
-                    Finding::error("AIF-FAB-003", format!("spine: {e}"))
+                    Finding::new(Rule::OversubscriptionUplinks, format!("spine: {e}"))
                         .at("/fabric/topology/spine/oversubscription")
                         .hint("change the spine oversubscription so the uplinks come out whole"),
                 ]);
@@ -290,8 +294,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         if ss.planes == 0 || !spines_per_zone.is_multiple_of(ss.planes) || ss.count % ss.planes != 0
         {
             return Err(vec![
-                Finding::error(
-                    "AIF-FAB-005",
+                Finding::new(
+                    Rule::PlanesDivide,
                     format!(
                         "{} planes must divide both the spines per zone ({spines_per_zone}) and the super-spines ({})",
                         ss.planes, ss.count
@@ -304,8 +308,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         let per_plane = ss.count / ss.planes;
         if spine_up == 0 || spine_up % per_plane != 0 {
             return Err(vec![
-                Finding::error(
-                    "AIF-FAB-004",
+                Finding::new(
+                    Rule::UplinksUneven,
                     format!(
                         "each spine has {spine_up} uplinks, which do not spread evenly over the {per_plane} super-spines of its plane"
                     ),
@@ -326,8 +330,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
             zones as u64 * (spines_per_zone / ss.planes) as u64 * s.links_per_super as u64;
         if super_down > MAX_COUNT {
             return Err(vec![
-                Finding::error(
-                    "AIF-FAB-006",
+                Finding::new(
+                    Rule::FabricTooLarge,
                     format!("each super-spine would need {super_down} ports; aifab builds at most {MAX_COUNT}"),
                 )
                 .at("/fabric/topology/super_spine/count")
@@ -339,8 +343,8 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let switches = s.leaves() as u64 + s.spines() as u64 + s.super_spines as u64;
     if switches > MAX_COUNT {
         return Err(vec![
-            Finding::error(
-                "AIF-FAB-006",
+            Finding::new(
+                Rule::FabricTooLarge,
                 format!(
                     "the fabric would have {switches} switches; aifab builds at most {MAX_COUNT}"
                 ),

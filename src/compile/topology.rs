@@ -12,6 +12,7 @@ use crate::model::{
     BgpPlan, Device, Direction, FabricModel, Interface, Link, PortKind, QosPlan, Summary,
 };
 use crate::platform::{Catalog, Os, Platform};
+use crate::rules::Rule;
 use globset::Glob;
 use std::collections::{BTreeMap, HashMap};
 use std::net::Ipv4Addr;
@@ -192,8 +193,8 @@ pub fn build(
             Ok(g) => Some(g.compile_matcher()),
             Err(e) => {
                 errs.push(
-                    Finding::error(
-                        "AIF-OVR-001",
+                    Finding::new(
+                        Rule::OverrideBadGlob,
                         format!("`{}` is not a valid glob: {e}", o.matches),
                     )
                     .at(format!("/overrides/{i}/match"))
@@ -246,7 +247,7 @@ pub fn build(
                 if !pattern_failed[role_slot] {
                     pattern_failed[role_slot] = true;
                     errs.push(
-                        Finding::error("AIF-NAME-001", e)
+                        Finding::new(Rule::HostnameNotLabel, e)
                             .at(ptr)
                             .hint("hostnames are RFC 1123 labels: letters, digits and `-`, at most 63 characters"),
                     );
@@ -319,8 +320,8 @@ pub fn build(
                 Role::SuperSpine => "/fabric/topology/super_spine/hostname",
             };
             errs.push(
-                Finding::error(
-                    "AIF-NAME-002",
+                Finding::new(
+                    Rule::HostnameDuplicate,
                     format!(
                         "hostname `{}` is generated twice ({} and {})",
                         d.hostname, devices[first].role, d.role
@@ -340,8 +341,8 @@ pub fn build(
     for (i, o) in intent.overrides.iter().enumerate() {
         if globs[i].is_some() && !devices.iter().any(|d| d.overrides.contains(&i)) {
             errs.push(
-                Finding::error(
-                    "AIF-OVR-002",
+                Finding::new(
+                    Rule::OverrideMatchesNothing,
                     format!("override `{}` matches no device", o.matches),
                 )
                 .at(format!("/overrides/{i}/match"))
@@ -370,9 +371,12 @@ pub fn build(
     for (p, ptr) in unknown {
         let close = crate::platform::hint_for(catalog, p);
         errs.push(
-            Finding::error("AIF-PLAT-001", format!("platform `{p}` is not in vendors/"))
-                .at(ptr)
-                .hint(close),
+            Finding::new(
+                Rule::UnknownPlatform,
+                format!("platform `{p}` is not in vendors/"),
+            )
+            .at(ptr)
+            .hint(close),
         );
     }
     if !errs.is_empty() {
@@ -440,7 +444,7 @@ pub fn build(
             budget_reported.push(key);
             for p in problems {
                 errs.push(
-                    Finding::error("AIF-FAB-010", format!("{p} (first device: {})", d.hostname))
+                    Finding::new(Rule::PlatformPorts, format!("{p} (first device: {})", d.hostname))
                         .at(platform_pointer(intent, d))
                         .hint("choose a platform with more ports or the right speed, fewer servers per group, more oversubscription, or more spines"),
                 );
@@ -503,14 +507,14 @@ pub fn build(
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(e), _) => {
                     return Err(vec![
-                        Finding::error("AIF-NAME-003", e)
+                        Finding::new(Rule::ServerNameUnsafe, e)
                             .at("/fabric/topology/server_hostname")
                             .hint("server names reach port descriptions: use letters, digits and - _ . : /, e.g. `gpu{index:04}`"),
                     ]);
                 }
                 (_, Err(e)) => {
                     return Err(vec![
-                        Finding::error("AIF-NAME-003", e)
+                        Finding::new(Rule::ServerNameUnsafe, e)
                             .at("/fabric/topology/server_nic")
                             .hint("NIC names reach port descriptions: use letters, digits and - _ . : /, e.g. `eth{nic}`"),
                     ]);

@@ -5,6 +5,7 @@
 
 pub mod render;
 
+use crate::rules::Rule;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -66,9 +67,9 @@ pub struct Span {
 /// One problem found in an intent.
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
-    /// Stable rule id (`AIF-YAML-002`, `AIF-SCHEMA-001`, `AIF-QOS-003`).
-    pub code: String,
-    /// Error or warning.
+    /// The rule, serialized as its stable id (`AIF-YAML-002`, `AIF-SCHEMA-001`, `AIF-QOS-003`).
+    pub code: Rule,
+    /// Error or warning: the rule's severity in the registry.
     pub severity: Severity,
     /// What is wrong, in one sentence.
     pub message: String,
@@ -87,11 +88,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// An error without a location yet.
-    pub fn error(code: &str, message: impl Into<String>) -> Finding {
+    /// A finding of `rule`, with the rule's severity, without a location yet.
+    pub fn new(rule: Rule, message: impl Into<String>) -> Finding {
         Finding {
-            code: code.into(),
-            severity: Severity::Error,
+            code: rule,
+            severity: rule.severity(),
             message: message.into(),
             file: String::new(),
             pointer: None,
@@ -101,19 +102,12 @@ impl Finding {
             hint: None,
         }
     }
-    /// A warning without a location yet.
-    pub fn warning(code: &str, message: impl Into<String>) -> Finding {
-        Finding {
-            severity: Severity::Warning,
-            ..Finding::error(code, message)
-        }
-    }
     /// Adds a fix hint.
     pub fn hint(mut self, hint: impl Into<String>) -> Finding {
         self.hint = Some(hint.into());
         self
     }
-    /// Points at an intent node by JSON pointer; the location is filled in by [`Finding::locate`].
+    /// Points at an intent node by JSON pointer; the location is filled in by [`crate::pipeline::locate`].
     pub fn at(mut self, pointer: impl Into<String>) -> Finding {
         self.pointer = Some(pointer.into());
         self

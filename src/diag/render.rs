@@ -2,6 +2,7 @@
 //! tools.
 
 use super::{Finding, Severity, Source};
+use crate::rules::Rule;
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode,
 };
@@ -35,7 +36,7 @@ impl std::error::Error for Report<'_> {}
 
 impl Diagnostic for Report<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.finding.code))
+        Some(Box::new(self.finding.code.id()))
     }
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.finding.severity {
@@ -125,70 +126,12 @@ pub fn to_json(findings: &[Finding]) -> String {
     s
 }
 
-/// The rules of the loader (`AIF-YAML-*`) and the schema validator (`AIF-SCHEMA-*`): id and short
-/// description.
-pub const LOAD_AND_SCHEMA_RULES: &[(&str, &str)] = &[
-    ("AIF-YAML-001", "YAML syntax error"),
-    (
-        "AIF-YAML-002",
-        "Duplicate key in a mapping (the first value is kept and checked)",
-    ),
-    (
-        "AIF-YAML-003",
-        "Mapping key that is not a string (number, boolean, null, list or mapping)",
-    ),
-    (
-        "AIF-YAML-004",
-        "Aliases expand to more than 10,000 nodes, or an alias is recursive",
-    ),
-    ("AIF-YAML-005", "File larger than 4 MiB"),
-    ("AIF-YAML-006", "More than one YAML document in the file"),
-    ("AIF-YAML-007", "Explicit YAML tag such as `!!binary`"),
-    ("AIF-YAML-008", "Nesting deeper than 64 levels"),
-    ("AIF-YAML-009", "File is not valid UTF-8"),
-    (
-        "AIF-YAML-010",
-        "Too many YAML problems; the rest are not shown",
-    ),
-    (
-        "AIF-SCHEMA-001",
-        "Unknown key (the hint names the closest valid key)",
-    ),
-    ("AIF-SCHEMA-002", "Missing required key"),
-    (
-        "AIF-SCHEMA-003",
-        "Value of the wrong type (a boolean or a quoted string where a number is wanted, ...)",
-    ),
-    ("AIF-SCHEMA-004", "Number out of range"),
-    (
-        "AIF-SCHEMA-005",
-        "Value in the wrong format (a size, duration, speed, prefix, pattern, ...)",
-    ),
-    (
-        "AIF-SCHEMA-006",
-        "Value that is not one of the allowed choices",
-    ),
-    (
-        "AIF-SCHEMA-007",
-        "Name (a traffic class name, ...) that breaks the naming rule",
-    ),
-    ("AIF-SCHEMA-008", "Other schema violation"),
-    (
-        "AIF-SCHEMA-009",
-        "Value the schema accepts but that cannot be read (host bits set, reversed range, ...)",
-    ),
-    (
-        "AIF-SCHEMA-010",
-        "Too many schema problems; the rest are not shown",
-    ),
-];
-
-/// A short description of a rule of the loader or the schema validator, by id.
-pub fn rule_description(code: &str) -> Option<&'static str> {
-    LOAD_AND_SCHEMA_RULES
-        .iter()
-        .find(|(c, _)| *c == code)
-        .map(|(_, d)| *d)
+/// A severity as a SARIF level.
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
 }
 
 /// A file path as a SARIF artifact URI (relative paths stay relative; `\` becomes `/`; characters outside
@@ -205,18 +148,20 @@ fn artifact_uri(path: &str) -> String {
     out
 }
 
-/// Findings as a SARIF 2.1.0 log: one run of the tool `aifab`, one rule per distinct code, one result per
-/// finding with its file, start line and start column. Pretty JSON with a trailing newline.
+/// Findings as a SARIF 2.1.0 log: one run of the tool `aifab`, one rule per distinct code (described from
+/// the rule registry), one result per finding with its file, start line and start column. Pretty JSON with
+/// a trailing newline.
 pub fn to_sarif(findings: &[Finding]) -> String {
-    let mut codes: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
-    codes.sort_unstable();
+    let mut codes: Vec<Rule> = findings.iter().map(|f| f.code).collect();
+    codes.sort_unstable_by_key(|r| r.id());
     codes.dedup();
     let rules: Vec<Value> = codes
         .iter()
-        .map(|c| {
+        .map(|r| {
             json!({
-                "id": c,
-                "shortDescription": { "text": rule_description(c).unwrap_or(c) },
+                "id": r.id(),
+                "shortDescription": { "text": r.summary() },
+                "defaultConfiguration": { "level": level(r.severity()) },
             })
         })
         .collect();
@@ -231,7 +176,7 @@ pub fn to_sarif(findings: &[Finding]) -> String {
             let mut r = json!({
                 "ruleId": f.code,
                 "ruleIndex": codes.iter().position(|c| *c == f.code).unwrap_or(0),
-                "level": match f.severity { Severity::Error => "error", Severity::Warning => "warning" },
+                "level": level(f.severity),
                 "message": { "text": text },
             });
             if !f.file.is_empty() {
@@ -241,7 +186,8 @@ pub fn to_sarif(findings: &[Finding]) -> String {
                 }
                 let mut location = json!({ "physicalLocation": loc });
                 if let Some(p) = &f.pointer {
-                    location["logicalLocations"] = json!([{ "fullyQualifiedName": p, "kind": "member" }]);
+                    location["logicalLocations"] =
+                        json!([{ "fullyQualifiedName": p, "kind": "member" }]);
                 }
                 r["locations"] = json!([location]);
             }
@@ -273,7 +219,7 @@ mod tests {
     #[test]
     fn text_names_the_place() {
         let src = Source::new("pod.yaml", "a: 1\nb: true\n");
-        let f = Finding::error("AIF-SCHEMA-003", "`b` must be an integer")
+        let f = Finding::new(Rule::SchemaWrongType, "`b` must be an integer")
             .hint("write a number")
             .with_span(&src, Span { offset: 8, len: 4 });
         let text = to_text(std::slice::from_ref(&f), &src, false);

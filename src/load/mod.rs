@@ -15,6 +15,7 @@
 //! much as possible; a syntax error or a resource limit stops it.
 
 use crate::diag::{Finding, Source, Span};
+use crate::rules::Rule;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
@@ -26,26 +27,6 @@ pub const MAX_ALIAS_NODES: usize = 10_000;
 /// Deepest nesting of mappings and sequences accepted.
 pub const MAX_DEPTH: usize = 64;
 
-/// Rule id: YAML syntax error.
-pub const YAML_SYNTAX: &str = "AIF-YAML-001";
-/// Rule id: the same key twice in one mapping.
-pub const YAML_DUPLICATE_KEY: &str = "AIF-YAML-002";
-/// Rule id: a key that is not a string (number, boolean, null, list or mapping).
-pub const YAML_NON_STRING_KEY: &str = "AIF-YAML-003";
-/// Rule id: aliases expand to too many nodes, or an alias refers to the node that contains it.
-pub const YAML_ALIAS_LIMIT: &str = "AIF-YAML-004";
-/// Rule id: file larger than [`MAX_FILE_BYTES`].
-pub const YAML_FILE_TOO_LARGE: &str = "AIF-YAML-005";
-/// Rule id: more than one YAML document in the file.
-pub const YAML_MULTIPLE_DOCUMENTS: &str = "AIF-YAML-006";
-/// Rule id: an explicit tag (`!!binary`, `!custom`).
-pub const YAML_TAG: &str = "AIF-YAML-007";
-/// Rule id: nesting deeper than [`MAX_DEPTH`].
-pub const YAML_TOO_DEEP: &str = "AIF-YAML-008";
-/// Rule id: the file is not valid UTF-8.
-pub const YAML_NOT_UTF8: &str = "AIF-YAML-009";
-/// Rule id: more than [`MAX_FINDINGS`] problems; the rest are not reported.
-pub const YAML_TOO_MANY: &str = "AIF-YAML-010";
 /// Most loader findings reported for one file; more are counted and summed up in one last finding.
 pub const MAX_FINDINGS: usize = 100;
 
@@ -174,8 +155,8 @@ pub fn load(source: &Source) -> Result<Document, Vec<Finding>> {
     };
     if b.suppressed > 0 {
         let n = b.suppressed;
-        let mut f = Finding::error(
-            YAML_TOO_MANY,
+        let mut f = Finding::new(
+            Rule::YamlTooMany,
             format!("{n} more YAML problems of the kinds above are not shown"),
         )
         .hint("fix the problems above and run again");
@@ -194,8 +175,8 @@ pub fn load(source: &Source) -> Result<Document, Vec<Finding>> {
 
 /// The finding for a file over [`MAX_FILE_BYTES`] (`len` bytes), located at its start.
 pub fn file_too_large(source: &Source, len: usize) -> Finding {
-    Finding::error(
-        YAML_FILE_TOO_LARGE,
+    Finding::new(
+        Rule::YamlFileTooLarge,
         format!(
             "file is {len} bytes, more than the {MAX_FILE_BYTES} bytes (4 MiB) an intent may have"
         ),
@@ -210,7 +191,7 @@ pub fn file_too_large(source: &Source, len: usize) -> Finding {
 /// The finding for a file that is not UTF-8; `valid_up_to` is the byte offset of the first bad byte in the
 /// original file and `source` should hold the lossily decoded text.
 pub fn not_utf8(source: &Source, valid_up_to: usize) -> Finding {
-    Finding::error(YAML_NOT_UTF8, "the file is not valid UTF-8 text")
+    Finding::new(Rule::YamlNotUtf8, "the file is not valid UTF-8 text")
         .hint("save the intent as UTF-8")
         .with_span(
             source,
@@ -356,7 +337,7 @@ impl<'s> Builder<'s> {
     }
 
     fn finding(&mut self, f: Finding, span: Span) {
-        if self.findings.len() >= MAX_FINDINGS && !is_fatal(&f.code) {
+        if self.findings.len() >= MAX_FINDINGS && !is_fatal(f.code) {
             self.suppressed += 1;
             return;
         }
@@ -373,8 +354,8 @@ impl<'s> Builder<'s> {
         let info = e.info();
         if info.contains("recursion limit") {
             self.finding(
-                Finding::error(
-                    YAML_TOO_DEEP,
+                Finding::new(
+                    Rule::YamlTooDeep,
                     "flow collections (`[`, `{`) are nested too deeply",
                 )
                 .hint("an intent is a few levels deep; check for runaway `[` or `{`"),
@@ -382,7 +363,7 @@ impl<'s> Builder<'s> {
             );
             return;
         }
-        let mut f = Finding::error(YAML_SYNTAX, format!("YAML syntax error: {info}"));
+        let mut f = Finding::new(Rule::YamlSyntax, format!("YAML syntax error: {info}"));
         if let Some(h) = syntax_hint(info) {
             f = f.hint(h);
         }
@@ -412,8 +393,8 @@ impl<'s> Builder<'s> {
                 format!("{}{}", t.handle, t.suffix)
             };
             self.finding(
-                Finding::error(
-                    YAML_TAG,
+                Finding::new(
+                    Rule::YamlTag,
                     format!("YAML tag `{name}` is not allowed in an intent"),
                 )
                 .hint(
@@ -432,8 +413,8 @@ impl<'s> Builder<'s> {
                 self.documents += 1;
                 if self.documents == 2 {
                     self.finding(
-                        Finding::error(
-                            YAML_MULTIPLE_DOCUMENTS,
+                        Finding::new(
+                            Rule::YamlMultipleDocuments,
                             "a second YAML document starts here; an intent file holds exactly one",
                         )
                         .hint("put each intent in its own file, or remove the `---` line"),
@@ -480,8 +461,8 @@ impl<'s> Builder<'s> {
     fn start(&mut self, is_map: bool, anchor: usize, span: Span) -> Flow {
         if self.frames.len() >= MAX_DEPTH {
             self.finding(
-                Finding::error(
-                    YAML_TOO_DEEP,
+                Finding::new(
+                    Rule::YamlTooDeep,
                     format!("nesting is deeper than {MAX_DEPTH} levels"),
                 )
                 .hint("an intent is a few levels deep; check for runaway `[` or `{`"),
@@ -565,8 +546,8 @@ impl<'s> Builder<'s> {
     fn alias(&mut self, id: usize, span: Span) -> Flow {
         let Some(anchored) = self.anchors.get(&id) else {
             self.finding(
-                Finding::error(
-                    YAML_ALIAS_LIMIT,
+                Finding::new(
+                    Rule::YamlAliasLimit,
                     "this alias refers to the node that contains it (a recursive alias)",
                 )
                 .hint("aliases may only refer to a complete node defined earlier"),
@@ -578,8 +559,8 @@ impl<'s> Builder<'s> {
         self.alias_nodes = self.alias_nodes.saturating_add(count);
         if self.alias_nodes > MAX_ALIAS_NODES {
             self.finding(
-                Finding::error(
-                    YAML_ALIAS_LIMIT,
+                Finding::new(
+                    Rule::YamlAliasLimit,
                     format!(
                         "aliases expand to more than {MAX_ALIAS_NODES} nodes (this alias alone adds {count})"
                     ),
@@ -672,8 +653,8 @@ impl<'s> Builder<'s> {
                                     format!("quote the key if it is meant as text: `\"{text}\":`")
                                 };
                                 new_finding = Some((
-                                    Finding::error(
-                                        YAML_NON_STRING_KEY,
+                                    Finding::new(
+                                        Rule::YamlNonStringKey,
                                         if text.is_empty() {
                                             format!("an empty key is {what}; keys must be strings")
                                         } else {
@@ -698,8 +679,8 @@ impl<'s> Builder<'s> {
                                         .map(display_path)
                                         .unwrap_or_else(|| name.clone());
                                     new_finding = Some((
-                                        Finding::error(
-                                            YAML_DUPLICATE_KEY,
+                                        Finding::new(
+                                            Rule::YamlDuplicateKey,
                                             format!(
                                                 "duplicate key `{name}`: it is already set on line {line}"
                                             ),
@@ -743,10 +724,10 @@ impl<'s> Builder<'s> {
 }
 
 /// Problems that stop loading: always reported, even past [`MAX_FINDINGS`].
-fn is_fatal(code: &str) -> bool {
+fn is_fatal(code: Rule) -> bool {
     matches!(
         code,
-        YAML_SYNTAX | YAML_ALIAS_LIMIT | YAML_TOO_DEEP | YAML_FILE_TOO_LARGE
+        Rule::YamlSyntax | Rule::YamlAliasLimit | Rule::YamlTooDeep | Rule::YamlFileTooLarge
     )
 }
 
@@ -958,7 +939,7 @@ mod tests {
         let d = load_str("a: 1\nb: 2\na: 3\n").unwrap();
         assert_eq!(d.value["a"], 1);
         assert_eq!(d.findings.len(), 1);
-        assert_eq!(d.findings[0].code, YAML_DUPLICATE_KEY);
+        assert_eq!(d.findings[0].code, Rule::YamlDuplicateKey);
         assert_eq!(d.findings[0].line, Some(3));
         assert!(d.findings[0].message.contains("line 1"));
     }
@@ -966,14 +947,14 @@ mod tests {
     #[test]
     fn problems_are_collected() {
         let d = load_str("1: a\n? [x]\n: b\nc: !!binary aGk=\n---\nd: 1\n").unwrap();
-        let codes: Vec<&str> = d.findings.iter().map(|f| f.code.as_str()).collect();
+        let codes: Vec<Rule> = d.findings.iter().map(|f| f.code).collect();
         assert_eq!(
             codes,
             [
-                YAML_NON_STRING_KEY,
-                YAML_NON_STRING_KEY,
-                YAML_TAG,
-                YAML_MULTIPLE_DOCUMENTS
+                Rule::YamlNonStringKey,
+                Rule::YamlNonStringKey,
+                Rule::YamlTag,
+                Rule::YamlMultipleDocuments
             ]
         );
         assert_eq!(d.value, serde_json::json!({"c": "aGk="}));
@@ -989,22 +970,22 @@ mod tests {
             ));
         }
         let e = load_str(&bomb).unwrap_err();
-        assert_eq!(e.last().unwrap().code, YAML_ALIAS_LIMIT);
+        assert_eq!(e.last().unwrap().code, Rule::YamlAliasLimit);
         let deep = "[".repeat(100_000);
         let e = load_str(&deep).unwrap_err();
-        assert_eq!(e[0].code, YAML_TOO_DEEP);
+        assert_eq!(e[0].code, Rule::YamlTooDeep);
         let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
         let e = load_str(&deep).unwrap_err();
-        assert_eq!(e[0].code, YAML_TOO_DEEP);
+        assert_eq!(e[0].code, Rule::YamlTooDeep);
         let mut block = String::new();
         for i in 0..100 {
             block.push_str(&" ".repeat(i));
             block.push_str("k:\n");
         }
         let e = load_str(&block).unwrap_err();
-        assert_eq!(e[0].code, YAML_TOO_DEEP);
+        assert_eq!(e[0].code, Rule::YamlTooDeep);
         let e = load_str("a: [1, 2\nb: 3\n").unwrap_err();
-        assert_eq!(e[0].code, YAML_SYNTAX);
+        assert_eq!(e[0].code, Rule::YamlSyntax);
         let ok = load_str("a: &x {b: 1}\nc: *x\n").unwrap();
         assert_eq!(ok.value["c"]["b"], 1);
     }

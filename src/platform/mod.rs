@@ -232,8 +232,9 @@ pub struct DlbSupport {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WatchdogLimits {
-    /// The catalog rule that reports a timer outside these limits (`AIF-PFC-002`).
-    pub rule: String,
+    /// The rule that reports a timer outside these limits (`AIF-PFC-002`; an id the registry lacks is
+    /// refused when the profile loads).
+    pub rule: crate::rules::Rule,
     /// Detection time range, ms (inclusive).
     pub detect_ms: [u64; 2],
     /// Restoration time range, ms (inclusive).

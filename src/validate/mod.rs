@@ -10,6 +10,7 @@ mod schema_nav;
 use crate::diag::{Finding, Source, Span};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap, child_pointer, display_path};
+use crate::rules::Rule;
 use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind as Kind;
 use serde_json::Value;
@@ -17,28 +18,6 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 pub use reference::markdown_reference;
-
-/// Rule id: a key the schema does not know at that place.
-pub const SCHEMA_UNKNOWN_KEY: &str = "AIF-SCHEMA-001";
-/// Rule id: a required key is missing.
-pub const SCHEMA_MISSING_KEY: &str = "AIF-SCHEMA-002";
-/// Rule id: a value of the wrong type (a boolean or a quoted string where a number is wanted, ...).
-pub const SCHEMA_WRONG_TYPE: &str = "AIF-SCHEMA-003";
-/// Rule id: a number out of its range.
-pub const SCHEMA_OUT_OF_RANGE: &str = "AIF-SCHEMA-004";
-/// Rule id: a string in the wrong format (a size, duration, speed, prefix, name pattern, ...).
-pub const SCHEMA_BAD_FORMAT: &str = "AIF-SCHEMA-005";
-/// Rule id: a value that is not one of the allowed choices.
-pub const SCHEMA_NOT_ALLOWED: &str = "AIF-SCHEMA-006";
-/// Rule id: a map key (a QoS class name, ...) that breaks the naming rule.
-pub const SCHEMA_BAD_NAME: &str = "AIF-SCHEMA-007";
-/// Rule id: any other schema violation.
-pub const SCHEMA_OTHER: &str = "AIF-SCHEMA-008";
-/// Rule id: a value the schema lets through but that cannot be read (an address with host bits set, a
-/// reserved AS number, ...).
-pub const SCHEMA_BAD_VALUE: &str = "AIF-SCHEMA-009";
-/// Rule id: more than [`MAX_FINDINGS`] schema problems; the rest are not reported.
-pub const SCHEMA_TOO_MANY: &str = "AIF-SCHEMA-010";
 
 /// Most schema findings reported for one file; the rest are counted in one last finding.
 pub const MAX_FINDINGS: usize = 100;
@@ -93,8 +72,8 @@ pub fn load_and_validate(source: &Source) -> Result<(Intent, SpanMap), Vec<Findi
                 .spans
                 .locate(&pointer)
                 .unwrap_or(Span { offset: 0, len: 0 });
-            let f = Finding::error(
-                SCHEMA_BAD_VALUE,
+            let f = Finding::new(
+                Rule::SchemaBadValue,
                 format!("`{}`: {message}", display_path(&pointer)),
             )
             .at(pointer)
@@ -129,8 +108,8 @@ pub fn validate_value(value: &Value, spans: &SpanMap, source: &Source) -> Vec<Fi
     let validator = match &c.validator {
         Ok(v) => v,
         Err(e) => {
-            let mut f = Finding::error(
-                SCHEMA_OTHER,
+            let mut f = Finding::new(
+                Rule::SchemaOther,
                 format!("internal error: the intent schema does not compile: {e}"),
             );
             f.file = source.name.clone();
@@ -186,8 +165,8 @@ pub fn validate_value(value: &Value, spans: &SpanMap, source: &Source) -> Vec<Fi
         } else {
             others.to_string()
         };
-        let mut f = Finding::error(
-            SCHEMA_TOO_MANY,
+        let mut f = Finding::new(
+            Rule::SchemaTooMany,
             format!("{more} more schema problems are not shown"),
         )
         .hint("fix the problems above and run again");
@@ -389,7 +368,10 @@ impl Ctx<'_> {
                 } else {
                     format!("in `{}`", display_path(&pointer))
                 };
-                let f = Finding::error(SCHEMA_UNKNOWN_KEY, format!("unknown key `{key}` {place}"));
+                let f = Finding::new(
+                    Rule::SchemaUnknownKey,
+                    format!("unknown key `{key}` {place}"),
+                );
                 let f = if hint.is_empty() {
                     f
                 } else {
@@ -398,8 +380,8 @@ impl Ctx<'_> {
                 self.located(f, &at, self.spans.locate_key(&at))
             }
             Issue::Required { pointer, key } => {
-                let mut f = Finding::error(
-                    SCHEMA_MISSING_KEY,
+                let mut f = Finding::new(
+                    Rule::SchemaMissingKey,
                     format!("{} is missing the required key `{key}`", subject(&pointer)),
                 );
                 if let Some(s) = schema_nav::at(self.root, &child_pointer(&pointer, &key)) {
@@ -419,8 +401,8 @@ impl Ctx<'_> {
                 pattern,
             } => {
                 let at = child_pointer(&pointer, &name);
-                let mut f = Finding::error(
-                    SCHEMA_BAD_NAME,
+                let mut f = Finding::new(
+                    Rule::SchemaBadName,
                     format!(
                         "name `{name}` in `{}` is not allowed",
                         display_path(&pointer)
@@ -447,11 +429,11 @@ impl Ctx<'_> {
         let worst = problems.worst();
         let found = self.found(value, span, quoted, worst == Problem::Type);
         let code = match worst {
-            Problem::Type => SCHEMA_WRONG_TYPE,
-            Problem::NotAllowed => SCHEMA_NOT_ALLOWED,
-            Problem::Range => SCHEMA_OUT_OF_RANGE,
-            Problem::Format => SCHEMA_BAD_FORMAT,
-            Problem::Other => SCHEMA_OTHER,
+            Problem::Type => Rule::SchemaWrongType,
+            Problem::NotAllowed => Rule::SchemaNotAllowed,
+            Problem::Range => Rule::SchemaOutOfRange,
+            Problem::Format => Rule::SchemaBadFormat,
+            Problem::Other => Rule::SchemaOther,
         };
         let message = match (&expected, worst) {
             (Some(exp), Problem::Type | Problem::NotAllowed | Problem::Range | Problem::Format) => {
@@ -462,7 +444,7 @@ impl Ctx<'_> {
                 format!("{subject} is not valid: {detail}")
             }
         };
-        let mut f = Finding::error(code, message);
+        let mut f = Finding::new(code, message);
         if let Some(h) = field.and_then(|s| self.value_hint(s, value, quoted, worst)) {
             f = f.hint(h);
         }
@@ -677,13 +659,13 @@ mod tests {
     fn messages_are_plain() {
         let f = run(&EXAMPLE.replace("priority: 3", "priority: true"));
         assert_eq!(f.len(), 1, "{f:#?}");
-        assert_eq!(f[0].code, SCHEMA_WRONG_TYPE);
+        assert_eq!(f[0].code, Rule::SchemaWrongType);
         assert_eq!(
             f[0].message,
             "`qos.classes.roce.priority` must be an integer 0-7, found `true` (a boolean)"
         );
         let f = run(&EXAMPLE.replace("min: 150KB", "min: 150 KB"));
-        assert_eq!(f[0].code, SCHEMA_BAD_FORMAT, "{f:#?}");
+        assert_eq!(f[0].code, Rule::SchemaBadFormat, "{f:#?}");
         assert!(
             f[0].hint
                 .as_deref()
@@ -691,14 +673,14 @@ mod tests {
                 .contains("no space between number and unit: write `150KB`")
         );
         let f = run(&EXAMPLE.replace("dscp: [24, 26]", "dscp: [24, 64]"));
-        assert_eq!(f[0].code, SCHEMA_OUT_OF_RANGE);
+        assert_eq!(f[0].code, Rule::SchemaOutOfRange);
         assert!(
             f[0].message.contains("an integer 0-63, found `64`"),
             "{}",
             f[0].message
         );
         let f = run(&EXAMPLE.replace("kind: rail-optimized", "kind: rail-optimised"));
-        assert_eq!(f[0].code, SCHEMA_NOT_ALLOWED);
+        assert_eq!(f[0].code, Rule::SchemaNotAllowed);
         assert!(
             f[0].hint
                 .as_deref()
@@ -706,7 +688,7 @@ mod tests {
                 .contains("`rail-optimized`")
         );
         let f = run(&EXAMPLE.replace("bandwidth: 90%", "bandwith: 90%"));
-        assert_eq!(f[0].code, SCHEMA_UNKNOWN_KEY);
+        assert_eq!(f[0].code, Rule::SchemaUnknownKey);
         assert!(
             f[0].hint
                 .as_deref()
@@ -714,7 +696,7 @@ mod tests {
                 .starts_with("did you mean `bandwidth`?")
         );
         let f = run(&EXAMPLE.replace("loopbacks: 10.0.0.0/22", "loopbacks: 10.0.0.1/22"));
-        assert_eq!(f[0].code, SCHEMA_BAD_VALUE, "{f:#?}");
+        assert_eq!(f[0].code, Rule::SchemaBadValue, "{f:#?}");
         assert_eq!(
             f[0].pointer.as_deref(),
             Some("/fabric/addressing/loopbacks")

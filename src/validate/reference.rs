@@ -64,8 +64,13 @@ pub fn markdown_reference() -> String {
          in `docs/checks.md`). Each finding carries the file, line and column, and most a hint.\n\n",
     );
     out.push_str("| Rule | Meaning |\n|---|---|\n");
-    for (code, what) in crate::diag::render::LOAD_AND_SCHEMA_RULES {
-        let _ = writeln!(out, "| `{code}` | {} |", what.replace('|', "\\|"));
+    use crate::rules::{Rule, Stage};
+    for rule in Rule::ALL
+        .iter()
+        .filter(|r| matches!(r.stage(), Stage::Load | Stage::Schema))
+    {
+        let what = rule.summary().replace('|', "\\|");
+        let _ = writeln!(out, "| `{}` | {what} |", rule.id());
     }
     out.push('\n');
     while out.ends_with("\n\n") {

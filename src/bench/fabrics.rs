@@ -1,0 +1,121 @@
+//! The benchmark fabrics of published sizes, generated as intent YAML (see [`intent_yaml`]).
+//!
+//! - `1k`: 1,024 GPUs, rail-optimized 2-tier (NX-OS leaves, EOS 7800R3 spines, a SONiC group), 48 switches.
+//! - `24k`: 24,576 GPUs Meta-style: 8 AI zones of 3,072 GPUs, a rack switch per 2 servers (16 × 400G
+//!   down), deep-buffer 7800R3 spines per zone, an aggregation tier across zones at 4:1.
+//! - `100k`: 100,000 GPUs xAI-style: 12,500 servers × 8 × 400G, three tiers: 128 × 400G Tomahawk 5
+//!   rail leaves, 7800R3 spines in 7 zones, 128 super-spines in 64 planes.
+//!
+//! Every generated intent turns on each RoCE feature its platforms support: lossless RoCE with ECN, strict
+//! CNP and CTS, PFC watchdog, DLB (where the platform has it), QP hashing (where it has it).
+//!
+//! Self-contained (no `aifab` item), so that tests and examples can include this file with
+//! `#[path = "../src/bench/fabrics.rs"] mod fabrics;` and check the same fabrics the benchmark times.
+
+/// The benchmark sizes, smallest first.
+pub const SIZES: [&str; 3] = ["1k", "24k", "100k"];
+
+const QOS: &str = r#"
+qos:
+  classes:
+    roce: { dscp: [24, 26], priority: 3, lossless: true, ecn: { min: 150KB, max: 1500KB, probability: 10% }, bandwidth: 90% }
+    cnp: { dscp: [48], priority: 6, strict: true }
+    cts: { dscp: [46], priority: 5, strict: true }
+    default: { bandwidth: 10% }
+  pfc_watchdog: { detect: 200ms, restore: 1s, action: drop }
+"#;
+
+/// The intent YAML of a benchmark size, scaled down by `scale_down` (1 = full size) for tests.
+pub fn intent_yaml(size: &str, scale_down: u32) -> Option<String> {
+    let k = scale_down.max(1);
+    let body = match size {
+        "1k" => format!(
+            r#"version: 1
+fabric:
+  name: bench1k
+  topology:
+    kind: rail-optimized
+    servers: {servers}
+    rails: 8
+    nic_speed: 400G
+    servers_per_group: 32
+    leaf: {{ platform: nxos/n9k-c9364d-gx2a, hostname: "su{{group}}-r{{rail}}-leaf", uplink_speed: 400G }}
+    spine: {{ platform: eos/7800r3, hostname: "spine{{index:02}}", count: 16 }}
+    cable_length: {{ server: 3m, leaf_spine: 50m }}
+  addressing: {{ loopbacks: 10.0.0.0/22, fabric_links: 10.1.0.0/17, server_links: 10.2.0.0/16 }}
+  bgp: {{ spine_asn: 65000, leaf_asn: 65100-65299 }}
+  mtu: 9214
+{QOS}
+load_balancing:
+  dlb: {{ mode: per-packet, roles: [leaf], mac: "00:cc:cc:cc:cc:cc" }}
+  hash: {{ roce_dest_qp: true, roles: [spine] }}
+overrides:
+  - {{ match: "su4-r*-leaf", platform: sonic/generic-th4, dlb: "off" }}
+"#,
+            servers = 128 / k.min(4)
+        ),
+        "24k" => {
+            let zones = 8 / k.min(8);
+            format!(
+                r#"version: 1
+fabric:
+  name: bench24k
+  topology:
+    kind: three-tier
+    servers: {servers}
+    rails: 1
+    nic_speed: 400G
+    servers_per_group: 16
+    server_hostname: "gpu{{index:05}}"
+    zones: {zones}
+    leaf: {{ platform: eos/7060x5-64, hostname: "z{{zone}}-rtsw{{group:04}}", uplink_speed: 400G }}
+    spine: {{ platform: eos/7800r3, hostname: "z{{zone}}-ctsw{{index:02}}", count: 16, oversubscription: "4:1" }}
+    super_spine: {{ platform: sonic/generic-th5-128x400g, hostname: "atsw{{index:03}}", count: 48, planes: 16 }}
+    cable_length: {{ server: 3m, leaf_spine: 30m, spine_super_spine: 100m }}
+  addressing: {{ loopbacks: 10.0.0.0/21, fabric_links: 10.64.0.0/16, server_links: 10.128.0.0/16 }}
+  bgp: {{ spine_asn: 65000-65007, super_spine_asn: 65100, leaf_asn: 4200000000-4200009999 }}
+  mtu: 9214
+{QOS}
+load_balancing:
+  dlb: {{ mode: flowlet, roles: [leaf], mac: "00:cc:cc:cc:cc:cc" }}
+  hash: {{ roce_dest_qp: true, roles: [spine] }}
+overrides:
+  - {{ match: "z1-rtsw00*", platform: nxos/n9k-c9364d-gx2a }}
+"#,
+                servers = 3072 * zones
+            )
+        }
+        "100k" => {
+            let zones = 7 / k.min(7);
+            format!(
+                r#"version: 1
+fabric:
+  name: bench100k
+  topology:
+    kind: three-tier
+    servers: {servers}
+    rails: 8
+    nic_speed: 400G
+    servers_per_group: 64
+    server_hostname: "gpu{{index:05}}"
+    zones: {zones}
+    leaf: {{ platform: sonic/generic-th5-128x400g, hostname: "z{{zone}}-g{{group:03}}-r{{rail}}", uplink_speed: 400G }}
+    spine: {{ platform: eos/7800r3, hostname: "z{{zone}}-s{{index:02}}", count: 64, oversubscription: "4:1" }}
+    super_spine: {{ platform: eos/7800r3, hostname: "ss{{index:03}}", count: 128, planes: 64 }}
+    cable_length: {{ server: 3m, leaf_spine: 30m, spine_super_spine: 100m }}
+  addressing: {{ loopbacks: 10.0.0.0/20, fabric_links: 10.64.0.0/14, server_links: 10.128.0.0/14 }}
+  bgp: {{ spine_asn: 65000-65009, super_spine_asn: 65100, leaf_asn: 4200000000-4200009999 }}
+  mtu: 9214
+{QOS}
+load_balancing:
+  dlb: {{ mode: "off" }}
+  hash: {{ roce_dest_qp: true, roles: [spine, super-spine] }}
+"#,
+                // 28 groups of 64 servers per zone; the full size stops at 12,500 servers (100,000 GPUs).
+                servers = if zones == 7 { 12_500 } else { 28 * 64 * zones }
+            )
+        }
+        _ => return None,
+    };
+    Some(body)
+}

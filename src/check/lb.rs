@@ -1,0 +1,98 @@
+//! Load-balancing rules (`AIF-LB-004`..`-008`): DLB settings that cannot work or do nothing, and what DLB
+//! and QP hashing cost on the platforms that run them. Mode and platform support run in the compiler.
+
+use super::{UsedPlatform, platforms};
+use crate::diag::Finding;
+use crate::intent::{DlbMode, Intent, LoadBalancing};
+use crate::platform::{Catalog, QpHashMethod};
+use crate::rules::Rule;
+
+/// Adds the findings of the load-balancing rules: the DLB settings, then the costs per platform.
+pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
+    let lb = &intent.load_balancing;
+    dlb_settings(lb, out);
+    let qos_egress = intent
+        .qos
+        .classes
+        .values()
+        .any(|c| c.ecn.is_some() || c.strict);
+    for used in platforms(intent, catalog) {
+        dlb_costs(lb, &used, qos_egress, out);
+        qp_hash_cost(lb, &used, out);
+    }
+}
+
+/// AIF-LB-004, -008: a unicast DLB MAC, and no DLB setting that has no effect.
+fn dlb_settings(lb: &LoadBalancing, out: &mut Vec<Finding>) {
+    if let Some(mac) = lb.dlb.mac
+        && (mac.is_multicast() || mac.0 == [0; 6])
+    {
+        out.push(
+                Finding::new(Rule::DlbMacNotUnicast, format!("DLB MAC {mac} is not a unicast address"))
+                    .at("/load_balancing/dlb/mac")
+                    .hint("use a unicast MAC (first byte even), the same on every switch; NX-OS's default is 00:cc:cc:cc:cc:cc"),
+            );
+    }
+    if lb.dlb.mode != DlbMode::Flowlet && lb.dlb.flowlet_gap.is_some() {
+        out.push(
+            Finding::new(
+                Rule::DlbNoEffect,
+                "`flowlet_gap` is set but DLB mode is not flowlet: it has no effect",
+            )
+            .at("/load_balancing/dlb/flowlet_gap")
+            .hint("remove `flowlet_gap`, or set `mode: flowlet`"),
+        );
+    }
+    if lb.dlb.mode != DlbMode::Off && lb.dlb.roles.is_empty() {
+        out.push(
+            Finding::new(
+                Rule::DlbNoEffect,
+                "DLB has a mode but no roles: it applies nowhere",
+            )
+            .at("/load_balancing/dlb/roles")
+            .hint("add `roles: [leaf]` (the first hop decides the path)"),
+        );
+    }
+}
+
+/// AIF-LB-005, -006: on a platform where DLB is a hardware profile, egress QoS may skip DLB flows and
+/// every change needs a reload.
+fn dlb_costs(lb: &LoadBalancing, used: &UsedPlatform, qos_egress: bool, out: &mut Vec<Finding>) {
+    let (pname, os, p, roles, ptr) = used;
+    let dlb_here = lb.dlb.mode != DlbMode::Off
+        && p.dlb.reload_required
+        && roles.iter().any(|r| lb.dlb.roles.contains(r))
+        && p.dlb.modes.contains(&lb.dlb.mode);
+    if !dlb_here {
+        return;
+    }
+    if qos_egress && p.dlb.bypasses_egress_qos {
+        out.push(
+            Finding::new(Rule::DlbBypassesEgressQos, format!("DLB on {pname}: egress QoS (ECN marking, strict CNP/CTS queues) is not applied to DLB flows on this platform"))
+                .at("/load_balancing/dlb/mode")
+                .hint(format!("test DLB with your ECN and CNP settings before production (docs/platforms/{os}.md#dlb); platform chosen at {ptr}")),
+        );
+    }
+    if p.dlb.reload_required {
+        out.push(
+            Finding::new(Rule::DlbNeedsReload, format!("DLB on {pname} is a hardware profile: the first push and every change need the config saved and a reload"))
+                .at("/load_balancing/dlb/mode")
+                .hint("schedule a reload window for these switches"),
+        );
+    }
+}
+
+/// AIF-LB-007: NX-OS UDF QP hashing takes the UDP source port out of the ECMP hash.
+fn qp_hash_cost(lb: &LoadBalancing, used: &UsedPlatform, out: &mut Vec<Finding>) {
+    let (pname, _, p, roles, _) = used;
+    let qp_here = lb.hash.roce_dest_qp
+        && roles.iter().any(|r| lb.hash.roles.contains(r))
+        && p.qp_hash.method == QpHashMethod::NxosUdf;
+    if qp_here && p.qp_hash.replaces_l4_ports {
+        out.push(
+            Finding::new(Rule::QpHashReplacesL4Ports, format!("QP hashing on {pname} replaces L4-port hashing: the UDP source port (the NICs' usual entropy) leaves the ECMP hash"))
+                .at("/load_balancing/hash/roce_dest_qp")
+                .hint("use it only where the NICs reuse source ports across QPs; otherwise leave the role out of `hash.roles`"),
+        );
+    }
+}

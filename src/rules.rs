@@ -1,0 +1,311 @@
+//! The rule registry: every rule aifab can report, with its stable id, severity, stage and one-line
+//! summary. This table is the one place a rule is declared.
+//!
+//! A [`Finding`](crate::diag::Finding) is made from a [`Rule`] (`Finding::new(Rule::EcnMinNotBelowMax,
+//! ...)`), so a misspelt rule does not compile and a finding's severity is the registry's. The SARIF
+//! rule descriptions, the rule index of `docs/checks.md` ([`markdown_index`]), the load and schema table
+//! of `docs/intent-reference.md` and the coverage test `tests/checks.rs` all read this table.
+//!
+//! To add a rule: add a line below (its place sets its order in the docs index), report it with
+//! `Finding::new(Rule::YourRule, ...)`, and give it a `## <id> — <summary>` section in `docs/checks.md` and
+//! a `tests/bad_checks/<id>.yaml` (the coverage test names whatever is missing; run it with
+//! `AIFAB_BLESS=1` to rewrite the index).
+
+use crate::diag::Severity;
+use std::fmt;
+
+/// The pipeline stage that reports a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// Reading the file and parsing YAML (`src/load`).
+    Load,
+    /// JSON Schema validation (`src/validate`).
+    Schema,
+    /// Semantic rules on the parsed intent (`src/check`).
+    Checks,
+    /// Fabric arithmetic, names and platform support while compiling (`src/compile`, `src/pipeline.rs`).
+    Compile,
+}
+
+impl Stage {
+    /// The stage as the docs name it (`load`, `schema`, `checks`, `compile`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Load => "load",
+            Stage::Schema => "schema",
+            Stage::Checks => "checks",
+            Stage::Compile => "compile",
+        }
+    }
+}
+
+/// Declares [`Rule`] and its table from one list: `Variant = ("AIF-XXX-NNN", severity, stage, "summary")`.
+macro_rules! rules {
+    ($($name:ident = ($id:literal, $severity:ident, $stage:ident, $summary:literal),)*) => {
+        /// A rule aifab reports. Its id, severity, stage and summary are in the registry ([`Rule::id`],
+        /// [`Rule::severity`], ...).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rule {
+            $(
+                #[doc = concat!("`", $id, "`: ", $summary, ".")]
+                $name,
+            )*
+        }
+
+        impl Rule {
+            /// Every rule, in registry order (load, schema, then by family).
+            pub const ALL: &[Rule] = &[$(Rule::$name),*];
+
+            /// The stable id (`AIF-QOS-001`).
+            pub const fn id(self) -> &'static str {
+                match self { $(Rule::$name => $id,)* }
+            }
+            /// Error (the intent is rejected) or warning (it renders; the operator should read it).
+            pub const fn severity(self) -> Severity {
+                match self { $(Rule::$name => Severity::$severity,)* }
+            }
+            /// The stage that reports it.
+            pub const fn stage(self) -> Stage {
+                match self { $(Rule::$name => Stage::$stage,)* }
+            }
+            /// What the rule asks, in one line (the docs index, headings and SARIF descriptions).
+            pub const fn summary(self) -> &'static str {
+                match self { $(Rule::$name => $summary,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    YamlSyntax = ("AIF-YAML-001", Error, Load, "YAML syntax error"),
+    YamlDuplicateKey = ("AIF-YAML-002", Error, Load, "Duplicate key in a mapping (the first value is kept and checked)"),
+    YamlNonStringKey = ("AIF-YAML-003", Error, Load, "Mapping key that is not a string (number, boolean, null, list or mapping)"),
+    YamlAliasLimit = ("AIF-YAML-004", Error, Load, "Aliases expand to more than 10,000 nodes, or an alias is recursive"),
+    YamlFileTooLarge = ("AIF-YAML-005", Error, Load, "File larger than 4 MiB"),
+    YamlMultipleDocuments = ("AIF-YAML-006", Error, Load, "More than one YAML document in the file"),
+    YamlTag = ("AIF-YAML-007", Error, Load, "Explicit YAML tag such as `!!binary`"),
+    YamlTooDeep = ("AIF-YAML-008", Error, Load, "Nesting deeper than 64 levels"),
+    YamlNotUtf8 = ("AIF-YAML-009", Error, Load, "File is not valid UTF-8"),
+    YamlTooMany = ("AIF-YAML-010", Error, Load, "Too many YAML problems; the rest are not shown"),
+
+    SchemaUnknownKey = ("AIF-SCHEMA-001", Error, Schema, "Unknown key (the hint names the closest valid key)"),
+    SchemaMissingKey = ("AIF-SCHEMA-002", Error, Schema, "Missing required key"),
+    SchemaWrongType = ("AIF-SCHEMA-003", Error, Schema, "Value of the wrong type (a boolean or a quoted string where a number is wanted, ...)"),
+    SchemaOutOfRange = ("AIF-SCHEMA-004", Error, Schema, "Number out of range"),
+    SchemaBadFormat = ("AIF-SCHEMA-005", Error, Schema, "Value in the wrong format (a size, duration, speed, prefix, pattern, ...)"),
+    SchemaNotAllowed = ("AIF-SCHEMA-006", Error, Schema, "Value that is not one of the allowed choices"),
+    SchemaBadName = ("AIF-SCHEMA-007", Error, Schema, "Name (a traffic class name, ...) that breaks the naming rule"),
+    SchemaOther = ("AIF-SCHEMA-008", Error, Schema, "Other schema violation"),
+    SchemaBadValue = ("AIF-SCHEMA-009", Error, Schema, "Value the schema accepts but that cannot be read (host bits set, reversed range, ...)"),
+    SchemaTooMany = ("AIF-SCHEMA-010", Error, Schema, "Too many schema problems; the rest are not shown"),
+
+    EcnMinNotBelowMax = ("AIF-QOS-001", Error, Checks, "ECN minimum threshold must be below the maximum"),
+    EcnMaxOverBuffer = ("AIF-QOS-002", Error, Checks, "ECN maximum must fit in the platform's packet buffer"),
+    EcnProbabilityZero = ("AIF-QOS-003", Error, Checks, "ECN marking probability must be 1-100%"),
+    DscpInTwoClasses = ("AIF-QOS-004", Error, Checks, "A DSCP value belongs to one class only"),
+    PriorityInTwoClasses = ("AIF-QOS-005", Error, Checks, "A priority belongs to one class only"),
+    EmptyDscpList = ("AIF-QOS-006", Error, Checks, "A `dscp` list must not be empty"),
+    DefaultClassCount = ("AIF-QOS-007", Error, Checks, "Exactly one class is the default class (no `dscp`)"),
+    TooManyLosslessClasses = ("AIF-QOS-008", Error, Checks, "Lossless classes must not exceed the platform's maximum"),
+    LosslessStrict = ("AIF-QOS-009", Error, Checks, "A lossless class is never strict"),
+    CnpCtsNotStrict = ("AIF-QOS-010", Error, Checks, "The CNP and CTS classes must be strict"),
+    EcnWithoutCnp = ("AIF-QOS-011", Error, Checks, "A lossless class with ECN needs a CNP class"),
+    LosslessWithoutEcn = ("AIF-QOS-012", Warning, Checks, "A lossless class should have ECN"),
+    BandwidthSum = ("AIF-QOS-013", Error, Checks, "Bandwidth shares of non-strict classes sum to 100%"),
+    StrictWithBandwidth = ("AIF-QOS-014", Error, Checks, "A strict class takes no bandwidth share"),
+    NoBandwidthShare = ("AIF-QOS-015", Error, Checks, "A non-strict class needs a bandwidth share"),
+    ReservedTrafficClass = ("AIF-QOS-016", Error, Checks, "A class must not use a traffic class the platform reserves"),
+    LosslessDefaultClass = ("AIF-QOS-017", Error, Checks, "The default class is never lossless"),
+    DscpWithoutPriority = ("AIF-QOS-018", Error, Checks, "A class with DSCPs needs a priority"),
+    EcnThresholdInexact = ("AIF-QOS-020", Error, Compile, "ECN thresholds must be exact in the platform's unit"),
+
+    LosslessWithoutWatchdog = ("AIF-PFC-001", Error, Checks, "Lossless classes need the PFC watchdog"),
+    WatchdogSonic = ("AIF-PFC-002", Error, Checks, "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms"),
+    WatchdogNxos = ("AIF-PFC-003", Error, Checks, "NX-OS watchdog: 1-10 (detect) and 0-100 (restore) multiples of one 100-1000 ms interval"),
+    WatchdogEos = ("AIF-PFC-004", Error, Checks, "EOS watchdog: 0.01-60 s in steps of 10 ms"),
+    NoLosslessClass = ("AIF-PFC-005", Warning, Checks, "A fabric without lossless classes"),
+    WatchdogNotWholeMs = ("AIF-PFC-010", Error, Compile, "Watchdog timers are whole milliseconds"),
+    WatchdogNoPollInterval = ("AIF-PFC-011", Error, Compile, "Watchdog timers need a common 100-1000 ms poll interval"),
+
+    MtuBelowRoce = ("AIF-MTU-001", Error, Checks, "MTU must carry RoCE's 4096-byte path MTU plus headers"),
+    MtuAbovePlatform = ("AIF-MTU-002", Error, Checks, "MTU must not exceed any platform's maximum"),
+
+    LeafAsnsTooFew = ("AIF-BGP-001", Error, Compile, "The leaf ASN range needs one ASN per leaf"),
+    SpineAsnsTooFew = ("AIF-BGP-002", Error, Compile, "A three-tier fabric needs one spine ASN per zone"),
+    SuperSpineAsnMissing = ("AIF-BGP-003", Error, Compile, "A three-tier fabric needs `super_spine_asn`"),
+    PublicAsn = ("AIF-BGP-004", Warning, Checks, "ASNs outside the private ranges"),
+    AsnOverlap = ("AIF-BGP-005", Error, Checks, "Leaf, spine and super-spine ASNs must not overlap"),
+
+    DlbModeUnsupported = ("AIF-LB-001", Error, Compile, "DLB mode the platform does not support"),
+    DlbMacMissing = ("AIF-LB-002", Error, Compile, "NX-OS DLB needs a DLB virtual MAC"),
+    QpHashUnsupported = ("AIF-LB-003", Error, Compile, "QP hashing on a platform that cannot do it"),
+    DlbMacNotUnicast = ("AIF-LB-004", Error, Checks, "The DLB MAC must be a unicast, non-zero address"),
+    DlbBypassesEgressQos = ("AIF-LB-005", Warning, Checks, "NX-OS does not apply egress QoS to DLB flows"),
+    DlbNeedsReload = ("AIF-LB-006", Warning, Checks, "NX-OS `hardware profile dlb` needs a reload"),
+    QpHashReplacesL4Ports = ("AIF-LB-007", Warning, Checks, "NX-OS UDF QP hashing replaces L4-port hashing"),
+    DlbNoEffect = ("AIF-LB-008", Warning, Checks, "DLB settings that have no effect"),
+
+    CableNeedsPauseBuffer = ("AIF-CAB-001", Error, Checks, "NX-OS cables over 100 m need PFC pause-buffer settings aifab has no numbers for"),
+    CableBeyondHeadroomTable = ("AIF-CAB-002", Error, Checks, "SONiC cable longer than the SKU's headroom table"),
+
+    TierShape = ("AIF-FAB-001", Error, Compile, "Zones and super-spines belong to three-tier fabrics (and they need both)"),
+    GroupsSplitZones = ("AIF-FAB-002", Error, Compile, "Groups must split evenly into zones"),
+    OversubscriptionUplinks = ("AIF-FAB-003", Error, Compile, "Oversubscription must give a whole number of uplinks"),
+    UplinksUneven = ("AIF-FAB-004", Error, Compile, "Uplinks must spread evenly over the tier above"),
+    PlanesDivide = ("AIF-FAB-005", Error, Compile, "Planes must divide the spines per zone and the super-spines"),
+    FabricTooLarge = ("AIF-FAB-006", Error, Compile, "The fabric is within aifab's size limits"),
+    PlatformPorts = ("AIF-FAB-010", Error, Compile, "The platform has too few ports, or the wrong speed"),
+
+    PoolNotIpv4 = ("AIF-ADDR-001", Error, Compile, "Pools are IPv4"),
+    PoolTooSmall = ("AIF-ADDR-002", Error, Compile, "A pool is too small"),
+    PoolsOverlap = ("AIF-ADDR-003", Error, Compile, "Pools must not overlap"),
+    ManagementOutsideSubnet = ("AIF-ADDR-004", Error, Compile, "Management addresses must stay inside the management subnet"),
+    ManagementOverrideNeedsSubnet = ("AIF-ADDR-005", Error, Compile, "A management override needs `fabric.management`"),
+
+    HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
+    HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),
+    ServerNameUnsafe = ("AIF-NAME-003", Error, Compile, "Server hostnames and NIC names are safe tokens"),
+
+    OverrideBadGlob = ("AIF-OVR-001", Error, Compile, "An override `match` must be a valid glob"),
+    OverrideMatchesNothing = ("AIF-OVR-002", Error, Compile, "An override must match a device"),
+
+    UnknownPlatform = ("AIF-PLAT-001", Error, Compile, "The platform must be in `vendors/`"),
+
+    Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
+}
+
+impl Rule {
+    /// The rule with this id (`AIF-QOS-001`), if there is one.
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|r| r.id() == id)
+    }
+
+    /// Whether `docs/checks.md` has a section for it (the semantic and compile rules; load and schema
+    /// rules are described in `docs/intent-reference.md`).
+    pub fn has_section(self) -> bool {
+        matches!(self.stage(), Stage::Checks | Stage::Compile)
+    }
+
+    /// The heading of its section in `docs/checks.md`: `AIF-QOS-001 — <summary>`.
+    pub fn heading(self) -> String {
+        format!("{} — {}", self.id(), self.summary())
+    }
+
+    /// The anchor of its section in `docs/checks.md` (GitHub's heading slug), when it has one.
+    pub fn anchor(self) -> Option<String> {
+        self.has_section().then(|| slug(&self.heading()))
+    }
+}
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation dropped, each space a `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl serde::Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rule, D::Error> {
+        let id = String::deserialize(d)?;
+        Rule::from_id(&id).ok_or_else(|| serde::de::Error::custom(format!("no rule `{id}`")))
+    }
+}
+
+impl schemars::JsonSchema for Rule {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Rule".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+        schemars::json_schema!({
+            "description": "A rule id of the registry (`AIF-PFC-002`).",
+            "type": "string",
+            "enum": ids,
+        })
+    }
+}
+
+/// The rule index of `docs/checks.md`: a Markdown table of every rule (id linked to its section, severity,
+/// stage, summary), ending with a newline.
+pub fn markdown_index() -> String {
+    let mut out = String::from(
+        "| Rule | Severity | Stage | Summary |\n|------|----------|-------|---------|\n",
+    );
+    for r in Rule::ALL {
+        let id = match r.anchor() {
+            Some(a) => format!("[{}](#{a})", r.id()),
+            None => r.id().to_string(),
+        };
+        let severity = match r.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        out.push_str(&format!(
+            "| {id} | {severity} | {} | {} |\n",
+            r.stage().name(),
+            r.summary().replace('|', "\\|")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ids_are_unique_and_well_formed() {
+        let mut seen = BTreeSet::new();
+        for r in Rule::ALL {
+            let id = r.id();
+            assert!(seen.insert(id), "{id} twice in the registry");
+            let (family, number) = id
+                .strip_prefix("AIF-")
+                .and_then(|rest| rest.split_once('-'))
+                .unwrap_or_else(|| panic!("{id}: not AIF-<FAMILY>-<NNN>"));
+            assert!(family.bytes().all(|b| b.is_ascii_uppercase()), "{id}");
+            assert!(
+                number.len() == 3 && number.bytes().all(|b| b.is_ascii_digit()),
+                "{id}"
+            );
+            assert_eq!(Rule::from_id(id), Some(*r));
+            assert!(
+                !r.summary().ends_with('.'),
+                "{id}: a summary has no full stop"
+            );
+        }
+        assert_eq!(Rule::from_id("AIF-QOS-999"), None);
+    }
+
+    #[test]
+    fn anchors_follow_github() {
+        assert_eq!(
+            Rule::EcnProbabilityZero.anchor().as_deref(),
+            Some("aif-qos-003--ecn-marking-probability-must-be-1-100")
+        );
+        assert_eq!(
+            Rule::ManagementOverrideNeedsSubnet.anchor().as_deref(),
+            Some("aif-addr-005--a-management-override-needs-fabricmanagement")
+        );
+        assert_eq!(Rule::YamlSyntax.anchor(), None);
+    }
+}
