@@ -54,10 +54,12 @@ pub fn config_db<'a>(
     pf: &'a Platform,
     parts: &'a Parts,
 ) -> Result<ConfigDb<'a>, String> {
-    let sku = pf
-        .sonic
-        .as_ref()
-        .ok_or_else(|| format!("{}: platform {} has no `sonic` facts", d.hostname, d.platform))?;
+    let sku = pf.sonic.as_ref().ok_or_else(|| {
+        format!(
+            "{}: platform {} has no `sonic` facts",
+            d.hostname, d.platform
+        )
+    })?;
     let mut db = ConfigDb::default();
     device::add(&mut db, d, pf, sku, &parts.ports);
     l3::add(&mut db, d);
@@ -79,12 +81,16 @@ pub(crate) fn key(pieces: &[&str]) -> Cow<'static, str> {
     Cow::Owned(k)
 }
 
+/// A cached [`Parts`]: the QoS plan it was built from (the model shares one plan per platform), the
+/// platform, the parts. The weak reference keeps the plan's address from being reused while the entry
+/// exists.
+type Cached = (Weak<QosPlan>, String, Arc<Parts>);
+
 /// Writes `config_db.json` files, building each platform's [`Parts`] once for all its devices.
 #[derive(Debug, Default)]
 pub struct ConfigDbBuilder {
-    /// Parts by QoS plan (the model shares one plan per platform) and platform. The weak reference keeps
-    /// the plan's address from being reused while its entry exists; dead entries are dropped.
-    cache: Mutex<Vec<(Weak<QosPlan>, String, Arc<Parts>)>>,
+    /// Parts in use; entries whose plan is gone are dropped when a new one is added.
+    cache: Mutex<Vec<Cached>>,
 }
 
 impl ConfigDbBuilder {
@@ -105,7 +111,11 @@ impl ConfigDbBuilder {
         }
         cache.retain(|(q, _, _)| q.strong_count() > 0);
         let parts = Arc::new(Parts::new(pf, &d.qos));
-        cache.push((Arc::downgrade(&d.qos), d.platform.clone(), Arc::clone(&parts)));
+        cache.push((
+            Arc::downgrade(&d.qos),
+            d.platform.clone(),
+            Arc::clone(&parts),
+        ));
         parts
     }
 
@@ -135,15 +145,145 @@ pub struct Generated<'a> {
 impl<'a> Generated<'a> {
     /// The values for device `d` on platform `pf`.
     pub fn new(d: &'a Device, pf: &'a Platform) -> Result<Generated<'a>, String> {
-        let sku = pf
-            .sonic
-            .as_ref()
-            .ok_or_else(|| format!("{}: platform {} has no `sonic` facts", d.hostname, d.platform))?;
+        let sku = pf.sonic.as_ref().ok_or_else(|| {
+            format!(
+                "{}: platform {} has no `sonic` facts",
+                d.hostname, d.platform
+            )
+        })?;
         Ok(Generated {
             hostname: &d.hostname,
             hwsku: &sku.hwsku,
             sku_buffers: sku.buffers.is_some(),
             notes: d.notes.iter().map(|n| n.text.as_str()).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FabricModel;
+    use crate::platform::Catalog;
+
+    fn model(intent: &str) -> FabricModel {
+        let path = format!("{}/intents/{intent}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).expect("read intent");
+        let intent = serde_norway::from_str(&text).expect("parse intent");
+        crate::compile::compile(&intent, Catalog::builtin()).expect("compile")
+    }
+
+    fn device<'m>(m: &'m FabricModel, host: &str) -> (&'m Device, &'static Platform) {
+        let d = m
+            .devices
+            .iter()
+            .find(|d| d.hostname == host)
+            .expect("device");
+        (d, &Catalog::builtin().get(&d.platform).expect("platform").1)
+    }
+
+    fn text(row: &Row<'_>, field: &str) -> String {
+        match row.get(field) {
+            Some(Value::Text(t)) => t.to_string(),
+            Some(Value::Num(n)) => n.to_string(),
+            Some(Value::Ip(ip)) => ip.to_string(),
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+
+    /// The SONiC spellings the neutral model no longer carries: lanes, FEC, Mbit/s, cable rounding to the
+    /// SKU's PG lookup rows, headroom profile names, `pfc_enable`, queue runs.
+    #[test]
+    fn z9332f_leaf_gets_sonic_spellings() {
+        let m = model("mixed-sonic-nxos.yaml");
+        let (d, pf) = device(&m, "g1-rail1");
+        let parts = Parts::new(pf, &d.qos);
+        let db = config_db(d, pf, &parts).expect("config_db");
+        let table = |n: &str| db.table(n).unwrap_or_else(|| panic!("no {n}"));
+        let port = table("PORT").get("Ethernet0").expect("Ethernet0");
+        assert_eq!(text(port, "lanes"), "33,34,35,36,37,38,39,40");
+        assert_eq!(text(port, "fec"), "rs");
+        assert_eq!(text(port, "speed"), "400000");
+        // 3 m server cables and 30 m uplinks round up to the 5 m and 40 m rows.
+        let cables = table("CABLE_LENGTH").get("AZURE").expect("AZURE");
+        assert_eq!(text(cables, "Ethernet0"), "5m");
+        assert_eq!(text(cables, "Ethernet128"), "40m");
+        let profiles: Vec<_> = table("BUFFER_PROFILE").keys().collect();
+        assert!(
+            profiles.contains(&"pg_lossless_400000_5m_profile"),
+            "{profiles:?}"
+        );
+        assert!(
+            profiles.contains(&"pg_lossless_400000_40m_profile"),
+            "{profiles:?}"
+        );
+        let pg = table("BUFFER_PG")
+            .get("Ethernet128|3")
+            .expect("lossless PG");
+        assert_eq!(text(pg, "profile"), "pg_lossless_400000_40m_profile");
+        let qos = table("PORT_QOS_MAP").get("Ethernet0").expect("port qos");
+        assert_eq!(text(qos, "pfc_enable"), "3");
+        assert_eq!(text(qos, "pfcwd_sw_enable"), "3");
+        let runs: Vec<_> = table("BUFFER_QUEUE")
+            .keys()
+            .filter(|k| k.starts_with("Ethernet0|"))
+            .collect();
+        assert_eq!(runs, ["Ethernet0|0-2", "Ethernet0|3", "Ethernet0|4-6"]);
+        let meta = table("DEVICE_METADATA")
+            .get("localhost")
+            .expect("localhost");
+        assert_eq!(text(meta, "type"), "LeafRouter");
+    }
+
+    /// A SKU without sourced buffer numbers: no BUFFER_* tables, the cable as it is.
+    #[test]
+    fn sku_without_buffers_leaves_them_to_buffermgrd() {
+        let m = model("mixed-sonic-nxos.yaml");
+        let (d, pf) = device(&m, "g2-rail8");
+        let parts = Parts::new(pf, &d.qos);
+        let db = config_db(d, pf, &parts).expect("config_db");
+        assert!(db.names().all(|n| !n.starts_with("BUFFER_")));
+        let cables = db.table("CABLE_LENGTH").and_then(|t| t.get("AZURE"));
+        assert_eq!(text(cables.expect("AZURE"), "Ethernet0"), "3m");
+        let port = db
+            .table("PORT")
+            .and_then(|t| t.get("Ethernet0"))
+            .expect("port");
+        assert_eq!(text(port, "lanes"), "0,1,2,3,4,5,6,7");
+        assert!(port.get("fec").is_none());
+    }
+
+    /// The cached parts give the same bytes as parts built for the device alone, and the model keeps
+    /// no SONiC spelling.
+    #[test]
+    fn cached_parts_match_and_the_model_stays_neutral() {
+        let m = model("three-tier-small.yaml");
+        let builder = ConfigDbBuilder::new();
+        let mut sonic = 0;
+        for d in m
+            .devices
+            .iter()
+            .filter(|d| d.os == crate::platform::Os::Sonic)
+        {
+            let pf = &Catalog::builtin().get(&d.platform).expect("platform").1;
+            let fresh = Parts::new(pf, &d.qos);
+            let want = config_db(d, pf, &fresh)
+                .expect("db")
+                .to_json()
+                .expect("json");
+            assert_eq!(builder.file(d, pf).expect("file"), want, "{}", d.hostname);
+            sonic += 1;
+        }
+        assert!(sonic > 1);
+        let json = serde_json::to_string(&m).expect("model json");
+        for spelling in [
+            "\"lanes\"",
+            "\"fec\"",
+            "cable_length",
+            "pg_profile",
+            "pfc_enable",
+        ] {
+            assert!(!json.contains(spelling), "the model carries {spelling}");
+        }
     }
 }

@@ -1,14 +1,14 @@
 //! CABLE_LENGTH and the traditional-model buffer tables (docs/platforms/sonic.md#buffers).
 //!
-//! CABLE_LENGTH is always written: each cable is rounded up to a row of the SKU's
-//! `pg_profile_lookup.ini` (more headroom, never less), so buffermgrd finds a headroom profile for speed
-//! + cable. BUFFER_POOL/BUFFER_PROFILE/BUFFER_PG/BUFFER_QUEUE are written only when the platform carries
-//! the SKU's sourced buffer numbers; without them buffermgrd derives the lossless PGs itself from speed,
-//! CABLE_LENGTH and `pfc_enable`, and the pools come from the SKU's own templates. The lossless PG
-//! profile is exactly what buffermgrd would write (doSpeedUpdateTask): named
-//! `pg_lossless_<speed>_<cable>_profile`, in pool `ingress_lossless_pool`, with the lookup row's numbers.
-//! PG 0 is the lossy ingress PG; egress queues are lossy except the lossless ones, in ranges as the SKU
-//! templates write them (`0-2`, `3`, `4-6` for lossless priority 3).
+//! CABLE_LENGTH is always written: each cable is rounded up to a row of the SKU's `pg_profile_lookup.ini`
+//! (more headroom, never less), so buffermgrd finds a headroom profile for the port's speed and cable.
+//! BUFFER_POOL/BUFFER_PROFILE/BUFFER_PG/BUFFER_QUEUE are written only when the platform carries the SKU's
+//! sourced buffer numbers; without them buffermgrd derives the lossless PGs itself from speed, CABLE_LENGTH
+//! and `pfc_enable`, and the pools come from the SKU's own templates. The lossless PG profile is exactly what
+//! buffermgrd would write (doSpeedUpdateTask): named `pg_lossless_<speed>_<cable>_profile`, in pool
+//! `ingress_lossless_pool`, with the lookup row's numbers. PG 0 is the lossy ingress PG; egress queues are
+//! lossy except the lossless ones, in ranges as the SKU templates write them (`0-2`, `3`, `4-6` for lossless
+//! priority 3).
 
 use super::db::{ConfigDb, Part, Row, Table, Value};
 use super::key;
@@ -172,7 +172,10 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device, parts: Option<&'a Bu
             (Cow::Borrowed(i.name.as_str()), Value::Text(length))
         })
         .collect();
-    db.put("CABLE_LENGTH", Table::one("AZURE", Row::from_fields(cables)));
+    db.put(
+        "CABLE_LENGTH",
+        Table::one("AZURE", Row::from_fields(cables)),
+    );
     let Some(p) = parts else { return };
 
     db.share("BUFFER_POOL", &p.pools);

@@ -287,7 +287,10 @@ mod tests {
         let odd = "a\"b\\c\u{1}é<";
         db.put(
             "T",
-            Table::owned(vec![(odd.into(), Row::new([("f", Value::Text(odd.into()))]))]),
+            Table::owned(vec![(
+                odd.into(),
+                Row::new([("f", Value::Text(odd.into()))]),
+            )]),
         );
         let json = db.to_json().expect("json");
         let back: serde_json::Value = serde_json::from_str(&json).expect("valid");

@@ -36,7 +36,9 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
         .iter()
         .filter(|i| i.vlan == Some(s.vlan))
         .collect();
-    let mtu = members.first().map(|i| ("mtu", Value::Num(u64::from(i.mtu))));
+    let mtu = members
+        .first()
+        .map(|i| ("mtu", Value::Num(u64::from(i.mtu))));
     let fields = [
         ("admin_status", "up".into()),
         ("vlanid", Value::Num(u64::from(s.vlan))),

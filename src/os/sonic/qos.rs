@@ -178,7 +178,10 @@ fn schedulers(qos: &QosPlan) -> Table<'static> {
         if let Some(w) = weighted(c) {
             rows.push((
                 Cow::Owned(scheduler_name(c)),
-                Row::new([("type", "DWRR".into()), ("weight", Value::Num(u64::from(w)))]),
+                Row::new([
+                    ("type", "DWRR".into()),
+                    ("weight", Value::Num(u64::from(w))),
+                ]),
             ));
         }
     }
@@ -199,7 +202,10 @@ fn queue_entries(qos: &QosPlan) -> Vec<(String, Row<'static>)> {
             ));
         }
         if c.ecn.is_some() {
-            fields.push((Cow::Borrowed("wred_profile"), Value::Text(wred_name(c).into())));
+            fields.push((
+                Cow::Borrowed("wred_profile"),
+                Value::Text(wred_name(c).into()),
+            ));
         }
         if !fields.is_empty() {
             out.push((format!("|{}", c.priority), Row::from_fields(fields)));
