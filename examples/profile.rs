@@ -38,22 +38,6 @@ fn main() {
                 .sum::<usize>();
         }
         let full = t.elapsed() / ds.len() as u32;
-        let t = Instant::now();
-        let mut raw_total = 0usize;
-        for d in &ds {
-            for f in r.device(&meta, d).expect("render") {
-                if f.path.ends_with(".json") {
-                    let t2 = Instant::now();
-                    let _ = aifab::render::canonical_json(&f.content);
-                    raw_total += t2.elapsed().as_micros() as usize;
-                }
-            }
-        }
-        let _ = t;
-        println!(
-            "  canonical_json of the output: {}us/dev",
-            raw_total / ds.len()
-        );
         println!(
             "{os}: {} devices sampled; serde->value {ser:?}/dev; full render {full:?}/dev; {} KB/dev",
             ds.len(),

@@ -141,7 +141,6 @@ pub fn plan(
         return Err(errs);
     }
     Ok(QosPlan {
-        pfc_enable: join(&lossless_priorities, ","),
         classes,
         lossless_priorities,
         dscp_to_tc,

@@ -467,7 +467,7 @@ pub fn build(
     let mtu = intent.fabric.mtu;
     let pf_of =
         |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked above").1 };
-    // Interface names and lanes of every port, once per platform (not once per port).
+    // Interface names of every port, once per platform (not once per port).
     let mut port_cache: BTreeMap<String, PortCache> = BTreeMap::new();
     for d in &devices {
         if !port_cache.contains_key(&d.platform) {
@@ -520,9 +520,7 @@ pub fn build(
                     ]);
                 }
             };
-            let pf = pf_of(&devices[di]);
             let iface = interface(
-                pf,
                 ports_of(&devices[di]),
                 slot,
                 PortKind::Server,
@@ -571,7 +569,6 @@ pub fn build(
             links.push(connect(
                 &mut devices,
                 port_cache,
-                catalog,
                 "leaf-spine",
                 (di, leaf_port),
                 (si, spine_port),
@@ -605,7 +602,6 @@ pub fn build(
                 links.push(connect(
                     &mut devices,
                     port_cache,
-                    catalog,
                     "spine-super-spine",
                     (si, spine_port),
                     (ssi, ss_port),
@@ -694,8 +690,6 @@ fn placeholder_interface() -> Interface {
         kind: PortKind::Fabric,
         direction: Direction::Down,
         speed_gbps: 0,
-        lanes: None,
-        fec: None,
         peer: String::new(),
         peer_port: String::new(),
         description: String::new(),
@@ -705,8 +699,6 @@ fn placeholder_interface() -> Interface {
         vlan: None,
         mtu: 0,
         cable_m: 0,
-        cable_length: String::new(),
-        pg_profile: None,
         long_cable: false,
         dlb: false,
     }
@@ -717,7 +709,6 @@ fn placeholder_interface() -> Interface {
 fn connect(
     devices: &mut [DraftDevice],
     cache: &BTreeMap<String, PortCache>,
-    catalog: &Catalog,
     tier: &'static str,
     (lo, lo_port): (usize, u32),
     (up, up_port): (usize, u32),
@@ -726,10 +717,8 @@ fn connect(
     cable_m: u32,
     seq: u64,
 ) -> DraftLink {
-    let pf = |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked").1 };
     let (lo_cache, up_cache) = (&cache[&devices[lo].platform], &cache[&devices[up].platform]);
     let lower = interface(
-        pf(&devices[lo]),
         lo_cache,
         lo_port,
         PortKind::Fabric,
@@ -741,7 +730,6 @@ fn connect(
         cable_m,
     );
     let upper = interface(
-        pf(&devices[up]),
         up_cache,
         up_port,
         PortKind::Fabric,
@@ -772,17 +760,15 @@ fn connect(
     }
 }
 
-/// Interface names and SONiC lanes of every front-panel port of one platform.
+/// Interface names of every front-panel port of one platform.
 struct PortCache {
     names: Vec<String>,
-    lanes: Vec<Option<String>>,
 }
 
 impl PortCache {
     fn new(pf: &Platform) -> PortCache {
         PortCache {
             names: (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect(),
-            lanes: (1..=pf.ports.count).map(|p| pf.lanes(p)).collect(),
         }
     }
     fn name(&self, port: u32) -> &str {
@@ -792,7 +778,6 @@ impl PortCache {
 
 #[allow(clippy::too_many_arguments)]
 fn interface(
-    pf: &Platform,
     cache: &PortCache,
     port: u32,
     kind: PortKind,
@@ -803,15 +788,12 @@ fn interface(
     mtu: u32,
     cable_m: u32,
 ) -> Interface {
-    let (cable_length, pg_profile) = headroom(pf, speed_gbps, cable_m);
     Interface {
         name: cache.name(port).to_string(),
         port,
         kind,
         direction,
         speed_gbps,
-        lanes: cache.lanes[port as usize - 1].clone(),
-        fec: pf.ports.fec.get(&speed_gbps).cloned(),
         peer: peer.to_string(),
         peer_port: peer_port.to_string(),
         description: format!("{peer}:{peer_port}"),
@@ -821,33 +803,8 @@ fn interface(
         vlan: None,
         mtu,
         cable_m,
-        cable_length,
-        pg_profile,
         long_cable: cable_m > 100,
         dlb: false,
-    }
-}
-
-/// SONiC headroom: the CABLE_LENGTH value and, where the SKU's lookup table is known, the lossless PG
-/// profile name. The cable is rounded up to the next row of the table (more headroom, never less).
-fn headroom(pf: &Platform, speed_gbps: u32, cable_m: u32) -> (String, Option<String>) {
-    let speed = speed_gbps as u64 * 1000;
-    let row = pf
-        .sonic
-        .as_ref()
-        .and_then(|s| s.buffers.as_ref())
-        .and_then(|b| {
-            b.pg_lookup
-                .iter()
-                .filter(|r| r.speed == speed && r.cable >= cable_m)
-                .min_by_key(|r| r.cable)
-        });
-    match row {
-        Some(r) => (
-            format!("{}m", r.cable),
-            Some(format!("pg_lossless_{speed}_{}m_profile", r.cable)),
-        ),
-        None => (format!("{cable_m}m"), None),
     }
 }
 

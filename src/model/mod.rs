@@ -106,10 +106,6 @@ pub struct Interface {
     pub direction: Direction,
     /// Speed in Gbit/s.
     pub speed_gbps: u32,
-    /// SONiC PORT `lanes`, when the platform has lane facts.
-    pub lanes: Option<String>,
-    /// SONiC PORT `fec`, when the platform gives one for this speed.
-    pub fec: Option<String>,
     /// Peer device or server name.
     pub peer: String,
     /// Peer port name.
@@ -128,12 +124,6 @@ pub struct Interface {
     pub mtu: u32,
     /// Cable length in metres.
     pub cable_m: u32,
-    /// SONiC CABLE_LENGTH value (`5m`): the cable rounded up to a row of the SKU's PG lookup table when the
-    /// platform has one, so buffermgrd finds its headroom profile.
-    pub cable_length: String,
-    /// SONiC lossless PG buffer profile name (`pg_lossless_400000_5m_profile`) when the platform carries
-    /// sourced per-SKU buffer numbers; None leaves it to buffermgrd.
-    pub pg_profile: Option<String>,
     /// PFC headroom on NX-OS: true when the cable is over 100 m (pause buffer settings required).
     pub long_cable: bool,
     /// This port is a DLB interface.
@@ -211,8 +201,6 @@ pub struct QosPlan {
     pub classes: Vec<ClassPlan>,
     /// Lossless priorities, ascending.
     pub lossless_priorities: Vec<u8>,
-    /// Lossless priorities as a comma list (`3`, `3,4`): SONiC pfc_enable / pfcwd_sw_enable.
-    pub pfc_enable: String,
     /// DSCP → priority for all 64 DSCPs (index = DSCP).
     pub dscp_to_tc: Vec<u8>,
     /// Priority of the default class (every DSCP no class names).
@@ -234,7 +222,6 @@ impl QosPlan {
         QosPlan {
             classes: Vec::new(),
             lossless_priorities: Vec::new(),
-            pfc_enable: String::new(),
             dscp_to_tc: Vec::new(),
             default_priority: 0,
             default_dscps: Vec::new(),

@@ -68,29 +68,66 @@ pub struct VendorFile {
     pub platforms: BTreeMap<String, Platform>,
 }
 
-/// One file rendered per device.
+/// One file rendered per device: printed by a template, or built as typed data by the per-OS layer
+/// (`src/os`). Exactly one of `template` and `builder` is given.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
-    /// Template under `templates/<os>/`.
-    pub template: String,
+    /// Text template under `templates/<os>/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// What the template reads: the whole device model (the default), or values the per-OS layer
+    /// prepared for it.
+    #[serde(default)]
+    pub context: TemplateContext,
+    /// A per-OS builder that produces the file itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builder: Option<Builder>,
     /// Output path relative to the output folder; `{hostname}` is replaced.
     pub file: String,
-    /// `text`, or `json`: parsed and re-written with sorted keys and 4-space indentation so the bytes are
-    /// canonical whatever the template's whitespace.
-    #[serde(default)]
-    pub format: OutputFormat,
 }
 
-/// Output file format.
+/// How an output file is produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Producer<'a> {
+    /// A template under `templates/<os>/`, with what it reads.
+    Template(&'a str, TemplateContext),
+    /// A builder of the per-OS layer.
+    Builder(Builder),
+}
+
+impl OutputSpec {
+    /// How this file is produced, or why the spec is wrong.
+    pub fn producer(&self) -> Result<Producer<'_>, String> {
+        match (&self.template, self.builder) {
+            (Some(t), None) => Ok(Producer::Template(t, self.context)),
+            (None, Some(b)) if self.context == TemplateContext::Model => Ok(Producer::Builder(b)),
+            (None, Some(_)) => Err(format!("{}: `context` goes with a template", self.file)),
+            _ => Err(format!(
+                "{}: give exactly one of `template` and `builder`",
+                self.file
+            )),
+        }
+    }
+}
+
+/// The values a template reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum OutputFormat {
-    /// Plain text, written as rendered (trailing whitespace trimmed, one final newline).
+#[serde(rename_all = "snake_case")]
+pub enum TemplateContext {
+    /// `meta`, `device`, `qos`, `platform` and `references`: the whole device model.
     #[default]
-    Text,
-    /// JSON, canonicalized.
-    Json,
+    Model,
+    /// The SONiC `GENERATED.txt` values prepared by `os::sonic` (`os::sonic::Generated`).
+    SonicGenerated,
+}
+
+/// A file the per-OS layer builds as typed data and serializes itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Builder {
+    /// SONiC `config_db.json` (`os::sonic::config_db`).
+    ConfigDb,
 }
 
 /// How sure the references are about a feature's CLI on this platform.
@@ -378,6 +415,11 @@ impl Catalog {
                     errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
                 }
                 platforms.insert(format!("{os}/{name}"), (*os, p));
+            }
+            for o in &file.outputs {
+                if let Err(e) = o.producer() {
+                    errors.push(format!("vendors/{os}.yaml: outputs: {e}"));
+                }
             }
             references.insert(*os, file.references);
             outputs.insert(*os, file.outputs);

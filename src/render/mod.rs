@@ -1,19 +1,19 @@
-//! Rendering: the compiled device model through the minijinja templates of `templates/<os>/`.
+//! Rendering: each device's files, as each OS's `vendors/<os>.yaml` lists them: printed by the
+//! minijinja templates of `templates/<os>/`, or built as typed data by the per-OS layer ([`crate::os`]).
 //!
-//! Templates are compiled into the binary (see `build.rs`) and parsed once per [`Renderer`]. Each OS's
-//! `vendors/<os>.yaml` lists the files a device gets; JSON outputs are canonicalized (sorted keys, 4-space
-//! indentation) so their bytes never depend on template whitespace. Devices render in parallel and come
-//! back in model order, so the output is byte-identical whatever the thread count.
+//! Templates are compiled into the binary (see `build.rs`) and parsed once per [`Renderer`]. Devices
+//! render in parallel and come back in model order, so the output is byte-identical whatever the thread
+//! count.
 
 use crate::model::{Device, FabricModel};
-use crate::platform::{Catalog, OutputFormat};
+use crate::os::sonic;
+use crate::platform::{Builder, Catalog, Platform, Producer, TemplateContext};
 use minijinja::value::Serde;
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod inventory;
-pub mod json;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -82,10 +82,11 @@ pub struct OutFile {
     pub device: String,
 }
 
-/// A parsed template set plus the platform catalog.
+/// A parsed template set, the platform catalog and the per-OS builders.
 pub struct Renderer {
     env: Environment<'static>,
     catalog: &'static Catalog,
+    config_db: sonic::ConfigDbBuilder,
 }
 
 impl Renderer {
@@ -104,7 +105,11 @@ impl Renderer {
             env.add_template(name, src)
                 .map_err(|e| format!("template {name}: {e:#}"))?;
         }
-        Ok(Renderer { env, catalog })
+        Ok(Renderer {
+            env,
+            catalog,
+            config_db: sonic::ConfigDbBuilder::new(),
+        })
     }
 
     /// Template names, for tests.
@@ -123,30 +128,26 @@ impl Renderer {
             .outputs
             .get(&d.os)
             .ok_or_else(|| format!("no outputs for {}", d.os))?;
-        let ctx = context! {
-            meta => Value::from(Serde(meta)),
-            device => Value::from(Serde(d)),
-            qos => Value::from(Serde(&*d.qos)),
-            platform => Value::from(Serde(platform)),
-            references => Value::from(Serde(self.catalog.references.get(&d.os))),
-        };
+        // The whole model as template values, made at most once and only if a template reads it.
+        let mut model_ctx = None;
         let mut files = Vec::with_capacity(outputs.len());
         for o in outputs {
-            let name = format!("{}/{}", d.os.as_str(), o.template);
-            let tmpl = self
-                .env
-                .get_template(&name)
-                .map_err(|e| format!("{}: {e:#}", d.hostname))?;
-            let raw = tmpl
-                .render(&ctx)
-                .map_err(|e| format!("{}: rendering {name}: {e:#}", d.hostname))?;
-            let content = match o.format {
-                OutputFormat::Text => tidy_text(&raw),
-                OutputFormat::Json => canonical_json(&raw).map_err(|e| {
-                    format!("{}: {name} did not produce valid JSON: {e}", d.hostname)
-                })?,
+            let content = match o.producer()? {
+                Producer::Builder(b) => self.build(b, d, platform)?,
+                Producer::Template(template, wants) => {
+                    let ctx = match wants {
+                        TemplateContext::Model => model_ctx
+                            .get_or_insert_with(|| self.model_context(meta, d, platform))
+                            .clone(),
+                        TemplateContext::SonicGenerated => context! {
+                            meta => Value::from(Serde(meta)),
+                            generated => Value::from(Serde(sonic::Generated::new(d, platform)?)),
+                        },
+                    };
+                    self.template(d, template, &ctx)?
+                }
             };
-            check_lines(&content).map_err(|e| format!("{}: {name}: {e}", d.hostname))?;
+            check_lines(&content).map_err(|e| format!("{}: {}: {e}", d.hostname, o.file))?;
             files.push(OutFile {
                 path: o.file.replace("{hostname}", &d.hostname),
                 content,
@@ -154,6 +155,37 @@ impl Renderer {
             });
         }
         Ok(files)
+    }
+
+    /// A file the per-OS layer builds.
+    fn build(&self, b: Builder, d: &Device, platform: &Platform) -> Result<String, String> {
+        match b {
+            Builder::ConfigDb => self.config_db.file(d, platform),
+        }
+    }
+
+    /// What a template of the whole model reads.
+    fn model_context(&self, meta: &Meta, d: &Device, platform: &Platform) -> Value {
+        context! {
+            meta => Value::from(Serde(meta)),
+            device => Value::from(Serde(d)),
+            qos => Value::from(Serde(&*d.qos)),
+            platform => Value::from(Serde(platform)),
+            references => Value::from(Serde(self.catalog.references.get(&d.os))),
+        }
+    }
+
+    /// Renders template `templates/<os>/<template>` as text.
+    fn template(&self, d: &Device, template: &str, ctx: &Value) -> Result<String, String> {
+        let name = format!("{}/{template}", d.os.as_str());
+        let tmpl = self
+            .env
+            .get_template(&name)
+            .map_err(|e| format!("{}: {e:#}", d.hostname))?;
+        let raw = tmpl
+            .render(ctx)
+            .map_err(|e| format!("{}: rendering {name}: {e:#}", d.hostname))?;
+        Ok(tidy_text(&raw))
     }
 
     /// Renders every device of a fabric, in parallel, in model order. `only` narrows to some devices.
@@ -259,31 +291,29 @@ fn tidy_text(raw: &str) -> String {
     out
 }
 
-pub use json::canonical_json;
-
-/// Defence in depth: no control character other than newline may reach a config.
+/// Defence in depth: no control character (C0, DEL, C1) other than newline, tab and the `\r` of a
+/// `\r\n` may reach a config. Scans bytes: a C1 control is `0xC2 0x80..=0x9F` in UTF-8.
 fn check_lines(content: &str) -> Result<(), String> {
-    if let Some((n, _)) = content
-        .lines()
-        .enumerate()
-        .find(|(_, l)| l.chars().any(|c| c.is_control() && c != '\t'))
-    {
-        return Err(format!("line {} contains a control character", n + 1));
+    let b = content.as_bytes();
+    let bad = b.iter().enumerate().position(|(i, &c)| match c {
+        b'\n' | b'\t' => false,
+        b'\r' => b.get(i + 1) != Some(&b'\n'),
+        0..=0x1f | 0x7f => true,
+        0xc2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)),
+        _ => false,
+    });
+    match bad {
+        Some(at) => {
+            let line = b[..at].iter().filter(|&&c| c == b'\n').count() + 1;
+            Err(format!("line {line} contains a control character"))
+        }
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_is_canonical() {
-        let a = canonical_json(r#"{"b": {"d": "1", "c": "2"}, "a": []}"#).unwrap();
-        let b = canonical_json("{\"a\":[],\"b\":{\"c\":\"2\",\"d\":\"1\"}}").unwrap();
-        assert_eq!(a, b);
-        assert!(a.starts_with("{\n    \"a\": []"));
-    }
 
     #[test]
     fn meta_cannot_carry_a_line_break() {
@@ -297,6 +327,15 @@ mod tests {
     #[test]
     fn text_is_tidy() {
         assert_eq!(tidy_text("a  \nb\n\n\n"), "a\nb\n");
-        assert!(check_lines("ok\nbad\u{7}\n").is_err());
+        assert_eq!(
+            check_lines("ok\nbad\u{7}\n"),
+            Err("line 2 contains a control character".into())
+        );
+        for bad in ["a\rb", "x\n\u{85}", "\u{7f}", "\u{0}", "\r"] {
+            assert!(check_lines(bad).is_err(), "{bad:?}");
+        }
+        for good in ["a\r\nb\tc\n", "é\u{a0}\u{2014}", ""] {
+            assert_eq!(check_lines(good), Ok(()), "{good:?}");
+        }
     }
 }

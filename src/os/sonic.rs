@@ -1,0 +1,289 @@
+//! SONiC: a device of the neutral model as a typed community-SONiC `config_db.json` (traditional
+//! buffer model, FRR unified mode), the way AVD's eos_designs builds a structured config that templates
+//! only print.
+//!
+//! Everything SONiC spells its own way is derived here: DEVICE_METADATA types, PORT `lanes` and `fec`,
+//! speeds in Mbit/s, the `pfc_enable` list, cable lengths rounded to the SKU's PG lookup rows, headroom
+//! profile names, egress queue runs, WRED and scheduler names, and every number as a string. The tables
+//! and fields are described in docs/platforms/sonic.md; tests/sonic_yang.rs checks every rendered file
+//! against the SONiC YANG models. What depends only on the platform and its QoS plan ([`Parts`]) is
+//! built once and borrowed by every device and port.
+
+pub mod db;
+
+mod bgp;
+mod buffers;
+mod device;
+mod l3;
+mod pfcwd;
+mod qos;
+
+pub use db::{ConfigDb, Part, Row, Table, Value};
+
+use crate::model::{Device, QosPlan};
+use crate::platform::Platform;
+use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, Weak};
+
+/// The parts of a config_db that depend only on a platform and its QoS plan: the QoS maps, WRED and
+/// scheduler tables, the entries every port repeats, the SKU's buffer tables and the port lanes.
+#[derive(Debug)]
+pub struct Parts {
+    qos: qos::QosParts,
+    watchdog: Option<pfcwd::WatchdogParts>,
+    buffers: Option<buffers::BufferParts>,
+    ports: device::PortParts,
+}
+
+impl Parts {
+    /// The parts of platform `pf` with plan `qos`.
+    pub fn new(pf: &Platform, qos: &QosPlan) -> Parts {
+        Parts {
+            qos: qos::QosParts::new(qos),
+            watchdog: pfcwd::WatchdogParts::new(&qos.watchdog),
+            buffers: buffers::BufferParts::new(pf, qos),
+            ports: device::PortParts::new(pf),
+        }
+    }
+}
+
+/// The config_db of device `d` on platform `pf`, whose [`Parts`] are `parts`.
+pub fn config_db<'a>(
+    d: &'a Device,
+    pf: &'a Platform,
+    parts: &'a Parts,
+) -> Result<ConfigDb<'a>, String> {
+    let sku = pf.sonic.as_ref().ok_or_else(|| {
+        format!(
+            "{}: platform {} has no `sonic` facts",
+            d.hostname, d.platform
+        )
+    })?;
+    let mut db = ConfigDb::default();
+    device::add(&mut db, d, pf, sku, &parts.ports);
+    l3::add(&mut db, d);
+    parts.qos.add(&mut db, d);
+    buffers::add(&mut db, d, parts.buffers.as_ref());
+    if let Some(w) = &parts.watchdog {
+        w.add(&mut db, d);
+    }
+    bgp::add(&mut db, d);
+    Ok(db)
+}
+
+/// `a|b|c` from its pieces, in one allocation: a composite config_db key.
+pub(crate) fn key(pieces: &[&str]) -> Cow<'static, str> {
+    let mut k = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    for p in pieces {
+        k.push_str(p);
+    }
+    Cow::Owned(k)
+}
+
+/// A cached [`Parts`]: the QoS plan it was built from (the model shares one plan per platform), the
+/// platform, the parts. The weak reference keeps the plan's address from being reused while the entry
+/// exists.
+type Cached = (Weak<QosPlan>, String, Arc<Parts>);
+
+/// Writes `config_db.json` files, building each platform's [`Parts`] once for all its devices.
+#[derive(Debug, Default)]
+pub struct ConfigDbBuilder {
+    /// Parts in use; entries whose plan is gone are dropped when a new one is added.
+    cache: Mutex<Vec<Cached>>,
+}
+
+impl ConfigDbBuilder {
+    /// A builder with nothing cached.
+    pub fn new() -> ConfigDbBuilder {
+        ConfigDbBuilder::default()
+    }
+
+    /// The parts for `d` on `pf`, built on first use.
+    fn parts(&self, d: &Device, pf: &Platform) -> Arc<Parts> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let plan = Arc::as_ptr(&d.qos);
+        if let Some((_, _, p)) = cache
+            .iter()
+            .find(|(q, name, _)| q.as_ptr() == plan && *name == d.platform)
+        {
+            return Arc::clone(p);
+        }
+        cache.retain(|(q, _, _)| q.strong_count() > 0);
+        let parts = Arc::new(Parts::new(pf, &d.qos));
+        cache.push((
+            Arc::downgrade(&d.qos),
+            d.platform.clone(),
+            Arc::clone(&parts),
+        ));
+        parts
+    }
+
+    /// The `config_db.json` of device `d` on platform `pf`.
+    pub fn file(&self, d: &Device, pf: &Platform) -> Result<String, String> {
+        let parts = self.parts(d, pf);
+        config_db(d, pf, &parts)?
+            .to_json()
+            .map_err(|e| format!("{}: config_db.json: {e}", d.hostname))
+    }
+}
+
+/// What `GENERATED.txt` (templates/sonic/header.j2) prints beside config_db.json, which cannot hold
+/// comments: provenance, what aifab left to SONiC, and the model's notes.
+#[derive(Debug, Serialize)]
+pub struct Generated<'a> {
+    /// Hostname.
+    pub hostname: &'a str,
+    /// DEVICE_METADATA `hwsku`.
+    pub hwsku: &'a str,
+    /// Whether config_db carries the SKU's BUFFER_* tables (else buffermgrd and the SKU provide them).
+    pub sku_buffers: bool,
+    /// One line per model note.
+    pub notes: Vec<&'a str>,
+}
+
+impl<'a> Generated<'a> {
+    /// The values for device `d` on platform `pf`.
+    pub fn new(d: &'a Device, pf: &'a Platform) -> Result<Generated<'a>, String> {
+        let sku = pf.sonic.as_ref().ok_or_else(|| {
+            format!(
+                "{}: platform {} has no `sonic` facts",
+                d.hostname, d.platform
+            )
+        })?;
+        Ok(Generated {
+            hostname: &d.hostname,
+            hwsku: &sku.hwsku,
+            sku_buffers: sku.buffers.is_some(),
+            notes: d.notes.iter().map(|n| n.text.as_str()).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FabricModel;
+    use crate::platform::Catalog;
+
+    fn model(intent: &str) -> FabricModel {
+        let path = format!("{}/intents/{intent}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).expect("read intent");
+        let intent = serde_norway::from_str(&text).expect("parse intent");
+        crate::compile::compile(&intent, Catalog::builtin()).expect("compile")
+    }
+
+    fn device<'m>(m: &'m FabricModel, host: &str) -> (&'m Device, &'static Platform) {
+        let d = m
+            .devices
+            .iter()
+            .find(|d| d.hostname == host)
+            .expect("device");
+        (d, &Catalog::builtin().get(&d.platform).expect("platform").1)
+    }
+
+    fn text(row: &Row<'_>, field: &str) -> String {
+        match row.get(field) {
+            Some(Value::Text(t)) => t.to_string(),
+            Some(Value::Num(n)) => n.to_string(),
+            Some(Value::Ip(ip)) => ip.to_string(),
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+
+    /// The SONiC spellings the neutral model no longer carries: lanes, FEC, Mbit/s, cable rounding to the
+    /// SKU's PG lookup rows, headroom profile names, `pfc_enable`, queue runs.
+    #[test]
+    fn z9332f_leaf_gets_sonic_spellings() {
+        let m = model("mixed-sonic-nxos.yaml");
+        let (d, pf) = device(&m, "g1-rail1");
+        let parts = Parts::new(pf, &d.qos);
+        let db = config_db(d, pf, &parts).expect("config_db");
+        let table = |n: &str| db.table(n).unwrap_or_else(|| panic!("no {n}"));
+        let port = table("PORT").get("Ethernet0").expect("Ethernet0");
+        assert_eq!(text(port, "lanes"), "33,34,35,36,37,38,39,40");
+        assert_eq!(text(port, "fec"), "rs");
+        assert_eq!(text(port, "speed"), "400000");
+        // 3 m server cables and 30 m uplinks round up to the 5 m and 40 m rows.
+        let cables = table("CABLE_LENGTH").get("AZURE").expect("AZURE");
+        assert_eq!(text(cables, "Ethernet0"), "5m");
+        assert_eq!(text(cables, "Ethernet128"), "40m");
+        let profiles: Vec<_> = table("BUFFER_PROFILE").keys().collect();
+        assert!(
+            profiles.contains(&"pg_lossless_400000_5m_profile"),
+            "{profiles:?}"
+        );
+        assert!(
+            profiles.contains(&"pg_lossless_400000_40m_profile"),
+            "{profiles:?}"
+        );
+        let pg = table("BUFFER_PG")
+            .get("Ethernet128|3")
+            .expect("lossless PG");
+        assert_eq!(text(pg, "profile"), "pg_lossless_400000_40m_profile");
+        let qos = table("PORT_QOS_MAP").get("Ethernet0").expect("port qos");
+        assert_eq!(text(qos, "pfc_enable"), "3");
+        assert_eq!(text(qos, "pfcwd_sw_enable"), "3");
+        let runs: Vec<_> = table("BUFFER_QUEUE")
+            .keys()
+            .filter(|k| k.starts_with("Ethernet0|"))
+            .collect();
+        assert_eq!(runs, ["Ethernet0|0-2", "Ethernet0|3", "Ethernet0|4-6"]);
+        let meta = table("DEVICE_METADATA")
+            .get("localhost")
+            .expect("localhost");
+        assert_eq!(text(meta, "type"), "LeafRouter");
+    }
+
+    /// A SKU without sourced buffer numbers: no BUFFER_* tables, the cable as it is.
+    #[test]
+    fn sku_without_buffers_leaves_them_to_buffermgrd() {
+        let m = model("mixed-sonic-nxos.yaml");
+        let (d, pf) = device(&m, "g2-rail8");
+        let parts = Parts::new(pf, &d.qos);
+        let db = config_db(d, pf, &parts).expect("config_db");
+        assert!(db.names().all(|n| !n.starts_with("BUFFER_")));
+        let cables = db.table("CABLE_LENGTH").and_then(|t| t.get("AZURE"));
+        assert_eq!(text(cables.expect("AZURE"), "Ethernet0"), "3m");
+        let port = db
+            .table("PORT")
+            .and_then(|t| t.get("Ethernet0"))
+            .expect("port");
+        assert_eq!(text(port, "lanes"), "0,1,2,3,4,5,6,7");
+        assert!(port.get("fec").is_none());
+    }
+
+    /// The cached parts give the same bytes as parts built for the device alone, and the model keeps
+    /// no SONiC spelling.
+    #[test]
+    fn cached_parts_match_and_the_model_stays_neutral() {
+        let m = model("three-tier-small.yaml");
+        let builder = ConfigDbBuilder::new();
+        let mut sonic = 0;
+        for d in m
+            .devices
+            .iter()
+            .filter(|d| d.os == crate::platform::Os::Sonic)
+        {
+            let pf = &Catalog::builtin().get(&d.platform).expect("platform").1;
+            let fresh = Parts::new(pf, &d.qos);
+            let want = config_db(d, pf, &fresh)
+                .expect("db")
+                .to_json()
+                .expect("json");
+            assert_eq!(builder.file(d, pf).expect("file"), want, "{}", d.hostname);
+            sonic += 1;
+        }
+        assert!(sonic > 1);
+        let json = serde_json::to_string(&m).expect("model json");
+        for spelling in [
+            "\"lanes\"",
+            "\"fec\"",
+            "cable_length",
+            "pg_profile",
+            "pfc_enable",
+        ] {
+            assert!(!json.contains(spelling), "the model carries {spelling}");
+        }
+    }
+}
