@@ -2,7 +2,8 @@
 //! switch configurations for Cisco NX-OS, Arista EOS and SONiC.
 //!
 //! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
-//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates) → [`write`] / [`review`].
+//! [`compile`] (vendor-neutral [`model`]) → [`os`] (per-OS structured config) → [`render`] (minijinja
+//! templates) → [`write`] / [`review`].
 
 // A `Finding` is the unit every stage reports; it is returned by value on the (cold) error path, where
 // its size does not matter, and boxing it everywhere would only add noise.
@@ -16,6 +17,7 @@ pub mod diag;
 pub mod intent;
 pub mod load;
 pub mod model;
+pub mod os;
 pub mod pipeline;
 pub mod platform;
 pub mod render;

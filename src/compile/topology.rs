@@ -703,7 +703,6 @@ fn placeholder_interface() -> Interface {
         cable_m: 0,
         cable_length: String::new(),
         pg_profile: None,
-        long_cable: false,
         dlb: false,
     }
 }
@@ -819,7 +818,6 @@ fn interface(
         cable_m,
         cable_length,
         pg_profile,
-        long_cable: cable_m > 100,
         dlb: false,
     }
 }

@@ -6,7 +6,7 @@
 //! back in model order, so the output is byte-identical whatever the thread count.
 
 use crate::model::{Device, FabricModel};
-use crate::platform::{Catalog, OutputFormat};
+use crate::platform::{Catalog, Os, OutputFormat, Platform};
 use minijinja::value::Serde;
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 use rayon::prelude::*;
@@ -123,13 +123,9 @@ impl Renderer {
             .outputs
             .get(&d.os)
             .ok_or_else(|| format!("no outputs for {}", d.os))?;
-        let ctx = context! {
-            meta => Value::from(Serde(meta)),
-            device => Value::from(Serde(d)),
-            qos => Value::from(Serde(&*d.qos)),
-            platform => Value::from(Serde(platform)),
-            references => Value::from(Serde(self.catalog.references.get(&d.os))),
-        };
+        let ctx = self
+            .context(meta, d, platform)
+            .map_err(|e| format!("{}: {e}", d.hostname))?;
         let mut files = Vec::with_capacity(outputs.len());
         for o in outputs {
             let name = format!("{}/{}", d.os.as_str(), o.template);
@@ -154,6 +150,29 @@ impl Renderer {
             });
         }
         Ok(files)
+    }
+
+    /// The template context of one device: `meta` and the OS's view (`crate::os`) for the CLI OSes;
+    /// the neutral model and the platform facts for SONiC.
+    fn context(&self, meta: &Meta, d: &Device, platform: &Platform) -> Result<Value, String> {
+        let meta = Value::from(Serde(meta));
+        Ok(match d.os {
+            Os::Nxos => context! {
+                meta,
+                view => Value::from(Serde(crate::os::nxos::view(d, platform))),
+            },
+            Os::Eos => context! {
+                meta,
+                view => Value::from(Serde(crate::os::eos::view(d, platform)?)),
+            },
+            Os::Sonic => context! {
+                meta,
+                device => Value::from(Serde(d)),
+                qos => Value::from(Serde(&*d.qos)),
+                platform => Value::from(Serde(platform)),
+                references => Value::from(Serde(self.catalog.references.get(&d.os))),
+            },
+        })
     }
 
     /// Renders every device of a fabric, in parallel, in model order. `only` narrows to some devices.
