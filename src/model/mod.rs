@@ -1,5 +1,6 @@
 //! The vendor-neutral device model: every device, port, link, address, ASN and resolved QoS setting of
-//! one fabric, fully explicit. Renderers read this and never recompute fabric arithmetic.
+//! one fabric, fully explicit. Renderers read this and never recompute fabric arithmetic. OS spellings
+//! belong in `crate::os`, which turns a device into the structured config one OS's templates print.
 //!
 //! `aifab compile --format json|yaml` prints it.
 
