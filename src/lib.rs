@@ -2,8 +2,8 @@
 //! switch configurations for Cisco NX-OS, Arista EOS and SONiC.
 //!
 //! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
-//! [`compile`] (vendor-neutral [`model`]) → [`render`] (minijinja templates, or typed data from the
-//! per-OS layer [`os`]) → [`write`](mod@write) / [`review`].
+//! [`compile`] (vendor-neutral [`model`]) → [`os`] (per-OS structured config: typed data for SONiC,
+//! a view for the NX-OS/EOS templates) → [`render`] → [`write`](mod@write) / [`review`].
 //! Every rule a stage can report is declared once, in the registry [`rules`]. The command line and the
 //! benchmark are the binary's (`src/main.rs`), not part of this API.
 

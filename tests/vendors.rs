@@ -267,7 +267,8 @@ fn a_missing_source_is_refused() {
     let line_end = line_start + nxos[line_start..].find('\n').unwrap() + 1;
     let line = &nxos[line_start..line_end];
     assert!(
-        line.trim_start().starts_with("max_mtu: \"cisco-mtu-technote"),
+        line.trim_start()
+            .starts_with("max_mtu: \"cisco-mtu-technote"),
         "{line}"
     );
     let broken = format!("{}{}", &nxos[..line_start], &nxos[line_end..]);

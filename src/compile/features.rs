@@ -202,7 +202,6 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                     l4_offset: 13,
                     length_bytes: 3,
                     udp_port: 4791,
-                    payload_bytes: "5-7".into(),
                 });
             }
         }

@@ -1,5 +1,6 @@
-//! Resolves the intent's traffic classes into one [`QosPlan`] per platform: DSCP map, queues, strict
-//! levels, ECN thresholds in the platform's unit (exactly, or an error), and watchdog timers.
+//! Resolves the intent's traffic classes into one [`QosPlan`] per platform: DSCP map, queues, ECN
+//! thresholds in the platform's unit (exactly, or an error), and watchdog timers with their polling
+//! interval. How each OS spells them is the OS layer's job (`crate::os`).
 
 use crate::diag::Finding;
 use crate::intent::{Intent, Qos};
@@ -64,8 +65,6 @@ pub fn plan(
             name: name.clone(),
             ident: name.to_ascii_uppercase().replace('-', "_"),
             priority,
-            dscp_csv: join(&dscp, ","),
-            dscp_ssv: join(&dscp, " "),
             dscp,
             is_default,
             lossless: c.lossless,
@@ -110,8 +109,6 @@ pub fn plan(
     lossless_priorities.sort_unstable();
     lossless_priorities.dedup();
 
-    let mut strict: Vec<&ClassPlan> = classes.iter().filter(|c| c.strict).collect();
-    strict.sort_by_key(|c| std::cmp::Reverse(c.priority));
     let queues = (0u8..8)
         .map(|q| {
             let class = classes.iter().find(|c| c.priority == q);
@@ -119,10 +116,6 @@ pub fn plan(
                 queue: q,
                 class: class.map(|c| c.name.clone()),
                 strict: class.is_some_and(|c| c.strict),
-                strict_level: strict
-                    .iter()
-                    .position(|c| c.priority == q)
-                    .map(|i| i as u8 + 1),
                 bandwidth: class.and_then(|c| c.bandwidth).unwrap_or(0),
                 lossless: class.is_some_and(|c| c.lossless),
                 ecn: class.and_then(|c| c.ecn.clone()),
@@ -145,31 +138,14 @@ pub fn plan(
         lossless_priorities,
         dscp_to_tc,
         default_priority: default_tc,
-        default_dscp_ssv: join(&default_dscps, " "),
         default_dscps,
         queues,
         watchdog,
     })
 }
 
-fn join(v: &[u8], sep: &str) -> String {
-    v.iter().map(u8::to_string).collect::<Vec<_>>().join(sep)
-}
-
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
-}
-
-/// Seconds as EOS writes them: `0.2`, `1`, `0.05`.
-fn seconds(ms: u64) -> String {
-    let whole = ms / 1000;
-    let frac = ms % 1000;
-    if frac == 0 {
-        whole.to_string()
-    } else {
-        let f = format!("{frac:03}");
-        format!("{whole}.{}", f.trim_end_matches('0'))
-    }
 }
 
 fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
@@ -211,25 +187,8 @@ fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
         enabled: w.enabled,
         detect_ms,
         restore_ms,
-        detect_s: seconds(detect_ms),
-        restore_s: seconds(restore_ms),
         poll_ms,
-        detect_multiplier: detect_ms / poll_ms,
-        restore_multiplier: restore_ms / poll_ms,
         action: w.action,
         priorities: lossless.to_vec(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seconds_format() {
-        assert_eq!(seconds(200), "0.2");
-        assert_eq!(seconds(1000), "1");
-        assert_eq!(seconds(50), "0.05");
-        assert_eq!(seconds(1500), "1.5");
-    }
 }

@@ -699,7 +699,6 @@ fn placeholder_interface() -> Interface {
         vlan: None,
         mtu: 0,
         cable_m: 0,
-        long_cable: false,
         dlb: false,
     }
 }
@@ -803,7 +802,6 @@ fn interface(
         vlan: None,
         mtu,
         cable_m,
-        long_cable: cable_m > 100,
         dlb: false,
     }
 }

@@ -1,5 +1,6 @@
 //! The vendor-neutral device model: every device, port, link, address, ASN and resolved QoS setting of
-//! one fabric, fully explicit. Renderers read this and never recompute fabric arithmetic.
+//! one fabric, fully explicit. Renderers read this and never recompute fabric arithmetic. OS spellings
+//! belong in `crate::os`, which turns a device into the structured config one OS's templates print.
 //!
 //! `aifab compile --format json|yaml` prints it.
 
@@ -124,8 +125,6 @@ pub struct Interface {
     pub mtu: u32,
     /// Cable length in metres.
     pub cable_m: u32,
-    /// PFC headroom on NX-OS: true when the cable is over 100 m (pause buffer settings required).
-    pub long_cable: bool,
     /// This port is a DLB interface.
     pub dlb: bool,
 }
@@ -208,8 +207,6 @@ pub struct QosPlan {
     /// DSCPs no class names, ascending: mapped explicitly to the default class where the OS's built-in
     /// map would put them elsewhere (EOS maps DSCP 0-7 to TC 1).
     pub default_dscps: Vec<u8>,
-    /// `default_dscps` space-separated (EOS `qos map dscp`).
-    pub default_dscp_ssv: String,
     /// The eight queues 0-7 with their scheduling.
     pub queues: Vec<QueuePlan>,
     /// PFC watchdog.
@@ -225,7 +222,6 @@ impl QosPlan {
             dscp_to_tc: Vec::new(),
             default_priority: 0,
             default_dscps: Vec::new(),
-            default_dscp_ssv: String::new(),
             queues: Vec::new(),
             watchdog: WatchdogPlan::disabled(WatchdogAction::Drop),
         }
@@ -239,11 +235,7 @@ impl WatchdogPlan {
             enabled: false,
             detect_ms: 0,
             restore_ms: 0,
-            detect_s: String::new(),
-            restore_s: String::new(),
             poll_ms: 0,
-            detect_multiplier: 0,
-            restore_multiplier: 0,
             action,
             priorities: Vec::new(),
         }
@@ -261,10 +253,6 @@ pub struct ClassPlan {
     pub priority: u8,
     /// DSCPs, ascending; empty for the default class.
     pub dscp: Vec<u8>,
-    /// `24,26` (NX-OS `match dscp`).
-    pub dscp_csv: String,
-    /// `24 26` (EOS `qos map dscp`).
-    pub dscp_ssv: String,
     /// True for the class without DSCPs.
     pub is_default: bool,
     /// PFC no-drop.
@@ -303,8 +291,6 @@ pub struct QueuePlan {
     pub class: Option<String>,
     /// Strict priority.
     pub strict: bool,
-    /// NX-OS `priority level N`: 1 for the highest strict queue, 2 for the next.
-    pub strict_level: Option<u8>,
     /// Weighted share, percent (0 for unused queues).
     pub bandwidth: u8,
     /// Lossless queue.
@@ -313,7 +299,7 @@ pub struct QueuePlan {
     pub ecn: Option<EcnPlan>,
 }
 
-/// PFC watchdog, with the timers in every form the OSes use.
+/// PFC watchdog, with the timers in milliseconds (the OS layer writes them in each OS's form).
 #[derive(Clone, Debug, Serialize)]
 pub struct WatchdogPlan {
     /// On or off.
@@ -322,16 +308,9 @@ pub struct WatchdogPlan {
     pub detect_ms: u64,
     /// Restoration time, ms.
     pub restore_ms: u64,
-    /// Detection time in seconds, as EOS spells it (`0.2`).
-    pub detect_s: String,
-    /// Restoration time in seconds (`1`).
-    pub restore_s: String,
-    /// Polling interval, ms: the largest value in 100-1000 that divides both timers (NX-OS, SONiC POLL_INTERVAL).
+    /// Polling interval, ms: the largest value in 100-1000 that divides both timers, so both are
+    /// whole multiples of it (NX-OS multipliers, SONiC POLL_INTERVAL).
     pub poll_ms: u64,
-    /// Detection time / poll interval (NX-OS shutdown-multiplier).
-    pub detect_multiplier: u64,
-    /// Restoration time / poll interval (NX-OS auto-restore multiplier).
-    pub restore_multiplier: u64,
     /// Action.
     pub action: WatchdogAction,
     /// Priorities watched: exactly the lossless ones.
@@ -366,8 +345,6 @@ pub struct QpHashPlan {
     pub length_bytes: u32,
     /// UDP destination port of RoCEv2: 4791.
     pub udp_port: u16,
-    /// The DestQP as bytes of the UDP payload (BTH offset): `5-7`.
-    pub payload_bytes: String,
 }
 
 /// What a [`Note`] is about: each kind has its own section in `docs/platforms/<os>.md`.

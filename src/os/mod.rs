@@ -1,4 +1,9 @@
-//! The per-OS layer: each OS's own spelling of a device of the neutral model, built as typed data
-//! where the OS's config is data (SONiC `config_db.json`) rather than text a template prints.
+//! The per-OS layer: turns the vendor-neutral [`crate::model::Device`] and its platform facts into what
+//! one OS needs, already in that OS's spelling and order (the way Arista AVD's eos_designs builds a
+//! structured config that templates only print). SONiC's `config_db.json` is data, built as typed values
+//! and serialized; NX-OS and EOS get a view their templates print.
 
+pub mod common;
+pub mod eos;
+pub mod nxos;
 pub mod sonic;

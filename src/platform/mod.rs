@@ -76,10 +76,10 @@ pub struct OutputSpec {
     /// Text template under `templates/<os>/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
-    /// What the template reads: the whole device model (the default), or values the per-OS layer
-    /// prepared for it.
-    #[serde(default)]
-    pub context: TemplateContext,
+    /// What the template reads: values the per-OS layer prepared for it (templates compute nothing
+    /// and never read the neutral model or raw platform facts). Required with `template`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<TemplateContext>,
     /// A per-OS builder that produces the file itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builder: Option<Builder>,
@@ -99,10 +99,16 @@ pub enum Producer<'a> {
 impl OutputSpec {
     /// How this file is produced, or why the spec is wrong.
     pub fn producer(&self) -> Result<Producer<'_>, String> {
-        match (&self.template, self.builder) {
-            (Some(t), None) => Ok(Producer::Template(t, self.context)),
-            (None, Some(b)) if self.context == TemplateContext::Model => Ok(Producer::Builder(b)),
-            (None, Some(_)) => Err(format!("{}: `context` goes with a template", self.file)),
+        match (&self.template, self.builder, self.context) {
+            (Some(t), None, Some(c)) => Ok(Producer::Template(t, c)),
+            (Some(_), None, None) => Err(format!(
+                "{}: a template needs a `context` (what the per-OS layer prepares for it)",
+                self.file
+            )),
+            (None, Some(b), None) => Ok(Producer::Builder(b)),
+            (None, Some(_), Some(_)) => {
+                Err(format!("{}: `context` goes with a template", self.file))
+            }
             _ => Err(format!(
                 "{}: give exactly one of `template` and `builder`",
                 self.file
@@ -111,13 +117,14 @@ impl OutputSpec {
     }
 }
 
-/// The values a template reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// The values a template reads, besides `meta`: one per-OS layer view each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TemplateContext {
-    /// `meta`, `device`, `qos`, `platform` and `references`: the whole device model.
-    #[default]
-    Model,
+    /// `view`: the NX-OS structured config (`os::nxos::view`).
+    NxosView,
+    /// `view`: the EOS structured config (`os::eos::view`).
+    EosView,
     /// The SONiC `GENERATED.txt` values prepared by `os::sonic` (`os::sonic::Generated`).
     SonicGenerated,
 }

@@ -128,22 +128,13 @@ impl Renderer {
             .outputs
             .get(&d.os)
             .ok_or_else(|| format!("no outputs for {}", d.os))?;
-        // The whole model as template values, made at most once and only if a template reads it.
-        let mut model_ctx = None;
         let mut files = Vec::with_capacity(outputs.len());
         for o in outputs {
             let content = match o.producer()? {
                 Producer::Builder(b) => self.build(b, d, platform)?,
                 Producer::Template(template, wants) => {
-                    let ctx = match wants {
-                        TemplateContext::Model => model_ctx
-                            .get_or_insert_with(|| self.model_context(meta, d, platform))
-                            .clone(),
-                        TemplateContext::SonicGenerated => context! {
-                            meta => Value::from(Serde(meta)),
-                            generated => Value::from(Serde(sonic::Generated::new(d, platform)?)),
-                        },
-                    };
+                    let ctx = Self::context(wants, meta, d, platform)
+                        .map_err(|e| format!("{}: {e}", d.hostname))?;
                     self.template(d, template, &ctx)?
                 }
             };
@@ -164,15 +155,28 @@ impl Renderer {
         }
     }
 
-    /// What a template of the whole model reads.
-    fn model_context(&self, meta: &Meta, d: &Device, platform: &Platform) -> Value {
-        context! {
-            meta => Value::from(Serde(meta)),
-            device => Value::from(Serde(d)),
-            qos => Value::from(Serde(&*d.qos)),
-            platform => Value::from(Serde(platform)),
-            references => Value::from(Serde(self.catalog.references.get(&d.os))),
-        }
+    /// What a template reads: `meta` and the per-OS layer's values for it, nothing else.
+    fn context(
+        wants: TemplateContext,
+        meta: &Meta,
+        d: &Device,
+        platform: &Platform,
+    ) -> Result<Value, String> {
+        let meta = Value::from(Serde(meta));
+        Ok(match wants {
+            TemplateContext::NxosView => context! {
+                meta,
+                view => Value::from(Serde(crate::os::nxos::view(d, platform))),
+            },
+            TemplateContext::EosView => context! {
+                meta,
+                view => Value::from(Serde(crate::os::eos::view(d, platform)?)),
+            },
+            TemplateContext::SonicGenerated => context! {
+                meta,
+                generated => Value::from(Serde(sonic::Generated::new(d, platform)?)),
+            },
+        })
     }
 
     /// Renders template `templates/<os>/<template>` as text.

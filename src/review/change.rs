@@ -205,9 +205,11 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
         });
     }
     let sched = count(&|a, b| {
-        a.qos.queues.iter().zip(b.qos.queues.iter()).any(|(x, y)| {
-            x.strict != y.strict || x.bandwidth != y.bandwidth || x.strict_level != y.strict_level
-        })
+        a.qos
+            .queues
+            .iter()
+            .zip(b.qos.queues.iter())
+            .any(|(x, y)| x.strict != y.strict || x.bandwidth != y.bandwidth)
     });
     if sched > 0 {
         out.push(Change {

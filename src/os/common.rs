@@ -1,0 +1,121 @@
+//! View pieces the CLI OSes (NX-OS, EOS) print alike: header notes, eBGP, the management address and
+//! the server VLAN's gateway.
+
+use crate::model::{BgpPlan, Device, ManagementAddr};
+use serde::Serialize;
+use std::net::{IpAddr, Ipv4Addr};
+
+/// The eBGP underlay as both CLIs print it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Bgp<'a> {
+    /// Local ASN.
+    pub asn: u32,
+    /// Router-id.
+    pub router_id: Ipv4Addr,
+    /// ECMP width.
+    pub maximum_paths: u32,
+    /// Prefixes to advertise, in model order.
+    pub networks: &'a [String],
+    /// One per fabric link, in port order.
+    pub neighbors: Vec<BgpNeighbor<'a>>,
+}
+
+/// One eBGP neighbor.
+#[derive(Clone, Debug, Serialize)]
+pub struct BgpNeighbor<'a> {
+    /// Neighbor address.
+    pub ip: Ipv4Addr,
+    /// Neighbor ASN.
+    pub remote_as: u32,
+    /// `peer:peer_port`.
+    pub description: &'a str,
+}
+
+impl<'a> Bgp<'a> {
+    /// The printed part of a device's BGP plan.
+    pub fn new(b: &'a BgpPlan) -> Bgp<'a> {
+        Bgp {
+            asn: b.asn,
+            router_id: b.router_id,
+            maximum_paths: b.maximum_paths,
+            networks: &b.networks,
+            neighbors: b
+                .neighbors
+                .iter()
+                .map(|n| BgpNeighbor {
+                    ip: n.ip,
+                    remote_as: n.remote_as,
+                    description: &n.description,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The out-of-band management address.
+#[derive(Clone, Debug, Serialize)]
+pub struct Management {
+    /// `address/prefix_len`.
+    pub address: String,
+    /// The address is IPv6.
+    pub address_v6: bool,
+    /// Default gateway.
+    pub gateway: IpAddr,
+    /// The gateway is IPv6.
+    pub gateway_v6: bool,
+}
+
+impl Management {
+    /// The management address of a device, when it has one.
+    pub fn new(m: Option<&ManagementAddr>) -> Option<Management> {
+        m.map(|m| Management {
+            address: format!("{}/{}", m.ip, m.prefix_len),
+            address_v6: m.ip.is_ipv6(),
+            gateway: m.gateway,
+            gateway_v6: m.gateway.is_ipv6(),
+        })
+    }
+}
+
+/// A rail leaf's server VLAN and its gateway interface.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerVlan<'a> {
+    /// VLAN id.
+    pub vlan: u16,
+    /// Server subnet (`10.2.0.0/26`).
+    pub prefix: &'a str,
+    /// Rail of the leaf.
+    pub rail: Option<u32>,
+    /// Gateway address with prefix length.
+    pub gateway: &'a str,
+    /// IP MTU of the VLAN interface: that of its member ports (None when it has none).
+    pub mtu: Option<u32>,
+}
+
+impl<'a> ServerVlan<'a> {
+    /// The server VLAN of a `rail-subnet` leaf.
+    pub fn new(d: &'a Device) -> Option<ServerVlan<'a>> {
+        let s = d.server_subnet.as_ref()?;
+        Some(ServerVlan {
+            vlan: s.vlan,
+            prefix: &s.prefix,
+            rail: d.rail,
+            gateway: &s.gateway,
+            mtu: d
+                .interfaces
+                .iter()
+                .find(|i| i.vlan == Some(s.vlan))
+                .map(|i| i.mtu),
+        })
+    }
+}
+
+/// The texts of a device's notes, each one comment line of the header.
+pub fn notes(d: &Device) -> Vec<&str> {
+    d.notes.iter().map(|n| n.text.as_str()).collect()
+}
+
+/// `v` joined by `sep` (`24,26`, `24 26`).
+pub fn join(v: &[u8], sep: &str) -> String {
+    v.iter().map(u8::to_string).collect::<Vec<_>>().join(sep)
+}

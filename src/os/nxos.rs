@@ -1,0 +1,142 @@
+//! The NX-OS view: everything `templates/nxos/` prints, in NX-OS spelling and running-config order.
+//! The templates only place these values.
+
+mod qos;
+
+pub use qos::{ClassMap, Ecn, NetworkQosClass, Qos, QosInClass, QueuingClass, Watchdog};
+
+use super::common::{self, Bgp, Management, ServerVlan};
+use crate::model::{Device, Interface};
+use crate::platform::{Platform, QpHashMethod, Support};
+use serde::Serialize;
+use std::net::Ipv4Addr;
+
+/// One NX-OS device's structured config.
+#[derive(Clone, Debug, Serialize)]
+pub struct NxosView<'a> {
+    /// Hostname.
+    pub hostname: &'a str,
+    /// Header comment lines (unverified syntax, reload needs).
+    pub notes: Vec<&'a str>,
+    /// The server VLAN and its SVI (`rail-subnet` leaves).
+    pub server_vlan: Option<ServerVlan<'a>>,
+    /// Class-maps, policy-maps and system QoS.
+    pub qos: Qos,
+    /// Global PFC watchdog (None when off); its presence also turns the per-port watchdog on.
+    pub pfc_watchdog: Option<Watchdog>,
+    /// `hardware profile dlb`.
+    pub dlb: Option<Dlb<'a>>,
+    /// RoCEv2 destination-QP hashing.
+    pub qp_hash: Option<QpHash>,
+    /// mgmt0 in the management VRF.
+    pub management: Option<Management>,
+    /// loopback0 address.
+    pub loopback: Ipv4Addr,
+    /// Front-panel ports.
+    pub interfaces: Vec<Port<'a>>,
+    /// eBGP underlay.
+    pub bgp: Bgp<'a>,
+}
+
+/// One front-panel port.
+#[derive(Clone, Debug, Serialize)]
+pub struct Port<'a> {
+    /// `Ethernet1/5`.
+    pub name: &'a str,
+    /// Description.
+    pub description: &'a str,
+    /// Routed address with prefix length (routed port).
+    pub address: Option<&'a str>,
+    /// Access VLAN (server port of a `rail-subnet` leaf).
+    pub access_vlan: Option<u16>,
+    /// IP MTU.
+    pub mtu: u32,
+    /// Cable length in metres, when it is long enough to need pause-buffer settings aifab cannot source.
+    pub long_cable_m: Option<u32>,
+}
+
+/// `hardware profile dlb`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Dlb<'a> {
+    /// `flowlet`, `per-packet`.
+    pub mode: &'static str,
+    /// `dlb-interface` list, comma-separated on one line.
+    pub interfaces: String,
+    /// `mac-address`.
+    pub mac: Option<&'a str>,
+    /// `flowlet-aging`, microseconds (flowlet mode only).
+    pub flowlet_aging_us: Option<u64>,
+    /// Comment: the profile takes effect after a save and reload.
+    pub reload_note: bool,
+    /// Comment: egress QoS is not applied to DLB flows.
+    pub egress_qos_note: bool,
+}
+
+/// Destination-QP hashing.
+#[derive(Clone, Debug, Serialize)]
+pub struct QpHash {
+    /// The UDF load-sharing line, when the platform's method is NX-OS UDF.
+    pub udf: Option<Udf>,
+    /// The platform's method (named in a comment when it has no NX-OS rendering).
+    pub method: QpHashMethod,
+}
+
+/// `ip load-sharing address source-destination udf offset N length M`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Udf {
+    /// Offset, bytes from the outer L4 header.
+    pub offset: u32,
+    /// Length, bits.
+    pub length_bits: u32,
+}
+
+/// The NX-OS view of `d` on platform `pf`.
+pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
+    NxosView {
+        hostname: &d.hostname,
+        notes: common::notes(d),
+        server_vlan: ServerVlan::new(d),
+        qos: Qos::new(&d.qos, pf),
+        pfc_watchdog: Watchdog::new(&d.qos.watchdog, pf.watchdog_timers == Support::Unverified),
+        dlb: dlb(d, pf),
+        qp_hash: d.qp_hash.as_ref().map(|q| QpHash {
+            udf: (q.method == QpHashMethod::NxosUdf).then_some(Udf {
+                offset: q.l4_offset,
+                length_bits: q.length_bytes * 8,
+            }),
+            method: q.method,
+        }),
+        management: Management::new(d.management.as_ref()),
+        loopback: d.loopback,
+        interfaces: d.interfaces.iter().map(|i| port(i, pf)).collect(),
+        bgp: Bgp::new(&d.bgp),
+    }
+}
+
+fn port<'a>(i: &'a Interface, pf: &Platform) -> Port<'a> {
+    Port {
+        name: &i.name,
+        description: &i.description,
+        address: i.address.as_deref(),
+        access_vlan: i.vlan,
+        mtu: i.mtu,
+        long_cable_m: pf
+            .pause_buffer_above_m
+            .is_some_and(|limit| i.cable_m > limit)
+            .then_some(i.cable_m),
+    }
+}
+
+fn dlb<'a>(d: &'a Device, pf: &Platform) -> Option<Dlb<'a>> {
+    let p = d.dlb.as_ref()?;
+    Some(Dlb {
+        mode: p.mode.as_str(),
+        interfaces: p.interfaces.join(","),
+        mac: p.mac.as_deref(),
+        flowlet_aging_us: p
+            .flowlet_gap_us
+            .filter(|_| p.mode == crate::intent::DlbMode::Flowlet),
+        reload_note: pf.dlb.reload_required,
+        egress_qos_note: pf.dlb.bypasses_egress_qos,
+    })
+}

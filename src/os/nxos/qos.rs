@@ -1,0 +1,197 @@
+//! NX-OS QoS: type qos class-maps and input policy (DSCP -> qos-group), network-qos (MTU, PFC no-drop),
+//! output queuing (strict levels, DWRR, WRED-ECN), and the global PFC watchdog timers.
+//!
+//! One number per class everywhere: qos-group = c-8q-nqN = pause pfc-cos N = c-out-8q-qN; priority 0
+//! is the class-default queue, whose system class names end in `-default`.
+
+use crate::intent::WatchdogAction;
+use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
+use crate::os::common::join;
+use crate::platform::Platform;
+use serde::Serialize;
+
+/// The `c-8q-nqN` network-qos class names public sources show in use; other N follow the pattern but
+/// are unverified and get a comment.
+const VERIFIED_NQ_CLASSES: [u8; 3] = [0, 3, 7];
+
+/// Everything under `class-map type qos`, the three policy-maps and `system qos`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Qos {
+    /// `class-map type qos match-any`, one per class with DSCPs.
+    pub class_maps: Vec<ClassMap>,
+    /// `policy-map type qos AIFAB-QOS-IN` entries, `class-default` last.
+    pub qos_in: Vec<QosInClass>,
+    /// `policy-map type network-qos AIFAB-NQOS` classes.
+    pub network_qos: Vec<NetworkQosClass>,
+    /// `policy-map type queuing AIFAB-QUEUING-OUT` classes, highest queue first.
+    pub queuing: Vec<QueuingClass>,
+}
+
+/// One `class-map type qos`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassMap {
+    /// Class-map name (`ROCE`).
+    pub name: String,
+    /// `match dscp` list (`24,26`).
+    pub dscp: String,
+    /// Comment: how running-config prints a DSCP list is unverified.
+    pub list_unverified: bool,
+}
+
+/// One class of the input policy.
+#[derive(Clone, Debug, Serialize)]
+pub struct QosInClass {
+    /// Class-map name, or `class-default`.
+    pub class: String,
+    /// `set qos-group`.
+    pub qos_group: u8,
+}
+
+/// One network-qos class.
+#[derive(Clone, Debug, Serialize)]
+pub struct NetworkQosClass {
+    /// `c-8q-nq3`, `c-8q-nq-default`.
+    pub name: String,
+    /// Comment: the class name is unverified for this number.
+    pub name_unverified: bool,
+    /// `mtu`: the platform's largest.
+    pub mtu: u32,
+    /// `pause pfc-cos` (lossless classes).
+    pub pause_pfc_cos: Option<u8>,
+}
+
+/// One output queuing class.
+#[derive(Clone, Debug, Serialize)]
+pub struct QueuingClass {
+    /// `c-out-8q-q3`, `c-out-8q-q-default`.
+    pub name: String,
+    /// `priority level N` (strict queues): 1 for the highest strict queue, 2 for the next.
+    pub priority_level: Option<u8>,
+    /// `bandwidth remaining percent` (other queues).
+    pub bandwidth_remaining: u8,
+    /// WRED-ECN.
+    pub ecn: Option<Ecn>,
+}
+
+/// `random-detect ... ecn` on one queue.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ecn {
+    /// Minimum threshold in `unit`.
+    pub min: u64,
+    /// Maximum threshold in `unit`.
+    pub max: u64,
+    /// Unit keyword.
+    pub unit: String,
+    /// `drop-probability`, percent.
+    pub probability: u8,
+    /// Comment: 1 kbyte = 1024 bytes is assumed.
+    pub kbyte_assumed: bool,
+}
+
+/// The global PFC watchdog timers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Watchdog {
+    /// Comment: the timer lines are unverified on this platform.
+    pub timers_unverified: bool,
+    /// `watch-dog interval`, ms.
+    pub interval_ms: u64,
+    /// `shutdown-multiplier`: detection time in intervals.
+    pub shutdown_multiplier: u64,
+    /// `auto-restore multiplier`: restoration time in intervals.
+    pub auto_restore_multiplier: u64,
+    /// Comment: the action (alert) has no known CLI, the switch keeps dropping.
+    pub alert_unsupported: bool,
+}
+
+impl Qos {
+    /// The NX-OS QoS sections of a platform's QoS plan.
+    pub fn new(q: &QosPlan, pf: &Platform) -> Qos {
+        let (defaults, named): (Vec<&ClassPlan>, Vec<&ClassPlan>) =
+            q.classes.iter().partition(|c| c.is_default);
+        Qos {
+            class_maps: named
+                .iter()
+                .map(|c| ClassMap {
+                    name: c.ident.clone(),
+                    dscp: join(&c.dscp, ","),
+                    list_unverified: c.dscp.len() > 1,
+                })
+                .collect(),
+            qos_in: named
+                .iter()
+                .map(|c| (c.ident.as_str(), c.priority))
+                .chain(defaults.iter().map(|c| ("class-default", c.priority)))
+                .map(|(class, qos_group)| QosInClass {
+                    class: class.to_string(),
+                    qos_group,
+                })
+                .collect(),
+            network_qos: q
+                .classes
+                .iter()
+                .map(|c| NetworkQosClass {
+                    name: format!("c-8q-nq{}", number(c.priority)),
+                    name_unverified: !VERIFIED_NQ_CLASSES.contains(&c.priority),
+                    mtu: pf.max_mtu,
+                    pause_pfc_cos: c.lossless.then_some(c.priority),
+                })
+                .collect(),
+            queuing: queuing(&q.queues),
+        }
+    }
+}
+
+/// Queuing classes, highest queue first, strict queues numbered from the top.
+fn queuing(queues: &[QueuePlan]) -> Vec<QueuingClass> {
+    let mut sorted: Vec<&QueuePlan> = queues.iter().collect();
+    sorted.sort_by_key(|q| std::cmp::Reverse(q.queue));
+    let mut level = 0u8;
+    sorted
+        .into_iter()
+        .map(|q| QueuingClass {
+            name: format!("c-out-8q-q{}", number(q.queue)),
+            priority_level: q.strict.then(|| {
+                level += 1;
+                level
+            }),
+            bandwidth_remaining: q.bandwidth,
+            ecn: q.ecn.as_ref().map(ecn),
+        })
+        .collect()
+}
+
+fn ecn(e: &EcnPlan) -> Ecn {
+    Ecn {
+        min: e.min,
+        max: e.max,
+        unit: e.unit.clone(),
+        probability: e.probability,
+        kbyte_assumed: e.unit == "kbytes",
+    }
+}
+
+/// A queue or qos-group number in a system class name: `-default` for 0.
+fn number(n: u8) -> String {
+    if n == 0 {
+        "-default".to_string()
+    } else {
+        n.to_string()
+    }
+}
+
+impl Watchdog {
+    /// The NX-OS timers of an enabled watchdog: multiples of one polling interval.
+    pub fn new(w: &WatchdogPlan, timers_unverified: bool) -> Option<Watchdog> {
+        // An enabled watchdog always has a poll interval (the compiler refuses timers without one).
+        if !w.enabled || w.poll_ms == 0 {
+            return None;
+        }
+        Some(Watchdog {
+            timers_unverified,
+            interval_ms: w.poll_ms,
+            shutdown_multiplier: w.detect_ms / w.poll_ms,
+            auto_restore_multiplier: w.restore_ms / w.poll_ms,
+            alert_unsupported: w.action == WatchdogAction::Alert,
+        })
+    }
+}
