@@ -118,6 +118,7 @@ rules! {
     LosslessDefaultClass = ("AIF-QOS-017", Error, Checks, "The default class is never lossless"),
     DscpWithoutPriority = ("AIF-QOS-018", Error, Checks, "A class with DSCPs needs a priority"),
     EcnThresholdInexact = ("AIF-QOS-020", Error, Compile, "ECN thresholds must be exact in the platform's unit"),
+    StrictQueuesNotTop = ("AIF-QOS-021", Error, Compile, "Strict queues must fit on the top queues where the platform puts them there"),
 
     LosslessWithoutWatchdog = ("AIF-PFC-001", Error, Checks, "Lossless classes need the PFC watchdog"),
     WatchdogSonic = ("AIF-PFC-002", Error, Checks, "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms"),

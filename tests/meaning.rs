@@ -16,6 +16,54 @@ mod sonic;
 use aifab::platform::Os;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// What the intent means on a platform: DSCPs to the queue of their class, lossless and watchdog
+/// priorities, ECN and strict scheduling per queue. A class's queue is its priority, except where the
+/// platform puts strict queues on the top queues (the Cisco guide's rule, derived here from the intent
+/// alone): then the strict classes take queues 7, 6, ... in priority order.
+fn expected(intent: &aifab::intent::Intent, strict: aifab::platform::StrictQueues) -> Meaning {
+    let prio = |c: &aifab::intent::QosClass| c.priority.unwrap_or(0);
+    let mut strict_classes: Vec<_> = intent.qos.classes.values().filter(|c| c.strict).collect();
+    strict_classes.sort_by_key(|c| std::cmp::Reverse(prio(c)));
+    let queue = |c: &aifab::intent::QosClass| match strict {
+        aifab::platform::StrictQueues::Top if c.strict => {
+            let rank = strict_classes
+                .iter()
+                .position(|s| std::ptr::eq(*s, c))
+                .expect("strict class");
+            7 - rank as u8
+        }
+        _ => prio(c),
+    };
+    let mut want = Meaning::default();
+    let default_queue = intent
+        .qos
+        .classes
+        .values()
+        .find(|c| c.dscp.is_none())
+        .map(queue)
+        .unwrap_or(0);
+    for d in 0u8..64 {
+        want.dscp.insert(d, default_queue);
+    }
+    for c in intent.qos.classes.values() {
+        for d in c.dscp.iter().flatten() {
+            want.dscp.insert(d.0, queue(c));
+        }
+        if c.lossless {
+            want.lossless.insert(prio(c));
+            want.watchdog.insert(prio(c));
+        }
+        if let Some(e) = &c.ecn {
+            want.ecn
+                .insert(queue(c), (e.min.bytes(), e.max.bytes(), e.probability.0));
+        }
+        if c.strict {
+            want.strict.insert(queue(c));
+        }
+    }
+    want
+}
+
 /// What a rendered config says about the lossless fabric, OS-neutral.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Meaning {
@@ -75,41 +123,15 @@ fn check_meaning(
     files: &[aifab::render::OutFile],
 ) {
     {
-        // Expected, from the intent.
-        let mut want = Meaning::default();
-        let default_prio = intent
-            .qos
-            .classes
-            .values()
-            .find(|c| c.dscp.is_none())
-            .and_then(|c| c.priority)
-            .unwrap_or(0);
-        for d in 0u8..64 {
-            want.dscp.insert(d, default_prio);
-        }
-        for c in intent.qos.classes.values() {
-            let prio = c.priority.unwrap_or(0);
-            for d in c.dscp.iter().flatten() {
-                want.dscp.insert(d.0, prio);
-            }
-            if c.lossless {
-                want.lossless.insert(prio);
-                want.watchdog.insert(prio);
-            }
-            if let Some(e) = &c.ecn {
-                want.ecn
-                    .insert(prio, (e.min.bytes(), e.max.bytes(), e.probability.0));
-            }
-            if c.strict {
-                want.strict.insert(prio);
-            }
-        }
         // AIFAB_MEANING_OS=nxos narrows the test to one OS while its templates are being written.
         let only = std::env::var("AIFAB_MEANING_OS").ok();
+        let catalog = aifab::platform::Catalog::builtin();
         for d in &model.devices {
             if only.as_deref().is_some_and(|o| o != d.os.as_str()) {
                 continue;
             }
+            let (_, platform) = catalog.get(&d.platform).expect("platform");
+            let want = expected(intent, platform.strict_queues);
             let mine: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
             assert!(!mine.is_empty(), "{path}: no files for {}", d.hostname);
             let got = match d.os {
@@ -117,14 +139,7 @@ fn check_meaning(
                 Os::Eos => eos::read(&mine),
                 Os::Sonic => sonic::read(&mine),
             };
-            let mut want = Meaning {
-                lossless: want.lossless.clone(),
-                dscp: want.dscp.clone(),
-                watchdog: want.watchdog.clone(),
-                ecn: want.ecn.clone(),
-                strict: want.strict.clone(),
-                ..Meaning::default()
-            };
+            let mut want = want;
             want.pfc_ports = d.interfaces.iter().map(|i| i.name.clone()).collect();
             want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
             want.qp_hash = d.qp_hash.is_some();

@@ -97,7 +97,17 @@ fn nxos_view_spells_queues_classes_and_timers() {
         .iter()
         .filter_map(|c| c.priority_level.map(|l| (c.name.as_str(), l)))
         .collect();
-    assert_eq!(levels, [("c-out-8q-q6", 1), ("c-out-8q-q5", 2)]);
+    // Cisco's placement: strict queues on top, CNP (priority 6) on q7 level 1, CTS (5) on q6 level 2.
+    assert_eq!(levels, [("c-out-8q-q7", 1), ("c-out-8q-q6", 2)]);
+    let groups: Vec<(&str, u8)> = q
+        .qos_in
+        .iter()
+        .map(|c| (c.class.as_str(), c.qos_group))
+        .collect();
+    assert_eq!(
+        groups,
+        [("CNP", 7), ("CTS", 6), ("ROCE", 3), ("class-default", 0)]
+    );
     let roce = q
         .class_maps
         .iter()

@@ -5,7 +5,7 @@
 use crate::diag::Finding;
 use crate::intent::{Intent, Qos};
 use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
-use crate::platform::Platform;
+use crate::platform::{Platform, StrictQueues};
 use crate::rules::Rule;
 
 /// Builds the QoS plan for one platform. `platform_name` is used in messages.
@@ -65,6 +65,7 @@ pub fn plan(
             name: name.clone(),
             ident: name.to_ascii_uppercase().replace('-', "_"),
             priority,
+            queue: priority,
             dscp,
             is_default,
             lossless: c.lossless,
@@ -80,6 +81,11 @@ pub fn plan(
             .then(b.priority.cmp(&a.priority))
             .then(a.name.cmp(&b.name))
     });
+
+    if let Err(mut e) = place_queues(&mut classes, platform, platform_name) {
+        errs.append(&mut e);
+        return Err(errs);
+    }
 
     let default_tc = classes
         .iter()
@@ -111,7 +117,7 @@ pub fn plan(
 
     let queues = (0u8..8)
         .map(|q| {
-            let class = classes.iter().find(|c| c.priority == q);
+            let class = classes.iter().find(|c| c.queue == q);
             QueuePlan {
                 queue: q,
                 class: class.map(|c| c.name.clone()),
@@ -142,6 +148,59 @@ pub fn plan(
         queues,
         watchdog,
     })
+}
+
+/// Sets each class's egress queue. With [`StrictQueues::Top`] the strict classes take the highest
+/// queues in priority order (the highest-priority strict class on queue 7) and every other class keeps
+/// its priority as its queue; a non-strict class whose priority falls in that top block, or a strict
+/// lossless class that would move, is refused (its queue must stay its PFC priority).
+fn place_queues(
+    classes: &mut [ClassPlan],
+    platform: &Platform,
+    platform_name: &str,
+) -> Result<(), Vec<Finding>> {
+    if platform.strict_queues != StrictQueues::Top {
+        return Ok(());
+    }
+    // `classes` is sorted highest priority first, so strict classes come in level order.
+    let strict: Vec<usize> = (0..classes.len()).filter(|&i| classes[i].strict).collect();
+    let Some(lowest) = 8u8.checked_sub(strict.len() as u8) else {
+        return Ok(()); // more than eight strict classes cannot pass the schema's priority range
+    };
+    let mut errs = Vec::new();
+    for (rank, &i) in strict.iter().enumerate() {
+        classes[i].queue = 7 - rank as u8;
+    }
+    for c in classes.iter() {
+        let moved = c.strict && c.lossless && c.queue != c.priority;
+        let in_block = !c.strict && c.priority >= lowest;
+        if moved || in_block {
+            errs.push(
+                Finding::new(
+                    Rule::StrictQueuesNotTop,
+                    format!(
+                        "class `{}` (priority {}) on {platform_name}: the {} strict class{} take{} queues {lowest}-7 there, so {}",
+                        c.name,
+                        c.priority,
+                        strict.len(),
+                        if strict.len() == 1 { "" } else { "es" },
+                        if strict.len() == 1 { "s" } else { "" },
+                        if moved {
+                            "this lossless class would leave its PFC priority's queue"
+                        } else {
+                            "this class would share a queue with a strict class"
+                        }
+                    ),
+                )
+                .at(format!("/qos/classes/{}/priority", c.name))
+                .hint(format!(
+                    "give `{}` a priority below {lowest}: the platform puts strict-priority queues on the highest-numbered queues, contiguous (docs/platforms/nxos.md#queuing-and-ecn)",
+                    c.name
+                )),
+            );
+        }
+    }
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

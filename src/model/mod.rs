@@ -249,8 +249,11 @@ pub struct ClassPlan {
     pub name: String,
     /// Upper-case class name for config object names (`ROCE`).
     pub ident: String,
-    /// Priority = traffic class = queue = PFC priority = NX-OS qos-group.
+    /// Priority: the class's traffic class and PFC priority on the wire and in the DSCP map.
     pub priority: u8,
+    /// The egress queue the class uses on this platform: its priority, except where the platform puts
+    /// strict queues on the top queues (a lossless class's queue is always its priority).
+    pub queue: u8,
     /// DSCPs, ascending; empty for the default class.
     pub dscp: Vec<u8>,
     /// True for the class without DSCPs.

@@ -137,6 +137,26 @@ pub enum Builder {
     ConfigDb,
 }
 
+/// Where a platform puts strict-priority queues.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StrictQueues {
+    /// Each class's queue is its priority (traffic class = queue).
+    #[default]
+    AtPriority,
+    /// Strict queues are the highest-numbered queues, contiguous, the highest-priority strict class on
+    /// queue 7 (NX-OS: with more than one priority queue they must be the top ones). A strict class's
+    /// switch queue may then differ from its wire priority; a lossless class's never does.
+    Top,
+}
+
+impl StrictQueues {
+    /// True for the default placement (kept out of serialized profiles).
+    pub fn is_at_priority(&self) -> bool {
+        *self == StrictQueues::AtPriority
+    }
+}
+
 /// How sure the references are about a feature's CLI on this platform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -179,6 +199,9 @@ pub struct Platform {
     /// Traffic classes the user may not use (EOS Sand: TC 7 is reserved for control traffic).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reserved_traffic_classes: Vec<u8>,
+    /// Where strict-priority classes sit among the eight egress queues.
+    #[serde(default, skip_serializing_if = "StrictQueues::is_at_priority")]
+    pub strict_queues: StrictQueues,
     /// Dynamic load balancing.
     pub dlb: DlbSupport,
     /// Hashing on the RoCEv2 BTH destination QP.
@@ -492,6 +515,9 @@ impl Platform {
         }
         if !self.reserved_traffic_classes.is_empty() {
             need.push("reserved_traffic_classes");
+        }
+        if !self.strict_queues.is_at_priority() {
+            need.push("strict_queues");
         }
         if self.sonic.as_ref().is_some_and(|s| s.buffers.is_some()) {
             need.push("sonic.buffers");

@@ -1,8 +1,10 @@
 //! NX-OS QoS: type qos class-maps and input policy (DSCP -> qos-group), network-qos (MTU, PFC no-drop),
 //! output queuing (strict levels, DWRR, WRED-ECN), and the global PFC watchdog timers.
 //!
-//! One number per class everywhere: qos-group = c-8q-nqN = pause pfc-cos N = c-out-8q-qN; priority 0
-//! is the class-default queue, whose system class names end in `-default`.
+//! One number per class everywhere: qos-group = c-8q-nqN = c-out-8q-qN = the class's queue, and for a
+//! lossless class also its `pause pfc-cos N` (its queue is its priority). Strict classes sit on the
+//! top queues (the platform's `strict_queues: top`), so their qos-group may differ from their wire
+//! priority. Queue 0 is the class-default queue, whose system class names end in `-default`.
 
 use crate::intent::WatchdogAction;
 use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
@@ -119,8 +121,8 @@ impl Qos {
                 .collect(),
             qos_in: named
                 .iter()
-                .map(|c| (c.ident.as_str(), c.priority))
-                .chain(defaults.iter().map(|c| ("class-default", c.priority)))
+                .map(|c| (c.ident.as_str(), c.queue))
+                .chain(defaults.iter().map(|c| ("class-default", c.queue)))
                 .map(|(class, qos_group)| QosInClass {
                     class: class.to_string(),
                     qos_group,
@@ -130,8 +132,8 @@ impl Qos {
                 .classes
                 .iter()
                 .map(|c| NetworkQosClass {
-                    name: format!("c-8q-nq{}", number(c.priority)),
-                    name_unverified: !VERIFIED_NQ_CLASSES.contains(&c.priority),
+                    name: format!("c-8q-nq{}", number(c.queue)),
+                    name_unverified: !VERIFIED_NQ_CLASSES.contains(&c.queue),
                     mtu: pf.max_mtu,
                     pause_pfc_cos: c.lossless.then_some(c.priority),
                 })
