@@ -219,3 +219,28 @@ fn eos_view_on_strata_uses_udf_offsets_and_leaves_unused_top_queues_alone() {
     let roce = v.qos.queues.iter().find(|q| q.queue == 3).expect("queue 3");
     assert_eq!(roce.ecn.as_ref().map(|e| e.weight_zero), Some(true));
 }
+
+/// QP hashing must not touch other traffic: every Strata UDF hash line is scoped to UDP (RoCEv2), so
+/// TCP's flags and window bytes never feed the hash.
+#[test]
+fn eos_trident_udf_hash_is_scoped_to_udp() {
+    let mut lines = 0;
+    for path in common::example_intents() {
+        let (_, files) = common::render(&path);
+        for f in &files {
+            for l in f
+                .content
+                .lines()
+                .filter(|l| l.starts_with("port-channel load-balance trident udf"))
+            {
+                lines += 1;
+                assert!(
+                    l.contains(" eth-type IPv4 ip-protocol udp header outer l4 "),
+                    "{}: `{l}` is not scoped to UDP",
+                    f.path
+                );
+            }
+        }
+    }
+    assert!(lines > 0, "no example renders Strata UDF hashing");
+}

@@ -58,6 +58,9 @@ pub struct SandHash {
 /// `port-channel load-balance trident udf` lines.
 #[derive(Clone, Debug, Serialize)]
 pub struct TridentHash {
+    /// `ip-protocol`: RoCEv2 is UDP, so TCP and other protocols keep their usual hash instead of hashing
+    /// on whatever their L4 bytes 13-15 hold (TCP flags and window, which change within a flow).
+    pub ip_protocol: &'static str,
     /// One L4 offset per DestQP byte (13, 14, 15).
     pub offsets: Vec<u32>,
     /// Comment: whether these lines feed ECMP is unconfirmed.
@@ -98,6 +101,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> Result<EosView<'a>, String> {
         trident_hash: hash
             .filter(|q| q.method == QpHashMethod::EosTridentUdf)
             .map(|q| TridentHash {
+                ip_protocol: "udp",
                 offsets: (q.l4_offset..q.l4_offset + q.length_bytes).collect(),
                 unverified: q.support == Support::Unverified,
             }),
