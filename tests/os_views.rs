@@ -244,3 +244,53 @@ fn eos_trident_udf_hash_is_scoped_to_udp() {
     }
     assert!(lines > 0, "no example renders Strata UDF hashing");
 }
+
+/// NX-OS accepts on an L2 (switchport) port only the default MTU or the system jumbo MTU: a rail-subnet
+/// NX-OS leaf gets `system jumbomtu`, its access ports carry that value, and the intent's IP MTU goes on
+/// the server SVI.
+#[test]
+fn nxos_l2_server_ports_take_the_system_jumbo_mtu() {
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("intent");
+    let mut text = text
+        .lines()
+        .map(|l| match l.find("platform: sonic/") {
+            Some(at) => format!("{}platform: nxos/n9k-c9332d-gx2b", &l[..at]),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    let cat = aifab::platform::Catalog::builtin();
+    let m = aifab::compile::compile(&intent, cat).expect("compile");
+    let files = aifab::render::Renderer::new(cat)
+        .expect("templates")
+        .fabric(&aifab::render::Meta::new("x.yaml", &m.name), &m, None)
+        .expect("render");
+    let leaf = m
+        .devices
+        .iter()
+        .find(|d| d.server_subnet.is_some())
+        .expect("a rail-subnet leaf");
+    let cfg = &files
+        .iter()
+        .find(|f| f.device == leaf.hostname)
+        .expect("leaf config")
+        .content;
+    assert!(cfg.contains("\nsystem jumbomtu 9216\n"), "{cfg}");
+    let blocks: Vec<&str> = cfg.split("\n!\n").collect();
+    let svi = blocks
+        .iter()
+        .find(|b| b.starts_with("interface Vlan"))
+        .expect("SVI");
+    assert!(
+        svi.contains(&format!("\n  mtu {}\n", intent.fabric.mtu)),
+        "{svi}"
+    );
+    let mut l2 = 0;
+    for b in blocks.iter().filter(|b| b.contains("switchport access vlan")) {
+        l2 += 1;
+        assert!(b.contains("\n  mtu 9216\n"), "L2 port without the jumbo MTU:\n{b}");
+    }
+    assert!(l2 > 0, "no L2 server port rendered");
+}

@@ -20,6 +20,9 @@ pub struct NxosView<'a> {
     pub notes: Vec<&'a str>,
     /// The server VLAN and its SVI (`rail-subnet` leaves).
     pub server_vlan: Option<ServerVlan<'a>>,
+    /// `system jumbomtu N` when the device has L2 (switchport) ports: NX-OS accepts on an L2 port only
+    /// the default MTU or this value, so L2 ports carry it and the IP MTU goes on the SVI.
+    pub system_jumbomtu: Option<u32>,
     /// Class-maps, policy-maps and system QoS.
     pub qos: Qos,
     /// Global PFC watchdog (None when off); its presence also turns the per-port watchdog on.
@@ -108,6 +111,11 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
         }),
         management: Management::new(d.management.as_ref()),
         loopback: d.loopback,
+        system_jumbomtu: d
+            .interfaces
+            .iter()
+            .any(|i| i.vlan.is_some())
+            .then_some(pf.max_mtu),
         interfaces: d.interfaces.iter().map(|i| port(i, pf)).collect(),
         bgp: Bgp::new(&d.bgp),
     }
@@ -119,7 +127,8 @@ fn port<'a>(i: &'a Interface, pf: &Platform) -> Port<'a> {
         description: &i.description,
         address: i.address.as_deref(),
         access_vlan: i.vlan,
-        mtu: i.mtu,
+        // An L2 port takes the system jumbo MTU (the platform's largest); its IP MTU is the SVI's.
+        mtu: if i.vlan.is_some() { pf.max_mtu } else { i.mtu },
         long_cable_m: pf
             .pause_buffer_above_m
             .is_some_and(|limit| i.cable_m > limit)
