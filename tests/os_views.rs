@@ -294,3 +294,36 @@ fn nxos_l2_server_ports_take_the_system_jumbo_mtu() {
     }
     assert!(l2 > 0, "no L2 server port rendered");
 }
+
+/// SONiC declares a PFC storm only after the queue stays paused across polls (the detection time is
+/// counted down from the first paused poll), so the poll interval is at most half the detection time:
+/// real detection then stays within what the intent asks.
+#[test]
+fn sonic_watchdog_poll_is_at_most_half_the_detection_time() {
+    let mut checked = 0;
+    for path in common::example_intents() {
+        let (_, files) = common::render(&path);
+        for f in files.iter().filter(|f| f.path.ends_with("config_db.json")) {
+            let db: serde_json::Value = serde_json::from_str(&f.content).expect("json");
+            let Some(wd) = db.get("PFC_WD").and_then(|t| t.as_object()) else {
+                continue;
+            };
+            let num = |v: &serde_json::Value| {
+                v.as_str()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .expect("number")
+            };
+            let poll = num(&wd["GLOBAL"]["POLL_INTERVAL"]);
+            for (port, e) in wd.iter().filter(|(k, _)| *k != "GLOBAL") {
+                let detect = num(&e["detection_time"]);
+                assert!(
+                    2 * poll <= detect,
+                    "{}: {port}: poll {poll} ms, detection {detect} ms",
+                    f.path
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0, "no SONiC watchdog entries rendered");
+}

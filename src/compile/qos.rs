@@ -129,7 +129,7 @@ pub fn plan(
         })
         .collect();
 
-    let watchdog = match watchdog(qos, &lossless_priorities) {
+    let watchdog = match watchdog(qos, &lossless_priorities, platform, platform_name) {
         Ok(w) => w,
         Err(f) => {
             errs.push(f);
@@ -207,7 +207,12 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
+fn watchdog(
+    qos: &Qos,
+    lossless: &[u8],
+    platform: &Platform,
+    platform_name: &str,
+) -> Result<WatchdogPlan, Finding> {
     let w = &qos.pfc_watchdog;
     if !w.enabled {
         // Nothing is rendered for a disabled watchdog, so its timers need no checking.
@@ -230,17 +235,27 @@ fn watchdog(qos: &Qos, lossless: &[u8]) -> Result<WatchdogPlan, Finding> {
         .hint("the OSes take whole milliseconds: write e.g. `1s`")
     })?;
     // The polling interval: the largest value in 100..=1000 ms dividing both timers, so that NX-OS
-    // multipliers and SONiC's POLL_INTERVAL express the timers exactly.
+    // multipliers and SONiC's POLL_INTERVAL express the timers exactly, and small enough that the
+    // platform's paused polls before a storm (SONiC: 2) still fit in the detection time.
+    let polls = platform.watchdog_limits.polls_to_detect.max(1);
+    let ceiling = (detect_ms / polls).min(1000);
     let g = gcd(detect_ms, restore_ms);
-    let poll_ms = (100..=1000u64).rev().find(|p| g.is_multiple_of(*p)).ok_or_else(|| {
+    let poll_ms = (100..=ceiling).rev().find(|p| g.is_multiple_of(*p)).ok_or_else(|| {
+        let why = if polls > 1 {
+            format!(
+                " at most {ceiling} ms ({platform_name} declares a storm after {polls} paused polls, so the poll must be at most 1/{polls} of the detection time)"
+            )
+        } else {
+            String::new()
+        };
         Finding::new(
             Rule::WatchdogNoPollInterval,
             format!(
-                "PFC watchdog detect {detect_ms} ms and restore {restore_ms} ms have no common polling interval between 100 and 1000 ms"
+                "PFC watchdog detect {detect_ms} ms and restore {restore_ms} ms have no common polling interval between 100 and 1000 ms{why}"
             ),
         )
         .at("/qos/pfc_watchdog")
-        .hint("NX-OS and SONiC count the watchdog in multiples of a 100-1000 ms poll interval: use multiples of 100 ms (e.g. detect 200ms, restore 1s)")
+        .hint("NX-OS and SONiC count the watchdog in multiples of a 100-1000 ms poll interval, and SONiC needs two polls within the detection time: use multiples of 100 ms and detect of at least 200ms (e.g. detect 200ms, restore 1s)")
     })?;
     Ok(WatchdogPlan {
         enabled: w.enabled,

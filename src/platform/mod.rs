@@ -315,6 +315,18 @@ pub struct WatchdogLimits {
     /// Largest [detect, restore] multiples of the poll interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_multiplier: Option<[u64; 2]>,
+    /// Paused polls the OS needs before it declares a storm (SONiC: 2), so the poll interval is at most
+    /// the detection time divided by this and real detection stays within the intent's time.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub polls_to_detect: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// How a platform hashes on the BTH destination QP.
