@@ -288,9 +288,15 @@ fn nxos_l2_server_ports_take_the_system_jumbo_mtu() {
         "{svi}"
     );
     let mut l2 = 0;
-    for b in blocks.iter().filter(|b| b.contains("switchport access vlan")) {
+    for b in blocks
+        .iter()
+        .filter(|b| b.contains("switchport access vlan"))
+    {
         l2 += 1;
-        assert!(b.contains("\n  mtu 9216\n"), "L2 port without the jumbo MTU:\n{b}");
+        assert!(
+            b.contains("\n  mtu 9216\n"),
+            "L2 port without the jumbo MTU:\n{b}"
+        );
     }
     assert!(l2 > 0, "no L2 server port rendered");
 }
@@ -326,4 +332,30 @@ fn sonic_watchdog_poll_is_at_most_half_the_detection_time() {
         }
     }
     assert!(checked > 0, "no SONiC watchdog entries rendered");
+}
+
+/// SONiC sends the switch's own traffic (BGP, LLDP, ARP) from queue 7: every port's queue 7 has a
+/// scheduler, strict when no class uses it, so no strict class can starve the fabric's BGP sessions.
+#[test]
+fn sonic_control_queue_has_a_scheduler_on_every_port() {
+    let mut ports = 0;
+    for path in common::example_intents() {
+        let (_, files) = common::render(&path);
+        for f in files.iter().filter(|f| f.path.ends_with("config_db.json")) {
+            let db: serde_json::Value = serde_json::from_str(&f.content).expect("json");
+            for port in db["PORT"].as_object().expect("PORT").keys() {
+                let entry = &db["QUEUE"][format!("{port}|7")];
+                let sched = entry["scheduler"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}: {port}|7 has no scheduler", f.path));
+                assert_eq!(
+                    db["SCHEDULER"][sched]["type"], "STRICT",
+                    "{}: {port}|7 uses {sched}",
+                    f.path
+                );
+                ports += 1;
+            }
+        }
+    }
+    assert!(ports > 0, "no SONiC ports rendered");
 }

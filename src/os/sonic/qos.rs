@@ -6,7 +6,10 @@
 //! number (the other TCs share lossy PG 0). A strict class's queue uses `scheduler.strict`, a weighted
 //! class's queue `scheduler.<class>` (DWRR, weight = its bandwidth percent; the YANG range is 1..100).
 //! Queues no class uses carry no traffic and get no QUEUE entry, so they keep the SAI default scheduler
-//! rather than a 0 weight the YANG refuses. WRED/ECN thresholds are bytes (sonic-wred-profile.yang), the
+//! rather than a 0 weight the YANG refuses, except queue 7: SONiC sends the switch's own traffic (BGP,
+//! LLDP, ARP) from it (sonic-swss `portsorch.cpp` `DEFAULT_HOSTIF_TX_QUEUE 7`), so when no class uses it
+//! it gets `scheduler.control` (STRICT): control traffic is small, and no strict class of the intent can
+//! starve the BGP sessions that carry the fabric. WRED/ECN thresholds are bytes (sonic-wred-profile.yang), the
 //! same for green, yellow and red.
 
 use super::db::{ConfigDb, Part, Row, Table, Value};
@@ -16,6 +19,17 @@ use std::borrow::Cow;
 
 /// The name of the one map of each kind.
 const MAP: &str = "ROCE";
+
+/// The queue SONiC sends the switch's own packets from (sonic-swss portsorch `DEFAULT_HOSTIF_TX_QUEUE`).
+const HOSTIF_TX_QUEUE: u8 = 7;
+
+/// The scheduler of the host-interface queue when no class uses it.
+const CONTROL_SCHEDULER: &str = "scheduler.control";
+
+/// Whether the switch's own traffic has its queue to itself (no class uses queue 7).
+fn control_queue_free(qos: &QosPlan) -> bool {
+    !qos.classes.iter().any(|c| c.queue == HOSTIF_TX_QUEUE)
+}
 
 /// The QoS tables and entries of one platform's plan: the same on every device and port.
 #[derive(Debug)]
@@ -165,9 +179,16 @@ fn wred_profiles(qos: &QosPlan) -> Table<'static> {
     Table::owned(rows)
 }
 
-/// SCHEDULER: `scheduler.strict` when some class is strict, and one DWRR scheduler per weighted class.
+/// SCHEDULER: `scheduler.control` for the switch's own queue when no class uses it, `scheduler.strict`
+/// when some class is strict, and one DWRR scheduler per weighted class.
 fn schedulers(qos: &QosPlan) -> Table<'static> {
     let mut rows = Vec::new();
+    if control_queue_free(qos) {
+        rows.push((
+            Cow::Borrowed(CONTROL_SCHEDULER),
+            Row::new([("type", "STRICT".into())]),
+        ));
+    }
     if qos.classes.iter().any(|c| c.strict) {
         rows.push((
             Cow::Borrowed("scheduler.strict"),
@@ -208,8 +229,14 @@ fn queue_entries(qos: &QosPlan) -> Vec<(String, Row<'static>)> {
             ));
         }
         if !fields.is_empty() {
-            out.push((format!("|{}", c.priority), Row::from_fields(fields)));
+            out.push((format!("|{}", c.queue), Row::from_fields(fields)));
         }
+    }
+    if control_queue_free(qos) {
+        out.push((
+            format!("|{HOSTIF_TX_QUEUE}"),
+            Row::new([("scheduler", CONTROL_SCHEDULER.into())]),
+        ));
     }
     out
 }
