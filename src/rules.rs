@@ -119,6 +119,8 @@ rules! {
     DscpWithoutPriority = ("AIF-QOS-018", Error, Checks, "A class with DSCPs needs a priority"),
     EcnThresholdInexact = ("AIF-QOS-020", Error, Compile, "ECN thresholds must be exact in the platform's unit"),
     StrictQueuesNotTop = ("AIF-QOS-021", Error, Compile, "Strict queues must fit on the top queues where the platform puts them there"),
+    StrictWithoutRateLimit = ("AIF-QOS-022", Warning, Checks, "A strict class should have a rate limit"),
+    RateLimitNotStrict = ("AIF-QOS-023", Error, Checks, "A rate limit belongs to a strict class and is 1-100%"),
 
     LosslessWithoutWatchdog = ("AIF-PFC-001", Error, Checks, "Lossless classes need the PFC watchdog"),
     WatchdogSonic = ("AIF-PFC-002", Error, Checks, "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms"),

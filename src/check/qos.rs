@@ -32,6 +32,7 @@ pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) 
         lossless(name, c, has_cnp, out);
         ecn(name, c, &pfs, out);
         strict(name, c, out);
+        max_rate(name, c, out);
         reserved_traffic_class(name, c, &pfs, out);
     }
     bandwidth_sum(classes, out);
@@ -227,6 +228,29 @@ fn strict(name: &str, c: &QosClass, out: &mut Vec<Finding>) {
             Finding::new(Rule::NoBandwidthShare, format!("class `{name}` is neither strict nor given a bandwidth share"))
                 .at(class_ptr(name, ""))
                 .hint("add `bandwidth: <n>%` (shares of non-strict classes sum to 100%) or `strict: true`"),
+        ),
+        _ => {}
+    }
+}
+
+/// AIF-QOS-022: a strict class without a shaper can starve every other queue; AIF-QOS-023: a shaper
+/// belongs to a strict class and is 1-100%.
+fn max_rate(name: &str, c: &QosClass, out: &mut Vec<Finding>) {
+    match (c.strict, c.max_rate) {
+        (true, None) => out.push(
+            Finding::new(Rule::StrictWithoutRateLimit, format!("strict class `{name}` has no rate limit: a host that marks too much traffic into it can starve every other queue, the lossless one included"))
+                .at(class_ptr(name, "strict"))
+                .hint("add `max_rate: <n>%` (a shaper at that share of the port speed; CNP and CTS need little, e.g. 5%)"),
+        ),
+        (false, Some(_)) => out.push(
+            Finding::new(Rule::RateLimitNotStrict, format!("class `{name}` has `max_rate` but is not strict"))
+                .at(class_ptr(name, "max_rate"))
+                .hint("a weighted class is bounded by its `bandwidth` share: remove `max_rate`, or make the class strict"),
+        ),
+        (true, Some(r)) if r.0 == 0 => out.push(
+            Finding::new(Rule::RateLimitNotStrict, format!("strict class `{name}` has `max_rate: 0%`, which would stop it"))
+                .at(class_ptr(name, "max_rate"))
+                .hint("give a share of 1-100% of the port speed"),
         ),
         _ => {}
     }

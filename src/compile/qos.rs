@@ -66,6 +66,7 @@ pub fn plan(
             ident: name.to_ascii_uppercase().replace('-', "_"),
             priority,
             queue: priority,
+            max_rate: c.max_rate.map(|r| r.0),
             dscp,
             is_default,
             lossless: c.lossless,
@@ -124,6 +125,7 @@ pub fn plan(
                 strict: class.is_some_and(|c| c.strict),
                 bandwidth: class.and_then(|c| c.bandwidth).unwrap_or(0),
                 lossless: class.is_some_and(|c| c.lossless),
+                max_rate: class.and_then(|c| c.max_rate),
                 ecn: class.and_then(|c| c.ecn.clone()),
             }
         })

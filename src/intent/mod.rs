@@ -305,7 +305,8 @@ pub struct QosClass {
     /// DSCP values that select this class (0-63). Leave out for the default class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dscp: Option<Vec<Dscp>>,
-    /// Priority (traffic class, queue and PFC priority are the same number). The default class uses 0.
+    /// Priority: the class's traffic class and PFC priority, and its queue (except that a platform which
+    /// puts strict queues on the top queues, NX-OS, moves strict classes there). The default class uses 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 7))]
     pub priority: Option<u8>,
@@ -321,6 +322,10 @@ pub struct QosClass {
     /// Strict-priority queue (CNP and CTS classes). Never lossless.
     #[serde(default)]
     pub strict: bool,
+    /// Strict classes: the most the class may send on a port, in percent of the port speed (a shaper on
+    /// its queue), so that hosts marking too much traffic into it cannot starve the other queues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rate: Option<Percent>,
 }
 
 /// A DSCP value 0-63.

@@ -254,6 +254,8 @@ pub struct ClassPlan {
     /// The egress queue the class uses on this platform: its priority, except where the platform puts
     /// strict queues on the top queues (a lossless class's queue is always its priority).
     pub queue: u8,
+    /// Shaper of a strict class: at most this percent of the port speed.
+    pub max_rate: Option<u8>,
     /// DSCPs, ascending; empty for the default class.
     pub dscp: Vec<u8>,
     /// True for the class without DSCPs.
@@ -298,6 +300,8 @@ pub struct QueuePlan {
     pub bandwidth: u8,
     /// Lossless queue.
     pub lossless: bool,
+    /// Shaper: at most this percent of the port speed (strict classes that set `max_rate`).
+    pub max_rate: Option<u8>,
     /// ECN on this queue.
     pub ecn: Option<EcnPlan>,
 }

@@ -40,7 +40,7 @@ impl Parts {
     /// The parts of platform `pf` with plan `qos`.
     pub fn new(pf: &Platform, qos: &QosPlan) -> Parts {
         Parts {
-            qos: qos::QosParts::new(qos),
+            qos: qos::QosParts::new(qos, &pf.ports.speeds),
             watchdog: pfcwd::WatchdogParts::new(&qos.watchdog),
             buffers: buffers::BufferParts::new(pf, qos),
             ports: device::PortParts::new(pf),

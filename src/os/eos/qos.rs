@@ -41,6 +41,8 @@ pub struct TxQueue {
     pub strict: bool,
     /// `bandwidth percent` (weighted queues with a share).
     pub bandwidth: Option<u8>,
+    /// `shape rate <n> percent` (strict classes with a rate limit).
+    pub shape_percent: Option<u8>,
     /// WRED-ECN.
     pub ecn: Option<Ecn>,
 }
@@ -125,6 +127,7 @@ fn queues(queues: &[QueuePlan], pf: &Platform, keyword: &str) -> Vec<TxQueue> {
             },
             strict: q.strict,
             bandwidth: (q.bandwidth > 0).then_some(q.bandwidth),
+            shape_percent: q.max_rate,
             ecn: q.ecn.as_ref().map(|e| Ecn {
                 min: e.min,
                 max: e.max,

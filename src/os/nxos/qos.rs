@@ -71,8 +71,42 @@ pub struct QueuingClass {
     pub priority_level: Option<u8>,
     /// `bandwidth remaining percent` (other queues).
     pub bandwidth_remaining: u8,
+    /// `shape min 0 <unit> max <rate> <unit>`: a strict class's rate limit at the platform's port speed.
+    pub shape: Option<Shape>,
     /// WRED-ECN.
     pub ecn: Option<Ecn>,
+}
+
+/// A queue shaper in an absolute rate: the system queuing policy serves every port, so the intent's
+/// share of the port speed is taken of the platform's (slowest) port speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Shape {
+    /// Maximum rate in `unit`.
+    pub max: u64,
+    /// `gbps` when the rate is whole gigabits, else `mbps`.
+    pub unit: &'static str,
+    /// The share of the port speed it stands for, percent (for the comment).
+    pub percent: u8,
+    /// The port speed it was taken of, Gbit/s (for the comment).
+    pub port_gbps: u32,
+}
+
+impl Shape {
+    /// `percent` of a `port_gbps` port, in whole gbps or mbps.
+    fn new(percent: u8, port_gbps: u32) -> Shape {
+        let mbps = u64::from(port_gbps) * 1000 * u64::from(percent) / 100;
+        let (max, unit) = if mbps % 1000 == 0 {
+            (mbps / 1000, "gbps")
+        } else {
+            (mbps, "mbps")
+        };
+        Shape {
+            max,
+            unit,
+            percent,
+            port_gbps,
+        }
+    }
 }
 
 /// `random-detect ... ecn` on one queue.
@@ -138,13 +172,13 @@ impl Qos {
                     pause_pfc_cos: c.lossless.then_some(c.priority),
                 })
                 .collect(),
-            queuing: queuing(&q.queues),
+            queuing: queuing(&q.queues, slowest_port_gbps(pf)),
         }
     }
 }
 
 /// Queuing classes, highest queue first, strict queues numbered from the top.
-fn queuing(queues: &[QueuePlan]) -> Vec<QueuingClass> {
+fn queuing(queues: &[QueuePlan], port_gbps: u32) -> Vec<QueuingClass> {
     let mut sorted: Vec<&QueuePlan> = queues.iter().collect();
     sorted.sort_by_key(|q| std::cmp::Reverse(q.queue));
     let mut level = 0u8;
@@ -157,9 +191,16 @@ fn queuing(queues: &[QueuePlan]) -> Vec<QueuingClass> {
                 level
             }),
             bandwidth_remaining: q.bandwidth,
+            shape: q.max_rate.map(|p| Shape::new(p, port_gbps)),
             ecn: q.ecn.as_ref().map(ecn),
         })
         .collect()
+}
+
+/// The slowest port speed the platform offers, Gbit/s: a system-wide shaper must not exceed the share
+/// the intent gives on any port.
+fn slowest_port_gbps(pf: &Platform) -> u32 {
+    pf.ports.speeds.iter().map(|s| s.gbps()).min().unwrap_or(0)
 }
 
 fn ecn(e: &EcnPlan) -> Ecn {

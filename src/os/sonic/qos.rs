@@ -3,7 +3,9 @@
 //!
 //! One set of maps named ROCE. Priority = traffic class = queue = PFC priority, so the TC-to-queue and
 //! PFC priority-to-queue maps are the identity and every lossless TC gets the priority group of its own
-//! number (the other TCs share lossy PG 0). A strict class's queue uses `scheduler.strict`, a weighted
+//! number (the other TCs share lossy PG 0). A strict class's queue uses `scheduler.strict`, or with a
+//! rate limit its own `scheduler.<class>.<speed>g` (STRICT, `pir` = its share of that port speed in
+//! bytes/s, and `cir` the same because the YANG wants a `cir` under every `pir`), a weighted
 //! class's queue `scheduler.<class>` (DWRR, weight = its bandwidth percent; the YANG range is 1..100).
 //! Queues no class uses carry no traffic and get no QUEUE entry, so they keep the SAI default scheduler
 //! rather than a 0 weight the YANG refuses, except queue 7: SONiC sends the switch's own traffic (BGP,
@@ -15,6 +17,7 @@
 use super::db::{ConfigDb, Part, Row, Table, Value};
 use super::key;
 use crate::model::{ClassPlan, Device, QosPlan};
+use crate::units::Speed;
 use std::borrow::Cow;
 
 /// The name of the one map of each kind.
@@ -40,8 +43,9 @@ pub(super) struct QosParts {
     global: Row<'static>,
     /// PORT_QOS_MAP entry of every port.
     port: Row<'static>,
-    /// QUEUE entries of every port: key suffix (`|3`) and entry.
-    queues: Vec<(String, Row<'static>)>,
+    /// QUEUE entries of every port by port speed (Gbit/s): key suffix (`|3`) and entry. A shaped strict
+    /// class's scheduler is per speed, so the entries differ by speed only when some class is shaped.
+    queues: Vec<(u32, Vec<(String, Row<'static>)>)>,
 }
 
 /// `3,4`: the lossless priorities as SONiC's `pfc_enable` lists them.
@@ -61,6 +65,16 @@ fn scheduler_name(c: &ClassPlan) -> String {
     format!("scheduler.{}", c.name)
 }
 
+/// The SCHEDULER of a shaped strict class on ports of one speed (`scheduler.cnp.400g`).
+fn shaped_name(c: &ClassPlan, gbps: u32) -> String {
+    format!("scheduler.{}.{gbps}g", c.name)
+}
+
+/// `percent` of a `gbps` port in bytes per second (SCHEDULER `pir` with `meter_type: bytes`).
+fn shaped_bytes_per_s(gbps: u32, percent: u8) -> u64 {
+    u64::from(gbps) * 1_000_000_000 / 8 * u64::from(percent) / 100
+}
+
 /// A weighted (DWRR) class: not strict, with a non-zero share.
 fn weighted(c: &ClassPlan) -> Option<u8> {
     c.bandwidth.filter(|b| *b > 0 && !c.strict)
@@ -76,7 +90,8 @@ fn map(pairs: impl Iterator<Item = (u64, u64)>) -> Table<'static> {
 
 impl QosParts {
     /// The parts of one plan.
-    pub(super) fn new(qos: &QosPlan) -> QosParts {
+    pub(super) fn new(qos: &QosPlan, speeds: &[Speed]) -> QosParts {
+        let speeds: Vec<u32> = speeds.iter().map(|s| s.gbps()).collect();
         let is_lossless = |q: u8| qos.lossless_priorities.contains(&q);
         let queues = || qos.queues.iter().map(|q| u64::from(q.queue));
         let mut tables = vec![
@@ -98,7 +113,7 @@ impl QosParts {
         if !wred.is_empty() {
             tables.push(("WRED_PROFILE", wred));
         }
-        let schedulers = schedulers(qos);
+        let schedulers = schedulers(qos, &speeds);
         if !schedulers.is_empty() {
             tables.push(("SCHEDULER", schedulers));
         }
@@ -119,7 +134,10 @@ impl QosParts {
                 ("pfc_enable", Value::Text(pfc_enable.into())),
                 ("pfcwd_sw_enable", Value::Text(watched.into())),
             ]),
-            queues: queue_entries(qos),
+            queues: speeds
+                .iter()
+                .map(|&gbps| (gbps, queue_entries(qos, gbps)))
+                .collect(),
         }
     }
 
@@ -134,10 +152,19 @@ impl QosParts {
             ports.push((Cow::Borrowed(i.name.as_str()), Part::Shared(&self.port)));
         }
         db.put("PORT_QOS_MAP", Table::new(ports));
-        if !self.queues.is_empty() && !d.interfaces.is_empty() {
-            let mut rows = Vec::with_capacity(d.interfaces.len() * self.queues.len());
+        let per_port = self.queues.first().map_or(0, |(_, q)| q.len());
+        if per_port > 0 && !d.interfaces.is_empty() {
+            let mut rows = Vec::with_capacity(d.interfaces.len() * per_port);
             for i in &d.interfaces {
-                for (suffix, row) in &self.queues {
+                // Every port runs at one of the platform's speeds (the compiler checks it).
+                let entries = self
+                    .queues
+                    .iter()
+                    .find(|(gbps, _)| *gbps == i.speed_gbps)
+                    .or(self.queues.first())
+                    .map(|(_, q)| q.as_slice())
+                    .unwrap_or_default();
+                for (suffix, row) in entries {
                     rows.push((key(&[&i.name, suffix]), Part::Shared(row)));
                 }
             }
@@ -181,15 +208,30 @@ fn wred_profiles(qos: &QosPlan) -> Table<'static> {
 
 /// SCHEDULER: `scheduler.control` for the switch's own queue when no class uses it, `scheduler.strict`
 /// when some class is strict, and one DWRR scheduler per weighted class.
-fn schedulers(qos: &QosPlan) -> Table<'static> {
+fn schedulers(qos: &QosPlan, speeds: &[u32]) -> Table<'static> {
     let mut rows = Vec::new();
+    for c in qos.classes.iter().filter(|c| c.strict) {
+        let Some(pct) = c.max_rate else { continue };
+        for &gbps in speeds {
+            let rate = shaped_bytes_per_s(gbps, pct);
+            rows.push((
+                Cow::Owned(shaped_name(c, gbps)),
+                Row::new([
+                    ("type", "STRICT".into()),
+                    ("meter_type", "bytes".into()),
+                    ("cir", Value::Num(rate)),
+                    ("pir", Value::Num(rate)),
+                ]),
+            ));
+        }
+    }
     if control_queue_free(qos) {
         rows.push((
             Cow::Borrowed(CONTROL_SCHEDULER),
             Row::new([("type", "STRICT".into())]),
         ));
     }
-    if qos.classes.iter().any(|c| c.strict) {
+    if qos.classes.iter().any(|c| c.strict && c.max_rate.is_none()) {
         rows.push((
             Cow::Borrowed("scheduler.strict"),
             Row::new([("type", "STRICT".into())]),
@@ -210,11 +252,16 @@ fn schedulers(qos: &QosPlan) -> Table<'static> {
 }
 
 /// The QUEUE entry of each queue a class schedules or marks: (`|<queue>`, entry).
-fn queue_entries(qos: &QosPlan) -> Vec<(String, Row<'static>)> {
+fn queue_entries(qos: &QosPlan, gbps: u32) -> Vec<(String, Row<'static>)> {
     let mut out = Vec::new();
     for c in &qos.classes {
         let mut fields = Vec::new();
-        if c.strict {
+        if c.strict && c.max_rate.is_some() {
+            fields.push((
+                Cow::Borrowed("scheduler"),
+                Value::Text(shaped_name(c, gbps).into()),
+            ));
+        } else if c.strict {
             fields.push((Cow::Borrowed("scheduler"), "scheduler.strict".into()));
         } else if weighted(c).is_some() {
             fields.push((
