@@ -119,10 +119,10 @@ impl fmt::Display for Os {
 pub enum Support {
     /// Not available on this platform.
     No,
-    /// Available, syntax marked [U] in the reference: rendered with a comment naming the reference, and
+    /// Available, syntax marked \[U\] in the reference: rendered with a comment naming the reference, and
     /// `aifab validate` warns.
     Unverified,
-    /// Available, syntax verified ([V]/[P]/[G]) in the reference.
+    /// Available, syntax verified (\[V\]/\[P\]/\[G\]) in the reference.
     Yes,
 }
 
