@@ -1,7 +1,8 @@
 //! `aifab plan`: the cabling plan (CSV), a summary table, or a topology drawing.
 
 use super::{Exit, front_or_exit};
-use aifab::model::FabricModel;
+use aifab::kinds::Role;
+use aifab::model::{FabricModel, LinkTier};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -89,9 +90,9 @@ pub fn summary(m: &FabricModel) -> String {
     }
     let _ = writeln!(out, "{:<28} {:>10}", "links", "count");
     for (k, v) in [
-        ("server-leaf", s.server_links),
-        ("leaf-spine", s.leaf_spine_links),
-        ("spine-super-spine", s.spine_super_spine_links),
+        (LinkTier::ServerLeaf, s.server_links),
+        (LinkTier::LeafSpine, s.leaf_spine_links),
+        (LinkTier::SpineSuperSpine, s.spine_super_spine_links),
     ] {
         if v > 0 {
             let _ = writeln!(out, "  {k:<26} {v:>10}");
@@ -132,14 +133,14 @@ fn groups(m: &FabricModel) -> Drawing {
             return d.hostname.clone();
         }
         match (d.role, d.zone, d.group) {
-            (aifab::intent::Role::Leaf, _, Some(g)) => format!("leaves group {g}"),
+            (Role::Leaf, _, Some(g)) => format!("leaves group {g}"),
             (r, Some(z), _) => format!("{r}s zone {z}"),
             (r, None, _) => format!("{r}s"),
         }
     };
     let mut label = BTreeMap::new();
     let mut edges: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for l in m.links.iter().filter(|l| l.tier != "server-leaf") {
+    for l in m.links.iter().filter(|l| l.tier != LinkTier::ServerLeaf) {
         let (a, b) = (key(&l.a), key(&l.b));
         label.insert(a.clone(), a.clone());
         label.insert(b.clone(), b.clone());

@@ -8,25 +8,30 @@
 //!   `rail-subnet` mode one subnet per leaf, the leaf's gateway is the first host address;
 //! - ASNs: leaves take the leaf range in leaf order; spines share the spine ASN (zone n takes the n-th
 //!   in a three-tier fabric); super-spines share theirs.
+//!
+//! [`assign`] runs one pass per concern: pool and ASN capacity checks first (every problem at once),
+//! then loopbacks, ASNs, server addressing, fabric /31s with their BGP neighbors, management, and the
+//! pool accounting `aifab plan` prints.
 
 use super::shape::Shape;
-use super::topology::Draft;
+use super::topology::{Draft, DraftDevice, End};
 use crate::diag::Finding;
-use crate::intent::{Intent, Role, ServerMode};
-use crate::model::{Neighbor, PoolUse, ServerSubnet};
+use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
+use crate::model::{AddressPool, LinkTier, ManagementAddr, Neighbor, Peer, PoolUse, ServerSubnet};
 use crate::rules::Rule;
+use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// An IPv4 pool as integers.
 struct Pool {
-    name: &'static str,
+    name: AddressPool,
     text: String,
     base: u32,
     size: u64,
 }
 
 impl Pool {
-    fn new(name: &'static str, p: &crate::intent::Prefix, pointer: &str) -> Result<Pool, Finding> {
+    fn new(name: AddressPool, p: &crate::intent::Prefix) -> Result<Pool, Finding> {
         match p.0 {
             ipnetwork::IpNetwork::V4(n) => Ok(Pool {
                 name,
@@ -38,14 +43,14 @@ impl Pool {
                 Rule::PoolNotIpv4,
                 format!("pool `{name}` is IPv6; this version of aifab allocates IPv4 only"),
             )
-            .at(pointer)
+            .at(name.pointer())
             .hint("use an IPv4 prefix; IPv6 underlays are planned")),
         }
     }
     fn addr(&self, offset: u64) -> Ipv4Addr {
         Ipv4Addr::from(self.base.wrapping_add(offset as u32))
     }
-    fn too_small(&self, need: u64, what: &str, pointer: &str) -> Finding {
+    fn too_small(&self, need: u64, what: &str) -> Finding {
         let bits = 64 - need.saturating_sub(1).leading_zeros();
         Finding::new(
             Rule::PoolTooSmall,
@@ -54,109 +59,177 @@ impl Pool {
                 self.name, self.text, self.size
             ),
         )
-        .at(pointer)
+        .at(self.name.pointer())
         .hint(format!(
             "use at least a /{} for `{}`",
             32 - bits.min(32),
             self.name
         ))
     }
+    /// Whether the two pools share an address.
+    fn overlaps(&self, other: &Pool) -> bool {
+        let (p0, p1) = (self.base as u64, self.base as u64 + self.size);
+        let (q0, q1) = (other.base as u64, other.base as u64 + other.size);
+        p0 < q1 && q0 < p1
+    }
+}
+
+/// The intent's three pools.
+struct Pools {
+    lo: Pool,
+    fl: Pool,
+    sl: Pool,
+}
+
+impl Pools {
+    /// Reads the pools; every IPv6 pool is a finding.
+    fn new(a: &Addressing) -> Result<Pools, Vec<Finding>> {
+        let lo = Pool::new(AddressPool::Loopbacks, &a.loopbacks);
+        let fl = Pool::new(AddressPool::FabricLinks, &a.fabric_links);
+        let sl = Pool::new(AddressPool::ServerLinks, &a.server_links);
+        match (lo, fl, sl) {
+            (Ok(lo), Ok(fl), Ok(sl)) => Ok(Pools { lo, fl, sl }),
+            (lo, fl, sl) => Err([lo.err(), fl.err(), sl.err()]
+                .into_iter()
+                .flatten()
+                .collect()),
+        }
+    }
+}
+
+/// What the fabric takes from each pool.
+struct Needs {
+    /// Switches.
+    switches: u64,
+    /// Switch links: leaf-spine plus spine-super-spine.
+    switch_links: u64,
+    /// Server /31s (`routed` mode) or rail-leaf subnets (`rail-subnet` mode).
+    server_blocks: u64,
+    /// Host bits of one rail-leaf subnet: network, gateway, servers and broadcast fit.
+    server_subnet_bits: u32,
+    /// Addresses of the server pool.
+    server_addresses: u64,
+}
+
+impl Needs {
+    fn of(mode: ServerMode, s: &Shape, switches: usize) -> Needs {
+        let switch_links =
+            s.leaves() as u64 * s.leaf_up as u64 + s.spines() as u64 * s.spine_up as u64;
+        // network + gateway + servers + broadcast
+        let hosts = s.servers_per_group as u64 + 3;
+        let server_subnet_bits = 64 - (hosts - 1).leading_zeros();
+        let (server_blocks, server_addresses) = match mode {
+            ServerMode::Routed => {
+                let nics = s.groups as u64 * s.rails as u64 * s.servers_per_group as u64;
+                (nics, 2 * nics)
+            }
+            ServerMode::RailSubnet => {
+                let leaves = s.leaves() as u64;
+                (leaves, leaves * (1u64 << server_subnet_bits))
+            }
+        };
+        Needs {
+            switches: switches as u64,
+            switch_links,
+            server_blocks,
+            server_subnet_bits,
+            server_addresses,
+        }
+    }
+    /// Loopback addresses: one per switch plus network and broadcast.
+    fn loopbacks(&self) -> u64 {
+        self.switches + 2
+    }
+    /// Fabric-link addresses: one /31 per switch link.
+    fn fabric_links(&self) -> u64 {
+        2 * self.switch_links
+    }
 }
 
 /// Fills in loopbacks, link addresses, server addressing, ASNs, BGP neighbors and networks, management.
 pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Finding>> {
     let a = &intent.fabric.addressing;
-    let mut errs = Vec::new();
-    let pools = (
-        Pool::new("loopbacks", &a.loopbacks, "/fabric/addressing/loopbacks"),
-        Pool::new(
-            "fabric_links",
-            &a.fabric_links,
-            "/fabric/addressing/fabric_links",
-        ),
-        Pool::new(
-            "server_links",
-            &a.server_links,
-            "/fabric/addressing/server_links",
-        ),
-    );
-    let (lo, fl, sl) = match pools {
-        (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-        (a, b, c) => {
-            for r in [a.err(), b.err(), c.err()].into_iter().flatten() {
-                errs.push(r);
-            }
-            return Err(errs);
+    let bgp = &intent.fabric.bgp;
+    let pools = Pools::new(a)?;
+    let needs = Needs::of(a.server_mode, s, f.devices.len());
+    let mut errs = capacity(&pools, &needs, a.server_mode, s);
+    errs.extend(overlaps(&pools));
+    errs.extend(asn_ranges(bgp, s));
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    loopbacks(&pools.lo, s, f);
+    asns(bgp, f);
+    match a.server_mode {
+        ServerMode::Routed => server_31s(&pools.sl, f),
+        ServerMode::RailSubnet => {
+            rail_subnets(a.server_vlan, &pools.sl, needs.server_subnet_bits, f)
         }
-    };
+    }
+    fabric_31s(&pools.fl, f);
+    neighbors_in_port_order(f);
+    let errs = management(intent, f);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    f.summary.pools = pool_use(&pools, &needs);
+    Ok(())
+}
 
-    // Capacity.
-    let lo_need = f.devices.len() as u64 + 2;
-    if lo.size < lo_need {
-        errs.push(lo.too_small(
-            lo_need,
-            &format!("{} switches (plus network and broadcast)", f.devices.len()),
-            "/fabric/addressing/loopbacks",
+/// Pools too small for the fabric.
+fn capacity(p: &Pools, need: &Needs, mode: ServerMode, s: &Shape) -> Vec<Finding> {
+    let mut errs = Vec::new();
+    if p.lo.size < need.loopbacks() {
+        errs.push(p.lo.too_small(
+            need.loopbacks(),
+            &format!("{} switches (plus network and broadcast)", need.switches),
         ));
     }
-    let ls_links = s.leaves() as u64 * s.leaf_up as u64;
-    let sss_links = s.spines() as u64 * s.spine_up as u64;
-    let fl_need = 2 * (ls_links + sss_links);
-    if fl.size < fl_need {
-        errs.push(fl.too_small(
-            fl_need,
-            &format!("{} switch links", ls_links + sss_links),
-            "/fabric/addressing/fabric_links",
+    if p.fl.size < need.fabric_links() {
+        errs.push(p.fl.too_small(
+            need.fabric_links(),
+            &format!("{} switch links", need.switch_links),
         ));
     }
-    let server_subnet_bits = {
-        // network + gateway + servers + broadcast
-        let hosts = s.servers_per_group as u64 + 3;
-        64 - (hosts - 1).leading_zeros()
-    };
-    let sl_need = match a.server_mode {
-        ServerMode::Routed => 2 * s.groups as u64 * s.rails as u64 * s.servers_per_group as u64,
-        ServerMode::RailSubnet => s.leaves() as u64 * (1u64 << server_subnet_bits),
-    };
-    if sl.size < sl_need {
-        let what = match a.server_mode {
-            ServerMode::Routed => format!("{} server /31s", sl_need / 2),
+    if p.sl.size < need.server_addresses {
+        let what = match mode {
+            ServerMode::Routed => format!("{} server /31s", need.server_blocks),
             ServerMode::RailSubnet => format!(
                 "{} rail-leaf subnets of /{}",
                 s.leaves(),
-                32 - server_subnet_bits
+                32 - need.server_subnet_bits
             ),
         };
-        errs.push(sl.too_small(sl_need, &what, "/fabric/addressing/server_links"));
+        errs.push(p.sl.too_small(need.server_addresses, &what));
     }
-    // Pools must not overlap.
-    let ranges = [
-        (&lo, "loopbacks"),
-        (&fl, "fabric_links"),
-        (&sl, "server_links"),
-    ];
-    for i in 0..ranges.len() {
-        for j in i + 1..ranges.len() {
-            let (p, q) = (ranges[i].0, ranges[j].0);
-            let (p0, p1) = (p.base as u64, p.base as u64 + p.size);
-            let (q0, q1) = (q.base as u64, q.base as u64 + q.size);
-            if p0 < q1 && q0 < p1 {
-                errs.push(
-                    Finding::new(
-                        Rule::PoolsOverlap,
-                        format!(
-                            "pools `{}` ({}) and `{}` ({}) overlap",
-                            ranges[i].1, p.text, ranges[j].1, q.text
-                        ),
-                    )
-                    .at(format!("/fabric/addressing/{}", ranges[j].1))
-                    .hint("give each pool its own prefix"),
-                );
-            }
+    errs
+}
+
+/// Pools that share addresses (each pair once, pointing at the later pool).
+fn overlaps(p: &Pools) -> Vec<Finding> {
+    let all = [&p.lo, &p.fl, &p.sl];
+    let mut errs = Vec::new();
+    for (i, p) in all.iter().enumerate() {
+        for q in all.iter().skip(i + 1).filter(|q| p.overlaps(q)) {
+            errs.push(
+                Finding::new(
+                    Rule::PoolsOverlap,
+                    format!(
+                        "pools `{}` ({}) and `{}` ({}) overlap",
+                        p.name, p.text, q.name, q.text
+                    ),
+                )
+                .at(q.name.pointer())
+                .hint("give each pool its own prefix"),
+            );
         }
     }
-    // ASNs.
-    let bgp = &intent.fabric.bgp;
+    errs
+}
+
+/// ASN ranges too small for the fabric, and a missing super-spine ASN.
+fn asn_ranges(bgp: &Bgp, s: &Shape) -> Vec<Finding> {
+    let mut errs = Vec::new();
     if bgp.leaf_asn.len() < s.leaves() as u64 {
         errs.push(
             Finding::new(
@@ -197,11 +270,12 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
             .hint("add `super_spine_asn: <asn>` under fabric.bgp"),
         );
     }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
+    errs
+}
 
-    // Loopbacks and ASNs.
+/// Loopback0 (= router-id, advertised as a /32): leaves from the bottom of the pool, super-spines then
+/// spines from the top.
+fn loopbacks(lo: &Pool, s: &Shape, f: &mut Draft) {
     let top = lo.size - 2; // last host offset
     for d in f.devices.iter_mut() {
         let off = match d.role {
@@ -213,6 +287,12 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
         d.bgp.router_id = d.loopback;
         let lo_net = format!("{}/32", d.loopback);
         d.bgp.networks.push(lo_net);
+    }
+}
+
+/// Local ASNs: one per leaf in leaf order, the spine ASN of the spine's zone, the super-spine ASN.
+fn asns(bgp: &Bgp, f: &mut Draft) {
+    for d in f.devices.iter_mut() {
         d.bgp.asn = match d.role {
             Role::Leaf => bgp.leaf_asn.nth(d.seq as u64).unwrap_or(0),
             Role::Spine => bgp
@@ -222,217 +302,225 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
             Role::SuperSpine => bgp.super_spine_asn.map(|r| r.first).unwrap_or(0),
         };
     }
+}
 
-    // Links.
-    let fl_top_block = fl.size / 2 - 1;
-    let mut server_networks: Vec<(usize, String)> = Vec::new();
+/// `routed` server mode: one /31 per server link, the leaf takes the even address and advertises the
+/// /31 (in link order, which is each leaf's port order).
+fn server_31s(sl: &Pool, f: &mut Draft) {
+    for l in f
+        .links
+        .iter_mut()
+        .filter(|l| l.tier == LinkTier::ServerLeaf)
+    {
+        let even = sl.addr(2 * l.seq);
+        let odd = sl.addr(2 * l.seq + 1);
+        let d = &mut f.devices[l.upper.dev];
+        let ifc = &mut d.interfaces[l.upper.iface];
+        ifc.address = Some(format!("{even}/31"));
+        ifc.ip = Some(even);
+        ifc.peer_ip = Some(odd);
+        l.subnet = Some(format!("{even}/31"));
+        d.bgp.networks.push(format!("{even}/31"));
+    }
+}
+
+/// `rail-subnet` server mode: server ports join the server VLAN; each leaf takes the next subnet of
+/// `2^bits` addresses, is its gateway (first host address) and advertises it.
+fn rail_subnets(vlan: u16, sl: &Pool, bits: u32, f: &mut Draft) {
+    let size = 1u64 << bits;
+    let plen = 32 - bits as u8;
+    for d in f.devices.iter_mut().filter(|d| d.role == Role::Leaf) {
+        let net = sl.addr(d.seq as u64 * size);
+        let gw = sl.addr(d.seq as u64 * size + 1);
+        d.server_subnet = Some(ServerSubnet {
+            vlan,
+            prefix: format!("{net}/{plen}"),
+            gateway: format!("{gw}/{plen}"),
+            gateway_ip: gw,
+            prefix_len: plen,
+        });
+        d.bgp.networks.push(format!("{net}/{plen}"));
+    }
+    for l in f
+        .links
+        .iter_mut()
+        .filter(|l| l.tier == LinkTier::ServerLeaf)
+    {
+        let d = &mut f.devices[l.upper.dev];
+        d.interfaces[l.upper.iface].vlan = Some(vlan);
+        l.subnet = d.server_subnet.as_ref().map(|s| s.prefix.clone());
+    }
+}
+
+/// Switch links: leaf-spine link n takes the n-th /31 from the bottom of the pool, spine-super-spine
+/// link n the n-th from the top; both ends become each other's BGP neighbor.
+fn fabric_31s(fl: &Pool, f: &mut Draft) {
+    // Only reached with spine-super-spine links, when the capacity check guarantees a /31 or more.
+    let top_block = (fl.size / 2).saturating_sub(1);
     for l in f.links.iter_mut() {
-        match l.tier {
-            "server-leaf" => {
-                if a.server_mode == ServerMode::Routed {
-                    let even = sl.addr(2 * l.seq);
-                    let odd = sl.addr(2 * l.seq + 1);
-                    let ifc = &mut f.devices[l.upper.dev].interfaces[l.upper.iface];
-                    ifc.address = Some(format!("{even}/31"));
-                    ifc.ip = Some(even);
-                    ifc.peer_ip = Some(odd);
-                    l.subnet = Some(format!("{even}/31"));
-                    server_networks.push((l.upper.dev, format!("{even}/31")));
-                } else {
-                    let ifc = &mut f.devices[l.upper.dev].interfaces[l.upper.iface];
-                    ifc.vlan = Some(a.server_vlan);
-                }
-            }
-            tier => {
-                let block = if tier == "leaf-spine" {
-                    l.seq
-                } else {
-                    fl_top_block - l.seq
-                };
-                let even = fl.addr(2 * block);
-                let odd = fl.addr(2 * block + 1);
-                let Some(lower) = l.lower else { continue };
-                l.subnet = Some(format!("{even}/31"));
-                let (up_host, up_port, up_asn, up_role) = {
-                    let d = &f.devices[l.upper.dev];
-                    (
-                        d.hostname.clone(),
-                        d.interfaces[l.upper.iface].name.clone(),
-                        d.bgp.asn,
-                        d.role,
-                    )
-                };
-                let (lo_host, lo_port, lo_asn, lo_role) = {
-                    let d = &f.devices[lower.dev];
-                    (
-                        d.hostname.clone(),
-                        d.interfaces[lower.iface].name.clone(),
-                        d.bgp.asn,
-                        d.role,
-                    )
-                };
-                {
-                    let ifc = &mut f.devices[l.upper.dev].interfaces[l.upper.iface];
-                    ifc.address = Some(format!("{even}/31"));
-                    ifc.ip = Some(even);
-                    ifc.peer_ip = Some(odd);
-                }
-                {
-                    let ifc = &mut f.devices[lower.dev].interfaces[lower.iface];
-                    ifc.address = Some(format!("{odd}/31"));
-                    ifc.ip = Some(odd);
-                    ifc.peer_ip = Some(even);
-                }
-                let up_port_no = f.devices[l.upper.dev].interfaces[l.upper.iface].port;
-                let lo_port_no = f.devices[lower.dev].interfaces[lower.iface].port;
-                f.devices[l.upper.dev].bgp.neighbors.push(Neighbor {
-                    port: up_port_no,
-                    ip: odd,
-                    local_ip: even,
-                    remote_as: lo_asn,
-                    description: format!("{lo_host}:{lo_port}"),
-                    peer: lo_host,
-                    peer_port: lo_port.clone(),
-                    interface: up_port.clone(),
-                    peer_role: lo_role,
-                });
-                f.devices[lower.dev].bgp.neighbors.push(Neighbor {
-                    port: lo_port_no,
-                    ip: even,
-                    local_ip: odd,
-                    remote_as: up_asn,
-                    description: format!("{up_host}:{up_port}"),
-                    peer: up_host,
-                    peer_port: up_port,
-                    interface: lo_port,
-                    peer_role: up_role,
-                });
-            }
+        let block = match l.tier {
+            LinkTier::ServerLeaf => continue,
+            LinkTier::LeafSpine => l.seq,
+            LinkTier::SpineSuperSpine => top_block - l.seq,
+        };
+        let Some(lower) = l.lower else { continue };
+        let even = fl.addr(2 * block);
+        let odd = fl.addr(2 * block + 1);
+        l.subnet = Some(format!("{even}/31"));
+        let upper = LinkEnd::read(&f.devices, l.upper, even);
+        let lower = LinkEnd::read(&f.devices, lower, odd);
+        upper.connect(&mut f.devices, &lower);
+        lower.connect(&mut f.devices, &upper);
+    }
+}
+
+/// One end of a switch link with what its peer needs to know about it.
+struct LinkEnd {
+    end: End,
+    host: String,
+    port_name: String,
+    port: u32,
+    asn: u32,
+    role: Role,
+    ip: Ipv4Addr,
+}
+
+impl LinkEnd {
+    fn read(devices: &[DraftDevice], end: End, ip: Ipv4Addr) -> LinkEnd {
+        let d = &devices[end.dev];
+        let ifc = &d.interfaces[end.iface];
+        LinkEnd {
+            end,
+            host: d.hostname.clone(),
+            port_name: ifc.name.clone(),
+            port: ifc.port,
+            asn: d.bgp.asn,
+            role: d.role,
+            ip,
         }
     }
-    // Server /31 networks in port order, or the rail subnet.
-    for (dev, net) in server_networks {
-        f.devices[dev].bgp.networks.push(net);
+
+    /// Gives this end its address on the /31 and `peer` as a BGP neighbor.
+    fn connect(&self, devices: &mut [DraftDevice], peer: &LinkEnd) {
+        let d = &mut devices[self.end.dev];
+        let ifc = &mut d.interfaces[self.end.iface];
+        ifc.address = Some(format!("{}/31", self.ip));
+        ifc.ip = Some(self.ip);
+        ifc.peer_ip = Some(peer.ip);
+        d.bgp.neighbors.push(Neighbor {
+            port: self.port,
+            ip: peer.ip,
+            local_ip: self.ip,
+            remote_as: peer.asn,
+            description: format!("{}:{}", peer.host, peer.port_name),
+            peer: peer.host.clone(),
+            peer_port: peer.port_name.clone(),
+            interface: self.port_name.clone(),
+            peer_role: peer.role,
+        });
     }
-    if a.server_mode == ServerMode::RailSubnet {
-        let size = 1u64 << server_subnet_bits;
-        let plen = 32 - server_subnet_bits as u8;
-        for d in f.devices.iter_mut().filter(|d| d.role == Role::Leaf) {
-            let net = sl.addr(d.seq as u64 * size);
-            let gw = sl.addr(d.seq as u64 * size + 1);
-            d.server_subnet = Some(ServerSubnet {
-                vlan: a.server_vlan,
-                prefix: format!("{net}/{plen}"),
-                gateway: format!("{gw}/{plen}"),
-                gateway_ip: gw,
-                prefix_len: plen,
-            });
-            d.bgp.networks.push(format!("{net}/{plen}"));
-        }
-        for l in f.links.iter_mut().filter(|l| l.tier == "server-leaf") {
-            let d = &f.devices[l.upper.dev];
-            l.subnet = d.server_subnet.as_ref().map(|s| s.prefix.clone());
-        }
-    }
-    // Neighbors in port order, so configs read top to bottom like the port list.
+}
+
+/// Neighbors in port order, so configs read top to bottom like the port list; each neighbor switch once
+/// in `peers`.
+fn neighbors_in_port_order(f: &mut Draft) {
     for d in f.devices.iter_mut() {
         if !d.bgp.neighbors.is_sorted_by_key(|n| n.port) {
             d.bgp.neighbors.sort_by_key(|n| n.port);
         }
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         d.bgp.peers = d
             .bgp
             .neighbors
             .iter()
             .filter(|n| seen.insert(n.peer.as_str()))
-            .map(|n| crate::model::Peer {
+            .map(|n| Peer {
                 name: n.peer.clone(),
                 role: n.peer_role,
             })
             .collect();
     }
+}
 
-    // Management.
+/// Management addresses: each role counts up from its first address in `fabric.management`; an
+/// override's address wins.
+fn management(intent: &Intent, f: &mut Draft) -> Vec<Finding> {
+    let mut errs = Vec::new();
     if let Some(m) = &intent.fabric.management {
-        let plen = m.subnet.0.prefix();
-        let next = |first: IpAddr, seq: u32| -> Option<IpAddr> {
-            match first {
-                IpAddr::V4(v) => Some(IpAddr::V4(Ipv4Addr::from(u32::from(v).checked_add(seq)?))),
-                IpAddr::V6(_) => None,
-            }
-        };
-        for d in f.devices.iter_mut() {
-            let first = match d.role {
-                Role::Leaf => Some(m.first.leaf),
-                Role::Spine => Some(m.first.spine),
-                Role::SuperSpine => m.first.super_spine,
-            };
-            let ip = first.and_then(|fst| next(fst, d.seq));
-            if let Some(ip) = ip {
-                if !m.subnet.0.contains(ip) {
-                    errs.push(
-                        Finding::new(
-                            Rule::ManagementOutsideSubnet,
-                            format!(
-                                "management address {ip} of {} is outside {}",
-                                d.hostname, m.subnet
-                            ),
-                        )
-                        .at("/fabric/management/first")
-                        .hint("move the role's first address down or widen the subnet"),
-                    );
-                    break;
-                }
-                d.management = Some(crate::model::ManagementAddr {
-                    ip,
-                    prefix_len: plen,
-                    gateway: m.gateway,
-                });
-            }
-        }
+        errs.extend(role_management(m, f).err());
     }
     for (i, o) in intent.overrides.iter().enumerate() {
-        if let Some(ip) = o.management {
-            let Some(m) = &intent.fabric.management else {
-                errs.push(
-                    Finding::new(Rule::ManagementOverrideNeedsSubnet, "a management override needs `fabric.management` for its prefix length and gateway")
-                        .at(format!("/overrides/{i}/management"))
-                        .hint("add fabric.management"),
-                );
-                continue;
-            };
-            for d in f.devices.iter_mut().filter(|d| d.overrides.contains(&i)) {
-                d.management = Some(crate::model::ManagementAddr {
-                    ip,
-                    prefix_len: m.subnet.0.prefix(),
-                    gateway: m.gateway,
-                });
-            }
+        let Some(ip) = o.management else { continue };
+        let Some(m) = &intent.fabric.management else {
+            errs.push(
+                Finding::new(Rule::ManagementOverrideNeedsSubnet, "a management override needs `fabric.management` for its prefix length and gateway")
+                    .at(format!("/overrides/{i}/management"))
+                    .hint("add fabric.management"),
+            );
+            continue;
+        };
+        for d in f.devices.iter_mut().filter(|d| d.overrides.contains(&i)) {
+            d.management = Some(ManagementAddr {
+                ip,
+                prefix_len: m.subnet.0.prefix(),
+                gateway: m.gateway,
+            });
         }
     }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
+    errs
+}
 
-    f.summary.pools = vec![
-        PoolUse {
-            pool: "loopbacks".into(),
-            prefix: lo.text.clone(),
-            used: f.devices.len() as u64,
-            capacity: lo.size,
-        },
-        PoolUse {
-            pool: "fabric_links".into(),
-            prefix: fl.text.clone(),
-            used: fl_need,
-            capacity: fl.size,
-        },
-        PoolUse {
-            pool: "server_links".into(),
-            prefix: sl.text.clone(),
-            used: sl_need,
-            capacity: sl.size,
-        },
-    ];
+/// The role's first management address plus the device's allocation key; the first address outside
+/// the subnet is a finding.
+fn role_management(m: &Management, f: &mut Draft) -> Result<(), Finding> {
+    let next = |first: IpAddr, seq: u32| -> Option<IpAddr> {
+        match first {
+            IpAddr::V4(v) => Some(IpAddr::V4(Ipv4Addr::from(u32::from(v).checked_add(seq)?))),
+            IpAddr::V6(_) => None,
+        }
+    };
+    for d in f.devices.iter_mut() {
+        let first = match d.role {
+            Role::Leaf => Some(m.first.leaf),
+            Role::Spine => Some(m.first.spine),
+            Role::SuperSpine => m.first.super_spine,
+        };
+        let Some(ip) = first.and_then(|fst| next(fst, d.seq)) else {
+            continue;
+        };
+        if !m.subnet.0.contains(ip) {
+            return Err(Finding::new(
+                Rule::ManagementOutsideSubnet,
+                format!(
+                    "management address {ip} of {} is outside {}",
+                    d.hostname, m.subnet
+                ),
+            )
+            .at("/fabric/management/first")
+            .hint("move the role's first address down or widen the subnet"));
+        }
+        d.management = Some(ManagementAddr {
+            ip,
+            prefix_len: m.subnet.0.prefix(),
+            gateway: m.gateway,
+        });
+    }
     Ok(())
+}
+
+/// Addresses used per pool, for `aifab plan`.
+fn pool_use(p: &Pools, need: &Needs) -> Vec<PoolUse> {
+    [
+        (&p.lo, need.switches),
+        (&p.fl, need.fabric_links()),
+        (&p.sl, need.server_addresses),
+    ]
+    .into_iter()
+    .map(|(pool, used)| PoolUse {
+        pool: pool.name,
+        prefix: pool.text.clone(),
+        used,
+        capacity: pool.size,
+    })
+    .collect()
 }

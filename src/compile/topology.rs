@@ -9,7 +9,7 @@ use super::shape::Shape;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
 use crate::model::{
-    BgpPlan, Device, Direction, FabricModel, Interface, Link, PortKind, QosPlan, Summary,
+    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, PortKind, QosPlan, Summary,
 };
 use crate::platform::{Catalog, Os, Platform};
 use crate::rules::Rule;
@@ -56,7 +56,7 @@ pub struct End {
 #[derive(Clone, Debug)]
 pub struct DraftLink {
     /// Tier name.
-    pub tier: &'static str,
+    pub tier: LinkTier,
     /// Lower end (None for a server).
     pub lower: Option<End>,
     /// Server name and NIC, for server links.
@@ -536,7 +536,7 @@ pub fn build(
                 + (rail - 1) * s.servers_per_group
                 + (slot - 1)) as u64;
             links.push(DraftLink {
-                tier: "server-leaf",
+                tier: LinkTier::ServerLeaf,
                 lower: None,
                 server: Some((sname, nic)),
                 upper: End {
@@ -569,7 +569,7 @@ pub fn build(
             links.push(connect(
                 &mut devices,
                 port_cache,
-                "leaf-spine",
+                LinkTier::LeafSpine,
                 (di, leaf_port),
                 (si, spine_port),
                 s.leaf_uplink_speed.gbps(),
@@ -602,7 +602,7 @@ pub fn build(
                 links.push(connect(
                     &mut devices,
                     port_cache,
-                    "spine-super-spine",
+                    LinkTier::SpineSuperSpine,
                     (si, spine_port),
                     (ssi, ss_port),
                     s.spine_uplink_speed.gbps(),
@@ -708,7 +708,7 @@ fn placeholder_interface() -> Interface {
 fn connect(
     devices: &mut [DraftDevice],
     cache: &BTreeMap<String, PortCache>,
-    tier: &'static str,
+    tier: LinkTier,
     (lo, lo_port): (usize, u32),
     (up, up_port): (usize, u32),
     speed_gbps: u32,

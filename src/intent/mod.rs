@@ -4,6 +4,7 @@
 //! (`schema/intent.schema.json`) and the reference (`docs/intent-reference.md`) are generated from them,
 //! so every doc comment here is user documentation.
 
+pub use crate::kinds::{DlbMode, Role, WatchdogAction};
 use crate::units::{AsnRange, Duration, Length, Percent, Ratio, Size, Speed};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -366,17 +367,6 @@ fn yes() -> bool {
     true
 }
 
-/// Watchdog action.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum WatchdogAction {
-    /// Drop the stuck queue's packets (and ignore incoming PFC) until restored.
-    #[default]
-    Drop,
-    /// Only log.
-    Alert,
-}
-
 /// Load-balancing features.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -387,37 +377,6 @@ pub struct LoadBalancing {
     /// ECMP hashing.
     #[serde(default)]
     pub hash: Hash,
-}
-
-/// Switch role.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Role {
-    /// Rail leaf.
-    Leaf,
-    /// Spine.
-    Spine,
-    /// Super-spine.
-    SuperSpine,
-}
-
-impl Role {
-    /// The name used in files and inventories.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Leaf => "leaf",
-            Role::Spine => "spine",
-            Role::SuperSpine => "super-spine",
-        }
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// Dynamic load balancing on the uplinks.
@@ -451,30 +410,6 @@ impl Default for Dlb {
 
 fn leaf_only() -> Vec<Role> {
     vec![Role::Leaf]
-}
-
-/// DLB mode.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum DlbMode {
-    /// No DLB.
-    #[default]
-    Off,
-    /// Per-packet spraying.
-    PerPacket,
-    /// Flowlet switching.
-    Flowlet,
-}
-
-impl DlbMode {
-    /// The name used in the intent and in vendor profiles.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DlbMode::Off => "off",
-            DlbMode::PerPacket => "per-packet",
-            DlbMode::Flowlet => "flowlet",
-        }
-    }
 }
 
 /// ECMP hashing.

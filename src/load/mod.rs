@@ -305,8 +305,8 @@ struct Node {
     span: Span,
     count: usize,
     anchor: usize,
-    /// A plain scalar's text when it did not resolve to a string (for the non-string key message).
-    key_kind: Option<&'static str>,
+    /// What a plain scalar resolved to when not a string (for the non-string key message).
+    key_kind: Option<PlainKind>,
     is_collection: bool,
 }
 
@@ -606,14 +606,14 @@ impl<'s> Builder<'s> {
             }
             return Flow::Continue;
         };
-        let mut new_finding = None;
-        match parent {
+        let new_finding = match parent {
             Frame::Seq {
                 end, count, items, ..
             } => {
                 *end = (*end).max(node.span.offset + node.span.len);
                 *count = count.saturating_add(node.count);
                 items.push(node.value);
+                None
             }
             Frame::Map {
                 slot: map_slot,
@@ -631,95 +631,106 @@ impl<'s> Builder<'s> {
                         if k.keep {
                             map.insert(k.name, node.value);
                         }
+                        None
                     }
                     None => {
-                        // This node is a key.
-                        let name = match (&node.value, node.key_kind) {
-                            (Value::String(s), None) => Some(s.clone()),
-                            _ => None,
-                        };
-                        match name {
-                            None => {
-                                let what = match (&node.value, node.key_kind) {
-                                    (_, Some(kind)) => kind,
-                                    (Value::Array(_), _) => "a list",
-                                    (Value::Object(_), _) => "a mapping",
-                                    _ => "not a string",
-                                };
-                                let text = snippet(&source.text, node.span);
-                                let hint = if node.is_collection {
-                                    "keys must be plain names".to_string()
-                                } else {
-                                    format!("quote the key if it is meant as text: `\"{text}\":`")
-                                };
-                                new_finding = Some((
-                                    Finding::new(
-                                        Rule::YamlNonStringKey,
-                                        if text.is_empty() {
-                                            format!("an empty key is {what}; keys must be strings")
-                                        } else {
-                                            format!("key `{text}` is {what}; keys must be strings")
-                                        },
-                                    )
-                                    .hint(hint),
-                                    node.span,
-                                ));
-                                *key = Some(PendingKey {
-                                    slot: None,
-                                    name: String::new(),
-                                    keep: false,
-                                });
-                            }
-                            Some(name) => {
-                                let pointer = map_slot.as_ref().map(|p| child_pointer(p, &name));
-                                if let Some(first) = seen.get(&name) {
-                                    let (line, _) = source.line_col(first.offset);
-                                    let at = pointer
-                                        .as_deref()
-                                        .map(display_path)
-                                        .unwrap_or_else(|| name.clone());
-                                    new_finding = Some((
-                                        Finding::new(
-                                            Rule::YamlDuplicateKey,
-                                            format!(
-                                                "duplicate key `{name}`: it is already set on line {line}"
-                                            ),
-                                        )
-                                        .hint(format!(
-                                            "remove one of the two; the value on line {line} is the one checked for `{at}`"
-                                        )),
-                                        node.span,
-                                    ));
-                                    if let Some(p) = &pointer {
-                                        new_finding =
-                                            new_finding.map(|(f, s)| (f.at(p.clone()), s));
-                                    }
-                                    *key = Some(PendingKey {
-                                        slot: None,
-                                        name,
-                                        keep: false,
-                                    });
-                                } else {
-                                    seen.insert(name.clone(), node.span);
-                                    if let Some(p) = &pointer {
-                                        self.spans.keys.insert(p.clone(), node.span);
-                                    }
-                                    *key = Some(PendingKey {
-                                        slot: pointer,
-                                        name,
-                                        keep: true,
-                                    });
-                                }
-                            }
-                        }
+                        let (pending, finding) =
+                            read_key(source, &mut self.spans, map_slot.as_deref(), seen, &node);
+                        *key = Some(pending);
+                        finding
                     }
                 }
             }
-        }
+        };
         if let Some((f, span)) = new_finding {
             self.finding(f, span);
         }
         Flow::Continue
+    }
+}
+
+/// A node that is a mapping key: the pending key its value goes under, and the finding when the key is
+/// not a string or repeats an earlier one (the value is then dropped).
+fn read_key(
+    source: &Source,
+    spans: &mut SpanMap,
+    map_slot: Option<&str>,
+    seen: &mut HashMap<String, Span>,
+    node: &Node,
+) -> (PendingKey, Option<(Finding, Span)>) {
+    let name = match (&node.value, node.key_kind) {
+        (Value::String(s), None) => s.clone(),
+        _ => return non_string_key(source, node),
+    };
+    let pointer = map_slot.map(|p| child_pointer(p, &name));
+    if let Some(first) = seen.get(&name) {
+        let finding = duplicate_key(source, &name, *first, pointer.as_deref());
+        let pending = PendingKey {
+            slot: None,
+            name,
+            keep: false,
+        };
+        return (pending, Some((finding, node.span)));
+    }
+    seen.insert(name.clone(), node.span);
+    if let Some(p) = &pointer {
+        spans.keys.insert(p.clone(), node.span);
+    }
+    let pending = PendingKey {
+        slot: pointer,
+        name,
+        keep: true,
+    };
+    (pending, None)
+}
+
+/// A key that is a number, a boolean, null or a collection: reported, its value dropped.
+fn non_string_key(source: &Source, node: &Node) -> (PendingKey, Option<(Finding, Span)>) {
+    let what = match (&node.value, node.key_kind) {
+        (_, Some(kind)) => kind.phrase(),
+        (Value::Array(_), _) => "a list",
+        (Value::Object(_), _) => "a mapping",
+        _ => "not a string",
+    };
+    let text = snippet(&source.text, node.span);
+    let hint = if node.is_collection {
+        "keys must be plain names".to_string()
+    } else {
+        format!("quote the key if it is meant as text: `\"{text}\":`")
+    };
+    let finding = Finding::new(
+        Rule::YamlNonStringKey,
+        if text.is_empty() {
+            format!("an empty key is {what}; keys must be strings")
+        } else {
+            format!("key `{text}` is {what}; keys must be strings")
+        },
+    )
+    .hint(hint);
+    let pending = PendingKey {
+        slot: None,
+        name: String::new(),
+        keep: false,
+    };
+    (pending, Some((finding, node.span)))
+}
+
+/// A key repeated in one mapping; `first` is the span of its first occurrence, whose value is kept.
+fn duplicate_key(source: &Source, name: &str, first: Span, pointer: Option<&str>) -> Finding {
+    let (line, _) = source.line_col(first.offset);
+    let at = pointer
+        .map(display_path)
+        .unwrap_or_else(|| name.to_string());
+    let f = Finding::new(
+        Rule::YamlDuplicateKey,
+        format!("duplicate key `{name}`: it is already set on line {line}"),
+    )
+    .hint(format!(
+        "remove one of the two; the value on line {line} is the one checked for `{at}`"
+    ));
+    match pointer {
+        Some(p) => f.at(p.to_string()),
+        None => f,
     }
 }
 
@@ -785,27 +796,48 @@ pub fn plain_is_string(text: &str) -> bool {
         && !(text.starts_with(|c: char| c.is_ascii_digit()) && text.contains(':'))
 }
 
+/// What a plain scalar that is not a string resolved to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlainKind {
+    Null,
+    Boolean,
+    Integer,
+    Float,
+}
+
+impl PlainKind {
+    /// The kind as a message names it (`key `1` is an integer`).
+    fn phrase(self) -> &'static str {
+        match self {
+            PlainKind::Null => "null",
+            PlainKind::Boolean => "a boolean",
+            PlainKind::Integer => "an integer",
+            PlainKind::Float => "a float",
+        }
+    }
+}
+
 /// YAML 1.2 core-schema resolution of a plain scalar. Returns the value and, when it is not a string, the
 /// kind of node it is (for messages about keys).
-fn resolve_plain(text: &str) -> (Value, Option<&'static str>) {
+fn resolve_plain(text: &str) -> (Value, Option<PlainKind>) {
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return (Value::Null, Some("null")),
-        "true" | "True" | "TRUE" => return (Value::Bool(true), Some("a boolean")),
-        "false" | "False" | "FALSE" => return (Value::Bool(false), Some("a boolean")),
+        "" | "~" | "null" | "Null" | "NULL" => return (Value::Null, Some(PlainKind::Null)),
+        "true" | "True" | "TRUE" => return (Value::Bool(true), Some(PlainKind::Boolean)),
+        "false" | "False" | "FALSE" => return (Value::Bool(false), Some(PlainKind::Boolean)),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => {
             // Not representable in JSON: keep the text, so the schema reports it as a string.
-            return (Value::String(text.to_string()), Some("a float"));
+            return (Value::String(text.to_string()), Some(PlainKind::Float));
         }
         _ => {}
     }
     if let Some(v) = resolve_int(text) {
-        return (v, Some("an integer"));
+        return (v, Some(PlainKind::Integer));
     }
     if is_core_float(text)
         && let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64)
     {
-        return (Value::Number(n), Some("a float"));
+        return (Value::Number(n), Some(PlainKind::Float));
     }
     (Value::String(text.to_string()), None)
 }

@@ -4,9 +4,9 @@
 //!
 //! `aifab compile --format json|yaml` prints it.
 
-use crate::intent::{DlbMode, Role, WatchdogAction};
-use crate::platform::{Os, QpHashMethod, Support};
+use crate::kinds::{DlbMode, Os, QpHashMethod, Role, Support, WatchdogAction};
 use serde::Serialize;
+use std::fmt;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
@@ -424,11 +424,55 @@ impl Note {
     }
 }
 
+/// Which tier of the fabric a cable belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkTier {
+    /// A server NIC to its rail leaf.
+    ServerLeaf,
+    /// A leaf uplink to a spine.
+    LeafSpine,
+    /// A spine uplink to a super-spine (three-tier fabrics).
+    SpineSuperSpine,
+}
+
+impl LinkTier {
+    /// Every tier, bottom up.
+    pub const ALL: [LinkTier; 3] = [
+        LinkTier::ServerLeaf,
+        LinkTier::LeafSpine,
+        LinkTier::SpineSuperSpine,
+    ];
+
+    /// The tier as the model and the cabling plan spell it (`server-leaf`, `leaf-spine`,
+    /// `spine-super-spine`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkTier::ServerLeaf => "server-leaf",
+            LinkTier::LeafSpine => "leaf-spine",
+            LinkTier::SpineSuperSpine => "spine-super-spine",
+        }
+    }
+}
+
+impl fmt::Display for LinkTier {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// Compares with the tier's spelling (`l.tier == "server-leaf"`), as the JSON model and the plan print it.
+impl PartialEq<&str> for LinkTier {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// One cable.
 #[derive(Clone, Debug, Serialize)]
 pub struct Link {
-    /// Tier: `server-leaf`, `leaf-spine`, `spine-super-spine`.
-    pub tier: &'static str,
+    /// Tier.
+    pub tier: LinkTier,
     /// Lower end: device or server name.
     pub a: String,
     /// Lower end port name.
@@ -470,15 +514,49 @@ pub struct Summary {
     pub spine_oversubscription: Option<String>,
     /// ECMP width at a leaf (number of uplinks).
     pub leaf_ecmp_width: u32,
-    /// Addresses used per pool: (pool name, prefix, used, capacity).
+    /// Addresses used per pool.
     pub pools: Vec<PoolUse>,
+}
+
+/// One of the intent's address pools (`fabric.addressing.<pool>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressPool {
+    /// Router-id / loopback0 addresses, one /32 per switch.
+    Loopbacks,
+    /// Switch-to-switch /31s.
+    FabricLinks,
+    /// Server /31s, or the rail subnets in `rail-subnet` mode.
+    ServerLinks,
+}
+
+impl AddressPool {
+    /// The pool's key under `fabric.addressing` (`loopbacks`, `fabric_links`, `server_links`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AddressPool::Loopbacks => "loopbacks",
+            AddressPool::FabricLinks => "fabric_links",
+            AddressPool::ServerLinks => "server_links",
+        }
+    }
+
+    /// The intent pointer of the pool (`/fabric/addressing/loopbacks`).
+    pub fn pointer(self) -> String {
+        format!("/fabric/addressing/{}", self.as_str())
+    }
+}
+
+impl fmt::Display for AddressPool {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.pad(self.as_str())
+    }
 }
 
 /// How much of one pool the fabric uses.
 #[derive(Clone, Debug, Serialize)]
 pub struct PoolUse {
-    /// `loopbacks`, `fabric_links`, `server_links`.
-    pub pool: String,
+    /// Which pool.
+    pub pool: AddressPool,
     /// The pool prefix.
     pub prefix: String,
     /// Addresses used.

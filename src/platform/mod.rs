@@ -6,50 +6,13 @@
 //! it. Features no public source confirms carry `support: unverified`; renderers emit them only with a
 //! comment pointing at that section, and `aifab validate` warns about them.
 
-use crate::intent::DlbMode;
+use crate::kinds::DlbMode;
+pub use crate::kinds::{Os, QpHashMethod, Support};
 use crate::units::{Size, Speed};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::OnceLock;
-
-/// A network operating system aifab renders for.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Os {
-    /// Cisco NX-OS (Nexus 9000).
-    Nxos,
-    /// Arista EOS.
-    Eos,
-    /// Community SONiC.
-    Sonic,
-}
-
-impl Os {
-    /// All OSes, in the order files are listed.
-    pub const ALL: [Os; 3] = [Os::Nxos, Os::Eos, Os::Sonic];
-    /// `nxos`, `eos`, `sonic`: the folder name under `templates/` and the file name under `vendors/`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Os::Nxos => "nxos",
-            Os::Eos => "eos",
-            Os::Sonic => "sonic",
-        }
-    }
-    /// Parses `nxos`, `eos`, `sonic`.
-    pub fn parse(s: &str) -> Option<Os> {
-        Os::ALL.into_iter().find(|o| o.as_str() == s)
-    }
-}
-
-impl fmt::Display for Os {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One `vendors/<os>.yaml` file.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -155,19 +118,6 @@ impl StrictQueues {
     pub fn is_at_priority(&self) -> bool {
         *self == StrictQueues::AtPriority
     }
-}
-
-/// How sure the references are about a feature's CLI on this platform.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Support {
-    /// Not available on this platform.
-    No,
-    /// Available, syntax marked [U] in the reference: rendered with a comment naming the reference, and
-    /// `aifab validate` warns.
-    Unverified,
-    /// Available, syntax verified ([V]/[P]/[G]) in the reference.
-    Yes,
 }
 
 /// The facts of one switch model.
@@ -327,21 +277,6 @@ fn one() -> u64 {
 
 fn is_one(n: &u64) -> bool {
     *n == 1
-}
-
-/// How a platform hashes on the BTH destination QP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum QpHashMethod {
-    /// Not possible.
-    None,
-    /// NX-OS `ip load-sharing address source-destination udf offset … length …` (replaces L4 ports).
-    NxosUdf,
-    /// EOS Strata `port-channel load-balance trident udf … header outer l4 offset 13/14/15`.
-    EosTridentUdf,
-    /// EOS Sand `load-balance policies` / `load-balance sand profile default` / `fields udp dst-port 4791`
-    /// / `payload bytes 5-7`.
-    EosSandProfile,
 }
 
 /// QP-hash facts.

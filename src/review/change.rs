@@ -2,11 +2,12 @@
 //! switches and ports, and how disruptive each change is. Every rule is documented in
 //! `docs/change-report.md` and has a test.
 
-use crate::model::{Device, FabricModel};
+use crate::model::{Device, Direction, FabricModel, Interface, PortKind};
 use crate::platform::Catalog;
 use crate::units::Size;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 /// How a change affects traffic while it is applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -31,11 +32,85 @@ impl Impact {
     }
 }
 
+/// A rule of the change report; each has a row in `docs/change-report.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ChangeRule {
+    /// Switches appear or disappear.
+    #[serde(rename = "CHG-DEVICES")]
+    Devices,
+    /// A switch keeps its name but changes platform.
+    #[serde(rename = "CHG-PLATFORM")]
+    Platform,
+    /// The set of PFC no-drop priorities changes.
+    #[serde(rename = "CHG-LOSSLESS")]
+    Lossless,
+    /// ECN thresholds or probability on a queue change.
+    #[serde(rename = "CHG-ECN")]
+    Ecn,
+    /// The DSCP → priority map changes.
+    #[serde(rename = "CHG-DSCP")]
+    Dscp,
+    /// Strict queues or bandwidth shares change.
+    #[serde(rename = "CHG-SCHED")]
+    Sched,
+    /// PFC watchdog on/off, timers or action change.
+    #[serde(rename = "CHG-WATCHDOG")]
+    Watchdog,
+    /// DLB mode, MAC, flowlet gap or DLB interfaces change.
+    #[serde(rename = "CHG-DLB")]
+    Dlb,
+    /// RoCE QP hashing is turned on or off.
+    #[serde(rename = "CHG-HASH")]
+    Hash,
+    /// A port's MTU changes.
+    #[serde(rename = "CHG-MTU")]
+    Mtu,
+    /// A port's address or server VLAN changes.
+    #[serde(rename = "CHG-ADDR")]
+    Addr,
+    /// A switch's ASN or router-id changes.
+    #[serde(rename = "CHG-BGP")]
+    Bgp,
+}
+
+impl ChangeRule {
+    /// The rule id (`CHG-ECN`).
+    pub fn id(self) -> &'static str {
+        match self {
+            ChangeRule::Devices => "CHG-DEVICES",
+            ChangeRule::Platform => "CHG-PLATFORM",
+            ChangeRule::Lossless => "CHG-LOSSLESS",
+            ChangeRule::Ecn => "CHG-ECN",
+            ChangeRule::Dscp => "CHG-DSCP",
+            ChangeRule::Sched => "CHG-SCHED",
+            ChangeRule::Watchdog => "CHG-WATCHDOG",
+            ChangeRule::Dlb => "CHG-DLB",
+            ChangeRule::Hash => "CHG-HASH",
+            ChangeRule::Mtu => "CHG-MTU",
+            ChangeRule::Addr => "CHG-ADDR",
+            ChangeRule::Bgp => "CHG-BGP",
+        }
+    }
+}
+
+impl fmt::Display for ChangeRule {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.pad(self.id())
+    }
+}
+
+/// Compares with the rule id (`c.rule == "CHG-ECN"`), as the JSON report prints it.
+impl PartialEq<&str> for ChangeRule {
+    fn eq(&self, other: &&str) -> bool {
+        self.id() == *other
+    }
+}
+
 /// One line of the change report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
-    /// Rule id (`CHG-ECN`).
-    pub rule: &'static str,
+    /// Rule.
+    pub rule: ChangeRule,
     /// Impact.
     pub impact: Impact,
     /// What changed, with counts.
@@ -46,13 +121,33 @@ pub struct Change {
     pub ports: usize,
 }
 
+impl Change {
+    /// A change counted in switches only.
+    fn per_switch(rule: ChangeRule, impact: Impact, summary: String, switches: usize) -> Change {
+        Change {
+            rule,
+            impact,
+            summary,
+            switches,
+            ports: 0,
+        }
+    }
+}
+
+/// What a count in a summary counts.
+#[derive(Clone, Copy)]
+enum Counted {
+    Switch,
+    Port,
+    Link,
+}
+
 /// `1 switch`, `3 switches`.
-fn plural(n: usize, one: &str) -> String {
-    let many = match one {
-        "switch" => "switches",
-        "port" => "ports",
-        "link" => "links",
-        other => other,
+fn plural(n: usize, what: Counted) -> String {
+    let (one, many) = match what {
+        Counted::Switch => ("switch", "switches"),
+        Counted::Port => ("port", "ports"),
+        Counted::Link => ("link", "links"),
     };
     if n == 1 {
         format!("1 {one}")
@@ -69,100 +164,153 @@ fn list(v: &[u8]) -> String {
     }
 }
 
-/// Compares two compiled fabrics device by device and explains the differences.
-pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Change> {
-    let o: BTreeMap<&str, &Device> = old
-        .devices
-        .iter()
-        .map(|d| (d.hostname.as_str(), d))
-        .collect();
-    let n: BTreeMap<&str, &Device> = new
-        .devices
-        .iter()
-        .map(|d| (d.hostname.as_str(), d))
-        .collect();
-    let mut out = Vec::new();
+/// The two fabrics side by side: devices by hostname, and the pairs with the same hostname.
+struct Sides<'a> {
+    old: BTreeMap<&'a str, &'a Device>,
+    new: BTreeMap<&'a str, &'a Device>,
+    /// Devices on both sides, (old, new), in hostname order.
+    both: Vec<(&'a Device, &'a Device)>,
+    catalog: &'a Catalog,
+}
 
-    let added: Vec<&str> = n.keys().filter(|k| !o.contains_key(*k)).copied().collect();
-    let removed: Vec<&str> = o.keys().filter(|k| !n.contains_key(*k)).copied().collect();
-    if !added.is_empty() {
-        out.push(Change {
-            rule: "CHG-DEVICES",
-            impact: Impact::NonDisruptive,
-            summary: format!(
-                "{} added ({})",
-                plural(added.len(), "switch"),
-                preview(&added)
-            ),
-            switches: added.len(),
-            ports: 0,
-        });
-    }
-    if !removed.is_empty() {
-        out.push(Change {
-            rule: "CHG-DEVICES",
-            impact: Impact::Disruptive,
-            summary: format!(
-                "{} removed ({}): their links and BGP sessions go away",
-                plural(removed.len(), "switch"),
-                preview(&removed)
-            ),
-            switches: removed.len(),
-            ports: 0,
-        });
-    }
-    let both: Vec<(&Device, &Device)> = o
-        .iter()
-        .filter_map(|(k, a)| n.get(k).map(|b| (*a, *b)))
-        .collect();
-
-    // Platform.
-    let plat: Vec<_> = both
-        .iter()
-        .filter(|(a, b)| a.platform != b.platform)
-        .collect();
-    if !plat.is_empty() {
-        out.push(Change {
-            rule: "CHG-PLATFORM",
-            impact: Impact::Disruptive,
-            summary: format!(
-                "platform changed on {} (the switch is replaced and re-provisioned)",
-                plural(plat.len(), "switch")
-            ),
-            switches: plat.len(),
-            ports: 0,
-        });
-    }
-    let same_platform: Vec<&(&Device, &Device)> = both
-        .iter()
-        .filter(|(a, b)| a.platform == b.platform)
-        .collect();
-
-    // Lossless priority set.
-    let mut lossless: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for (a, b) in &same_platform {
-        if a.qos.lossless_priorities != b.qos.lossless_priorities {
-            *lossless
-                .entry((
-                    list(&a.qos.lossless_priorities),
-                    list(&b.qos.lossless_priorities),
-                ))
-                .or_default() += 1;
+impl<'a> Sides<'a> {
+    fn new(old: &'a FabricModel, new: &'a FabricModel, catalog: &'a Catalog) -> Sides<'a> {
+        let by_name = |m: &'a FabricModel| -> BTreeMap<&'a str, &'a Device> {
+            m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect()
+        };
+        let (old, new) = (by_name(old), by_name(new));
+        let both = old
+            .iter()
+            .filter_map(|(k, a)| new.get(k).map(|b| (*a, *b)))
+            .collect();
+        Sides {
+            old,
+            new,
+            both,
+            catalog,
         }
     }
-    for ((from, to), count) in lossless {
-        out.push(Change {
-            rule: "CHG-LOSSLESS",
-            impact: Impact::Disruptive,
-            summary: format!("lossless priority set changed {from}→{to} on {} (PFC and buffer re-carve: traffic loss while it applies)", plural(count, "switch")),
-            switches: count,
-            ports: 0,
-        });
+
+    /// Pairs that kept their platform: the only ones whose QoS and features compare meaningfully.
+    fn same_platform(&self) -> impl Iterator<Item = (&'a Device, &'a Device)> + '_ {
+        self.both
+            .iter()
+            .copied()
+            .filter(|(a, b)| a.platform == b.platform)
     }
 
-    // ECN thresholds per priority.
-    let mut ecn: BTreeMap<(u8, String), (BTreeSet<&str>, usize)> = BTreeMap::new();
-    for (a, b) in &same_platform {
+    /// How many same-platform pairs `differ` says changed.
+    fn count(&self, differ: impl Fn(&Device, &Device) -> bool) -> usize {
+        self.same_platform().filter(|(a, b)| differ(a, b)).count()
+    }
+}
+
+/// Every rule of the change report, in the order of `docs/change-report.md`.
+const RULES: [fn(&Sides) -> Vec<Change>; 12] = [
+    devices, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp,
+];
+
+/// Compares two compiled fabrics device by device and explains the differences, most severe first.
+pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Change> {
+    let sides = Sides::new(old, new, catalog);
+    let mut out: Vec<Change> = RULES.iter().flat_map(|rule| rule(&sides)).collect();
+    out.sort_by(|a, b| {
+        b.impact
+            .cmp(&a.impact)
+            .then(a.rule.id().cmp(b.rule.id()))
+            .then(a.summary.cmp(&b.summary))
+    });
+    out
+}
+
+/// `CHG-DEVICES`: switches added (non-disruptive) or removed (disruptive).
+fn devices(s: &Sides) -> Vec<Change> {
+    let added: Vec<&str> = s
+        .new
+        .keys()
+        .filter(|k| !s.old.contains_key(*k))
+        .copied()
+        .collect();
+    let removed: Vec<&str> = s
+        .old
+        .keys()
+        .filter(|k| !s.new.contains_key(*k))
+        .copied()
+        .collect();
+    let mut out = Vec::new();
+    if !added.is_empty() {
+        let summary = format!(
+            "{} added ({})",
+            plural(added.len(), Counted::Switch),
+            preview(&added)
+        );
+        out.push(Change::per_switch(
+            ChangeRule::Devices,
+            Impact::NonDisruptive,
+            summary,
+            added.len(),
+        ));
+    }
+    if !removed.is_empty() {
+        let summary = format!(
+            "{} removed ({}): their links and BGP sessions go away",
+            plural(removed.len(), Counted::Switch),
+            preview(&removed)
+        );
+        out.push(Change::per_switch(
+            ChangeRule::Devices,
+            Impact::Disruptive,
+            summary,
+            removed.len(),
+        ));
+    }
+    out
+}
+
+/// `CHG-PLATFORM`: a switch keeps its name on another platform.
+fn platform(s: &Sides) -> Vec<Change> {
+    let n = s
+        .both
+        .iter()
+        .filter(|(a, b)| a.platform != b.platform)
+        .count();
+    if n == 0 {
+        return Vec::new();
+    }
+    let summary = format!(
+        "platform changed on {} (the switch is replaced and re-provisioned)",
+        plural(n, Counted::Switch)
+    );
+    vec![Change::per_switch(
+        ChangeRule::Platform,
+        Impact::Disruptive,
+        summary,
+        n,
+    )]
+}
+
+/// `CHG-LOSSLESS`: the no-drop priority set changed, one line per old→new set.
+fn lossless(s: &Sides) -> Vec<Change> {
+    let mut sets: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (a, b) in s.same_platform() {
+        let (x, y) = (&a.qos.lossless_priorities, &b.qos.lossless_priorities);
+        if x != y {
+            *sets.entry((list(x), list(y))).or_default() += 1;
+        }
+    }
+    sets.into_iter()
+        .map(|((from, to), count)| {
+            let summary = format!("lossless priority set changed {from}→{to} on {} (PFC and buffer re-carve: traffic loss while it applies)", plural(count, Counted::Switch));
+            Change::per_switch(ChangeRule::Lossless, Impact::Disruptive, summary, count)
+        })
+        .collect()
+}
+
+/// `CHG-ECN`: a queue's ECN thresholds changed, one line per priority and change, counted in ports.
+fn ecn(s: &Sides) -> Vec<Change> {
+    type Key = (u8, String);
+    let mut changes: BTreeMap<Key, (BTreeSet<&str>, usize)> = BTreeMap::new();
+    for (a, b) in s.same_platform() {
         for (qa, qb) in a.qos.queues.iter().zip(b.qos.queues.iter()) {
             let fa = qa
                 .ecn
@@ -173,214 +321,204 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
                 .as_ref()
                 .map(|e| (e.min_bytes, e.max_bytes, e.probability));
             if fa != fb {
-                let what = ecn_text(fa, fb);
-                let e = ecn.entry((qb.queue, what)).or_default();
+                let e = changes.entry((qb.queue, ecn_text(fa, fb))).or_default();
                 e.0.insert(b.hostname.as_str());
                 e.1 += b.interfaces.len();
             }
         }
     }
-    for ((prio, what), (sw, ports)) in ecn {
-        out.push(Change {
-            rule: "CHG-ECN",
+    changes
+        .into_iter()
+        .map(|((prio, what), (sw, ports))| Change {
+            rule: ChangeRule::Ecn,
             impact: Impact::NonDisruptive,
-            summary: format!("ECN on priority {prio} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, "port"), plural(sw.len(), "switch")),
+            summary: format!("ECN on priority {prio} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), plural(sw.len(), Counted::Switch)),
             switches: sw.len(),
             ports,
-        });
-    }
+        })
+        .collect()
+}
 
-    // Classification, scheduling, watchdog.
-    let count = |f: &dyn Fn(&Device, &Device) -> bool| {
-        same_platform.iter().filter(|(a, b)| f(a, b)).count()
-    };
-    let dscp = count(&|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc);
-    if dscp > 0 {
-        out.push(Change {
-            rule: "CHG-DSCP",
-            impact: Impact::Disruptive,
-            summary: format!("DSCP classification changed on {} (flows move between queues; lossless traffic may drop while ends disagree)", plural(dscp, "switch")),
-            switches: dscp,
-            ports: 0,
-        });
+/// A per-switch change of `rule` when `n` switches changed (none otherwise); `summary` gets the count
+/// (`3 switches`).
+fn switches(
+    rule: ChangeRule,
+    impact: Impact,
+    n: usize,
+    summary: impl FnOnce(String) -> String,
+) -> Vec<Change> {
+    if n == 0 {
+        return Vec::new();
     }
-    let sched = count(&|a, b| {
+    let summary = summary(plural(n, Counted::Switch));
+    vec![Change::per_switch(rule, impact, summary, n)]
+}
+
+/// `CHG-DSCP`: the DSCP → priority map changed.
+fn dscp(s: &Sides) -> Vec<Change> {
+    switches(
+        ChangeRule::Dscp,
+        Impact::Disruptive,
+        s.count(|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc),
+        |sw| {
+            format!(
+                "DSCP classification changed on {sw} (flows move between queues; lossless traffic may drop while ends disagree)"
+            )
+        },
+    )
+}
+
+/// `CHG-SCHED`: strict queues or bandwidth shares changed.
+fn sched(s: &Sides) -> Vec<Change> {
+    let n = s.count(|a, b| {
         a.qos
             .queues
             .iter()
             .zip(b.qos.queues.iter())
             .any(|(x, y)| x.strict != y.strict || x.bandwidth != y.bandwidth)
     });
-    if sched > 0 {
-        out.push(Change {
-            rule: "CHG-SCHED",
-            impact: Impact::NonDisruptive,
-            summary: format!(
-                "queue scheduling (strict queues or bandwidth shares) changed on {}",
-                plural(sched, "switch")
-            ),
-            switches: sched,
-            ports: 0,
-        });
-    }
-    let wd = count(&|a, b| {
+    switches(ChangeRule::Sched, Impact::NonDisruptive, n, |sw| {
+        format!("queue scheduling (strict queues or bandwidth shares) changed on {sw}")
+    })
+}
+
+/// `CHG-WATCHDOG`: PFC watchdog on/off, timers or action changed.
+fn watchdog(s: &Sides) -> Vec<Change> {
+    let n = s.count(|a, b| {
         let (x, y) = (&a.qos.watchdog, &b.qos.watchdog);
         (x.enabled, x.detect_ms, x.restore_ms, x.action)
             != (y.enabled, y.detect_ms, y.restore_ms, y.action)
     });
-    if wd > 0 {
-        out.push(Change {
-            rule: "CHG-WATCHDOG",
-            impact: Impact::NonDisruptive,
-            summary: format!("PFC watchdog settings changed on {}", plural(wd, "switch")),
-            switches: wd,
-            ports: 0,
-        });
-    }
+    switches(ChangeRule::Watchdog, Impact::NonDisruptive, n, |sw| {
+        format!("PFC watchdog settings changed on {sw}")
+    })
+}
 
-    // DLB.
-    let mut dlb_reload = 0;
-    let mut dlb_live = 0;
-    for (a, b) in &same_platform {
-        let fa = a.dlb.as_ref().map(|d| {
+/// `CHG-DLB`: DLB changed; reload required where the platform says so, else non-disruptive.
+fn dlb(s: &Sides) -> Vec<Change> {
+    let facts = |d: &Device| {
+        d.dlb.as_ref().map(|p| {
             (
-                d.mode,
-                d.mac.clone(),
-                d.flowlet_gap_us,
-                d.interfaces.clone(),
+                p.mode,
+                p.mac.clone(),
+                p.flowlet_gap_us,
+                p.interfaces.clone(),
             )
-        });
-        let fb = b.dlb.as_ref().map(|d| {
-            (
-                d.mode,
-                d.mac.clone(),
-                d.flowlet_gap_us,
-                d.interfaces.clone(),
-            )
-        });
-        if fa != fb {
-            let reload = catalog
-                .get(&b.platform)
-                .is_some_and(|(_, p)| p.dlb.reload_required);
-            if reload {
-                dlb_reload += 1
-            } else {
-                dlb_live += 1
-            }
+        })
+    };
+    let (mut reload, mut live) = (0, 0);
+    for (a, b) in s.same_platform() {
+        if facts(a) == facts(b) {
+            continue;
         }
+        let needs_reload = s
+            .catalog
+            .get(&b.platform)
+            .is_some_and(|(_, p)| p.dlb.reload_required);
+        if needs_reload { reload += 1 } else { live += 1 }
     }
-    if dlb_reload > 0 {
-        out.push(Change {
-            rule: "CHG-DLB",
-            impact: Impact::ReloadRequired,
-            summary: format!(
-                "DLB (hardware profile dlb) changed on {} (reload required)",
-                plural(dlb_reload, "switch")
-            ),
-            switches: dlb_reload,
-            ports: 0,
-        });
-    }
-    if dlb_live > 0 {
-        out.push(Change {
-            rule: "CHG-DLB",
-            impact: Impact::NonDisruptive,
-            summary: format!(
-                "DLB changed on {} (flows are re-spread once)",
-                plural(dlb_live, "switch")
-            ),
-            switches: dlb_live,
-            ports: 0,
-        });
-    }
-    let qp = count(&|a, b| a.qp_hash.is_some() != b.qp_hash.is_some());
-    if qp > 0 {
-        out.push(Change {
-            rule: "CHG-HASH",
-            impact: Impact::NonDisruptive,
-            summary: format!("RoCE QP hashing turned on or off on {} (ECMP rehash: flows move paths once, brief reordering)", plural(qp, "switch")),
-            switches: qp,
-            ports: 0,
-        });
-    }
+    let mut out = switches(ChangeRule::Dlb, Impact::ReloadRequired, reload, |sw| {
+        format!("DLB (hardware profile dlb) changed on {sw} (reload required)")
+    });
+    out.extend(switches(
+        ChangeRule::Dlb,
+        Impact::NonDisruptive,
+        live,
+        |sw| format!("DLB changed on {sw} (flows are re-spread once)"),
+    ));
+    out
+}
 
-    // Per-port: MTU, addressing. Links are counted once (by the upper end) and server ports once.
-    let mut mtu_links = 0;
-    let mut mtu_sw = BTreeSet::new();
-    let mut addr_ports = 0;
-    let mut addr_sw = BTreeSet::new();
-    for (a, b) in &both {
-        let ai: BTreeMap<&str, &crate::model::Interface> =
+/// `CHG-HASH`: RoCE QP hashing turned on or off.
+fn hash(s: &Sides) -> Vec<Change> {
+    switches(
+        ChangeRule::Hash,
+        Impact::NonDisruptive,
+        s.count(|a, b| a.qp_hash.is_some() != b.qp_hash.is_some()),
+        |sw| {
+            format!(
+                "RoCE QP hashing turned on or off on {sw} (ECMP rehash: flows move paths once, brief reordering)"
+            )
+        },
+    )
+}
+
+/// Ports present on both sides of every same-named device where `differ` says they changed, as
+/// (links, switches): a link is counted once, by its upper end (server ports count once too).
+fn changed_ports<'a>(
+    s: &Sides<'a>,
+    differ: impl Fn(&Interface, &Interface) -> bool,
+) -> (usize, BTreeSet<&'a str>) {
+    let mut links = 0;
+    let mut sw = BTreeSet::new();
+    for &(a, b) in &s.both {
+        let ai: BTreeMap<&str, &Interface> =
             a.interfaces.iter().map(|i| (i.name.as_str(), i)).collect();
         for ib in &b.interfaces {
             let Some(ia) = ai.get(ib.name.as_str()) else {
                 continue;
             };
-            let count_link = ib.kind == crate::model::PortKind::Server
-                || ib.direction == crate::model::Direction::Down;
-            if ia.mtu != ib.mtu {
-                mtu_sw.insert(b.hostname.as_str());
-                if count_link {
-                    mtu_links += 1;
-                }
-            }
-            if ia.address != ib.address || ia.vlan != ib.vlan {
-                addr_sw.insert(b.hostname.as_str());
-                if count_link {
-                    addr_ports += 1;
+            if differ(ia, ib) {
+                sw.insert(b.hostname.as_str());
+                if ib.kind == PortKind::Server || ib.direction == Direction::Down {
+                    links += 1;
                 }
             }
         }
     }
-    if mtu_links > 0 || !mtu_sw.is_empty() {
-        out.push(Change {
-            rule: "CHG-MTU",
-            impact: Impact::Disruptive,
-            summary: format!(
-                "MTU changed on {} of {} (BGP sessions flap; both ends must change together)",
-                plural(mtu_links, "link"),
-                plural(mtu_sw.len(), "switch")
-            ),
-            switches: mtu_sw.len(),
-            ports: mtu_links,
-        });
+    (links, sw)
+}
+
+/// `CHG-MTU`: port MTUs changed.
+fn mtu(s: &Sides) -> Vec<Change> {
+    let (links, sw) = changed_ports(s, |a, b| a.mtu != b.mtu);
+    if links == 0 && sw.is_empty() {
+        return Vec::new();
     }
-    if addr_ports > 0 || !addr_sw.is_empty() {
-        out.push(Change {
-            rule: "CHG-ADDR",
-            impact: Impact::Disruptive,
-            summary: format!(
-                "addresses changed on {} of {} (sessions and server routes on them reset)",
-                plural(addr_ports, "link"),
-                plural(addr_sw.len(), "switch")
-            ),
-            switches: addr_sw.len(),
-            ports: addr_ports,
-        });
+    let summary = format!(
+        "MTU changed on {} of {} (BGP sessions flap; both ends must change together)",
+        plural(links, Counted::Link),
+        plural(sw.len(), Counted::Switch)
+    );
+    vec![Change {
+        rule: ChangeRule::Mtu,
+        impact: Impact::Disruptive,
+        summary,
+        switches: sw.len(),
+        ports: links,
+    }]
+}
+
+/// `CHG-ADDR`: port addresses or server VLANs changed.
+fn addr(s: &Sides) -> Vec<Change> {
+    let (links, sw) = changed_ports(s, |a, b| a.address != b.address || a.vlan != b.vlan);
+    if links == 0 && sw.is_empty() {
+        return Vec::new();
     }
-    let asn = both
+    let summary = format!(
+        "addresses changed on {} of {} (sessions and server routes on them reset)",
+        plural(links, Counted::Link),
+        plural(sw.len(), Counted::Switch)
+    );
+    vec![Change {
+        rule: ChangeRule::Addr,
+        impact: Impact::Disruptive,
+        summary,
+        switches: sw.len(),
+        ports: links,
+    }]
+}
+
+/// `CHG-BGP`: a switch's ASN or router-id changed.
+fn bgp(s: &Sides) -> Vec<Change> {
+    let n = s
+        .both
         .iter()
         .filter(|(a, b)| a.bgp.asn != b.bgp.asn || a.loopback != b.loopback)
         .count();
-    if asn > 0 {
-        out.push(Change {
-            rule: "CHG-BGP",
-            impact: Impact::Disruptive,
-            summary: format!(
-                "BGP ASN or router-id changed on {} (every session of those switches resets)",
-                plural(asn, "switch")
-            ),
-            switches: asn,
-            ports: 0,
-        });
-    }
-    out.sort_by(|a, b| {
-        b.impact
-            .cmp(&a.impact)
-            .then(a.rule.cmp(b.rule))
-            .then(a.summary.cmp(&b.summary))
-    });
-    out
+    switches(ChangeRule::Bgp, Impact::Disruptive, n, |sw| {
+        format!("BGP ASN or router-id changed on {sw} (every session of those switches resets)")
+    })
 }
 
 fn preview(names: &[&str]) -> String {

@@ -61,6 +61,17 @@ pub enum Status {
     Changed,
 }
 
+impl Status {
+    /// `added`, `removed`, `changed`: as the JSON and Markdown reports print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Added => "added",
+            Status::Removed => "removed",
+            Status::Changed => "changed",
+        }
+    }
+}
+
 /// One file's change between two renders.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FileChange {

@@ -1,8 +1,8 @@
 //! Formats a diff between two renders for people (text, a pull-request comment in Markdown) and for
 //! pipelines (JSON).
 
+use super::FileChange;
 use super::change::Change;
-use super::{FileChange, Status};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -83,66 +83,16 @@ pub fn markdown(
         "**{} devices changed** ({} added, {} removed), **+{} −{}** lines.\n",
         t.devices_changed, t.devices_added, t.devices_removed, t.lines_added, t.lines_removed
     );
-    if !changes.is_empty() {
-        let _ = writeln!(s, "#### What this means for the lossless fabric\n");
-        let _ = writeln!(s, "| impact | change |");
-        let _ = writeln!(s, "|---|---|");
-        for c in changes {
-            let _ = writeln!(
-                s,
-                "| {} | {} |",
-                c.impact.label(),
-                c.summary.replace('|', "\\|")
-            );
-        }
-        let _ = writeln!(s);
-    }
+    markdown_changes(&mut s, changes);
     if files.is_empty() {
         let _ = writeln!(s, "No rendered file changes.");
         return s;
     }
     // Files whose hunks are identical (the same change on many switches) are shown once.
     let groups = group_identical(files);
-    let _ = writeln!(s, "#### Files\n");
-    let _ = writeln!(s, "| files | status | + | − |");
-    let _ = writeln!(s, "|---|---|---:|---:|");
-    for g in &groups {
-        let f = g[0];
-        let status = match f.status {
-            Status::Added => "added",
-            Status::Removed => "removed",
-            Status::Changed => "changed",
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {status} | {} | {} |",
-            names(g),
-            f.added,
-            f.removed
-        );
-    }
-    let _ = writeln!(s);
+    markdown_file_table(&mut s, &groups);
     for g in groups.iter().take(MARKDOWN_MAX_FILES) {
-        let f = g[0];
-        let title = if g.len() == 1 {
-            format!("<code>{}</code>", f.path)
-        } else {
-            format!("{} files with the same change", g.len())
-        };
-        let _ = writeln!(
-            s,
-            "<details><summary>{title} (+{} −{})</summary>\n",
-            f.added, f.removed
-        );
-        if g.len() > 1 {
-            let _ = writeln!(s, "{}\n", names(g));
-        }
-        let _ = writeln!(s, "```diff");
-        s.push_str(&f.diff.replace("```", "`\u{200b}``"));
-        if !f.diff.ends_with('\n') {
-            s.push('\n');
-        }
-        let _ = writeln!(s, "```\n\n</details>\n");
+        markdown_diff(&mut s, g);
     }
     if groups.len() > MARKDOWN_MAX_FILES {
         let _ = writeln!(
@@ -152,6 +102,68 @@ pub fn markdown(
         );
     }
     s
+}
+
+/// The change report as a table (nothing when no rule fired).
+fn markdown_changes(s: &mut String, changes: &[Change]) {
+    if changes.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "#### What this means for the lossless fabric\n");
+    let _ = writeln!(s, "| impact | change |");
+    let _ = writeln!(s, "|---|---|");
+    for c in changes {
+        let _ = writeln!(
+            s,
+            "| {} | {} |",
+            c.impact.label(),
+            c.summary.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(s);
+}
+
+/// One row per group of identical file changes.
+fn markdown_file_table(s: &mut String, groups: &[Vec<&FileChange>]) {
+    let _ = writeln!(s, "#### Files\n");
+    let _ = writeln!(s, "| files | status | + | − |");
+    let _ = writeln!(s, "|---|---|---:|---:|");
+    for g in groups {
+        let f = g[0];
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            names(g),
+            f.status.as_str(),
+            f.added,
+            f.removed
+        );
+    }
+    let _ = writeln!(s);
+}
+
+/// One group's diff in a collapsible block (code fences in the diff are broken up).
+fn markdown_diff(s: &mut String, g: &[&FileChange]) {
+    let f = g[0];
+    let title = if g.len() == 1 {
+        format!("<code>{}</code>", f.path)
+    } else {
+        format!("{} files with the same change", g.len())
+    };
+    let _ = writeln!(
+        s,
+        "<details><summary>{title} (+{} −{})</summary>\n",
+        f.added, f.removed
+    );
+    if g.len() > 1 {
+        let _ = writeln!(s, "{}\n", names(g));
+    }
+    let _ = writeln!(s, "```diff");
+    s.push_str(&f.diff.replace("```", "`\u{200b}``"));
+    if !f.diff.ends_with('\n') {
+        s.push('\n');
+    }
+    let _ = writeln!(s, "```\n\n</details>\n");
 }
 
 /// Groups files whose diffs are the same once the file names are taken out, in first-seen order.

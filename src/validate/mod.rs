@@ -495,37 +495,7 @@ impl Ctx<'_> {
         let unit_def = unit_def(field);
         let mut parts: Vec<String> = Vec::new();
         match value {
-            Value::String(s) => {
-                if worst == Problem::Type
-                    && quoted
-                    && wants("integer")
-                    && s.trim().parse::<i64>().is_ok()
-                {
-                    parts.push(format!(
-                        "remove the quotes: `{}` in quotes is text, not a number",
-                        s.trim()
-                    ));
-                } else if worst == Problem::Type
-                    && wants("boolean")
-                    && matches!(
-                        s.to_ascii_lowercase().as_str(),
-                        "yes" | "no" | "on" | "off" | "y" | "n" | "true" | "false"
-                    )
-                {
-                    parts.push("YAML 1.2 booleans are only `true` and `false` (unquoted)".into());
-                } else if let Some(msg) = unit_def.and_then(|d| unit_error(d, s)) {
-                    parts.push(msg);
-                }
-                if worst == Problem::NotAllowed {
-                    let options: Vec<String> = schema_nav::constants(root, field)
-                        .iter()
-                        .filter_map(|c| c.as_str().map(str::to_string))
-                        .collect();
-                    if let Some(best) = closest(s, &options) {
-                        parts.push(format!("did you mean `{best}`?"));
-                    }
-                }
-            }
+            Value::String(s) => parts = self.string_hints(field, s, quoted, worst, unit_def),
             Value::Bool(_) if wants("integer") || wants("number") => {
                 let ex = schema_nav::example(root, field)
                     .map(schema_nav::literal)
@@ -549,20 +519,64 @@ impl Ctx<'_> {
         {
             parts.push(format!("Accepted: {}", d.trim_end_matches('.')));
         }
-        (!parts.is_empty()).then(|| {
-            parts
-                .iter()
-                .map(|p| {
-                    if p.ends_with(['.', '?', '!']) {
-                        p.clone()
-                    } else {
-                        format!("{p}.")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        (!parts.is_empty()).then(|| sentences(&parts))
     }
+
+    /// Hints for a string value: quotes around a number, YAML 1.1 booleans, the unit parser's complaint,
+    /// and the closest allowed value.
+    fn string_hints(
+        &self,
+        field: &Value,
+        s: &str,
+        quoted: bool,
+        worst: Problem,
+        unit_def: Option<&str>,
+    ) -> Vec<String> {
+        let root = self.root;
+        let wants = |t: &str| accepts_type(root, field, t);
+        let mut parts = Vec::new();
+        if worst == Problem::Type && quoted && wants("integer") && s.trim().parse::<i64>().is_ok() {
+            parts.push(format!(
+                "remove the quotes: `{}` in quotes is text, not a number",
+                s.trim()
+            ));
+        } else if worst == Problem::Type
+            && wants("boolean")
+            && matches!(
+                s.to_ascii_lowercase().as_str(),
+                "yes" | "no" | "on" | "off" | "y" | "n" | "true" | "false"
+            )
+        {
+            parts.push("YAML 1.2 booleans are only `true` and `false` (unquoted)".into());
+        } else if let Some(msg) = unit_def.and_then(|d| unit_error(d, s)) {
+            parts.push(msg);
+        }
+        if worst == Problem::NotAllowed {
+            let options: Vec<String> = schema_nav::constants(root, field)
+                .iter()
+                .filter_map(|c| c.as_str().map(str::to_string))
+                .collect();
+            if let Some(best) = closest(s, &options) {
+                parts.push(format!("did you mean `{best}`?"));
+            }
+        }
+        parts
+    }
+}
+
+/// The parts as sentences: each ends with a full stop unless it already ends with punctuation.
+fn sentences(parts: &[String]) -> String {
+    parts
+        .iter()
+        .map(|p| {
+            if p.ends_with(['.', '?', '!']) {
+                p.clone()
+            } else {
+                format!("{p}.")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// True when the schema (through refs, anyOf/oneOf) accepts JSON type `t`.

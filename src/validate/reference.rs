@@ -267,59 +267,64 @@ fn md_type(root: &Value, s: &Value) -> String {
             .collect(),
         _ => Vec::new(),
     };
-    let mut labels = Vec::new();
-    for t in types {
-        labels.push(match t {
-            "integer" => {
-                let min = s.get("minimum").and_then(Value::as_i64);
-                let max = s.get("maximum").and_then(Value::as_i64);
-                match (min, max) {
-                    (Some(a), Some(b)) if a == b => format!("integer, only {a}"),
-                    (Some(a), Some(b)) => format!("integer {a}–{b}"),
-                    (Some(a), None) => format!("integer ≥ {a}"),
-                    (None, Some(b)) => format!("integer ≤ {b}"),
-                    (None, None) => "integer".into(),
-                }
-            }
-            "boolean" => "boolean (`true` or `false`)".into(),
-            "string" => {
-                if s.get("format").and_then(Value::as_str) == Some("ip") {
-                    "IP address (string)".into()
-                } else if let Some(p) = s.get("pattern").and_then(Value::as_str) {
-                    format!("string matching `{p}`")
-                } else {
-                    "string".into()
-                }
-            }
-            "array" => match s.get("items") {
-                Some(items) => format!("list of {}", md_type(root, items)),
-                None => "list".into(),
-            },
-            "object" => match s.get("additionalProperties").filter(|a| a.is_object()) {
-                Some(ap) => {
-                    let names = s
-                        .get("propertyNames")
-                        .and_then(|p| p.get("pattern"))
-                        .and_then(Value::as_str)
-                        .map(|p| format!(" (names match `{p}`)"))
-                        .unwrap_or_default();
-                    let inner = if is_record(root, ap) {
-                        "mapping (fields below)".to_string()
-                    } else {
-                        md_type(root, ap)
-                    };
-                    format!("mapping of `<name>`{names} to {inner}")
-                }
-                None => "mapping".into(),
-            },
-            other => other.to_string(),
-        });
-    }
+    let labels: Vec<String> = types.into_iter().map(|t| type_label(root, s, t)).collect();
     if labels.is_empty() {
         "any".into()
     } else {
         labels.join(" or ")
     }
+}
+
+/// The label of one JSON type `t` that the schema `s` accepts.
+fn type_label(root: &Value, s: &Value, t: &str) -> String {
+    match t {
+        "integer" => {
+            let min = s.get("minimum").and_then(Value::as_i64);
+            let max = s.get("maximum").and_then(Value::as_i64);
+            match (min, max) {
+                (Some(a), Some(b)) if a == b => format!("integer, only {a}"),
+                (Some(a), Some(b)) => format!("integer {a}–{b}"),
+                (Some(a), None) => format!("integer ≥ {a}"),
+                (None, Some(b)) => format!("integer ≤ {b}"),
+                (None, None) => "integer".into(),
+            }
+        }
+        "boolean" => "boolean (`true` or `false`)".into(),
+        "string" => {
+            if s.get("format").and_then(Value::as_str) == Some("ip") {
+                "IP address (string)".into()
+            } else if let Some(p) = s.get("pattern").and_then(Value::as_str) {
+                format!("string matching `{p}`")
+            } else {
+                "string".into()
+            }
+        }
+        "array" => match s.get("items") {
+            Some(items) => format!("list of {}", md_type(root, items)),
+            None => "list".into(),
+        },
+        "object" => map_label(root, s),
+        other => other.to_string(),
+    }
+}
+
+/// The label of an object schema: a mapping of chosen names to values, or a plain mapping.
+fn map_label(root: &Value, s: &Value) -> String {
+    let Some(ap) = s.get("additionalProperties").filter(|a| a.is_object()) else {
+        return "mapping".into();
+    };
+    let names = s
+        .get("propertyNames")
+        .and_then(|p| p.get("pattern"))
+        .and_then(Value::as_str)
+        .map(|p| format!(" (names match `{p}`)"))
+        .unwrap_or_default();
+    let inner = if is_record(root, ap) {
+        "mapping (fields below)".to_string()
+    } else {
+        md_type(root, ap)
+    };
+    format!("mapping of `<name>`{names} to {inner}")
 }
 
 fn enum_label(def: &Value) -> String {
