@@ -19,6 +19,7 @@ pub mod load;
 pub mod model;
 pub mod os;
 pub mod pipeline;
+pub mod place;
 pub mod platform;
 pub mod render;
 pub mod review;
