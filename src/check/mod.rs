@@ -71,3 +71,6 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
 
 /// The platforms a rule family checks.
 type Uses<'a> = [PlatformUse<'a>];
+
+#[cfg(test)]
+mod tests;

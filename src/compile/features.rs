@@ -103,7 +103,10 @@ fn dlb(intent: &Intent, pf: &Platform, d: &mut DraftDevice, refusals: &mut Refus
         refusals.add(("dlb-mac".to_string(), String::new()), || {
             Finding::new(
                 Rule::DlbMacMissing,
-                format!("DLB on {} ({}) needs a DLB virtual MAC", d.hostname, d.platform),
+                format!(
+                    "DLB on {} ({}) needs a DLB virtual MAC",
+                    d.hostname, d.platform
+                ),
             )
             .at("/load_balancing/dlb")
             .hint("add `mac: 00:cc:cc:cc:cc:cc` (the NX-OS default) under load_balancing.dlb")

@@ -205,15 +205,27 @@ fn bounds(t: &Topology) -> Result<(), Vec<Finding>> {
     }
     let zones = t.zones.unwrap_or(1) as u64;
     let counts = [
-        ("servers_per_group", t.servers_per_group as u64, "/fabric/topology/servers_per_group"),
-        ("spine.count", t.spine.count as u64, "/fabric/topology/spine/count"),
+        (
+            "servers_per_group",
+            t.servers_per_group as u64,
+            "/fabric/topology/servers_per_group",
+        ),
+        (
+            "spine.count",
+            t.spine.count as u64,
+            "/fabric/topology/spine/count",
+        ),
         ("zones", zones, "/fabric/topology/zones"),
         (
             "super_spine.count",
             t.super_spine.as_ref().map_or(1, |s| s.count as u64),
             "/fabric/topology/super_spine/count",
         ),
-        ("spines in all", t.spine.count as u64 * zones, "/fabric/topology/spine/count"),
+        (
+            "spines in all",
+            t.spine.count as u64 * zones,
+            "/fabric/topology/spine/count",
+        ),
     ];
     for (what, n, ptr) in counts {
         if n > MAX_COUNT {
@@ -267,7 +279,11 @@ fn tiers(t: &Topology) -> Result<bool, Vec<Finding>> {
             );
         }
     }
-    if errs.is_empty() { Ok(three_tier) } else { Err(errs) }
+    if errs.is_empty() {
+        Ok(three_tier)
+    } else {
+        Err(errs)
+    }
 }
 
 /// Groups and how they split into zones.
@@ -326,7 +342,11 @@ fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<
             "/fabric/topology/spine/count",
             format!(
                 "use a spine count that divides {leaf_up} (e.g. {})",
-                divisors(leaf_up).iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                divisors(leaf_up)
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ));
     }
@@ -335,7 +355,9 @@ fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<
     if spine_down64 > MAX_COUNT {
         return Err(refuse(
             Rule::FabricTooLarge,
-            format!("each spine would need {spine_down64} leaf-facing ports; aifab builds at most {MAX_COUNT}"),
+            format!(
+                "each spine would need {spine_down64} leaf-facing ports; aifab builds at most {MAX_COUNT}"
+            ),
             "/fabric/topology/spine/count",
             "use more zones (three-tier) or fewer servers per spine layer",
         ));
@@ -382,7 +404,10 @@ impl Planes {
 
 /// Planes divide the spines per zone and the super-spines (`AIF-FAB-005`).
 fn planes(ss: &SuperSpineTier, spines_per_zone: u32) -> Result<Planes, Vec<Finding>> {
-    if ss.planes == 0 || !spines_per_zone.is_multiple_of(ss.planes) || ss.count % ss.planes != 0 {
+    if ss.planes == 0
+        || !spines_per_zone.is_multiple_of(ss.planes)
+        || !ss.count.is_multiple_of(ss.planes)
+    {
         return Err(refuse(
             Rule::PlanesDivide,
             format!(
@@ -428,7 +453,11 @@ fn spine_uplinks(t: &Topology, ss: &SuperSpineTier, s: &mut Shape) -> Result<(),
             "/fabric/topology/super_spine/count",
             format!(
                 "use {} super-spines per plane, with a number that divides {spine_up}",
-                if ss.planes == 1 { "a count of" } else { "a number of" }
+                if ss.planes == 1 {
+                    "a count of"
+                } else {
+                    "a number of"
+                }
             ),
         ));
     }
@@ -442,7 +471,9 @@ fn spine_uplinks(t: &Topology, ss: &SuperSpineTier, s: &mut Shape) -> Result<(),
     if super_down > MAX_COUNT {
         return Err(refuse(
             Rule::FabricTooLarge,
-            format!("each super-spine would need {super_down} ports; aifab builds at most {MAX_COUNT}"),
+            format!(
+                "each super-spine would need {super_down} ports; aifab builds at most {MAX_COUNT}"
+            ),
             "/fabric/topology/super_spine/count",
             "use more super-spines or planes",
         ));

@@ -300,3 +300,6 @@ impl Placement {
         out.into_iter().map(|(_, u)| u).collect()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -62,8 +62,14 @@ pub fn resolved<'o, T>(
 pub fn tier_platform(intent: &Intent, role: Role) -> Option<(&str, Origin)> {
     let t = &intent.fabric.topology;
     match role {
-        Role::Leaf => Some((&t.leaf.platform, Origin::Base("/fabric/topology/leaf/platform"))),
-        Role::Spine => Some((&t.spine.platform, Origin::Base("/fabric/topology/spine/platform"))),
+        Role::Leaf => Some((
+            &t.leaf.platform,
+            Origin::Base("/fabric/topology/leaf/platform"),
+        )),
+        Role::Spine => Some((
+            &t.spine.platform,
+            Origin::Base("/fabric/topology/spine/platform"),
+        )),
         Role::SuperSpine => t.super_spine.as_ref().map(|s| {
             (
                 s.platform.as_str(),
@@ -77,13 +83,9 @@ pub fn tier_platform(intent: &Intent, role: Role) -> Option<(&str, Origin)> {
 /// without a super-spine tier).
 pub fn platform<'i>(intent: &'i Intent, device: &impl Overridable) -> Option<(&'i str, Origin)> {
     let base = tier_platform(intent, device.role())?;
-    Some(resolved(
-        &intent.overrides,
-        device,
-        base,
-        "platform",
-        |o| o.platform.as_deref(),
-    ))
+    Some(resolved(&intent.overrides, device, base, "platform", |o| {
+        o.platform.as_deref()
+    }))
 }
 
 /// A device's DLB mode: `load_balancing.dlb.mode` where its role is in `dlb.roles` (an empty list
