@@ -39,18 +39,18 @@ impl std::ops::Deref for DraftDevice {
     }
 }
 
+impl std::ops::DerefMut for DraftDevice {
+    fn deref_mut(&mut self) -> &mut Device {
+        &mut self.dev
+    }
+}
+
 impl Overridable for DraftDevice {
     fn role(&self) -> Role {
         self.dev.role
     }
     fn matched(&self) -> &[usize] {
         &self.overrides
-    }
-}
-
-impl std::ops::DerefMut for DraftDevice {
-    fn deref_mut(&mut self) -> &mut Device {
-        &mut self.dev
     }
 }
 
