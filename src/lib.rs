@@ -1,9 +1,10 @@
 //! aifab: compile one YAML intent describing a lossless RoCEv2 AI/ML back-end fabric into ready-to-push
 //! switch configurations for Cisco NX-OS, Arista EOS and SONiC.
 //!
-//! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (semantic rules) →
-//! [`compile`] (vendor-neutral [`model`]) → [`os`] (per-OS structured config: typed data for SONiC,
-//! a view for the NX-OS/EOS templates) → [`render`] → [`write`](mod@write) / [`review`].
+//! Pipeline: [`load`] (YAML with spans) → [`validate`] (JSON Schema) → [`check`] (rules that read only
+//! the intent) → [`place`] (every device, its name, overrides and platform) → [`check`] (rules about the
+//! platforms placed) → [`compile`] (vendor-neutral [`model`]) → [`os`] (per-OS structured config: typed
+//! data for SONiC, a view for the NX-OS/EOS templates) → [`render`] → [`write`](mod@write) / [`review`].
 //! Every rule a stage can report is declared once, in the registry [`rules`]. The command line and the
 //! benchmark are the binary's (`src/main.rs`), not part of this API.
 
@@ -20,6 +21,7 @@ pub mod load;
 pub mod model;
 pub mod os;
 pub mod pipeline;
+pub mod place;
 pub mod platform;
 pub mod render;
 pub mod review;

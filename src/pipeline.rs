@@ -1,13 +1,17 @@
-//! The front of the pipeline, shared by every command: read → load → validate → check → compile.
+//! The front of the pipeline, shared by every command: read → load → validate → intent rules → place →
+//! platform rules → compile.
 //!
-//! Every problem comes back located in the intent file (`file:line:col`), errors and warnings together.
+//! Every problem comes back located in the intent file (`file:line:col`), errors and warnings together:
+//! the intent rules and the platform rules report together, and when they find no error, the shape,
+//! placement and compile errors follow with their warnings.
 
 use crate::check;
-use crate::compile::compile_only;
+use crate::compile::{compile_placed, shape};
 use crate::diag::{Finding, Source, Span, has_errors};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap};
 use crate::model::{FabricModel, NoteFeature};
+use crate::place;
 use crate::platform::Catalog;
 use crate::rules::Rule;
 use crate::validate;
@@ -107,13 +111,8 @@ pub fn front_source_with(
         Ok(x) => x,
         Err(f) => return Err(FrontError::Invalid(Box::new(source), f)),
     };
-    let mut findings = check::run(&intent, &spans, &source);
-    if has_errors(&findings) {
-        locate(&mut findings, &spans, &source);
-        return Err(FrontError::Invalid(Box::new(source), findings));
-    }
-    match compile_only(&intent, Catalog::builtin(), only) {
-        Ok(model) => {
+    match checked_model(&intent, Catalog::builtin(), only) {
+        Ok((model, mut findings)) => {
             findings.extend(note_warnings(&model));
             locate(&mut findings, &spans, &source);
             Ok(Front {
@@ -124,10 +123,35 @@ pub fn front_source_with(
                 warnings: findings,
             })
         }
-        Err(errs) => {
-            findings.extend(errs);
+        Err(mut findings) => {
             locate(&mut findings, &spans, &source);
             Err(FrontError::Invalid(Box::new(source), findings))
+        }
+    }
+}
+
+/// The stages after schema validation: the intent rules, placement, the platform rules on it, and the
+/// compiler on the same placement. `Ok` carries the model and the rules' warnings; `Err` every finding
+/// (unlocated). Shape and placement errors are reported only when the rules find no error, as the
+/// compiler's are.
+fn checked_model(
+    intent: &Intent,
+    catalog: &Catalog,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<(FabricModel, Vec<Finding>), Vec<Finding>> {
+    let mut findings = check::intent_rules(intent);
+    let shape = shape::shape(intent);
+    let placement = place::for_rules(intent, catalog, shape.as_ref().ok());
+    findings.extend(check::platform_rules(intent, catalog, &placement));
+    if has_errors(&findings) {
+        return Err(findings);
+    }
+    let compiled = shape.and_then(|s| compile_placed(intent, catalog, &s, placement, only));
+    match compiled {
+        Ok(model) => Ok((model, findings)),
+        Err(errs) => {
+            findings.extend(errs);
+            Err(findings)
         }
     }
 }

@@ -23,7 +23,8 @@ pub enum Stage {
     Schema,
     /// Semantic rules on the parsed intent (`src/check`).
     Checks,
-    /// Fabric arithmetic, names and platform support while compiling (`src/compile`, `src/pipeline.rs`).
+    /// Fabric arithmetic, names and platform support while placing and compiling (`src/place`,
+    /// `src/compile`, `src/pipeline.rs`).
     Compile,
 }
 

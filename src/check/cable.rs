@@ -1,13 +1,13 @@
 //! Cable rules (`AIF-CAB-*`): cable lengths each platform has PFC headroom numbers for.
 
-use super::platforms;
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
-use crate::platform::Catalog;
 use crate::rules::Rule;
 
-/// Adds the findings of the cable-length rules, per cable tier and platform.
-pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
+/// Adds the findings of the cable-length rules, per cable tier and each platform with a device at either
+/// end of that tier's cables.
+pub(super) fn rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
     let c = &intent.fabric.topology.cable_length;
     let tiers = [
         ("server", Some(c.server), [Role::Leaf, Role::Leaf]),
@@ -20,9 +20,9 @@ pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) 
     ];
     for (name, len, roles) in tiers {
         let Some(len) = len else { continue };
-        for (pname, _, p, proles, _) in platforms(intent, catalog) {
-            let touches = proles.is_empty() || proles.iter().any(|r| roles.contains(r));
-            if !touches {
+        for u in uses {
+            let (pname, p) = (u.name, u.profile);
+            if !u.roles.iter().any(|r| roles.contains(r)) {
                 continue;
             }
             if let Some(limit) = p.pause_buffer_above_m.filter(|l| len.metres() > *l) {

@@ -1,24 +1,32 @@
 //! Load-balancing rules (`AIF-LB-004`..`-008`): DLB settings that cannot work or do nothing, and what DLB
 //! and QP hashing cost on the platforms that run them. Mode and platform support run in the compiler.
+//!
+//! Whether a platform runs DLB or QP hashing is decided per device, as the compiler decides it: the
+//! role lists (an empty list selects no role) and then the overrides ([`crate::place::dlb_mode`],
+//! [`crate::place::roce_dest_qp`]).
 
-use super::{UsedPlatform, platforms};
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent, LoadBalancing};
-use crate::platform::{Catalog, QpHashMethod};
+use crate::place::{self, PlatformUse};
+use crate::platform::QpHashMethod;
 use crate::rules::Rule;
 
-/// Adds the findings of the load-balancing rules: the DLB settings, then the costs per platform.
-pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
-    let lb = &intent.load_balancing;
-    dlb_settings(lb, out);
+/// Adds the findings of the DLB settings (AIF-LB-004, -008).
+pub(super) fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
+    dlb_settings(&intent.load_balancing, out);
+}
+
+/// Adds the costs of DLB and QP hashing per platform in use (AIF-LB-005, -006, -007).
+pub(super) fn platform_rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
     let qos_egress = intent
         .qos
         .classes
         .values()
         .any(|c| c.ecn.is_some() || c.strict);
-    for used in platforms(intent, catalog) {
-        dlb_costs(lb, &used, qos_egress, out);
-        qp_hash_cost(lb, &used, out);
+    for u in uses {
+        dlb_costs(intent, u, qos_egress, out);
+        qp_hash_cost(intent, u, out);
     }
 }
 
@@ -57,12 +65,13 @@ fn dlb_settings(lb: &LoadBalancing, out: &mut Vec<Finding>) {
 
 /// AIF-LB-005, -006: on a platform where DLB is a hardware profile, egress QoS may skip DLB flows and
 /// every change needs a reload.
-fn dlb_costs(lb: &LoadBalancing, used: &UsedPlatform, qos_egress: bool, out: &mut Vec<Finding>) {
-    let (pname, os, p, roles, ptr) = used;
-    let dlb_here = lb.dlb.mode != DlbMode::Off
-        && p.dlb.reload_required
-        && roles.iter().any(|r| lb.dlb.roles.contains(r))
-        && p.dlb.modes.contains(&lb.dlb.mode);
+fn dlb_costs(intent: &Intent, u: &PlatformUse, qos_egress: bool, out: &mut Vec<Finding>) {
+    let (pname, os, p, ptr) = (u.name, u.os, u.profile, u.origin.pointer());
+    let dlb_here = p.dlb.reload_required
+        && u.devices.iter().any(|d| {
+            let (mode, _) = place::dlb_mode(intent, *d);
+            mode != DlbMode::Off && p.dlb.modes.contains(&mode)
+        });
     if !dlb_here {
         return;
     }
@@ -83,11 +92,10 @@ fn dlb_costs(lb: &LoadBalancing, used: &UsedPlatform, qos_egress: bool, out: &mu
 }
 
 /// AIF-LB-007: NX-OS UDF QP hashing takes the UDP source port out of the ECMP hash.
-fn qp_hash_cost(lb: &LoadBalancing, used: &UsedPlatform, out: &mut Vec<Finding>) {
-    let (pname, _, p, roles, _) = used;
-    let qp_here = lb.hash.roce_dest_qp
-        && roles.iter().any(|r| lb.hash.roles.contains(r))
-        && p.qp_hash.method == QpHashMethod::NxosUdf;
+fn qp_hash_cost(intent: &Intent, u: &PlatformUse, out: &mut Vec<Finding>) {
+    let (pname, p) = (u.name, u.profile);
+    let qp_here = p.qp_hash.method == QpHashMethod::NxosUdf
+        && u.devices.iter().any(|d| place::roce_dest_qp(intent, *d).0);
     if qp_here && p.qp_hash.replaces_l4_ports {
         out.push(
             Finding::new(Rule::QpHashReplacesL4Ports, format!("QP hashing on {pname} replaces L4-port hashing: the UDP source port (the NICs' usual entropy) leaves the ECMP hash"))

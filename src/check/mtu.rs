@@ -1,17 +1,16 @@
 //! MTU rules (`AIF-MTU-*`): the fabric MTU carries RoCE and every platform accepts it.
 
-use super::platforms;
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::Intent;
-use crate::platform::Catalog;
 use crate::rules::Rule;
 
 /// IP MTU a RoCEv2 4096-byte path MTU needs: 4096 payload + IP 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4,
 /// rounded up to the 4200 NIC vendors recommend.
 pub const ROCE_MIN_MTU: u32 = 4200;
 
-/// Adds the findings of the MTU rules.
-pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
+/// AIF-MTU-001: the MTU carries RoCE.
+pub(super) fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
     let mtu = intent.fabric.mtu;
     if mtu < ROCE_MIN_MTU {
         out.push(
@@ -20,7 +19,13 @@ pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) 
                 .hint("use a jumbo MTU such as 9214, and make the NICs' RoCE MTU 4096"),
         );
     }
-    for (pname, _, p, _, ptr) in platforms(intent, catalog) {
+}
+
+/// AIF-MTU-002: every platform in use accepts the MTU.
+pub(super) fn platform_rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
+    let mtu = intent.fabric.mtu;
+    for u in uses {
+        let (pname, p, ptr) = (u.name, u.profile, u.origin.pointer());
         if mtu > p.max_mtu {
             out.push(
                 Finding::new(Rule::MtuAbovePlatform, format!("MTU {mtu} exceeds the {} that {pname} accepts", p.max_mtu))

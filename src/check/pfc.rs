@@ -1,14 +1,14 @@
 //! PFC rules (`AIF-PFC-*`): a fabric has lossless classes, they have the watchdog, and each platform can
 //! express the watchdog timers (the rule id of each OS's limits comes from its `vendors/` profile).
 
-use super::platforms;
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::Intent;
-use crate::platform::{Catalog, WatchdogLimits};
+use crate::platform::WatchdogLimits;
 use crate::rules::Rule;
 
-/// Adds the findings of the PFC rules: lossless classes, the watchdog, and its timers per platform.
-pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
+/// AIF-PFC-005, -001: the fabric has lossless classes, and they have the watchdog.
+pub(super) fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
     let lossless = intent.qos.classes.values().any(|c| c.lossless);
     if !lossless {
         out.push(
@@ -28,11 +28,18 @@ pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) 
                 .hint("set `enabled: true`; the watchdog covers exactly the lossless priorities"),
         );
     }
+}
+
+/// AIF-PFC-002, -003, -004: each platform in use can express the watchdog timers (the rule id comes
+/// from the platform's `watchdog_limits`).
+pub(super) fn platform_rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
+    let w = &intent.qos.pfc_watchdog;
     if !w.enabled {
         return;
     }
     let (d_us, r_us) = (w.detect.micros(), w.restore.micros());
-    for (pname, _, p, _, ptr) in platforms(intent, catalog) {
+    for u in uses {
+        let (pname, p, ptr) = (u.name, u.profile, u.origin.pointer());
         if let Some(msg) = watchdog_problem(&p.watchdog_limits, d_us, r_us) {
             out.push(
                 Finding::new(p.watchdog_limits.rule, format!("PFC watchdog detect {} / restore {} on {pname}: {msg}", w.detect, w.restore))

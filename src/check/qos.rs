@@ -2,15 +2,13 @@
 //! classes, ECN thresholds and bandwidth shares. Classes are checked one at a time, in name order, each
 //! rule family in turn, then the rules about all classes together.
 
-use super::{UsedPlatform, platforms};
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::{Intent, QosClass};
-use crate::platform::Catalog;
 use crate::rules::Rule;
 use std::collections::BTreeMap;
 
 type Classes = BTreeMap<String, QosClass>;
-type Platforms<'a> = [UsedPlatform<'a>];
 
 /// Which class took a DSCP value or a priority first.
 #[derive(Default)]
@@ -19,10 +17,10 @@ struct Owners<'a> {
     priority: BTreeMap<u8, &'a str>,
 }
 
-/// Adds the findings of the QoS class rules, class by class in name order, then across classes.
-pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) {
+/// Adds the findings of the class rules that read only the intent, class by class in name order, then
+/// across classes.
+pub(super) fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
     let classes = &intent.qos.classes;
-    let pfs = platforms(intent, catalog);
     default_class(classes, out);
     let has_cnp = classes.iter().any(|(n, c)| is_cnp(n, c));
     let mut owners = Owners::default();
@@ -30,13 +28,22 @@ pub(super) fn rules(intent: &Intent, catalog: &Catalog, out: &mut Vec<Finding>) 
         dscp(name, c, &mut owners, out);
         priority(name, c, &mut owners, out);
         lossless(name, c, has_cnp, out);
-        ecn(name, c, &pfs, out);
+        ecn(name, c, out);
         strict(name, c, out);
         max_rate(name, c, out);
-        reserved_traffic_class(name, c, &pfs, out);
     }
     bandwidth_sum(classes, out);
-    lossless_limit(classes, &pfs, out);
+}
+
+/// Adds the findings of the class rules about the platforms in use, class by class in name order, then
+/// across classes.
+pub(super) fn platform_rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
+    let classes = &intent.qos.classes;
+    for (name, c) in classes {
+        ecn_buffer(name, c, uses, out);
+        reserved_traffic_class(name, c, uses, out);
+    }
+    lossless_limit(classes, uses, out);
 }
 
 fn class_ptr(name: &str, field: &str) -> String {
@@ -165,9 +172,8 @@ fn lossless(name: &str, c: &QosClass, has_cnp: bool, out: &mut Vec<Finding>) {
     }
 }
 
-/// AIF-QOS-001, -003, -002: ECN min below max, a probability that marks, a max every platform's buffer
-/// holds.
-fn ecn(name: &str, c: &QosClass, pfs: &Platforms, out: &mut Vec<Finding>) {
+/// AIF-QOS-001, -003: ECN min below max, a probability that marks.
+fn ecn(name: &str, c: &QosClass, out: &mut Vec<Finding>) {
     let Some(e) = &c.ecn else { return };
     if e.min >= e.max {
         out.push(
@@ -186,7 +192,13 @@ fn ecn(name: &str, c: &QosClass, pfs: &Platforms, out: &mut Vec<Finding>) {
             .hint("use 1-100% (10% is a common DCQCN starting point)"),
         );
     }
-    for (pname, _, p, _, ptr) in pfs {
+}
+
+/// AIF-QOS-002: an ECN max every platform's buffer holds.
+fn ecn_buffer(name: &str, c: &QosClass, uses: &Uses, out: &mut Vec<Finding>) {
+    let Some(e) = &c.ecn else { return };
+    for u in uses {
+        let (pname, p, ptr) = (u.name, u.profile, u.origin.pointer());
         if let Some(buf) = p.buffer
             && e.max > buf
         {
@@ -257,9 +269,10 @@ fn max_rate(name: &str, c: &QosClass, out: &mut Vec<Finding>) {
 }
 
 /// AIF-QOS-016: a class's priority is not a traffic class a platform keeps for control traffic.
-fn reserved_traffic_class(name: &str, c: &QosClass, pfs: &Platforms, out: &mut Vec<Finding>) {
+fn reserved_traffic_class(name: &str, c: &QosClass, uses: &Uses, out: &mut Vec<Finding>) {
     let prio = c.priority.unwrap_or(0);
-    for (pname, _, p, _, ptr) in pfs {
+    for u in uses {
+        let (pname, p, ptr) = (u.name, u.profile, u.origin.pointer());
         if p.reserved_traffic_classes.contains(&prio) {
             out.push(
                 Finding::new(Rule::ReservedTrafficClass, format!("class `{name}` uses traffic class {prio}, which {pname} reserves for control traffic"))
@@ -291,9 +304,10 @@ fn bandwidth_sum(classes: &Classes, out: &mut Vec<Finding>) {
 }
 
 /// AIF-QOS-008: no more lossless classes than a platform supports.
-fn lossless_limit(classes: &Classes, pfs: &Platforms, out: &mut Vec<Finding>) {
+fn lossless_limit(classes: &Classes, uses: &Uses, out: &mut Vec<Finding>) {
     let lossless_count = classes.values().filter(|c| c.lossless).count();
-    for (pname, _, p, _, ptr) in pfs {
+    for u in uses {
+        let (pname, p, ptr) = (u.name, u.profile, u.origin.pointer());
         if let Some(max) = p.max_lossless_classes
             && lossless_count > usize::from(max)
         {
@@ -302,7 +316,7 @@ fn lossless_limit(classes: &Classes, pfs: &Platforms, out: &mut Vec<Finding>) {
                     Rule::TooManyLosslessClasses,
                     format!("{lossless_count} lossless classes; {pname} supports {max}"),
                 )
-                .at(ptr.clone())
+                .at(ptr)
                 .hint("reduce the lossless classes or choose another platform"),
             );
         }

@@ -1,9 +1,10 @@
-//! The fabric compiler: intent → [`FabricModel`].
+//! The fabric compiler: a placed intent → [`FabricModel`].
 //!
-//! One module per concern: [`shape`] (counts and port budgets), [`topology`] (devices, ports, links),
-//! [`addressing`] (loopbacks, /31s, server subnets, ASNs), [`qos`] (per-platform QoS plans) and
-//! [`features`] (DLB, QP hashing, notes for unverified syntax). Allocation is a pure function of the
-//! intent, and arithmetic: adding a server group at the end never moves an existing address or port.
+//! One module per concern: [`shape`] (counts and port budgets), [`topology`] (ports and links of the
+//! placed devices), [`addressing`] (loopbacks, /31s, server subnets, ASNs), [`qos`] (per-platform QoS
+//! plans) and [`features`] (DLB, QP hashing, notes for unverified syntax). Which devices exist, their
+//! names and platforms come from [`crate::place`]. Allocation is a pure function of the intent, and
+//! arithmetic: adding a server group at the end never moves an existing address or port.
 
 pub mod addressing;
 pub mod features;
@@ -15,7 +16,9 @@ pub mod topology;
 use crate::diag::Finding;
 use crate::intent::Intent;
 use crate::model::FabricModel;
+use crate::place::{self, Placement};
 use crate::platform::Catalog;
+use shape::Shape;
 
 /// Compiles a schema-valid intent into the device model, or returns every problem found.
 pub fn compile(intent: &Intent, catalog: &Catalog) -> Result<FabricModel, Vec<Finding>> {
@@ -30,8 +33,30 @@ pub fn compile_only(
     only: Option<&globset::GlobMatcher>,
 ) -> Result<FabricModel, Vec<Finding>> {
     let shape = shape::shape(intent)?;
-    let mut fabric = topology::build(intent, catalog, &shape, only)?;
-    addressing::assign(intent, &shape, &mut fabric)?;
+    let placement = place::place(intent, catalog, &shape.counts());
+    compile_placed(intent, catalog, &shape, placement, only)
+}
+
+/// [`compile_only`] on a fabric already shaped and placed (`placement` from [`place::place`] or
+/// [`place::for_rules`] with this `shape`). A placement with errors is refused with them.
+pub fn compile_placed(
+    intent: &Intent,
+    catalog: &Catalog,
+    shape: &Shape,
+    placement: Placement,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<FabricModel, Vec<Finding>> {
+    // A stand-in holds one device per tier, for the platform rules only: place the real fabric.
+    let placement = if placement.stand_in {
+        place::place(intent, catalog, &shape.counts())
+    } else {
+        placement
+    };
+    if !placement.errors.is_empty() {
+        return Err(placement.errors);
+    }
+    let mut fabric = topology::build(intent, catalog, shape, placement, only)?;
+    addressing::assign(intent, shape, &mut fabric)?;
     features::resolve(intent, catalog, &mut fabric)?;
     Ok(fabric.finish())
 }

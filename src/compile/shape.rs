@@ -1,10 +1,48 @@
 //! Fabric arithmetic: how many devices of each role, how many ports each uses, and whether the chosen
 //! platforms can carry it. Everything later (ports, links, addresses) follows from the [`Shape`].
+//!
+//! [`counts`] is the part placement needs (how many devices of each role, zones, planes); [`shape`] adds
+//! the port arithmetic. Each runs its passes in order and stops at the first that fails, so the first
+//! problem is reported with its numbers and not buried under the problems it causes.
 
 use crate::diag::Finding;
-use crate::intent::{Intent, TopologyKind};
+use crate::intent::{Intent, SuperSpineTier, Topology, TopologyKind};
 use crate::rules::Rule;
 use crate::units::{Ratio, Speed};
+
+/// How many devices of each role the fabric has, and how they group: what placement needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Three-tier or not.
+    pub three_tier: bool,
+    /// Server groups (scalable units).
+    pub groups: u32,
+    /// Zones (1 for a 2-tier fabric).
+    pub zones: u32,
+    /// Groups per zone.
+    pub groups_per_zone: u32,
+    /// NICs per server (leaves per group).
+    pub rails: u32,
+    /// Spines per zone.
+    pub spines_per_zone: u32,
+    /// Super-spines in all.
+    pub super_spines: u32,
+    /// Spine planes.
+    pub planes: u32,
+    /// Super-spines per plane.
+    pub supers_per_plane: u32,
+}
+
+impl Counts {
+    /// All leaves.
+    pub fn leaves(&self) -> u32 {
+        self.groups * self.rails
+    }
+    /// All spines.
+    pub fn spines(&self) -> u32 {
+        self.zones * self.spines_per_zone
+    }
+}
 
 /// The counts that define a fabric.
 #[derive(Clone, Debug)]
@@ -64,6 +102,20 @@ impl Shape {
     pub fn spines(&self) -> u32 {
         self.zones * self.spines_per_zone
     }
+    /// The device counts (what [`counts`] gives for the same intent).
+    pub fn counts(&self) -> Counts {
+        Counts {
+            three_tier: self.three_tier,
+            groups: self.groups,
+            zones: self.zones,
+            groups_per_zone: self.groups_per_zone,
+            rails: self.rails,
+            spines_per_zone: self.spines_per_zone,
+            super_spines: self.super_spines,
+            planes: self.planes,
+            supers_per_plane: self.supers_per_plane,
+        }
+    }
 }
 
 /// Uplinks needed for `down` ports at `down_speed` under `ratio`, at `up_speed`: exact or an error text.
@@ -90,24 +142,68 @@ pub const MAX_GPUS: u64 = 1_048_576;
 /// Largest number of switches per tier count (spines per zone, zones, super-spines, ports per group).
 pub const MAX_COUNT: u64 = 65_536;
 
+/// Computes the device counts, or explains in numbers why they do not add up (`AIF-FAB-001`, `-002`,
+/// `-005`, `-006`). Fails only where [`shape`] fails too, and agrees with [`Shape::counts`] when both
+/// succeed.
+pub fn counts(intent: &Intent) -> Result<Counts, Vec<Finding>> {
+    let t = &intent.fabric.topology;
+    bounds(t)?;
+    let three_tier = tiers(t)?;
+    let z = zones(t, three_tier)?;
+    let p = match (three_tier, &t.super_spine) {
+        (true, Some(ss)) => planes(ss, t.spine.count)?,
+        _ => Planes::NONE,
+    };
+    let c = Counts {
+        three_tier,
+        groups: z.groups,
+        zones: z.zones,
+        groups_per_zone: z.groups_per_zone,
+        rails: t.rails,
+        spines_per_zone: t.spine.count,
+        super_spines: p.super_spines,
+        planes: p.planes,
+        supers_per_plane: p.per_plane,
+    };
+    switches(c.leaves() as u64 + c.spines() as u64 + c.super_spines as u64)?;
+    Ok(c)
+}
+
 /// Computes the shape of the fabric or explains in numbers why it does not add up.
 pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let t = &intent.fabric.topology;
-    // Bounds first, in u64, so nothing below can overflow or build a fabric that exhausts memory.
+    bounds(t)?;
+    let three_tier = tiers(t)?;
+    let z = zones(t, three_tier)?;
+    let mut s = leaf_uplinks(t, three_tier, &z)?;
+    if let (true, Some(ss)) = (three_tier, &t.super_spine) {
+        spine_uplinks(t, ss, &mut s)?;
+    }
+    switches(s.leaves() as u64 + s.spines() as u64 + s.super_spines as u64)?;
+    Ok(s)
+}
+
+/// One finding as the `Err` of a pass.
+fn refuse(rule: Rule, message: String, at: &str, hint: impl Into<String>) -> Vec<Finding> {
+    vec![Finding::new(rule, message).at(at).hint(hint)]
+}
+
+/// Bounds first, in u64, so nothing below can overflow or build a fabric that exhausts memory
+/// (`AIF-FAB-006`).
+fn bounds(t: &Topology) -> Result<(), Vec<Finding>> {
     let gpus = t.servers as u64 * t.rails as u64;
     if gpus > MAX_GPUS {
-        return Err(vec![
-            Finding::new(
-                Rule::FabricTooLarge,
-                format!(
-                    "{} servers × {} rails = {gpus} GPUs; aifab builds fabrics of up to {MAX_GPUS}",
-                    t.servers, t.rails
-                ),
-            )
-            .at("/fabric/topology/servers")
-            .hint("split the fabric into several intents"),
-        ]);
+        return Err(refuse(
+            Rule::FabricTooLarge,
+            format!(
+                "{} servers × {} rails = {gpus} GPUs; aifab builds fabrics of up to {MAX_GPUS}",
+                t.servers, t.rails
+            ),
+            "/fabric/topology/servers",
+            "split the fabric into several intents",
+        ));
     }
+    let zones = t.zones.unwrap_or(1) as u64;
     let counts = [
         (
             "servers_per_group",
@@ -119,11 +215,7 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
             t.spine.count as u64,
             "/fabric/topology/spine/count",
         ),
-        (
-            "zones",
-            t.zones.unwrap_or(1) as u64,
-            "/fabric/topology/zones",
-        ),
+        ("zones", zones, "/fabric/topology/zones"),
         (
             "super_spine.count",
             t.super_spine.as_ref().map_or(1, |s| s.count as u64),
@@ -131,140 +223,157 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         ),
         (
             "spines in all",
-            t.spine.count as u64 * t.zones.unwrap_or(1) as u64,
+            t.spine.count as u64 * zones,
             "/fabric/topology/spine/count",
         ),
     ];
     for (what, n, ptr) in counts {
         if n > MAX_COUNT {
-            return Err(vec![
-                Finding::new(
-                    Rule::FabricTooLarge,
-                    format!("{what} is {n}; aifab builds at most {MAX_COUNT}"),
-                )
-                .at(ptr)
-                .hint("no switch has that many ports: check the number"),
-            ]);
+            return Err(refuse(
+                Rule::FabricTooLarge,
+                format!("{what} is {n}; aifab builds at most {MAX_COUNT}"),
+                ptr,
+                "no switch has that many ports: check the number",
+            ));
         }
     }
-    let mut errs = Vec::new();
+    Ok(())
+}
+
+/// Zones and super-spines belong to three-tier fabrics, which need both (`AIF-FAB-001`). Returns
+/// whether the fabric is three-tier.
+fn tiers(t: &Topology) -> Result<bool, Vec<Finding>> {
     let three_tier = t.kind == TopologyKind::ThreeTier;
-    let groups = t.servers.div_ceil(t.servers_per_group.max(1));
-    let zones = if three_tier { t.zones.unwrap_or(0) } else { 1 };
+    let mut errs = Vec::new();
+    let mut problem = |message: &str, at: &str, hint: &str| {
+        errs.push(Finding::new(Rule::TierShape, message).at(at).hint(hint));
+    };
     if three_tier {
         if t.zones.is_none() {
-            errs.push(
-                Finding::new(Rule::TierShape, "a three-tier fabric needs `zones`")
-                    .at("/fabric/topology")
-                    .hint("add `zones: <n>` under fabric.topology"),
+            problem(
+                "a three-tier fabric needs `zones`",
+                "/fabric/topology",
+                "add `zones: <n>` under fabric.topology",
             );
         }
         if t.super_spine.is_none() {
-            errs.push(
-                Finding::new(
-                    Rule::TierShape,
-                    "a three-tier fabric needs a `super_spine` tier",
-                )
-                .at("/fabric/topology")
-                .hint("add `super_spine: {platform, hostname, count}` under fabric.topology"),
+            problem(
+                "a three-tier fabric needs a `super_spine` tier",
+                "/fabric/topology",
+                "add `super_spine: {platform, hostname, count}` under fabric.topology",
             );
         }
     } else {
         if t.zones.is_some() {
-            errs.push(
-                Finding::new(
-                    Rule::TierShape,
-                    "`zones` applies to three-tier fabrics only",
-                )
-                .at("/fabric/topology/zones")
-                .hint("remove `zones`, or set `kind: three-tier`"),
+            problem(
+                "`zones` applies to three-tier fabrics only",
+                "/fabric/topology/zones",
+                "remove `zones`, or set `kind: three-tier`",
             );
         }
         if t.super_spine.is_some() {
-            errs.push(
-                Finding::new(
-                    Rule::TierShape,
-                    "`super_spine` applies to three-tier fabrics only",
-                )
-                .at("/fabric/topology/super_spine")
-                .hint("remove `super_spine`, or set `kind: three-tier`"),
+            problem(
+                "`super_spine` applies to three-tier fabrics only",
+                "/fabric/topology/super_spine",
+                "remove `super_spine`, or set `kind: three-tier`",
             );
         }
     }
-    if !errs.is_empty() {
-        return Err(errs);
+    if errs.is_empty() {
+        Ok(three_tier)
+    } else {
+        Err(errs)
     }
+}
+
+/// Groups and how they split into zones.
+struct Zones {
+    groups: u32,
+    zones: u32,
+    groups_per_zone: u32,
+}
+
+/// Servers cut into groups, groups split evenly into zones (`AIF-FAB-002`).
+fn zones(t: &Topology, three_tier: bool) -> Result<Zones, Vec<Finding>> {
+    let groups = t.servers.div_ceil(t.servers_per_group.max(1));
+    let zones = if three_tier { t.zones.unwrap_or(0) } else { 1 };
     if zones == 0 || !groups.is_multiple_of(zones) {
-        return Err(vec![
-            Finding::new(
-                Rule::GroupsSplitZones,
-                format!(
-                    "{} servers in groups of {} make {groups} groups, which do not split evenly into {zones} zones",
-                    t.servers, t.servers_per_group
-                ),
-            )
-            .at("/fabric/topology/zones")
-            .hint("choose a zone count that divides the number of groups"),
-        ]);
+        return Err(refuse(
+            Rule::GroupsSplitZones,
+            format!(
+                "{} servers in groups of {} make {groups} groups, which do not split evenly into {zones} zones",
+                t.servers, t.servers_per_group
+            ),
+            "/fabric/topology/zones",
+            "choose a zone count that divides the number of groups",
+        ));
     }
-    let groups_per_zone = groups / zones;
-    let leaf_up = match uplinks(
+    Ok(Zones {
+        groups,
+        zones,
+        groups_per_zone: groups / zones,
+    })
+}
+
+/// Leaf uplinks from the oversubscription, spread evenly over the spines of a zone; the shape of a
+/// 2-tier fabric (`AIF-FAB-003`, `-004`, `-006`).
+fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<Finding>> {
+    let leaf_up = uplinks(
         t.servers_per_group,
         t.nic_speed,
         t.leaf.oversubscription,
         t.leaf.uplink_speed,
-    ) {
-        Ok(u) => u,
-        Err(e) => {
-            return Err(vec![
-                Finding::new(Rule::OversubscriptionUplinks, format!("leaf: {e}"))
-                    .at("/fabric/topology/leaf/oversubscription")
-                    .hint("change the oversubscription or servers_per_group so the uplinks come out whole"),
-            ]);
-        }
-    };
+    )
+    .map_err(|e| {
+        refuse(
+            Rule::OversubscriptionUplinks,
+            format!("leaf: {e}"),
+            "/fabric/topology/leaf/oversubscription",
+            "change the oversubscription or servers_per_group so the uplinks come out whole",
+        )
+    })?;
     let spines_per_zone = t.spine.count;
     if leaf_up == 0 || leaf_up % spines_per_zone != 0 {
-        return Err(vec![
-            Finding::new(
-                Rule::UplinksUneven,
-                format!(
-                    "each leaf has {leaf_up} uplinks, which do not spread evenly over {spines_per_zone} spines"
-                ),
-            )
-            .at("/fabric/topology/spine/count")
-            .hint(format!(
+        return Err(refuse(
+            Rule::UplinksUneven,
+            format!(
+                "each leaf has {leaf_up} uplinks, which do not spread evenly over {spines_per_zone} spines"
+            ),
+            "/fabric/topology/spine/count",
+            format!(
                 "use a spine count that divides {leaf_up} (e.g. {})",
-                divisors(leaf_up).iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
-            )),
-        ]);
+                divisors(leaf_up)
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
     }
     let links_per_spine = leaf_up / spines_per_zone;
-    let spine_down64 = groups_per_zone as u64 * t.rails as u64 * links_per_spine as u64;
+    let spine_down64 = z.groups_per_zone as u64 * t.rails as u64 * links_per_spine as u64;
     if spine_down64 > MAX_COUNT {
-        return Err(vec![
-            Finding::new(
-                Rule::FabricTooLarge,
-                format!("each spine would need {spine_down64} leaf-facing ports; aifab builds at most {MAX_COUNT}"),
-            )
-            .at("/fabric/topology/spine/count")
-            .hint("use more zones (three-tier) or fewer servers per spine layer"),
-        ]);
+        return Err(refuse(
+            Rule::FabricTooLarge,
+            format!(
+                "each spine would need {spine_down64} leaf-facing ports; aifab builds at most {MAX_COUNT}"
+            ),
+            "/fabric/topology/spine/count",
+            "use more zones (three-tier) or fewer servers per spine layer",
+        ));
     }
-    let spine_down = spine_down64 as u32;
-    let spine_uplink_speed = t.spine.uplink_speed.unwrap_or(t.leaf.uplink_speed);
-    let mut s = Shape {
+    Ok(Shape {
         three_tier,
-        groups,
-        zones,
-        groups_per_zone,
+        groups: z.groups,
+        zones: z.zones,
+        groups_per_zone: z.groups_per_zone,
         rails: t.rails,
         servers_per_group: t.servers_per_group,
         servers: t.servers,
         leaf_up,
         links_per_spine,
         spines_per_zone,
-        spine_down,
+        spine_down: spine_down64 as u32,
         spine_up: 0,
         super_spines: 0,
         planes: 1,
@@ -273,87 +382,117 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
         super_down: 0,
         nic_speed: t.nic_speed,
         leaf_uplink_speed: t.leaf.uplink_speed,
-        spine_uplink_speed,
+        spine_uplink_speed: t.spine.uplink_speed.unwrap_or(t.leaf.uplink_speed),
+    })
+}
+
+/// Super-spines and their planes.
+struct Planes {
+    super_spines: u32,
+    planes: u32,
+    per_plane: u32,
+}
+
+impl Planes {
+    /// A fabric without super-spines.
+    const NONE: Planes = Planes {
+        super_spines: 0,
+        planes: 1,
+        per_plane: 0,
     };
-    if let (true, Some(ss)) = (three_tier, &t.super_spine) {
-        let spine_up = match uplinks(
-            spine_down,
-            t.leaf.uplink_speed,
-            t.spine.oversubscription,
-            spine_uplink_speed,
-        ) {
-            Ok(u) => u,
-            Err(e) => {
-                return Err(vec![
-                    Finding::new(Rule::OversubscriptionUplinks, format!("spine: {e}"))
-                        .at("/fabric/topology/spine/oversubscription")
-                        .hint("change the spine oversubscription so the uplinks come out whole"),
-                ]);
-            }
-        };
-        if ss.planes == 0 || !spines_per_zone.is_multiple_of(ss.planes) || ss.count % ss.planes != 0
-        {
-            return Err(vec![
-                Finding::new(
-                    Rule::PlanesDivide,
-                    format!(
-                        "{} planes must divide both the spines per zone ({spines_per_zone}) and the super-spines ({})",
-                        ss.planes, ss.count
-                    ),
-                )
-                .at("/fabric/topology/super_spine/planes")
-                .hint("use a plane count that divides both"),
-            ]);
-        }
-        let per_plane = ss.count / ss.planes;
-        if spine_up == 0 || spine_up % per_plane != 0 {
-            return Err(vec![
-                Finding::new(
-                    Rule::UplinksUneven,
-                    format!(
-                        "each spine has {spine_up} uplinks, which do not spread evenly over the {per_plane} super-spines of its plane"
-                    ),
-                )
-                .at("/fabric/topology/super_spine/count")
-                .hint(format!(
-                    "use {} super-spines per plane, with a number that divides {spine_up}",
-                    if ss.planes == 1 { "a count of" } else { "a number of" }
-                )),
-            ]);
-        }
-        s.spine_up = spine_up;
-        s.super_spines = ss.count;
-        s.planes = ss.planes;
-        s.supers_per_plane = per_plane;
-        s.links_per_super = spine_up / per_plane;
-        let super_down =
-            zones as u64 * (spines_per_zone / ss.planes) as u64 * s.links_per_super as u64;
-        if super_down > MAX_COUNT {
-            return Err(vec![
-                Finding::new(
-                    Rule::FabricTooLarge,
-                    format!("each super-spine would need {super_down} ports; aifab builds at most {MAX_COUNT}"),
-                )
-                .at("/fabric/topology/super_spine/count")
-                .hint("use more super-spines or planes"),
-            ]);
-        }
-        s.super_down = super_down as u32;
+}
+
+/// Planes divide the spines per zone and the super-spines (`AIF-FAB-005`).
+fn planes(ss: &SuperSpineTier, spines_per_zone: u32) -> Result<Planes, Vec<Finding>> {
+    if ss.planes == 0
+        || !spines_per_zone.is_multiple_of(ss.planes)
+        || !ss.count.is_multiple_of(ss.planes)
+    {
+        return Err(refuse(
+            Rule::PlanesDivide,
+            format!(
+                "{} planes must divide both the spines per zone ({spines_per_zone}) and the super-spines ({})",
+                ss.planes, ss.count
+            ),
+            "/fabric/topology/super_spine/planes",
+            "use a plane count that divides both",
+        ));
     }
-    let switches = s.leaves() as u64 + s.spines() as u64 + s.super_spines as u64;
-    if switches > MAX_COUNT {
-        return Err(vec![
-            Finding::new(
-                Rule::FabricTooLarge,
-                format!(
-                    "the fabric would have {switches} switches; aifab builds at most {MAX_COUNT}"
-                ),
-            )
-            .at("/fabric/topology")
-            .hint("split the fabric into several intents, or use more servers per group"),
-        ]);
+    Ok(Planes {
+        super_spines: ss.count,
+        planes: ss.planes,
+        per_plane: ss.count / ss.planes,
+    })
+}
+
+/// Spine uplinks from the spine oversubscription, spread evenly over the super-spines of the spine's
+/// plane (`AIF-FAB-003`, `-005`, `-004`, `-006`).
+fn spine_uplinks(t: &Topology, ss: &SuperSpineTier, s: &mut Shape) -> Result<(), Vec<Finding>> {
+    let spine_up = uplinks(
+        s.spine_down,
+        t.leaf.uplink_speed,
+        t.spine.oversubscription,
+        s.spine_uplink_speed,
+    )
+    .map_err(|e| {
+        refuse(
+            Rule::OversubscriptionUplinks,
+            format!("spine: {e}"),
+            "/fabric/topology/spine/oversubscription",
+            "change the spine oversubscription so the uplinks come out whole",
+        )
+    })?;
+    let p = planes(ss, s.spines_per_zone)?;
+    if spine_up == 0 || spine_up % p.per_plane != 0 {
+        return Err(refuse(
+            Rule::UplinksUneven,
+            format!(
+                "each spine has {spine_up} uplinks, which do not spread evenly over the {} super-spines of its plane",
+                p.per_plane
+            ),
+            "/fabric/topology/super_spine/count",
+            format!(
+                "use {} super-spines per plane, with a number that divides {spine_up}",
+                if ss.planes == 1 {
+                    "a count of"
+                } else {
+                    "a number of"
+                }
+            ),
+        ));
     }
-    Ok(s)
+    s.spine_up = spine_up;
+    s.super_spines = p.super_spines;
+    s.planes = p.planes;
+    s.supers_per_plane = p.per_plane;
+    s.links_per_super = spine_up / p.per_plane;
+    let super_down =
+        s.zones as u64 * (s.spines_per_zone / p.planes) as u64 * s.links_per_super as u64;
+    if super_down > MAX_COUNT {
+        return Err(refuse(
+            Rule::FabricTooLarge,
+            format!(
+                "each super-spine would need {super_down} ports; aifab builds at most {MAX_COUNT}"
+            ),
+            "/fabric/topology/super_spine/count",
+            "use more super-spines or planes",
+        ));
+    }
+    s.super_down = super_down as u32;
+    Ok(())
+}
+
+/// The whole fabric stays within [`MAX_COUNT`] switches (`AIF-FAB-006`).
+fn switches(n: u64) -> Result<(), Vec<Finding>> {
+    if n > MAX_COUNT {
+        return Err(refuse(
+            Rule::FabricTooLarge,
+            format!("the fabric would have {n} switches; aifab builds at most {MAX_COUNT}"),
+            "/fabric/topology",
+            "split the fabric into several intents, or use more servers per group",
+        ));
+    }
+    Ok(())
 }
 
 /// Up to 12 divisors of `n`, ascending, found in O(√n).

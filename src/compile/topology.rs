@@ -1,4 +1,6 @@
-//! Topology expansion: every device, its platform (after overrides), its ports and every cable.
+//! Topology expansion: the placed devices' ports and every cable, in passes: the placed devices as
+//! drafts, port budgets, server ports, leaf uplinks, spine uplinks, port order, the summary. Names,
+//! positions and platforms come from [`crate::place`].
 //!
 //! Port assignment is readable and stable: server ports are the lowest ports in slot order, uplinks the
 //! highest ports, spread round-robin over the spines (uplink k goes to spine k mod count); a spine's
@@ -7,14 +9,14 @@
 use super::pattern;
 use super::shape::Shape;
 use crate::diag::Finding;
-use crate::intent::{Intent, Role};
+use crate::intent::{Intent, Role, Topology};
 use crate::model::{
     BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, PortKind, QosPlan, Summary,
 };
+use crate::place::{self, Overridable, Placement};
 use crate::platform::{Catalog, Os, Platform};
 use crate::rules::Rule;
-use globset::Glob;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
@@ -40,6 +42,15 @@ impl std::ops::Deref for DraftDevice {
 impl std::ops::DerefMut for DraftDevice {
     fn deref_mut(&mut self) -> &mut Device {
         &mut self.dev
+    }
+}
+
+impl Overridable for DraftDevice {
+    fn role(&self) -> Role {
+        self.dev.role
+    }
+    fn matched(&self) -> &[usize] {
+        &self.overrides
     }
 }
 
@@ -126,163 +137,47 @@ impl Draft {
     }
 }
 
-struct Planned {
-    role: Role,
-    zone: Option<u32>,
-    group: Option<u32>,
-    rail: Option<u32>,
-    index: u32,
-    seq: u32,
-}
-
-/// Expands the shape into devices (with overrides applied), ports and cables, checking every platform's
-/// port budget. With `only`, every device exists (names, addresses and ASNs stay the same), but ports
-/// and cables are built only where at least one end matches: `render --only` on a 100K-GPU fabric does
-/// not expand the other two thousand switches.
+/// Builds ports and cables on the placed devices, checking every platform's port budget. With `only`,
+/// every device exists (names, addresses and ASNs stay the same), but ports and cables are built only
+/// where at least one end matches: `render --only` on a 100K-GPU fabric does not expand the other two
+/// thousand switches. The placement must have no errors (the compiler checks).
 pub fn build(
     intent: &Intent,
     catalog: &Catalog,
     s: &Shape,
+    placement: Placement,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<Draft, Vec<Finding>> {
-    let t = &intent.fabric.topology;
-    let mut errs: Vec<Finding> = Vec::new();
-
-    // 1. Devices in output order.
-    let mut planned: Vec<Planned> = Vec::new();
-    for i in 0..s.super_spines {
-        planned.push(Planned {
-            role: Role::SuperSpine,
-            zone: None,
-            group: None,
-            rail: None,
-            index: i + 1,
-            seq: i,
-        });
+    let mut devices = draft_devices(intent, placement);
+    port_budgets(intent, catalog, s, &devices)?;
+    let w = Wiring::new(intent, catalog, s, &devices, only);
+    let mut links = server_ports(&w, &mut devices)?;
+    leaf_uplinks(&w, &mut devices, &mut links);
+    if s.three_tier {
+        spine_uplinks(&w, &mut devices, &mut links);
     }
-    for z in 0..s.zones {
-        for i in 0..s.spines_per_zone {
-            planned.push(Planned {
-                role: Role::Spine,
-                zone: s.three_tier.then_some(z + 1),
-                group: None,
-                rail: None,
-                index: i + 1,
-                seq: z * s.spines_per_zone + i,
-            });
-        }
-    }
-    for g in 0..s.groups {
-        for r in 0..s.rails {
-            planned.push(Planned {
-                role: Role::Leaf,
-                zone: s.three_tier.then_some(g / s.groups_per_zone + 1),
-                group: Some(g + 1),
-                rail: Some(r + 1),
-                index: g * s.rails + r + 1,
-                seq: g * s.rails + r,
-            });
-        }
-    }
+    sort_ports(&mut devices, &mut links);
+    Ok(Draft {
+        name: intent.fabric.name.clone(),
+        devices,
+        links,
+        summary: summary(s),
+    })
+}
 
-    let globs: Vec<Option<globset::GlobMatcher>> = intent
-        .overrides
-        .iter()
-        .enumerate()
-        .map(|(i, o)| match Glob::new(&o.matches) {
-            Ok(g) => Some(g.compile_matcher()),
-            Err(e) => {
-                errs.push(
-                    Finding::new(
-                        Rule::OverrideBadGlob,
-                        format!("`{}` is not a valid glob: {e}", o.matches),
-                    )
-                    .at(format!("/overrides/{i}/match"))
-                    .hint("use a hostname or a glob such as `su3-r*-leaf`"),
-                );
-                None
-            }
-        })
-        .collect();
-
-    let mut devices: Vec<DraftDevice> = Vec::with_capacity(planned.len());
+/// The placed devices as drafts: named and placed, without ports, addresses or features yet.
+fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
     let placeholder_qos = Arc::new(QosPlan::empty());
-    let mut pattern_failed = [false; 3];
-    for p in &planned {
-        let (pat, ptr, vals): (&str, &str, Vec<(&str, u32)>) = match p.role {
-            Role::Leaf => (
-                &t.leaf.hostname,
-                "/fabric/topology/leaf/hostname",
-                vec![
-                    ("group", p.group.unwrap_or(0)),
-                    ("rail", p.rail.unwrap_or(0)),
-                    ("zone", p.zone.unwrap_or(1)),
-                    ("index", p.index),
-                ],
-            ),
-            Role::Spine => (
-                &t.spine.hostname,
-                "/fabric/topology/spine/hostname",
-                vec![("index", p.index), ("zone", p.zone.unwrap_or(1))],
-            ),
-            Role::SuperSpine => (
-                t.super_spine
-                    .as_ref()
-                    .map(|x| x.hostname.as_str())
-                    .unwrap_or(""),
-                "/fabric/topology/super_spine/hostname",
-                vec![
-                    ("index", p.index),
-                    ("plane", (p.index - 1) / s.supers_per_plane.max(1) + 1),
-                ],
-            ),
-        };
-        let role_slot = p.role as usize;
-        let hostname = match pattern::expand(pat, &vals).and_then(|h| {
-            pattern::check_hostname(&h)?;
-            Ok(h)
-        }) {
-            Ok(h) => h,
-            Err(e) => {
-                if !pattern_failed[role_slot] {
-                    pattern_failed[role_slot] = true;
-                    errs.push(
-                        Finding::new(Rule::HostnameNotLabel, e)
-                            .at(ptr)
-                            .hint("hostnames are RFC 1123 labels: letters, digits and `-`, at most 63 characters"),
-                    );
-                }
-                continue;
-            }
-        };
-        let base_platform = match p.role {
-            Role::Leaf => &t.leaf.platform,
-            Role::Spine => &t.spine.platform,
-            Role::SuperSpine => match &t.super_spine {
-                Some(ss) => &ss.platform,
-                None => continue,
-            },
-        };
-        let mut platform = base_platform.clone();
-        let mut matched = Vec::new();
-        for (i, g) in globs.iter().enumerate() {
-            if g.as_ref().is_some_and(|g| g.is_match(&hostname)) {
-                matched.push(i);
-                if let Some(pl) = &intent.overrides[i].platform {
-                    platform = pl.clone();
-                }
-            }
-        }
-        let os = catalog
-            .get(&platform)
-            .map(|(os, _)| *os)
-            .unwrap_or(Os::Nxos);
-        devices.push(DraftDevice {
+    placement
+        .devices
+        .into_iter()
+        .map(|p| DraftDevice {
             dev: Device {
-                hostname,
+                hostname: p.hostname,
                 role: p.role,
-                os,
-                platform,
+                // Known: the compiler only builds on a placement without errors (no unknown platform).
+                os: p.os.unwrap_or(Os::Nxos),
+                platform: p.platform,
                 zone: p.zone,
                 group: p.group,
                 rail: p.rail,
@@ -305,186 +200,162 @@ pub fn build(
                 notes: Vec::new(),
             },
             seq: p.seq,
-            overrides: matched,
-        });
-    }
+            overrides: p.overrides,
+        })
+        .collect()
+}
 
-    // Unique hostnames.
-    // Case-insensitive: DNS names and file names on some file systems ignore case.
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, d) in devices.iter().enumerate() {
-        if let Some(first) = seen.insert(d.hostname.to_ascii_lowercase(), i) {
-            let ptr = match d.role {
-                Role::Leaf => "/fabric/topology/leaf/hostname",
-                Role::Spine => "/fabric/topology/spine/hostname",
-                Role::SuperSpine => "/fabric/topology/super_spine/hostname",
-            };
-            errs.push(
-                Finding::new(
-                    Rule::HostnameDuplicate,
-                    format!(
-                        "hostname `{}` is generated twice ({} and {})",
-                        d.hostname, devices[first].role, d.role
-                    ),
-                )
-                .at(ptr)
-                .hint(match d.role {
-                    Role::Leaf => "include {group} and {rail} (or {index}) in the leaf pattern",
-                    Role::Spine => "include {index}, and {zone} in a three-tier fabric",
-                    Role::SuperSpine => "include {index} in the super-spine pattern",
-                }),
-            );
-            break;
-        }
-    }
-    // Overrides must match something.
-    for (i, o) in intent.overrides.iter().enumerate() {
-        if globs[i].is_some() && !devices.iter().any(|d| d.overrides.contains(&i)) {
-            errs.push(
-                Finding::new(
-                    Rule::OverrideMatchesNothing,
-                    format!("override `{}` matches no device", o.matches),
-                )
-                .at(format!("/overrides/{i}/match"))
-                .hint(format!(
-                    "device names look like `{}`",
-                    devices
-                        .iter()
-                        .rev()
-                        .take(1)
-                        .chain(devices.first())
-                        .map(|d| d.hostname.as_str())
-                        .collect::<Vec<_>>()
-                        .join("`, `")
-                )),
-            );
-        }
-    }
-    // Platforms must exist.
-    let mut unknown: Vec<(&str, String)> = Vec::new();
-    for d in &devices {
-        if catalog.get(&d.platform).is_none() && !unknown.iter().any(|(p, _)| *p == d.platform) {
-            let ptr = platform_pointer(intent, d);
-            unknown.push((&d.platform, ptr));
-        }
-    }
-    for (p, ptr) in unknown {
-        let close = crate::platform::hint_for(catalog, p);
-        errs.push(
-            Finding::new(
-                Rule::UnknownPlatform,
-                format!("platform `{p}` is not in vendors/"),
-            )
-            .at(ptr)
-            .hint(close),
-        );
-    }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-
-    // 2. Port budgets per device (each device's own platform, overrides included).
-    let server_cable = t.cable_length.server.metres();
-    let ls_cable = t.cable_length.leaf_spine.metres();
-    let ss_cable = t
-        .cable_length
-        .spine_super_spine
-        .map(|l| l.metres())
-        .unwrap_or(ls_cable);
-    let mut budget_reported: Vec<String> = Vec::new();
-    for d in &devices {
+/// Port budgets per role and platform (each device's own platform, overrides included): enough ports at
+/// the right speeds (`AIF-FAB-010`), reported once per role and platform at its first device.
+fn port_budgets(
+    intent: &Intent,
+    catalog: &Catalog,
+    s: &Shape,
+    devices: &[DraftDevice],
+) -> Result<(), Vec<Finding>> {
+    let mut errs = Vec::new();
+    let mut reported: Vec<(Role, &str)> = Vec::new();
+    for d in devices {
         let Some((_, pf)) = catalog.get(&d.platform) else {
             continue;
         };
-        let (down, down_speed, up, up_speed) = match d.role {
-            Role::Leaf => (
-                s.servers_per_group,
-                s.nic_speed,
-                s.leaf_up,
-                s.leaf_uplink_speed,
-            ),
-            Role::Spine => (
-                s.spine_down,
-                s.leaf_uplink_speed,
-                s.spine_up,
-                s.spine_uplink_speed,
-            ),
-            Role::SuperSpine => (s.super_down, s.spine_uplink_speed, 0, s.spine_uplink_speed),
-        };
-        let key = format!("{}|{}", d.role, d.platform);
-        if budget_reported.contains(&key) {
+        if reported.contains(&(d.role, d.platform.as_str())) {
             continue;
         }
-        let mut problems = Vec::new();
-        if down + up > pf.ports.count {
+        let problems = budget_problems(s, d, pf);
+        if problems.is_empty() {
+            continue;
+        }
+        reported.push((d.role, d.platform.as_str()));
+        let at = place::platform(intent, d).map_or_else(String::new, |(_, o)| o.pointer());
+        for p in problems {
+            errs.push(
+                Finding::new(Rule::PlatformPorts, format!("{p} (first device: {})", d.hostname))
+                    .at(at.clone())
+                    .hint("choose a platform with more ports or the right speed, fewer servers per group, more oversubscription, or more spines"),
+            );
+        }
+    }
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
+}
+
+/// Why one device's platform cannot carry its role's ports: too few, or not at the speeds needed.
+fn budget_problems(s: &Shape, d: &DraftDevice, pf: &Platform) -> Vec<String> {
+    let (down, down_speed, up, up_speed) = match d.role {
+        Role::Leaf => (
+            s.servers_per_group,
+            s.nic_speed,
+            s.leaf_up,
+            s.leaf_uplink_speed,
+        ),
+        Role::Spine => (
+            s.spine_down,
+            s.leaf_uplink_speed,
+            s.spine_up,
+            s.spine_uplink_speed,
+        ),
+        Role::SuperSpine => (s.super_down, s.spine_uplink_speed, 0, s.spine_uplink_speed),
+    };
+    let mut problems = Vec::new();
+    if down + up > pf.ports.count {
+        problems.push(format!(
+            "{} needs {down} down + {up} up = {} ports; {} has {}",
+            d.role,
+            down + up,
+            d.platform,
+            pf.ports.count
+        ));
+    }
+    for (what, sp, n) in [("down", down_speed, down), ("up", up_speed, up)] {
+        if n > 0 && !pf.ports.speeds.contains(&sp) {
             problems.push(format!(
-                "{} needs {down} down + {up} up = {} ports; {} has {}",
+                "{} {what}links run at {sp}; {} ports run at {}",
                 d.role,
-                down + up,
                 d.platform,
-                pf.ports.count
+                pf.ports
+                    .speeds
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
-        for (what, sp, n) in [("down", down_speed, down), ("up", up_speed, up)] {
-            if n > 0 && !pf.ports.speeds.contains(&sp) {
-                problems.push(format!(
-                    "{} {what}links run at {sp}; {} ports run at {}",
-                    d.role,
-                    d.platform,
-                    pf.ports
-                        .speeds
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-        }
-        if !problems.is_empty() {
-            budget_reported.push(key);
-            for p in problems {
-                errs.push(
-                    Finding::new(Rule::PlatformPorts, format!("{p} (first device: {})", d.hostname))
-                        .at(platform_pointer(intent, d))
-                        .hint("choose a platform with more ports or the right speed, fewer servers per group, more oversubscription, or more spines"),
-                );
-            }
-        }
     }
-    if !errs.is_empty() {
-        return Err(errs);
+    problems
+}
+
+/// What the wiring passes share: the shape, every platform's port names, which devices to expand, and
+/// the per-port settings.
+struct Wiring<'a> {
+    s: &'a Shape,
+    t: &'a Topology,
+    /// Interface names of every port, once per platform (not once per port).
+    ports: BTreeMap<String, PortCache>,
+    /// Whether ports and cables are built for each device (`--only`).
+    selected: Vec<bool>,
+    mtu: u32,
+    server_cable: u32,
+    leaf_spine_cable: u32,
+    spine_super_cable: u32,
+}
+
+impl<'a> Wiring<'a> {
+    fn new(
+        intent: &'a Intent,
+        catalog: &Catalog,
+        s: &'a Shape,
+        devices: &[DraftDevice],
+        only: Option<&globset::GlobMatcher>,
+    ) -> Wiring<'a> {
+        let t = &intent.fabric.topology;
+        let mut ports = BTreeMap::new();
+        for d in devices {
+            if !ports.contains_key(&d.platform)
+                && let Some((_, pf)) = catalog.get(&d.platform)
+            {
+                ports.insert(d.platform.clone(), PortCache::new(pf));
+            }
+        }
+        let c = &t.cable_length;
+        let leaf_spine_cable = c.leaf_spine.metres();
+        Wiring {
+            s,
+            t,
+            ports,
+            selected: devices
+                .iter()
+                .map(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+                .collect(),
+            mtu: intent.fabric.mtu,
+            server_cable: c.server.metres(),
+            leaf_spine_cable,
+            spine_super_cable: c.spine_super_spine.map_or(leaf_spine_cable, |l| l.metres()),
+        }
     }
 
-    // 3. Interfaces and cables.
-    let index_of = |role: Role, seq: u32| -> usize {
+    /// The index in the device list of the `seq`-th device of a role.
+    fn index_of(&self, role: Role, seq: u32) -> usize {
+        let s = self.s;
         match role {
             Role::SuperSpine => seq as usize,
             Role::Spine => (s.super_spines + seq) as usize,
             Role::Leaf => (s.super_spines + s.spines() + seq) as usize,
         }
-    };
-    let mut links: Vec<DraftLink> = Vec::new();
-    let mtu = intent.fabric.mtu;
-    let pf_of =
-        |d: &DraftDevice| -> &Platform { &catalog.get(&d.platform).expect("checked above").1 };
-    // Interface names of every port, once per platform (not once per port).
-    let mut port_cache: BTreeMap<String, PortCache> = BTreeMap::new();
-    for d in &devices {
-        if !port_cache.contains_key(&d.platform) {
-            port_cache.insert(d.platform.clone(), PortCache::new(pf_of(d)));
-        }
     }
-    let port_cache = &port_cache;
-    let ports_of = |d: &DraftDevice| -> &PortCache { &port_cache[d.platform.as_str()] };
-    let selected: Vec<bool> = devices
-        .iter()
-        .map(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
-        .collect();
 
-    // Server ports on leaves.
-    for li in 0..s.leaves() as usize {
-        let di = index_of(Role::Leaf, li as u32);
-        if !selected[di] {
+    /// The port names of a device's platform.
+    fn ports_of(&self, d: &DraftDevice) -> &PortCache {
+        &self.ports[d.platform.as_str()]
+    }
+}
+
+/// Server ports on the leaves, the lowest ports in slot order, each with its server-leaf cable.
+fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink>, Vec<Finding>> {
+    let s = w.s;
+    let mut links = Vec::new();
+    for li in 0..s.leaves() {
+        let di = w.index_of(Role::Leaf, li);
+        if !w.selected[di] {
             continue;
         }
         let (group, rail) = (
@@ -496,40 +367,17 @@ pub fn build(
             if server_no > s.servers {
                 break;
             }
-            let sname = pattern::expand(
-                &t.server_hostname,
-                &[("index", server_no), ("group", group), ("slot", slot)],
-            )
-            .and_then(|n| pattern::check_token(&n).map(|_| n));
-            let nic = pattern::expand(&t.server_nic, &[("rail", rail), ("nic", rail - 1)])
-                .and_then(|n| pattern::check_token(&n).map(|_| n));
-            let (sname, nic) = match (sname, nic) {
-                (Ok(a), Ok(b)) => (a, b),
-                (Err(e), _) => {
-                    return Err(vec![
-                        Finding::new(Rule::ServerNameUnsafe, e)
-                            .at("/fabric/topology/server_hostname")
-                            .hint("server names reach port descriptions: use letters, digits and - _ . : /, e.g. `gpu{index:04}`"),
-                    ]);
-                }
-                (_, Err(e)) => {
-                    return Err(vec![
-                        Finding::new(Rule::ServerNameUnsafe, e)
-                            .at("/fabric/topology/server_nic")
-                            .hint("NIC names reach port descriptions: use letters, digits and - _ . : /, e.g. `eth{nic}`"),
-                    ]);
-                }
-            };
+            let (sname, nic) = server_names(w.t, server_no, group, slot, rail)?;
             let iface = interface(
-                ports_of(&devices[di]),
+                w.ports_of(&devices[di]),
                 slot,
                 PortKind::Server,
                 Direction::Down,
                 s.nic_speed.gbps(),
                 &sname,
                 &nic,
-                mtu,
-                server_cable,
+                w.mtu,
+                w.server_cable,
             );
             devices[di].interfaces.push(iface);
             let seq = ((group - 1) * s.rails * s.servers_per_group
@@ -545,76 +393,115 @@ pub fn build(
                 },
                 seq,
                 speed_gbps: s.nic_speed.gbps(),
-                cable_m: server_cable,
+                cable_m: w.server_cable,
                 subnet: None,
             });
         }
     }
+    Ok(links)
+}
 
-    // Leaf uplinks to spines of the leaf's zone. Spine ports: local leaf ordinal × links + link.
+/// A server's hostname and the name of its NIC on `rail`, or why they are unsafe (`AIF-NAME-003`).
+fn server_names(
+    t: &Topology,
+    server_no: u32,
+    group: u32,
+    slot: u32,
+    rail: u32,
+) -> Result<(String, String), Vec<Finding>> {
+    let sname = pattern::expand(
+        &t.server_hostname,
+        &[("index", server_no), ("group", group), ("slot", slot)],
+    )
+    .and_then(|n| pattern::check_token(&n).map(|_| n));
+    let nic = pattern::expand(&t.server_nic, &[("rail", rail), ("nic", rail - 1)])
+        .and_then(|n| pattern::check_token(&n).map(|_| n));
+    match (sname, nic) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (Err(e), _) => Err(vec![
+            Finding::new(Rule::ServerNameUnsafe, e)
+                .at("/fabric/topology/server_hostname")
+                .hint("server names reach port descriptions: use letters, digits and - _ . : /, e.g. `gpu{index:04}`"),
+        ]),
+        (_, Err(e)) => Err(vec![
+            Finding::new(Rule::ServerNameUnsafe, e)
+                .at("/fabric/topology/server_nic")
+                .hint("NIC names reach port descriptions: use letters, digits and - _ . : /, e.g. `eth{nic}`"),
+        ]),
+    }
+}
+
+/// Leaf uplinks to the spines of the leaf's zone: the leaf's highest ports, uplink k to spine k mod
+/// count; a spine's port is the leaf's ordinal in the zone × links per spine + link.
+fn leaf_uplinks(w: &Wiring, devices: &mut [DraftDevice], links: &mut Vec<DraftLink>) {
+    let s = w.s;
     for li in 0..s.leaves() {
-        let di = index_of(Role::Leaf, li);
+        let di = w.index_of(Role::Leaf, li);
         let zone0 = li / s.leaves_per_zone();
         let local = li % s.leaves_per_zone();
-        let leaf_ports = pf_of(&devices[di]).ports.count;
+        let leaf_ports = w.ports_of(&devices[di]).count();
         for k in 0..s.leaf_up {
             let spine_local = k % s.spines_per_zone;
             let link_no = k / s.spines_per_zone;
-            let si = index_of(Role::Spine, zone0 * s.spines_per_zone + spine_local);
-            if !selected[di] && !selected[si] {
+            let si = w.index_of(Role::Spine, zone0 * s.spines_per_zone + spine_local);
+            if !w.selected[di] && !w.selected[si] {
                 continue;
             }
             let leaf_port = leaf_ports - s.leaf_up + 1 + k;
             let spine_port = local * s.links_per_spine + link_no + 1;
             links.push(connect(
-                &mut devices,
-                port_cache,
+                devices,
+                &w.ports,
                 LinkTier::LeafSpine,
                 (di, leaf_port),
                 (si, spine_port),
                 s.leaf_uplink_speed.gbps(),
-                mtu,
-                ls_cable,
+                w.mtu,
+                w.leaf_spine_cable,
                 li as u64 * s.leaf_up as u64 + k as u64,
             ));
         }
     }
+}
 
-    // Spine uplinks to the super-spines of the spine's plane.
-    if s.three_tier {
-        let spines_per_plane_per_zone = s.spines_per_zone / s.planes;
-        for gi in 0..s.spines() {
-            let si = index_of(Role::Spine, gi);
-            let zone0 = gi / s.spines_per_zone;
-            let local = gi % s.spines_per_zone;
-            let plane = local % s.planes;
-            let ordinal = zone0 * spines_per_plane_per_zone + local / s.planes;
-            let spine_ports = pf_of(&devices[si]).ports.count;
-            for k in 0..s.spine_up {
-                let ss_local = k % s.supers_per_plane;
-                let link_no = k / s.supers_per_plane;
-                let ssi = index_of(Role::SuperSpine, plane * s.supers_per_plane + ss_local);
-                if !selected[si] && !selected[ssi] {
-                    continue;
-                }
-                let spine_port = spine_ports - s.spine_up + 1 + k;
-                let ss_port = ordinal * s.links_per_super + link_no + 1;
-                links.push(connect(
-                    &mut devices,
-                    port_cache,
-                    LinkTier::SpineSuperSpine,
-                    (si, spine_port),
-                    (ssi, ss_port),
-                    s.spine_uplink_speed.gbps(),
-                    mtu,
-                    ss_cable,
-                    gi as u64 * s.spine_up as u64 + k as u64,
-                ));
+/// Spine uplinks to the super-spines of the spine's plane: the spine's highest ports, spread like the
+/// leaf uplinks.
+fn spine_uplinks(w: &Wiring, devices: &mut [DraftDevice], links: &mut Vec<DraftLink>) {
+    let s = w.s;
+    let spines_per_plane_per_zone = s.spines_per_zone / s.planes;
+    for gi in 0..s.spines() {
+        let si = w.index_of(Role::Spine, gi);
+        let zone0 = gi / s.spines_per_zone;
+        let local = gi % s.spines_per_zone;
+        let plane = local % s.planes;
+        let ordinal = zone0 * spines_per_plane_per_zone + local / s.planes;
+        let spine_ports = w.ports_of(&devices[si]).count();
+        for k in 0..s.spine_up {
+            let ss_local = k % s.supers_per_plane;
+            let link_no = k / s.supers_per_plane;
+            let ssi = w.index_of(Role::SuperSpine, plane * s.supers_per_plane + ss_local);
+            if !w.selected[si] && !w.selected[ssi] {
+                continue;
             }
+            let spine_port = spine_ports - s.spine_up + 1 + k;
+            let ss_port = ordinal * s.links_per_super + link_no + 1;
+            links.push(connect(
+                devices,
+                &w.ports,
+                LinkTier::SpineSuperSpine,
+                (si, spine_port),
+                (ssi, ss_port),
+                s.spine_uplink_speed.gbps(),
+                w.mtu,
+                w.spine_super_cable,
+                gi as u64 * s.spine_up as u64 + k as u64,
+            ));
         }
     }
+}
 
-    // Keep every device's interfaces in port order; remap link ends accordingly.
+/// Puts every device's interfaces in port order and remaps the link ends to the new positions.
+fn sort_ports(devices: &mut [DraftDevice], links: &mut [DraftLink]) {
     let mut remap: Vec<Vec<usize>> = Vec::with_capacity(devices.len());
     for d in devices.iter_mut() {
         if d.interfaces.is_sorted_by_key(|i| i.port) {
@@ -641,14 +528,16 @@ pub fn build(
         }
         l.upper.iface = remap[l.upper.dev][l.upper.iface];
     }
+}
 
-    let summary = Summary {
+/// The fabric's counts, from the shape, so a filtered build (`--only`) still reports the whole fabric.
+fn summary(s: &Shape) -> Summary {
+    Summary {
         leaves: s.leaves(),
         spines: s.spines(),
         super_spines: s.super_spines,
         servers: s.servers,
         gpus: s.servers * s.rails,
-        // Counted from the shape, so a filtered build (`--only`) still reports the whole fabric.
         server_links: s.servers * s.rails,
         leaf_spine_links: s.leaves() * s.leaf_up,
         spine_super_spine_links: s.spines() * s.spine_up,
@@ -664,13 +553,7 @@ pub fn build(
         }),
         leaf_ecmp_width: s.leaf_up,
         pools: Vec::new(),
-    };
-    Ok(Draft {
-        name: intent.fabric.name.clone(),
-        devices,
-        links,
-        summary,
-    })
+    }
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -773,6 +656,10 @@ impl PortCache {
     fn name(&self, port: u32) -> &str {
         &self.names[port as usize - 1]
     }
+    /// The platform's port count.
+    fn count(&self) -> u32 {
+        self.names.len() as u32
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -803,19 +690,5 @@ fn interface(
         mtu,
         cable_m,
         dlb: false,
-    }
-}
-
-/// The intent pointer that chose a device's platform (an override's, or its tier's).
-pub fn platform_pointer(intent: &Intent, d: &DraftDevice) -> String {
-    for &i in d.overrides.iter().rev() {
-        if intent.overrides[i].platform.is_some() {
-            return format!("/overrides/{i}/platform");
-        }
-    }
-    match d.role {
-        Role::Leaf => "/fabric/topology/leaf/platform".into(),
-        Role::Spine => "/fabric/topology/spine/platform".into(),
-        Role::SuperSpine => "/fabric/topology/super_spine/platform".into(),
     }
 }

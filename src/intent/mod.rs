@@ -27,7 +27,8 @@ pub struct Intent {
     /// Dynamic load balancing and ECMP hashing.
     #[serde(default)]
     pub load_balancing: LoadBalancing,
-    /// Per-device exceptions, applied in order; a later match wins for the same field.
+    /// Per-device exceptions, applied in order: for each field, the last override that matches a device
+    /// and sets the field wins over earlier ones and over the fabric-wide setting.
     #[serde(default)]
     pub overrides: Vec<Override>,
 }
@@ -386,7 +387,8 @@ pub struct Dlb {
     /// `per-packet` (spraying; NICs must tolerate reordering), `flowlet`, or `off`.
     #[serde(default)]
     pub mode: DlbMode,
-    /// Roles where DLB applies (the first hop decides the path: usually `[leaf]`).
+    /// Roles where DLB applies (the first hop decides the path: usually `[leaf]`). An empty list selects no
+    /// role, as in every `roles` list: DLB then runs only on devices an override gives a `dlb` mode.
     #[serde(default = "leaf_only")]
     pub roles: Vec<Role>,
     /// DLB virtual next-hop MAC (NX-OS), the same on every switch. Unicast.
@@ -420,7 +422,8 @@ pub struct Hash {
     /// a 5-tuple.
     #[serde(default)]
     pub roce_dest_qp: bool,
-    /// Roles where the QP hash applies.
+    /// Roles where the QP hash applies. An empty list selects no role, as in every `roles` list: QP
+    /// hashing then runs only on devices an override gives `roce_dest_qp: true`.
     #[serde(default = "all_roles")]
     pub roles: Vec<Role>,
 }
