@@ -5,6 +5,7 @@
 
 mod bgp;
 mod cable;
+mod headroom;
 mod lb;
 mod mtu;
 mod pfc;
@@ -86,5 +87,6 @@ pub fn run_unlocated(intent: &Intent, catalog: &Catalog) -> Vec<Finding> {
     bgp::rules(intent, &mut out);
     lb::rules(intent, catalog, &mut out);
     cable::rules(intent, catalog, &mut out);
+    headroom::rules(intent, catalog, &mut out);
     out
 }

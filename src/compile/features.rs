@@ -213,13 +213,6 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
                 "PFC watchdog timer lines unverified on this platform",
             ));
         }
-        if pf.ports.lanes_assumed {
-            d.notes.push(Note::new(
-                NoteFeature::PortLanes,
-                d.os.as_str(),
-                "PORT lanes follow a linear convention, not the SKU's port_config.ini",
-            ));
-        }
         let _ = platform_pointer;
     }
     for ((_, _), (mut finding, count)) in refusals {
