@@ -128,6 +128,7 @@ rules! {
     WatchdogNxos = ("AIF-PFC-003", Error, Checks, "NX-OS watchdog: 1-10 (detect) and 0-100 (restore) multiples of one 100-1000 ms interval"),
     WatchdogEos = ("AIF-PFC-004", Error, Checks, "EOS watchdog: 0.01-60 s in steps of 10 ms"),
     NoLosslessClass = ("AIF-PFC-005", Warning, Checks, "A fabric without lossless classes"),
+    LosslessWithoutSkuBuffers = ("AIF-PFC-006", Error, Checks, "Lossless classes need the SONiC SKU's sourced buffer numbers"),
     WatchdogNotWholeMs = ("AIF-PFC-010", Error, Compile, "Watchdog timers are whole milliseconds"),
     WatchdogNoPollInterval = ("AIF-PFC-011", Error, Compile, "Watchdog timers need a common 100-1000 ms poll interval"),
 

@@ -1,7 +1,7 @@
 //! The built-in platform profiles (`vendors/*.yaml`): they load, they hold the models the references
 //! cover, their port naming matches each OS, and a profile that drops a source is refused.
 
-use aifab::platform::{Catalog, Os, QpHashMethod, Support, VENDOR_FILES};
+use aifab::platform::{Catalog, Fec, Os, QpHashMethod, Support, VENDOR_FILES};
 
 fn catalog() -> Catalog {
     match Catalog::from_files(&VENDOR_FILES) {
@@ -68,21 +68,28 @@ const EXPECTED: &[Expect] = &[
         &[(1, "Ethernet0"), (2, "Ethernet8"), (32, "Ethernet248")],
     ),
     (
-        "sonic/generic-th4",
+        "sonic/dell-z9664f-o64",
+        Os::Sonic,
+        64,
+        &[400],
+        &[(1, "Ethernet0"), (2, "Ethernet4"), (64, "Ethernet252")],
+    ),
+    (
+        "sonic/arista-7060dx5-64s",
         Os::Sonic,
         64,
         &[400],
         &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
     ),
     (
-        "sonic/generic-th5",
+        "sonic/arista-7060x6-64pe",
         Os::Sonic,
         64,
         &[800],
         &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
     ),
     (
-        "sonic/generic-th5-128x400g",
+        "sonic/arista-7060x6-64pe-o128s2",
         Os::Sonic,
         128,
         &[400],
@@ -131,29 +138,25 @@ fn every_expected_platform_exists_with_its_ports() {
 fn z9332f_lanes_match_the_example_config_db() {
     let cat = catalog();
     let (_, p) = cat.get("sonic/dell-z9332f-o32").unwrap();
-    // sonic-example/config_db.json: Ethernet0 .. Ethernet24.
-    assert_eq!(p.lanes(1).as_deref(), Some("33,34,35,36,37,38,39,40"));
-    assert_eq!(p.lanes(2).as_deref(), Some("41,42,43,44,45,46,47,48"));
-    assert_eq!(p.lanes(3).as_deref(), Some("49,50,51,52,53,54,55,56"));
-    assert_eq!(p.lanes(4).as_deref(), Some("57,58,59,60,61,62,63,64"));
-    // The SKU's port_config.ini is not linear after port 8.
-    assert_eq!(p.lanes(9).as_deref(), Some("1,2,3,4,5,6,7,8"));
-    assert_eq!(
-        p.lanes(21).as_deref(),
-        Some("225,226,227,228,229,230,231,232")
-    );
-    assert_eq!(
-        p.lanes(32).as_deref(),
-        Some("217,218,219,220,221,222,223,224")
-    );
-    assert_eq!(p.lanes(33), None);
-    assert_eq!(p.ports.fec.get(&400).map(String::as_str), Some("rs"));
     let s = p.sonic.as_ref().expect("sonic facts");
+    let lanes = |port: u32| s.port(port).map(|r| r.lanes.as_str());
+    // sonic-example/config_db.json: Ethernet0 .. Ethernet24.
+    assert_eq!(lanes(1), Some("33,34,35,36,37,38,39,40"));
+    assert_eq!(lanes(2), Some("41,42,43,44,45,46,47,48"));
+    assert_eq!(lanes(3), Some("49,50,51,52,53,54,55,56"));
+    assert_eq!(lanes(4), Some("57,58,59,60,61,62,63,64"));
+    // The SKU's port_config.ini is not linear after port 8.
+    assert_eq!(lanes(9), Some("1,2,3,4,5,6,7,8"));
+    assert_eq!(lanes(21), Some("225,226,227,228,229,230,231,232"));
+    assert_eq!(lanes(32), Some("217,218,219,220,221,222,223,224"));
+    // Rows past the 32 front-panel ports are the 10G ports, never used; past the file, nothing.
+    assert_eq!(s.port(33).map(|r| r.speed), Some(10_000));
+    assert_eq!(s.port(35), None);
+    let row = s.port(1).unwrap();
+    assert_eq!((row.alias.as_str(), row.index, row.fec), ("etp1", 1, None));
+    assert_eq!(s.fec_of(row), Some(Fec::Rs), "no fec column: sonic.fec");
     assert_eq!(s.hwsku, "DellEMC-Z9332f-O32");
-    assert_eq!(
-        s.platform.as_deref(),
-        Some("x86_64-dellemc_z9332f_d1508-r0")
-    );
+    assert_eq!(s.platform, "x86_64-dellemc_z9332f_d1508-r0");
     let b = s.buffers.as_ref().expect("per-SKU buffers");
     assert_eq!(b.pools["ingress_lossless_pool"]["size"], "66394076");
     assert_eq!(b.pools["ingress_lossless_pool"]["xoff"], "27200352");
@@ -164,28 +167,96 @@ fn z9332f_lanes_match_the_example_config_db() {
     let xoffs: Vec<(u32, &str)> = b
         .pg_lookup
         .iter()
+        .filter(|r| r.speed == 400_000)
         .map(|r| (r.cable, r.xoff.as_str()))
         .collect();
-    assert_eq!(xoffs, vec![(5, "178562"), (40, "201930"), (300, "373888")]);
+    assert_eq!(
+        xoffs,
+        vec![
+            (5, "178562"),
+            (40, "201930"),
+            (300, "373888"),
+            (1000, "836676"),
+            (2000, "1498092")
+        ]
+    );
 }
 
+/// Only real SKUs, and buffer numbers exactly where the SKU folder has them: the 7060DX5-64S folder
+/// has no buffer files, the 7060X6-64PE files write no pools and an empty pg_profile_lookup.ini.
 #[test]
-fn generic_sonic_skus_have_no_buffer_numbers() {
+fn sonic_skus_are_real_and_buffers_follow_their_folders() {
     let cat = catalog();
-    for name in [
-        "sonic/generic-th4",
-        "sonic/generic-th5",
-        "sonic/generic-th5-128x400g",
-    ] {
-        let (_, p) = cat.get(name).unwrap();
+    let mut sonic = 0;
+    for (name, (os, p)) in &cat.platforms {
+        if *os != Os::Sonic {
+            continue;
+        }
+        sonic += 1;
         let s = p.sonic.as_ref().expect("sonic facts");
-        assert!(s.hwsku.starts_with("generic-"), "{name}: hwsku {}", s.hwsku);
         assert!(
-            s.buffers.is_none(),
-            "{name}: buffers must be left to buffermgrd"
+            !s.hwsku.to_lowercase().contains("generic"),
+            "{name}: {}",
+            s.hwsku
         );
-        assert!(p.buffer.is_none(), "{name}: no sourced buffer size");
+        assert!(s.platform.starts_with("x86_64-"), "{name}: {}", s.platform);
+        let without = ["sonic/arista-7060dx5-64s", "sonic/arista-7060x6-64pe"];
+        assert_eq!(
+            s.buffers.is_none(),
+            without.contains(&name.as_str()),
+            "{name}: buffers"
+        );
+        // Every front-panel port has a FEC: 400G and 800G PAM4 need RS-FEC.
+        for port in 1..=p.ports.count {
+            let row = s.port(port).expect("row");
+            assert_eq!(s.fec_of(row), Some(Fec::Rs), "{name}: port {port}");
+        }
     }
+    assert_eq!(sonic, 5);
+}
+
+/// A port table shorter than the port count, or a front-panel row without a FEC, is refused.
+#[test]
+fn a_broken_port_table_is_refused() {
+    let text = VENDOR_FILES
+        .iter()
+        .find(|(os, _)| *os == Os::Sonic)
+        .unwrap()
+        .1;
+    let fec = "      fec: {400000: rs}\n";
+    assert!(text.contains(fec));
+    let no_fec = text.replacen(fec, "", 1);
+    let files = VENDOR_FILES.map(|(os, t)| {
+        if os == Os::Sonic {
+            (os, no_fec.as_str())
+        } else {
+            (os, t)
+        }
+    });
+    let errors = Catalog::from_files(&files).expect_err("ports without FEC must be refused");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("dell-z9332f-o32") && e.contains("has no FEC")),
+        "{errors:?}"
+    );
+    let row = "        - {name: Ethernet248, lanes: \"217,218,219,220,221,222,223,224\", alias: etp32, index: 32, speed: 400000}\n";
+    assert!(text.contains(row));
+    let short = text.replacen(row, "", 1);
+    let files = VENDOR_FILES.map(|(os, t)| {
+        if os == Os::Sonic {
+            (os, short.as_str())
+        } else {
+            (os, t)
+        }
+    });
+    let errors = Catalog::from_files(&files).expect_err("a short port table must be refused");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("dell-z9332f-o32") && e.contains("runs at 10000 Mbit/s")),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -233,9 +304,10 @@ fn feature_support_follows_the_references() {
 
     for n in [
         "sonic/dell-z9332f-o32",
-        "sonic/generic-th4",
-        "sonic/generic-th5",
-        "sonic/generic-th5-128x400g",
+        "sonic/dell-z9664f-o64",
+        "sonic/arista-7060dx5-64s",
+        "sonic/arista-7060x6-64pe",
+        "sonic/arista-7060x6-64pe-o128s2",
     ] {
         let p = &cat.get(n).unwrap().1;
         assert_eq!(dlb(n), Support::No, "{n}");

@@ -50,7 +50,7 @@ load_balancing:
   dlb: {{ mode: per-packet, roles: [leaf], mac: "00:cc:cc:cc:cc:cc" }}
   hash: {{ roce_dest_qp: true, roles: [spine] }}
 overrides:
-  - {{ match: "su4-r*-leaf", platform: sonic/generic-th4, dlb: "off" }}
+  - {{ match: "su4-r*-leaf", platform: sonic/dell-z9664f-o64, dlb: "off" }}
 "#,
             servers = 128 / k.min(4)
         ),
@@ -70,7 +70,7 @@ fabric:
     zones: {zones}
     leaf: {{ platform: eos/7060x5-64, hostname: "z{{zone}}-rtsw{{group:04}}", uplink_speed: 400G }}
     spine: {{ platform: eos/7800r3, hostname: "z{{zone}}-ctsw{{index:02}}", count: 16, oversubscription: "4:1" }}
-    super_spine: {{ platform: sonic/generic-th5-128x400g, hostname: "atsw{{index:03}}", count: 48, planes: 16 }}
+    super_spine: {{ platform: sonic/arista-7060x6-64pe-o128s2, hostname: "atsw{{index:03}}", count: 48, planes: 16 }}
     cable_length: {{ server: 3m, leaf_spine: 30m, spine_super_spine: 100m }}
   addressing: {{ loopbacks: 10.0.0.0/21, fabric_links: 10.64.0.0/16, server_links: 10.128.0.0/16 }}
   bgp: {{ spine_asn: 65000-65007, super_spine_asn: 65100, leaf_asn: 4200000000-4200009999 }}
@@ -99,7 +99,7 @@ fabric:
     servers_per_group: 64
     server_hostname: "gpu{{index:05}}"
     zones: {zones}
-    leaf: {{ platform: sonic/generic-th5-128x400g, hostname: "z{{zone}}-g{{group:03}}-r{{rail}}", uplink_speed: 400G }}
+    leaf: {{ platform: sonic/arista-7060x6-64pe-o128s2, hostname: "z{{zone}}-g{{group:03}}-r{{rail}}", uplink_speed: 400G }}
     spine: {{ platform: eos/7800r3, hostname: "z{{zone}}-s{{index:02}}", count: 64, oversubscription: "4:1" }}
     super_spine: {{ platform: eos/7800r3, hostname: "ss{{index:03}}", count: 128, planes: 64 }}
     cable_length: {{ server: 3m, leaf_spine: 30m, spine_super_spine: 100m }}

@@ -8,6 +8,7 @@
 
 mod bgp;
 mod cable;
+mod headroom;
 mod lb;
 mod mtu;
 mod pfc;
@@ -66,6 +67,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     mtu::platform_rules(intent, &uses, &mut out);
     lb::platform_rules(intent, &uses, &mut out);
     cable::rules(intent, &uses, &mut out);
+    headroom::rules(intent, catalog, &uses, &mut out);
     out
 }
 

@@ -226,11 +226,4 @@ fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
             "PFC watchdog timer lines unverified on this platform",
         ));
     }
-    if pf.ports.lanes_assumed {
-        d.notes.push(Note::new(
-            NoteFeature::PortLanes,
-            os,
-            "PORT lanes follow a linear convention, not the SKU's port_config.ini",
-        ));
-    }
 }

@@ -2,9 +2,10 @@
 //! buffer model, FRR unified mode), the way AVD's eos_designs builds a structured config that templates
 //! only print.
 //!
-//! Everything SONiC spells its own way is derived here: DEVICE_METADATA types, PORT `lanes` and `fec`,
-//! speeds in Mbit/s, the `pfc_enable` list, cable lengths rounded to the SKU's PG lookup rows, headroom
-//! profile names, egress queue runs, WRED and scheduler names, and every number as a string. The tables
+//! Everything SONiC spells its own way is derived here: DEVICE_METADATA types, PORT rows from the SKU's
+//! port table (`lanes`, `alias`, `index`, `fec`), speeds in Mbit/s, the `pfc_enable` list, cable lengths
+//! rounded to the SKU's PG lookup rows, headroom profile names, egress queue runs, WRED and scheduler
+//! names, and every number as a string. The tables
 //! and fields are described in docs/platforms/sonic.md; tests/sonic_yang.rs checks every rendered file
 //! against the SONiC YANG models. What depends only on the platform and its QoS plan ([`Parts`]) is
 //! built once and borrowed by every device and port.
@@ -19,6 +20,7 @@ mod pfcwd;
 mod qos;
 
 pub use db::{ConfigDb, Part, Row, Table, Value};
+pub use device::device_type;
 
 use crate::model::{Device, QosPlan};
 use crate::platform::Platform;
@@ -27,13 +29,12 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, Weak};
 
 /// The parts of a config_db that depend only on a platform and its QoS plan: the QoS maps, WRED and
-/// scheduler tables, the entries every port repeats, the SKU's buffer tables and the port lanes.
+/// scheduler tables, the entries every port repeats and the SKU's buffer tables.
 #[derive(Debug)]
 pub struct Parts {
     qos: qos::QosParts,
     watchdog: Option<pfcwd::WatchdogParts>,
     buffers: Option<buffers::BufferParts>,
-    ports: device::PortParts,
 }
 
 impl Parts {
@@ -43,7 +44,6 @@ impl Parts {
             qos: qos::QosParts::new(qos, &pf.ports.speeds),
             watchdog: pfcwd::WatchdogParts::new(&qos.watchdog),
             buffers: buffers::BufferParts::new(pf, qos),
-            ports: device::PortParts::new(pf),
         }
     }
 }
@@ -61,7 +61,7 @@ pub fn config_db<'a>(
         )
     })?;
     let mut db = ConfigDb::default();
-    device::add(&mut db, d, pf, sku, &parts.ports);
+    device::add(&mut db, d, sku)?;
     l3::add(&mut db, d);
     parts.qos.add(&mut db, d);
     buffers::add(&mut db, d, parts.buffers.as_ref());
@@ -167,8 +167,17 @@ mod tests {
     use crate::platform::Catalog;
 
     fn model(intent: &str) -> FabricModel {
+        model_edited(intent, &[])
+    }
+
+    /// The model of an example intent with text replacements (`from`, `to`) applied first.
+    fn model_edited(intent: &str, edits: &[(&str, &str)]) -> FabricModel {
         let path = format!("{}/intents/{intent}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).expect("read intent");
+        let mut text = std::fs::read_to_string(path).expect("read intent");
+        for (from, to) in edits {
+            assert!(text.contains(from), "{intent} has no {from:?}");
+            text = text.replace(from, to);
+        }
         let intent = serde_norway::from_str(&text).expect("parse intent");
         crate::compile::compile(&intent, Catalog::builtin()).expect("compile")
     }
@@ -191,8 +200,9 @@ mod tests {
         }
     }
 
-    /// The SONiC spellings the neutral model no longer carries: lanes, FEC, Mbit/s, cable rounding to the
-    /// SKU's PG lookup rows, headroom profile names, `pfc_enable`, queue runs.
+    /// The SONiC spellings the neutral model no longer carries: the SKU's port row (lanes, alias, index),
+    /// FEC, Mbit/s, cable rounding to the SKU's PG lookup rows, headroom profile names, `pfc_enable`,
+    /// queue runs, the back-end device type.
     #[test]
     fn z9332f_leaf_gets_sonic_spellings() {
         let m = model("mixed-sonic-nxos.yaml");
@@ -202,6 +212,9 @@ mod tests {
         let table = |n: &str| db.table(n).unwrap_or_else(|| panic!("no {n}"));
         let port = table("PORT").get("Ethernet0").expect("Ethernet0");
         assert_eq!(text(port, "lanes"), "33,34,35,36,37,38,39,40");
+        assert_eq!(text(port, "alias"), "etp1");
+        assert_eq!(text(port, "index"), "1");
+        // The Z9332F's port_config.ini has no fec column: FEC comes from the SKU's `sonic.fec`.
         assert_eq!(text(port, "fec"), "rs");
         assert_eq!(text(port, "speed"), "400000");
         // 3 m server cables and 30 m uplinks round up to the 5 m and 40 m rows.
@@ -232,13 +245,26 @@ mod tests {
         let meta = table("DEVICE_METADATA")
             .get("localhost")
             .expect("localhost");
-        assert_eq!(text(meta, "type"), "LeafRouter");
+        assert_eq!(text(meta, "type"), "BackEndToRRouter");
+        assert_eq!(text(meta, "platform"), "x86_64-dellemc_z9332f_d1508-r0");
+        assert!(meta.get("mac").is_none(), "the MAC is per switch");
+        let peer = table("DEVICE_NEIGHBOR_METADATA")
+            .get("spine1")
+            .expect("spine1");
+        assert_eq!(text(peer, "type"), "BackEndLeafRouter");
     }
 
-    /// A SKU without sourced buffer numbers: no BUFFER_* tables, the cable as it is.
+    /// A lossy fabric on a SKU without sourced buffer numbers (lossless is refused there, AIF-PFC-006):
+    /// no BUFFER_* tables, the cable as it is, the port row and FEC from the SKU's own fec column.
     #[test]
-    fn sku_without_buffers_leaves_them_to_buffermgrd() {
-        let m = model("mixed-sonic-nxos.yaml");
+    fn sku_without_buffers_writes_no_buffer_tables() {
+        let m = model_edited(
+            "mixed-sonic-nxos.yaml",
+            &[
+                ("sonic/dell-z9664f-o64 ", "sonic/arista-7060dx5-64s "),
+                ("lossless: true", "lossless: false"),
+            ],
+        );
         let (d, pf) = device(&m, "g2-rail8");
         let parts = Parts::new(pf, &d.qos);
         let db = config_db(d, pf, &parts).expect("config_db");
@@ -247,10 +273,12 @@ mod tests {
         assert_eq!(text(cables.expect("AZURE"), "Ethernet0"), "3m");
         let port = db
             .table("PORT")
-            .and_then(|t| t.get("Ethernet0"))
+            .and_then(|t| t.get("Ethernet8"))
             .expect("port");
-        assert_eq!(text(port, "lanes"), "0,1,2,3,4,5,6,7");
-        assert!(port.get("fec").is_none());
+        assert_eq!(text(port, "lanes"), "9,10,11,12,13,14,15,16");
+        assert_eq!(text(port, "alias"), "Ethernet2/1");
+        assert_eq!(text(port, "index"), "2");
+        assert_eq!(text(port, "fec"), "rs");
     }
 
     /// The cached parts give the same bytes as parts built for the device alone, and the model keeps

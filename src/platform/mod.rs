@@ -6,8 +6,12 @@
 //! it. Features no public source confirms carry `support: unverified`; renderers emit them only with a
 //! comment pointing at that section, and `aifab validate` warns about them.
 
-use crate::kinds::DlbMode;
+mod sonic;
+
 pub use crate::kinds::{Os, QpHashMethod, Support};
+pub use sonic::{Fec, PgLookupRow, SonicBuffers, SonicFacts, SonicPort};
+
+use crate::kinds::DlbMode;
 use crate::units::{Size, Speed};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -164,7 +168,7 @@ pub struct Platform {
     /// for (NX-OS: above 100 m).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause_buffer_above_m: Option<u32>,
-    /// SONiC only: HWSKU, platform string and per-SKU buffer numbers.
+    /// SONiC only: HWSKU, platform, the SKU's port table, FEC and buffer numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sonic: Option<SonicFacts>,
     /// Where each fact above comes from: fact name (`ports`, `max_mtu`, `buffer`, `dlb`, ...) to
@@ -182,31 +186,15 @@ pub struct Ports {
     /// Speeds one port can run at without breakout, highest first (`[800G, 400G]`).
     pub speeds: Vec<Speed>,
     /// Interface name pattern. Placeholders: `{port}` (1-based front-panel number), `{card}` and
-    /// `{card_port}` (modular), `{lane_base}` (SONiC: first lane index, 0-based, times lanes per port).
+    /// `{card_port}` (modular). Empty on SONiC, whose names come from the SKU's port table.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub naming: String,
     /// Modular chassis: ports per line card (`{card}` = (port-1)/ports_per_card + 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports_per_card: Option<u32>,
-    /// SONiC: serdes lanes per port, used for `{lane_base}` and PORT `lanes`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lanes_per_port: Option<u32>,
-    /// SONiC: the physical lane number of port 1's first lane (PORT `lanes` = first_lane + (port-1)*lanes_per_port ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_lane: Option<u32>,
-    /// SONiC: first lane of each port (index = port - 1), from the SKU's `port_config.ini`, where the lane
-    /// map is not linear. Takes precedence over `first_lane`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub lane_map: Vec<u32>,
-    /// SONiC: true when the lane numbers are a convention and not read from the SKU's `port_config.ini`;
-    /// aifab then warns that PORT lanes must be checked.
-    #[serde(default)]
-    pub lanes_assumed: bool,
     /// Modular: slot number of the first line card (`3` on an Arista 7800R3: slots 1-2 hold supervisors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_card: Option<u32>,
-    /// SONiC: FEC mode per port speed in Gbit/s (`400: rs`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub fec: BTreeMap<u32, String>,
 }
 
 /// An ECN threshold unit.
@@ -293,59 +281,6 @@ pub struct QpHashSupport {
     /// Whether enabling it removes L4 ports from the hash (NX-OS UDF mode).
     #[serde(default)]
     pub replaces_l4_ports: bool,
-}
-
-/// SONiC SKU facts.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SonicFacts {
-    /// DEVICE_METADATA `hwsku`.
-    pub hwsku: String,
-    /// DEVICE_METADATA `platform`, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub platform: Option<String>,
-    /// Per-SKU buffer numbers (traditional model), only from a sourced SKU directory. Without them aifab
-    /// leaves buffers to buffermgrd.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffers: Option<SonicBuffers>,
-}
-
-/// Per-SKU buffer tables, copied from the SKU's `buffers_defaults_t1.j2` and `pg_profile_lookup.ini`.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SonicBuffers {
-    /// BUFFER_POOL entries, by pool name, field to value.
-    pub pools: BTreeMap<String, BTreeMap<String, String>>,
-    /// BUFFER_PROFILE entries other than the lossless PG ones (lossy ingress, egress), by name.
-    pub profiles: BTreeMap<String, BTreeMap<String, String>>,
-    /// Profile for lossy ingress PG 0.
-    pub ingress_lossy_profile: String,
-    /// Profile for lossless egress queues.
-    pub egress_lossless_profile: String,
-    /// Profile for lossy egress queues.
-    pub egress_lossy_profile: String,
-    /// Rows of `pg_profile_lookup.ini`.
-    pub pg_lookup: Vec<PgLookupRow>,
-}
-
-/// One row of `pg_profile_lookup.ini`.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PgLookupRow {
-    /// Port speed, Mbit/s.
-    pub speed: u64,
-    /// Cable length, metres.
-    pub cable: u32,
-    /// Fields: size, xon, xoff, dynamic_th, xon_offset.
-    pub size: String,
-    /// xon.
-    pub xon: String,
-    /// xoff.
-    pub xoff: String,
-    /// dynamic_th.
-    pub dynamic_th: String,
-    /// xon_offset.
-    pub xon_offset: String,
 }
 
 /// Every platform of every OS, loaded once from the embedded `vendors/*.yaml`.
@@ -466,8 +401,14 @@ impl Platform {
         if !self.strict_queues.is_at_priority() {
             need.push("strict_queues");
         }
-        if self.sonic.as_ref().is_some_and(|s| s.buffers.is_some()) {
-            need.push("sonic.buffers");
+        if let Some(s) = &self.sonic {
+            need.extend(["sonic.hwsku", "sonic.port_table"]);
+            if !s.fec.is_empty() {
+                need.push("sonic.fec");
+            }
+            if s.buffers.is_some() {
+                need.push("sonic.buffers");
+            }
         }
         for fact in need {
             match self.sources.get(fact) {
@@ -496,16 +437,13 @@ impl Platform {
                 "naming contains {c:?}: only letters, digits, `/`, `_`, `-` and placeholders"
             ));
         }
-        if self.ports.naming.contains("{lane_base}") && self.ports.lanes_per_port.is_none() {
-            out.push("naming uses {lane_base} but lanes_per_port is missing".into());
-        }
-        if !self.ports.lane_map.is_empty() && self.ports.lane_map.len() != self.ports.count as usize
-        {
-            out.push(format!(
-                "lane_map has {} entries for {} ports",
-                self.ports.lane_map.len(),
-                self.ports.count
-            ));
+        if let Some(s) = &self.sonic {
+            if !self.ports.naming.is_empty() {
+                out.push("SONiC names come from sonic.port_table: drop `ports.naming`".into());
+            }
+            out.extend(s.problems(self.ports.count, &self.ports.speeds));
+        } else if self.ports.naming.is_empty() {
+            out.push("ports need a `naming` pattern".into());
         }
         if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
             out.push("naming uses {card} but ports_per_card is missing".into());
@@ -522,8 +460,12 @@ impl Platform {
         out
     }
 
-    /// The interface name of front-panel port `port` (1-based).
+    /// The interface name of front-panel port `port` (1-based): the SKU's port table on SONiC, else
+    /// the naming pattern.
     pub fn interface_name(&self, port: u32) -> String {
+        if let Some(row) = self.sonic.as_ref().and_then(|s| s.port(port)) {
+            return row.name.clone();
+        }
         let p = &self.ports;
         let mut s = p.naming.replace("{port}", &port.to_string());
         if let Some(ppc) = p.ports_per_card {
@@ -534,26 +476,7 @@ impl Platform {
                 )
                 .replace("{card_port}", &((port - 1) % ppc + 1).to_string());
         }
-        if let Some(lpp) = p.lanes_per_port {
-            s = s.replace("{lane_base}", &((port - 1) * lpp).to_string());
-        }
         s
-    }
-
-    /// SONiC PORT `lanes` of port `port`, when the profile has lane facts.
-    pub fn lanes(&self, port: u32) -> Option<String> {
-        let lpp = self.ports.lanes_per_port?;
-        let base = match self.ports.lane_map.get(port.checked_sub(1)? as usize) {
-            Some(b) => *b,
-            None if self.ports.lane_map.is_empty() => self.ports.first_lane? + (port - 1) * lpp,
-            None => return None,
-        };
-        Some(
-            (base..base + lpp)
-                .map(|l| l.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-        )
     }
 }
 

@@ -2,13 +2,14 @@
 //!
 //! CABLE_LENGTH is always written: each cable is rounded up to a row of the SKU's `pg_profile_lookup.ini`
 //! (more headroom, never less), so buffermgrd finds a headroom profile for the port's speed and cable.
-//! BUFFER_POOL/BUFFER_PROFILE/BUFFER_PG/BUFFER_QUEUE are written only when the platform carries the SKU's
-//! sourced buffer numbers; without them buffermgrd derives the lossless PGs itself from speed, CABLE_LENGTH
-//! and `pfc_enable`, and the pools come from the SKU's own templates. The lossless PG profile is exactly what
-//! buffermgrd would write (doSpeedUpdateTask): named `pg_lossless_<speed>_<cable>_profile`, in pool
-//! `ingress_lossless_pool`, with the lookup row's numbers. PG 0 is the lossy ingress PG; egress queues are
-//! lossy except the lossless ones, in ranges as the SKU templates write them (`0-2`, `3`, `4-6` for lossless
-//! priority 3).
+//! BUFFER_POOL/BUFFER_PROFILE/BUFFER_PG/BUFFER_QUEUE are written when the platform carries the SKU's
+//! sourced buffer numbers, which every lossless fabric has (AIF-PFC-006 refuses lossless classes on a SKU
+//! without them); a lossy fabric on such a SKU keeps the SKU's own buffer defaults. The pools and the
+//! lossy and egress profiles are the SKU's `buffers_defaults_t0/t1.j2`, the files the DEVICE_METADATA types
+//! aifab writes select. The lossless PG profile is exactly what buffermgrd would write
+//! (doSpeedUpdateTask): named `pg_lossless_<speed>_<cable>_profile`, in pool `ingress_lossless_pool`, with
+//! the lookup row's numbers. PG 0 is the lossy ingress PG; egress queues are lossy except the lossless
+//! ones, in ranges as the SKU templates write them (`0-2`, `3`, `4-6` for lossless priority 3).
 
 use super::db::{ConfigDb, Part, Row, Table, Value};
 use super::key;

@@ -1,41 +1,26 @@
 //! DEVICE_METADATA, PORT, DEVICE_NEIGHBOR(_METADATA) and MGMT_PORT/MGMT_INTERFACE
-//! (docs/platforms/sonic.md#ports-and-lanes, #management).
+//! (docs/platforms/sonic.md#ports-and-lanes, #device-type, #management).
 //!
-//! No `mac` (the YANG does not require it and aifab has no source for it: SONiC takes the system MAC from
-//! the platform EEPROM when it is absent), no PORT `alias`/`index` (they come from the SKU's
-//! `port_config.ini`, which aifab only has lane numbers from).
+//! PORT carries the SKU's `port_config.ini` row of each used port (name, lanes, alias, index, FEC), so
+//! the file a switch boots from has what portsyncd, xcvrd and ledd read. No `mac`: it is per switch;
+//! `config reload` fills it from the platform and `config save -y` keeps it (docs/platforms/sonic.md#loading).
 
 use super::db::{ConfigDb, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
-use crate::platform::{Platform, SonicFacts};
+use crate::platform::SonicFacts;
 use std::borrow::Cow;
 
-/// The PORT `lanes` of every front-panel port of a platform (index = port - 1): `33,34,...,40`.
-#[derive(Debug)]
-pub(super) struct PortParts {
-    lanes: Vec<Option<String>>,
-}
-
-impl PortParts {
-    /// The lanes of every port of `pf`.
-    pub(super) fn new(pf: &Platform) -> PortParts {
-        PortParts {
-            lanes: (1..=pf.ports.count).map(|p| pf.lanes(p)).collect(),
-        }
-    }
-
-    fn lanes(&self, port: u32) -> Option<&str> {
-        let i = usize::try_from(port.checked_sub(1)?).ok()?;
-        self.lanes.get(i)?.as_deref()
-    }
-}
-
-/// DEVICE_METADATA `type` and DEVICE_NEIGHBOR_METADATA `type` of a role.
-fn device_type(role: Role) -> &'static str {
+/// DEVICE_METADATA `type` (and DEVICE_NEIGHBOR_METADATA `type`) of a role: SONiC's AI back-end types.
+/// SONiC's `buffers_config.j2` picks the SKU's `buffers_defaults_<t>.j2` by this type (`...ToRRouter`:
+/// t0, `...LeafRouter`: t1, `...SpineRouter`: t2), so `config qos reload` regenerates the pools and
+/// profiles aifab wrote from the same file. Super-spines are `BackEndLeafRouter` too: a `SpineRouter`
+/// type would select `buffers_defaults_t2.j2`, which no SKU in `vendors/sonic.yaml` ships, and
+/// `BackEndSpineRouter` is not in the 202405 YANG (docs/platforms/sonic.md#device-type).
+pub fn device_type(role: Role) -> &'static str {
     match role {
-        Role::Leaf => "LeafRouter",
-        Role::Spine | Role::SuperSpine => "SpineRouter",
+        Role::Leaf => "BackEndToRRouter",
+        Role::Spine | Role::SuperSpine => "BackEndLeafRouter",
     }
 }
 
@@ -43,10 +28,8 @@ fn device_type(role: Role) -> &'static str {
 pub(super) fn add<'a>(
     db: &mut ConfigDb<'a>,
     d: &'a Device,
-    pf: &'a Platform,
     sku: &'a SonicFacts,
-    ports: &'a PortParts,
-) {
+) -> Result<(), String> {
     let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
     let fixed = [
         ("hostname", text(&d.hostname)),
@@ -61,7 +44,7 @@ pub(super) fn add<'a>(
         ("frr_mgmt_framework_config", "true".into()),
         ("synchronous_mode", "enable".into()),
     ];
-    let platform = sku.platform.as_deref().map(|p| ("platform", text(p)));
+    let platform = [("platform", text(&sku.platform))];
     db.put(
         "DEVICE_METADATA",
         Table::one("localhost", Row::new(fixed.into_iter().chain(platform))),
@@ -70,21 +53,23 @@ pub(super) fn add<'a>(
     let (mut port, mut neighbor) = (Vec::new(), Vec::new());
     for i in &d.interfaces {
         let name = Cow::Borrowed(i.name.as_str());
-        let fec = pf.ports.fec.get(&i.speed_gbps).filter(|f| !f.is_empty());
-        let optional = [
-            fec.map(|f| ("fec", text(f))),
-            ports.lanes(i.port).map(|l| ("lanes", text(l))),
-        ];
+        let row = sku.port(i.port).ok_or_else(|| {
+            format!(
+                "{}: {}: port {} is not in the port table of HWSKU {}",
+                d.hostname, i.name, i.port, sku.hwsku
+            )
+        })?;
+        let fec = sku.fec_of(row).map(|f| ("fec", f.as_str().into()));
         let fields = [
             ("admin_status", "up".into()),
+            ("alias", text(&row.alias)),
             ("description", text(&i.description)),
+            ("index", Value::Num(u64::from(row.index))),
+            ("lanes", text(&row.lanes)),
             ("mtu", Value::Num(u64::from(i.mtu))),
             ("speed", Value::Num(u64::from(i.speed_gbps) * 1000)),
         ];
-        port.push((
-            name.clone(),
-            Row::new(fields.into_iter().chain(optional.into_iter().flatten())),
-        ));
+        port.push((name.clone(), Row::new(fields.into_iter().chain(fec))));
         let peer = Row::new([("name", text(&i.peer)), ("port", text(&i.peer_port))]);
         neighbor.push((name, peer));
     }
@@ -109,4 +94,5 @@ pub(super) fn add<'a>(
         let row = Row::new([("gwaddr", Value::Ip(m.gateway))]);
         db.put("MGMT_INTERFACE", Table::owned(vec![(Cow::Owned(k), row)]));
     }
+    Ok(())
 }

@@ -1,0 +1,368 @@
+//! SONiC SKU facts against the SKU folders they are copied from, and the rendered PORT table against them.
+//!
+//! - Every PORT entry of every rendered config_db.json is its interface's row of the SKU's port table
+//!   (name, lanes, alias, index, speed) with the SKU's FEC; this needs nothing outside the repository.
+//! - Every SONiC platform's port table in `vendors/sonic.yaml` is its SKU folder's `port_config.ini`, row
+//!   for row, and its PG headroom rows are the folder's `pg_profile_lookup.ini`; a SKU without buffer
+//!   numbers has a folder without any.
+//! - `config qos reload` agrees with aifab: SONiC's own `buffers_config.j2`, rendered with the SKU's
+//!   `buffers.json.j2` for each DEVICE_METADATA type aifab writes and for every rendered config_db.json,
+//!   produces the BUFFER_POOL and BUFFER_PROFILE entries aifab wrote (`tests/sonic/render_buffers.py`,
+//!   python3 + jinja2, as in `tests/sonic_frr.rs`).
+//!
+//! The SKU folders come from the `shared/` folder beside the repository (`sonic-devices/`, copied from
+//! sonic-buildimage at the commit `vendors/sonic.yaml` cites; `AIFAB_SONIC_DEVICES_DIR` overrides it);
+//! python is `$AIFAB_PYTHON`, else `.ci/venv/bin/python`, else `python3`. Without them the tests that
+//! need them print one line and skip; under `CI=true` they fail.
+
+mod common;
+
+use aifab::intent::Role;
+use aifab::os::sonic::device_type;
+use aifab::platform::{Catalog, Os, Platform, SonicFacts};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every SONiC platform of the built-in catalog: name, platform, SKU facts.
+fn sonic_platforms() -> Vec<(&'static str, &'static Platform, &'static SonicFacts)> {
+    let out: Vec<_> = Catalog::builtin()
+        .platforms
+        .iter()
+        .filter(|(_, (os, _))| *os == Os::Sonic)
+        .map(|(name, (_, p))| (name.as_str(), p, p.sonic.as_ref().expect("sonic facts")))
+        .collect();
+    assert!(!out.is_empty(), "no SONiC platform");
+    out
+}
+
+// ------------------------------------------------------------------------------------------------
+// Rendered PORT entries against the port table (no prerequisite).
+// ------------------------------------------------------------------------------------------------
+
+fn field<'a>(entry: &'a Value, name: &str) -> Option<&'a str> {
+    entry.get(name).and_then(Value::as_str)
+}
+
+#[test]
+fn every_rendered_port_is_its_skus_row() {
+    let mut checked = 0;
+    for path in common::example_intents() {
+        let (model, files) = common::render(&path);
+        for d in model.devices.iter().filter(|d| d.os == Os::Sonic) {
+            let (_, pf) = Catalog::builtin().get(&d.platform).expect("platform");
+            let sku = pf.sonic.as_ref().expect("sonic facts");
+            let file = files
+                .iter()
+                .find(|f| f.device == d.hostname && f.path.ends_with("config_db.json"))
+                .expect("config_db.json");
+            let db: Value = serde_json::from_str(&file.content).expect("json");
+            let ports = db["PORT"].as_object().expect("PORT");
+            assert_eq!(ports.len(), d.interfaces.len(), "{path}: {}", d.hostname);
+            for i in &d.interfaces {
+                let at = format!("{path}: {}: {}", d.hostname, i.name);
+                let row = sku.port(i.port).unwrap_or_else(|| panic!("{at}: no row"));
+                let e = ports
+                    .get(&row.name)
+                    .unwrap_or_else(|| panic!("{at}: no PORT {}", row.name));
+                assert_eq!(row.name, i.name, "{at}: name");
+                assert_eq!(field(e, "lanes"), Some(row.lanes.as_str()), "{at}: lanes");
+                assert_eq!(field(e, "alias"), Some(row.alias.as_str()), "{at}: alias");
+                let index = row.index.to_string();
+                assert_eq!(field(e, "index"), Some(index.as_str()), "{at}: index");
+                let speed = row.speed.to_string();
+                assert_eq!(field(e, "speed"), Some(speed.as_str()), "{at}: speed");
+                let fec = sku.fec_of(row).map(|f| f.as_str());
+                assert!(fec.is_some(), "{at}: a front-panel port without FEC");
+                assert_eq!(field(e, "fec"), fec, "{at}: fec");
+                let meta = &db["DEVICE_METADATA"]["localhost"];
+                assert_eq!(field(meta, "hwsku"), Some(sku.hwsku.as_str()), "{at}");
+                assert_eq!(field(meta, "platform"), Some(sku.platform.as_str()), "{at}");
+                assert!(meta.get("mac").is_none(), "{at}: the MAC is per switch");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} SONiC ports rendered");
+}
+
+// ------------------------------------------------------------------------------------------------
+// The SKU folders.
+// ------------------------------------------------------------------------------------------------
+
+const HOW: &str = "put the project's shared/ folder (sonic-devices/) beside the repository or set \
+     AIFAB_SONIC_DEVICES_DIR, and a python3 with jinja2 on PATH (or set AIFAB_PYTHON)";
+
+/// The folder of copied SKU folders, when present.
+fn devices_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("AIFAB_SONIC_DEVICES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/sonic-devices"));
+    common::prerequisite(
+        dir.join("build_templates/buffers_config.j2").is_file(),
+        "the SONiC SKU folder tests",
+        &format!("no SONiC SKU folders at {}", dir.display()),
+        HOW,
+    )
+    .then_some(dir)
+}
+
+/// `<devices>/<vendor>/<platform>/<hwsku>` of a SKU.
+fn sku_dir(devices: &Path, sku: &SonicFacts) -> PathBuf {
+    let found = std::fs::read_dir(devices)
+        .expect("read sonic-devices")
+        .flatten()
+        .map(|v| v.path().join(&sku.platform).join(&sku.hwsku))
+        .find(|p| p.is_dir());
+    found.unwrap_or_else(|| panic!("no folder for {}/{}", sku.platform, sku.hwsku))
+}
+
+/// The data lines of an `.ini` table, split on whitespace, and the column names of its `#` header.
+fn ini(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let words = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let header = text
+        .lines()
+        .find_map(|l| l.strip_prefix('#').filter(|h| h.contains("speed")))
+        .map(words)
+        .unwrap_or_default();
+    let rows = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(words)
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn port_tables_are_the_skus_port_config_ini() {
+    let Some(devices) = devices_dir() else { return };
+    for (name, _, sku) in sonic_platforms() {
+        let (header, rows) = ini(&sku_dir(&devices, sku).join("port_config.ini"));
+        assert_eq!(
+            header[..5],
+            ["name", "lanes", "alias", "index", "speed"],
+            "{name}"
+        );
+        let has_fec = header.get(5).is_some_and(|c| c == "fec");
+        assert_eq!(rows.len(), sku.port_table.len(), "{name}: rows");
+        for (n, (want, got)) in rows.iter().zip(&sku.port_table).enumerate() {
+            let at = format!("{name}: row {}", n + 1);
+            assert_eq!(want.len(), header.len(), "{at}: columns");
+            assert_eq!(got.name, want[0], "{at}: name");
+            assert_eq!(got.lanes, want[1], "{at}: lanes");
+            assert_eq!(got.alias, want[2], "{at}: alias");
+            assert_eq!(got.index.to_string(), want[3], "{at}: index");
+            assert_eq!(got.speed.to_string(), want[4], "{at}: speed");
+            let fec = got.fec.map(|f| f.as_str().to_string());
+            assert_eq!(fec.as_ref(), want.get(5).filter(|_| has_fec), "{at}: fec");
+        }
+        // FEC from `sonic.fec` only where the file has no fec column.
+        assert_eq!(sku.fec.is_empty(), has_fec, "{name}: sonic.fec");
+    }
+}
+
+#[test]
+fn headroom_rows_are_the_skus_pg_profile_lookup_ini() {
+    let Some(devices) = devices_dir() else { return };
+    for (name, _, sku) in sonic_platforms() {
+        let (_, rows) = ini(&sku_dir(&devices, sku).join("pg_profile_lookup.ini"));
+        let Some(b) = &sku.buffers else {
+            assert!(
+                rows.is_empty(),
+                "{name}: the SKU has headroom rows aifab lacks"
+            );
+            continue;
+        };
+        let got: Vec<Vec<String>> = b
+            .pg_lookup
+            .iter()
+            .map(|r| {
+                let cable = format!("{}m", r.cable);
+                [
+                    &r.speed.to_string(),
+                    &cable,
+                    &r.size,
+                    &r.xon,
+                    &r.xoff,
+                    &r.dynamic_th,
+                    &r.xon_offset,
+                ]
+                .map(|s| s.to_string())
+                .to_vec()
+            })
+            .collect();
+        assert_eq!(got, rows, "{name}: pg_lookup");
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// `config qos reload`: SONiC's buffers_config.j2 against what aifab wrote.
+// ------------------------------------------------------------------------------------------------
+
+/// The python that renders: `$AIFAB_PYTHON`, else CI's venv, else `python3`; None when it cannot import jinja2.
+fn python() -> Option<PathBuf> {
+    let venv = root().join(".ci/venv/bin/python");
+    let py = std::env::var_os("AIFAB_PYTHON")
+        .map(PathBuf::from)
+        .or_else(|| venv.is_file().then_some(venv))
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let ok = Command::new(&py)
+        .args(["-c", "import jinja2"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    common::prerequisite(
+        ok,
+        "the SONiC buffer template tests",
+        &format!("{} cannot import jinja2", py.display()),
+        HOW,
+    )
+    .then_some(py)
+}
+
+/// Renders the SKU's buffers.json.j2 for each named config_db: name → buffer tables.
+fn render_buffers(
+    python: &Path,
+    devices: &Path,
+    sku: &Path,
+    configs: Map<String, Value>,
+) -> BTreeMap<String, Value> {
+    let request = json!({
+        "search": [sku, devices.join("build_templates")],
+        "devices": configs,
+    });
+    let mut child = Command::new(python)
+        .arg(root().join("tests/sonic/render_buffers.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start render_buffers.py");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(request.to_string().as_bytes())
+        .expect("write request");
+    let out = child.wait_with_output().expect("run render_buffers.py");
+    assert!(
+        out.status.success(),
+        "render_buffers.py failed for {}:\n{}",
+        sku.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("render_buffers.py output is JSON")
+}
+
+/// A BUFFER_PROFILE table with the old `[BUFFER_POOL|name]` references written as plain names, as
+/// aifab (and the YANG leafref) writes them; PG headroom profiles (`pg_lossless_*`) left out.
+fn sku_profiles(table: &Value) -> Value {
+    let mut out = Map::new();
+    for (name, entry) in table.as_object().into_iter().flatten() {
+        if name.starts_with("pg_lossless_") {
+            continue;
+        }
+        let mut e = entry.clone();
+        if let Some(pool) = e.get_mut("pool")
+            && let Some(p) = pool.as_str()
+        {
+            let plain = p.trim_start_matches("[BUFFER_POOL|").trim_end_matches(']');
+            *pool = Value::String(plain.to_string());
+        }
+        out.insert(name.clone(), e);
+    }
+    Value::Object(out)
+}
+
+/// The buffer tables `config qos reload` writes carry aifab's pools and profiles: for each type aifab
+/// writes on a SKU with buffer numbers, and for every rendered config_db.json. A SKU without numbers
+/// renders no pools.
+#[test]
+fn config_qos_reload_writes_the_pools_and_profiles_aifab_wrote() {
+    let Some(devices) = devices_dir() else { return };
+    let Some(python) = python() else { return };
+    for (name, p, sku) in sonic_platforms() {
+        let dir = sku_dir(&devices, sku);
+        if !dir.join("buffers.json.j2").is_file() {
+            assert!(
+                sku.buffers.is_none(),
+                "{name}: numbers without a buffers template"
+            );
+            continue;
+        }
+        let ports: Map<String, Value> = (1..=p.ports.count)
+            .filter_map(|n| sku.port(n))
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    json!({"lanes": r.lanes, "speed": r.speed.to_string()}),
+                )
+            })
+            .collect();
+        let configs: Map<String, Value> = [Role::Leaf, Role::Spine, Role::SuperSpine]
+            .into_iter()
+            .map(|role| {
+                let meta = json!({"localhost": {"type": device_type(role), "hwsku": sku.hwsku, "platform": sku.platform}});
+                (format!("{role:?}"), json!({"DEVICE_METADATA": meta, "PORT": ports}))
+            })
+            .collect();
+        for (role, got) in render_buffers(&python, &devices, &dir, configs) {
+            let pools = got.get("BUFFER_POOL").cloned().unwrap_or(json!({}));
+            let profiles = sku_profiles(got.get("BUFFER_PROFILE").unwrap_or(&json!({})));
+            match &sku.buffers {
+                Some(b) => {
+                    assert_eq!(pools, json!(b.pools), "{name} as {role}: BUFFER_POOL");
+                    assert_eq!(
+                        profiles,
+                        json!(b.profiles),
+                        "{name} as {role}: BUFFER_PROFILE"
+                    );
+                }
+                None => assert_eq!(pools, json!({}), "{name} as {role}: the SKU has pools"),
+            }
+        }
+    }
+    rendered_configs_agree(&devices, &python);
+}
+
+/// Every rendered config_db.json, rendered again by its SKU's buffer templates.
+fn rendered_configs_agree(devices: &Path, python: &Path) {
+    let mut by_sku: BTreeMap<PathBuf, Map<String, Value>> = BTreeMap::new();
+    for path in common::example_intents() {
+        let (model, files) = common::render(&path);
+        for d in model.devices.iter().filter(|d| d.os == Os::Sonic) {
+            let (_, pf) = Catalog::builtin().get(&d.platform).expect("platform");
+            let f = files
+                .iter()
+                .find(|f| f.device == d.hostname && f.path.ends_with("config_db.json"))
+                .expect("config_db.json");
+            let db: Value = serde_json::from_str(&f.content).expect("json");
+            let dir = sku_dir(devices, pf.sonic.as_ref().expect("sonic facts"));
+            by_sku
+                .entry(dir)
+                .or_default()
+                .insert(format!("{path}: {}", d.hostname), db);
+        }
+    }
+    for (dir, configs) in by_sku {
+        let written = configs.clone();
+        for (name, got) in render_buffers(python, devices, &dir, configs) {
+            let ours = &written[&name];
+            assert_eq!(
+                got["BUFFER_POOL"], ours["BUFFER_POOL"],
+                "{name}: BUFFER_POOL"
+            );
+            assert_eq!(
+                sku_profiles(&got["BUFFER_PROFILE"]),
+                sku_profiles(&ours["BUFFER_PROFILE"]),
+                "{name}: BUFFER_PROFILE"
+            );
+        }
+    }
+}
