@@ -364,8 +364,6 @@ pub enum NoteFeature {
     QpHash,
     /// PFC watchdog timer lines whose spelling is unconfirmed.
     PfcWatchdog,
-    /// A SONiC port lane map that follows a convention, not the SKU's port_config.ini.
-    PortLanes,
 }
 
 impl NoteFeature {
@@ -375,7 +373,6 @@ impl NoteFeature {
             NoteFeature::Dlb => "dlb",
             NoteFeature::QpHash => "qp-hash",
             NoteFeature::PfcWatchdog => "pfc-watchdog",
-            NoteFeature::PortLanes => "port-lanes",
         }
     }
 
@@ -386,7 +383,6 @@ impl NoteFeature {
             (NoteFeature::Dlb, _) => "dlb",
             (NoteFeature::QpHash, _) => "qp-hash",
             (NoteFeature::PfcWatchdog, _) => "pfc-watchdog",
-            (NoteFeature::PortLanes, _) => "ports-and-lanes",
         }
     }
 
@@ -396,7 +392,6 @@ impl NoteFeature {
             NoteFeature::Dlb => "/load_balancing/dlb/mode",
             NoteFeature::QpHash => "/load_balancing/hash/roce_dest_qp",
             NoteFeature::PfcWatchdog => "/qos/pfc_watchdog",
-            NoteFeature::PortLanes => "/fabric/topology",
         }
     }
 }
