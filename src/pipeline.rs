@@ -143,12 +143,21 @@ fn checked_model(
     let shape = shape::shape(intent);
     let placement = place::for_rules(intent, catalog, shape.as_ref().ok());
     findings.extend(check::platform_rules(intent, catalog, &placement));
+    if let Ok(s) = &shape {
+        findings.extend(check::ecmp_rules(intent, s));
+    }
     if has_errors(&findings) {
         return Err(findings);
     }
     let compiled = shape.and_then(|s| compile_placed(intent, catalog, &s, placement, only));
     match compiled {
-        Ok(model) => Ok((model, findings)),
+        Ok(model) => {
+            findings.extend(check::management_rules(intent, &model));
+            if has_errors(&findings) {
+                return Err(findings);
+            }
+            Ok((model, findings))
+        }
         Err(errs) => {
             findings.extend(errs);
             Err(findings)
