@@ -107,9 +107,12 @@ pub fn front_source_with(
     source: Source,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<Front, FrontError> {
-    let (intent, spans) = match validate::load_and_validate(&source) {
+    let (intent, spans) = match validate::load_and_validate_partial(&source) {
         Ok(x) => x,
-        Err(f) => return Err(FrontError::Invalid(Box::new(source), f)),
+        Err(invalid) => {
+            let findings = with_partial_rules(invalid, &source);
+            return Err(FrontError::Invalid(Box::new(source), findings));
+        }
     };
     match checked_model(&intent, Catalog::builtin(), only) {
         Ok((model, mut findings)) => {
@@ -128,6 +131,19 @@ pub fn front_source_with(
             Err(FrontError::Invalid(Box::new(source), findings))
         }
     }
+}
+
+/// The load and schema findings of an invalid intent plus what the intent rules find in its sections
+/// that passed the schema ([`check::partial_intent_rules`]): every problem at once, located.
+fn with_partial_rules(invalid: validate::Invalid, source: &Source) -> Vec<Finding> {
+    let mut findings = invalid.findings;
+    if let (Some(partial), Some(spans)) = (&invalid.partial, &invalid.spans) {
+        let mut more = check::partial_intent_rules(partial);
+        locate(&mut more, spans, source);
+        findings.extend(more);
+        validate::sort_findings(&mut findings);
+    }
+    findings
 }
 
 /// The stages after schema validation: the intent rules, placement, the platform rules on it, and the

@@ -65,6 +65,35 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     out
 }
 
+/// The intent rules whose inputs passed the schema, on an intent that failed it elsewhere: each family
+/// runs only when every section it reads is clean ([`crate::validate::Partial`]). The platform and
+/// topology rules need the whole fabric and do not run.
+pub fn partial_intent_rules(p: &crate::validate::Partial) -> Vec<Finding> {
+    let intent = &p.intent;
+    let mut out = Vec::new();
+    if p.clean("/qos") {
+        qos::intent_rules(intent, &mut out);
+        pfc::intent_rules(intent, &mut out);
+    }
+    if p.clean("/fabric/mtu") {
+        mtu::intent_rules(intent, &mut out);
+    }
+    if p.clean("/fabric/bgp") {
+        bgp::rules(intent, &mut out);
+        asn::reserved_rules(intent, &mut out);
+    }
+    if p.clean("/load_balancing") {
+        lb::intent_rules(intent, &mut out);
+    }
+    if ["/fabric/management", "/fabric/addressing", "/overrides"]
+        .iter()
+        .all(|s| p.clean(s))
+    {
+        management::pool_rules(intent, &mut out);
+    }
+    out
+}
+
 /// The rules that compare the intent with the platforms the placement puts devices on: buffers, lossless
 /// classes, reserved traffic classes, watchdog timers, MTU, DLB and QP-hash costs, cable lengths. Each
 /// platform is checked for the roles and settings of its own devices.
