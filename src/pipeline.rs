@@ -107,9 +107,12 @@ pub fn front_source_with(
     source: Source,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<Front, FrontError> {
-    let (intent, spans) = match validate::load_and_validate(&source) {
+    let (intent, spans) = match validate::load_and_validate_partial(&source) {
         Ok(x) => x,
-        Err(f) => return Err(FrontError::Invalid(Box::new(source), f)),
+        Err(invalid) => {
+            let findings = with_partial_rules(invalid, &source);
+            return Err(FrontError::Invalid(Box::new(source), findings));
+        }
     };
     match checked_model(&intent, Catalog::builtin(), only) {
         Ok((model, mut findings)) => {
@@ -130,6 +133,19 @@ pub fn front_source_with(
     }
 }
 
+/// The load and schema findings of an invalid intent plus what the intent rules find in its sections
+/// that passed the schema ([`check::partial_intent_rules`]): every problem at once, located.
+fn with_partial_rules(invalid: validate::Invalid, source: &Source) -> Vec<Finding> {
+    let mut findings = invalid.findings;
+    if let (Some(partial), Some(spans)) = (&invalid.partial, &invalid.spans) {
+        let mut more = check::partial_intent_rules(partial);
+        locate(&mut more, spans, source);
+        findings.extend(more);
+        validate::sort_findings(&mut findings);
+    }
+    findings
+}
+
 /// The stages after schema validation: the intent rules, placement, the platform rules on it, and the
 /// compiler on the same placement. `Ok` carries the model and the rules' warnings; `Err` every finding
 /// (unlocated). Shape and placement errors are reported only when the rules find no error, as the
@@ -143,12 +159,21 @@ fn checked_model(
     let shape = shape::shape(intent);
     let placement = place::for_rules(intent, catalog, shape.as_ref().ok());
     findings.extend(check::platform_rules(intent, catalog, &placement));
+    if let Ok(s) = &shape {
+        findings.extend(check::ecmp_rules(intent, s));
+    }
     if has_errors(&findings) {
         return Err(findings);
     }
     let compiled = shape.and_then(|s| compile_placed(intent, catalog, &s, placement, only));
     match compiled {
-        Ok(model) => Ok((model, findings)),
+        Ok(model) => {
+            findings.extend(check::management_rules(intent, &model));
+            if has_errors(&findings) {
+                return Err(findings);
+            }
+            Ok((model, findings))
+        }
         Err(errs) => {
             findings.extend(errs);
             Err(findings)

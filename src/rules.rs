@@ -140,6 +140,8 @@ rules! {
     SuperSpineAsnMissing = ("AIF-BGP-003", Error, Compile, "A three-tier fabric needs `super_spine_asn`"),
     PublicAsn = ("AIF-BGP-004", Warning, Checks, "ASNs outside the private ranges"),
     AsnOverlap = ("AIF-BGP-005", Error, Checks, "Leaf, spine and super-spine ASNs must not overlap"),
+    ReservedAsn = ("AIF-BGP-006", Error, Checks, "ASN ranges must not reach reserved ASNs"),
+    MaximumPathsBelowEcmp = ("AIF-BGP-007", Error, Checks, "`maximum_paths` must cover every uplink"),
 
     DlbModeUnsupported = ("AIF-LB-001", Error, Compile, "DLB mode the platform does not support"),
     DlbMacMissing = ("AIF-LB-002", Error, Compile, "NX-OS DLB needs a DLB virtual MAC"),
@@ -166,6 +168,8 @@ rules! {
     PoolsOverlap = ("AIF-ADDR-003", Error, Compile, "Pools must not overlap"),
     ManagementOutsideSubnet = ("AIF-ADDR-004", Error, Compile, "Management addresses must stay inside the management subnet"),
     ManagementOverrideNeedsSubnet = ("AIF-ADDR-005", Error, Compile, "A management override needs `fabric.management`"),
+    ManagementCollision = ("AIF-ADDR-006", Error, Compile, "Management addresses are unique and differ from the gateway"),
+    ManagementInPools = ("AIF-ADDR-007", Error, Checks, "Management addresses stay out of the fabric and server pools"),
 
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),

@@ -442,3 +442,21 @@ fn schema_command_prints_the_schema() {
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("### `fabric.topology.leaf.platform`"));
 }
+
+#[test]
+fn schema_and_semantic_problems_are_reported_together() {
+    let file = bad("schema-and-semantic");
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    expect_at(&findings, &file, "AIF-SCHEMA-003", "\"128\"", 0, 0);
+    expect_at(&findings, &file, "AIF-SCHEMA-006", "leef", 0, 0);
+    // The QoS section passed the schema, so its rules ran on it.
+    expect_at(&findings, &file, "AIF-QOS-001", "min: 1500KB", 0, 5);
+    // The load-balancing section failed it, so its rules did not run (its `flowlet_gap` would be
+    // AIF-LB-008 otherwise).
+    assert!(
+        !findings.iter().any(|f| f["code"] == "AIF-LB-008"),
+        "a rule ran on a section that failed the schema: {findings:#?}"
+    );
+    assert_eq!(findings.len(), 3, "{findings:#?}");
+}

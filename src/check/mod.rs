@@ -6,14 +6,18 @@
 //! Fabric-arithmetic rules (pools, ports, platform support) run in placement and the compiler, declared
 //! the same way.
 
+mod asn;
 mod bgp;
 mod cable;
 mod headroom;
 mod lb;
+mod management;
 mod mtu;
 mod pfc;
 mod qos;
 
+pub use asn::ecmp_rules;
+pub use management::model_rules as management_rules;
 pub use mtu::ROCE_MIN_MTU;
 
 use crate::diag::Finding;
@@ -41,6 +45,9 @@ pub fn run_unlocated(intent: &Intent, catalog: &Catalog) -> Vec<Finding> {
     let mut out = intent_rules(intent);
     let placement = place::for_rules(intent, catalog, None);
     out.extend(platform_rules(intent, catalog, &placement));
+    if let Ok(s) = crate::compile::shape::shape(intent) {
+        out.extend(ecmp_rules(intent, &s));
+    }
     out
 }
 
@@ -52,7 +59,38 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     pfc::intent_rules(intent, &mut out);
     mtu::intent_rules(intent, &mut out);
     bgp::rules(intent, &mut out);
+    asn::reserved_rules(intent, &mut out);
+    management::pool_rules(intent, &mut out);
     lb::intent_rules(intent, &mut out);
+    out
+}
+
+/// The intent rules whose inputs passed the schema, on an intent that failed it elsewhere: each family
+/// runs only when every section it reads is clean ([`crate::validate::Partial`]). The platform and
+/// topology rules need the whole fabric and do not run.
+pub fn partial_intent_rules(p: &crate::validate::Partial) -> Vec<Finding> {
+    let intent = &p.intent;
+    let mut out = Vec::new();
+    if p.clean("/qos") {
+        qos::intent_rules(intent, &mut out);
+        pfc::intent_rules(intent, &mut out);
+    }
+    if p.clean("/fabric/mtu") {
+        mtu::intent_rules(intent, &mut out);
+    }
+    if p.clean("/fabric/bgp") {
+        bgp::rules(intent, &mut out);
+        asn::reserved_rules(intent, &mut out);
+    }
+    if p.clean("/load_balancing") {
+        lb::intent_rules(intent, &mut out);
+    }
+    if ["/fabric/management", "/fabric/addressing", "/overrides"]
+        .iter()
+        .all(|s| p.clean(s))
+    {
+        management::pool_rules(intent, &mut out);
+    }
     out
 }
 

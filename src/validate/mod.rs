@@ -4,6 +4,7 @@
 //! loaded YAML against it with the `jsonschema` crate, turns every violation into a located [`Finding`]
 //! with a plain-English message, and only then deserializes the value into an [`Intent`].
 
+mod partial;
 mod reference;
 mod schema_nav;
 
@@ -17,6 +18,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+pub use partial::{Partial, SECTIONS};
 pub use reference::markdown_reference;
 
 /// Most schema findings reported for one file; the rest are counted in one last finding.
@@ -56,12 +58,35 @@ fn compiled() -> &'static Compiled {
 /// YAML problems the loader could step over (duplicate keys, tags, ...) together with all schema
 /// violations, sorted by position; or the fatal YAML problem (syntax, size, alias bomb) on its own.
 pub fn load_and_validate(source: &Source) -> Result<(Intent, SpanMap), Vec<Finding>> {
-    let doc = load::load(source)?;
+    load_and_validate_partial(source).map_err(|invalid| invalid.findings)
+}
+
+/// Why an intent failed to load or validate, with what is still sound to check.
+pub struct Invalid {
+    /// Every load and schema finding, located and sorted.
+    pub findings: Vec<Finding>,
+    /// The schema-valid sections, when the file loaded and the problems stay inside sections.
+    pub partial: Option<Partial>,
+    /// Spans of every node, when the file loaded.
+    pub spans: Option<SpanMap>,
+}
+
+/// [`load_and_validate`], keeping on failure the [`Partial`] intent the semantic rules can still read.
+pub fn load_and_validate_partial(source: &Source) -> Result<(Intent, SpanMap), Invalid> {
+    let doc = load::load(source).map_err(|findings| Invalid {
+        findings,
+        partial: None,
+        spans: None,
+    })?;
     let mut findings = doc.findings;
     findings.extend(validate_value(&doc.value, &doc.spans, source));
     if !findings.is_empty() {
         sort_findings(&mut findings);
-        return Err(findings);
+        return Err(Invalid {
+            partial: partial::partial(&doc.value, &findings),
+            findings,
+            spans: Some(doc.spans),
+        });
     }
     match serde_path_to_error::deserialize::<_, Intent>(doc.value) {
         Ok(intent) => Ok((intent, doc.spans)),
@@ -78,7 +103,11 @@ pub fn load_and_validate(source: &Source) -> Result<(Intent, SpanMap), Vec<Findi
             )
             .at(pointer)
             .with_span(source, span);
-            Err(vec![f])
+            Err(Invalid {
+                findings: vec![f],
+                partial: None,
+                spans: Some(doc.spans),
+            })
         }
     }
 }
