@@ -4,6 +4,7 @@
 //! takes effect only when services start ([`reload_reason`]). Documented in `docs/change-report.md`
 //! (`CHG-SONIC-RELOAD`) and `docs/platforms/sonic.md#loading`.
 
+use super::change::{Change, ChangeRule, Impact};
 use super::gcu::{self, Release};
 use super::patch::json_patch;
 use serde_json::Value;
@@ -89,6 +90,46 @@ pub fn plan(host: &str, old: Option<&Value>, new: &Value, release: Release) -> P
         ops,
         reasons,
     }
+}
+
+/// `CHG-SONIC-RELOAD`: the switches of `plans` that must be loaded with `config reload` and
+/// `config save`, with the first reason of each (None when every switch can be patched). `assumed`
+/// says the release was not named by the intent.
+pub fn change(plans: &[Plan], release: Release, assumed: bool) -> Option<Change> {
+    let routed: Vec<&Plan> = plans.iter().filter(|p| !p.patchable()).collect();
+    if routed.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = routed
+        .iter()
+        .take(3)
+        .map(|p| format!("{} ({})", p.host, p.reasons[0]))
+        .collect();
+    let more = match routed.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    let n = routed.len();
+    let switches = if n == 1 {
+        "1 SONiC switch".to_string()
+    } else {
+        format!("{n} SONiC switches")
+    };
+    let release = if assumed {
+        format!("SONiC {} assumed", release.name())
+    } else {
+        format!("SONiC {}", release.name())
+    };
+    Some(Change {
+        rule: ChangeRule::SonicReload,
+        impact: Impact::ReloadRequired,
+        summary: format!(
+            "config reload + config save on {switches}, not config apply-patch ({release}): {}{more}",
+            shown.join("; ")
+        ),
+        switches: n,
+        ports: 0,
+    })
 }
 
 /// PORT fields that follow the SKU's port map (`lanes`, `alias`, `index`) or that apply-patch checks
