@@ -230,7 +230,13 @@ fn against_a_git_revision() {
     assert_eq!(patches, serde_json::json!({}));
     let notes = String::from_utf8_lossy(&p.stderr);
     assert!(notes.contains("SONiC 202405 assumed"), "{notes}");
-    assert_eq!(notes.matches(": no patch; load it with config reload").count(), 16, "{notes}");
+    assert_eq!(
+        notes
+            .matches(": no patch; load it with config reload")
+            .count(),
+        16,
+        "{notes}"
+    );
     // On master (no WRED rule), a SONiC JSON patch replaces exactly the WRED minimums of the leaves.
     let p = aifab()
         .args(["diff", "--against", "HEAD~1"])

@@ -220,3 +220,47 @@ fn check_cli(release: Release, old: &str, new: &str, plans: &[(String, Plan, Str
         assert!(!p.reasons.is_empty());
     }
 }
+
+/// New SONiC switches (a third server group) get no patch: the report routes them to a reload, and
+/// the switches already running are patched or routed on their own merits.
+#[test]
+fn new_switches_are_reloaded_not_patched() {
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("read");
+    let small = text
+        .replace("servers: 32", "servers: 16")
+        .replace("match: \"g2-rail8\"", "match: \"g1-rail8\"");
+    assert_ne!(text, small);
+    let old = fixture("mixed-one-group.yaml", &small);
+    let (old, new) = (old.as_str(), "intents/mixed-sonic-nxos.yaml");
+    let added: Vec<String> = config_dbs(new)
+        .into_keys()
+        .filter(|h| !config_dbs(old).contains_key(h))
+        .collect();
+    assert_eq!(added.len(), 8, "{added:?}");
+    // g1-rail8 also changes SKU (DEVICE_METADATA): routed by aifab's own reload rule.
+    let o = common::aifab(&["diff", old, new, "--format", "sonic-patch"]);
+    let emitted: BTreeMap<String, Value> = serde_json::from_slice(&o.stdout).expect("json");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for h in &added {
+        assert!(!emitted.contains_key(h), "{h} patched");
+        assert!(stderr.contains(&format!("note: {h}: no patch")), "{stderr}");
+    }
+    assert!(!emitted.contains_key("g1-rail8"), "a SKU change is patched");
+    assert!(stderr.contains("note: g1-rail8: no patch"), "{stderr}");
+    let o = common::aifab(&["diff", old, new, "--format", "json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let reload = v["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["rule"] == "CHG-SONIC-RELOAD")
+        .expect("CHG-SONIC-RELOAD");
+    assert_eq!(reload["impact"], "reload-required");
+    assert!(reload["switches"].as_u64() >= Some(8), "{reload}");
+    assert!(
+        reload["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("new switch")),
+        "{reload}"
+    );
+}
