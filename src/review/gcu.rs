@@ -247,567 +247,115 @@ fn scenarios(
 
 // Generated from the three releases' gcu_field_operation_validators.conf.json (Broadcom families only).
 /// `broadcom_asics` of release 202405: ASIC family → HWSKU names (matched as case-insensitive substrings).
+#[rustfmt::skip]
 const BROADCOM_R202405: &[(&str, &[&str])] = &[
-    (
-        "th",
-        &[
-            "Force10-S6100",
-            "Arista-7060CX-32S-C32",
-            "Arista-7060CX-32S-C32-T1",
-            "Arista-7060CX-32S-D48C8",
-            "Celestica-DX010-C32",
-            "Seastone-DX010",
-        ],
-    ),
-    (
-        "th2",
-        &[
-            "Arista-7260CX3-D108C10",
-            "Arista-7260CX3-D108C8",
-            "Arista-7260CX3-C64",
-            "Arista-7260CX3-Q64",
-        ],
-    ),
+    ("th", &["Force10-S6100", "Arista-7060CX-32S-C32", "Arista-7060CX-32S-C32-T1", "Arista-7060CX-32S-D48C8", "Celestica-DX010-C32", "Seastone-DX010"]),
+    ("th2", &["Arista-7260CX3-D108C10", "Arista-7260CX3-D108C8", "Arista-7260CX3-C64", "Arista-7260CX3-Q64"]),
     ("th3", &["Nokia-IXR7220-H3"]),
     ("th4", &["Nokia-IXR7220-H4-64D", "Nokia-IXR7220-H4-32D"]),
     ("th5", &["Nokia-IXR7220-H5-64D"]),
-    (
-        "td2",
-        &[
-            "Force10-S6000",
-            "Force10-S6000-Q24S32",
-            "Arista-7050-QX32",
-            "Arista-7050-QX-32S",
-            "Nexus-3164",
-            "Arista-7050QX32S-Q32",
-        ],
-    ),
-    (
-        "td3",
-        &[
-            "Arista-7050CX3-32S-C32",
-            "Arista-7050CX3-32S-D48C8",
-            "Arista-7050CX3-32S-C28S4",
-        ],
-    ),
-    (
-        "j2c+",
-        &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G"],
-    ),
+    ("td2", &["Force10-S6000", "Force10-S6000-Q24S32", "Arista-7050-QX32", "Arista-7050-QX-32S", "Nexus-3164", "Arista-7050QX32S-Q32"]),
+    ("td3", &["Arista-7050CX3-32S-C32", "Arista-7050CX3-32S-D48C8", "Arista-7050CX3-32S-C28S4"]),
+    ("j2c+", &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G"]),
 ];
 /// `tables` of release 202405, Broadcom families only.
+#[rustfmt::skip]
 const TABLES_R202405: &[TableRule] = &[
-    TableRule {
-        table: "PFC_WD",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "PFCWD enable/disable",
-            fields: &[
-                "restoration_time",
-                "detection_time",
-                "action",
-                "global/poll_interval",
-                "",
-            ],
-            ops: &["remove", "add", "replace"],
-            min: &[
-                ("td2", "20181100"),
-                ("th", "20181100"),
-                ("th2", "20181100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("td3", "20201200"),
-                ("j2c+", "20220500"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "BUFFER_POOL",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "Shared/headroom pool size changes",
-            fields: &[
-                "ingress_lossless_pool/xoff",
-                "ingress_lossless_pool/size",
-                "egress_lossy_pool/size",
-            ],
-            ops: &["replace"],
-            min: &[
-                ("td2", ""),
-                ("th", "20221100"),
-                ("th2", "20221100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("td3", "20221100"),
-                ("j2c+", "20220500"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "BUFFER_PROFILE",
-        validator: Validator::Rdma,
-        scenarios: &[
-            Scenario {
-                name: "Dynamic threshold tuning",
-                fields: &["dynamic_th"],
-                ops: &["replace"],
-                min: &[
-                    ("td2", "20181100"),
-                    ("th", "20181100"),
-                    ("th2", "20181100"),
-                    ("th3", "20240500"),
-                    ("th4", "20240500"),
-                    ("th5", "20240500"),
-                    ("td3", "20201200"),
-                    ("j2c+", "20220500"),
-                ],
-            },
-            Scenario {
-                name: "PG headroom modification",
-                fields: &["xoff"],
-                ops: &["replace"],
-                min: &[
-                    ("td2", ""),
-                    ("th", "20221100"),
-                    ("th2", "20221100"),
-                    ("th3", "20240500"),
-                    ("th4", "20240500"),
-                    ("th5", "20240500"),
-                    ("td3", "20221100"),
-                    ("j2c+", "20220500"),
-                ],
-            },
-        ],
-    },
-    TableRule {
-        table: "WRED_PROFILE",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "ECN tuning",
-            fields: &[
-                "azure_lossless/green_min_threshold",
-                "azure_lossless/green_max_threshold",
-                "azure_lossless/green_drop_probability",
-            ],
-            ops: &["replace"],
-            min: &[
-                ("td2", "20181100"),
-                ("th", "20181100"),
-                ("th2", "20181100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("td3", "20201200"),
-                ("j2c+", "20220500"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "PORT",
-        validator: Validator::Port,
-        scenarios: &[],
-    },
+    TableRule { table: "PFC_WD", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "PFCWD enable/disable", fields: &["restoration_time", "detection_time", "action", "global/poll_interval", ""], ops: &["remove", "add", "replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "BUFFER_POOL", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "Shared/headroom pool size changes", fields: &["ingress_lossless_pool/xoff", "ingress_lossless_pool/size", "egress_lossy_pool/size"], ops: &["replace"],
+            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "BUFFER_PROFILE", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "Dynamic threshold tuning", fields: &["dynamic_th"], ops: &["replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("j2c+", "20220500")] },
+        Scenario { name: "PG headroom modification", fields: &["xoff"], ops: &["replace"],
+            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "WRED_PROFILE", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "ECN tuning", fields: &["azure_lossless/green_min_threshold", "azure_lossless/green_max_threshold", "azure_lossless/green_drop_probability"], ops: &["replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "PORT", validator: Validator::Port, scenarios: &[
+    ] },
 ];
 /// `broadcom_asics` of release 202505: ASIC family → HWSKU names (matched as case-insensitive substrings).
+#[rustfmt::skip]
 const BROADCOM_R202505: &[(&str, &[&str])] = &[
-    (
-        "th",
-        &[
-            "Force10-S6100",
-            "Arista-7060CX-32S-C32",
-            "Arista-7060CX-32S-C32-T1",
-            "Arista-7060CX-32S-D48C8",
-            "Celestica-DX010-C32",
-            "Seastone-DX010",
-        ],
-    ),
-    (
-        "th2",
-        &[
-            "Arista-7260CX3-D108C10",
-            "Arista-7260CX3-D108C8",
-            "Arista-7260CX3-C64",
-            "Arista-7260CX3-Q64",
-        ],
-    ),
+    ("th", &["Force10-S6100", "Arista-7060CX-32S-C32", "Arista-7060CX-32S-C32-T1", "Arista-7060CX-32S-D48C8", "Celestica-DX010-C32", "Seastone-DX010"]),
+    ("th2", &["Arista-7260CX3-D108C10", "Arista-7260CX3-D108C8", "Arista-7260CX3-C64", "Arista-7260CX3-Q64"]),
     ("th3", &["Nokia-IXR7220-H3"]),
     ("th4", &["Nokia-IXR7220-H4-64D", "Nokia-IXR7220-H4-32D"]),
-    (
-        "th5",
-        &[
-            "Nokia-IXR7220-H5-64D",
-            "Arista-7060X6-64DE",
-            "Arista-7060X6-64PE",
-            "Arista-7060X6-64PE-C224O8",
-            "Arista-7060X6-64PE-C256S2",
-            "Nokia-IXR7220-H5-64O",
-            "Nokia-IXR7220-H5-32D",
-            "Arista-7060X6-64PE-B-C512S2",
-            "Arista-7060X6-64PE-B-C448O16",
-            "Arista-7060X6-64PE-B-O128",
-            "Arista-7060X6-64PE-B-O128S2",
-            "Arista-7060X6-16PE-384C-B-O128S2",
-        ],
-    ),
-    (
-        "td2",
-        &[
-            "Force10-S6000",
-            "Force10-S6000-Q24S32",
-            "Arista-7050-QX32",
-            "Arista-7050-QX-32S",
-            "Nexus-3164",
-            "Arista-7050QX32S-Q32",
-        ],
-    ),
-    (
-        "td3",
-        &[
-            "Arista-7050CX3-32C-C32",
-            "Arista-7050CX3-32S-C32",
-            "Arista-7050CX3-32S-D48C8",
-            "Arista-7050CX3-32S-C28S4",
-        ],
-    ),
+    ("th5", &["Nokia-IXR7220-H5-64D", "Arista-7060X6-64DE", "Arista-7060X6-64PE", "Arista-7060X6-64PE-C224O8", "Arista-7060X6-64PE-C256S2", "Nokia-IXR7220-H5-64O", "Nokia-IXR7220-H5-32D", "Arista-7060X6-64PE-B-C512S2", "Arista-7060X6-64PE-B-C448O16", "Arista-7060X6-64PE-B-O128", "Arista-7060X6-64PE-B-O128S2", "Arista-7060X6-16PE-384C-B-O128S2"]),
+    ("td2", &["Force10-S6000", "Force10-S6000-Q24S32", "Arista-7050-QX32", "Arista-7050-QX-32S", "Nexus-3164", "Arista-7050QX32S-Q32"]),
+    ("td3", &["Arista-7050CX3-32C-C32", "Arista-7050CX3-32S-C32", "Arista-7050CX3-32S-D48C8", "Arista-7050CX3-32S-C28S4"]),
     ("td4", &["Nokia-IXR7220-D4-36D"]),
-    (
-        "j2c+",
-        &[
-            "Nokia-IXR7250E-36x100G",
-            "Nokia-IXR7250E-36x400G",
-            "Nokia-IXR7250-X3B",
-        ],
-    ),
+    ("j2c+", &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G", "Nokia-IXR7250-X3B"]),
     ("q2c+", &["Nokia-IXR7250-X1B"]),
 ];
 /// `tables` of release 202505, Broadcom families only.
+#[rustfmt::skip]
 const TABLES_R202505: &[TableRule] = &[
-    TableRule {
-        table: "PFC_WD",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "PFCWD enable/disable",
-            fields: &[
-                "restoration_time",
-                "detection_time",
-                "action",
-                "global/poll_interval",
-                "",
-            ],
-            ops: &["remove", "add", "replace"],
-            min: &[
-                ("td2", "20181100"),
-                ("th", "20181100"),
-                ("th2", "20181100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("td3", "20201200"),
-                ("td4", "20241100"),
-                ("q2c+", "20241100"),
-                ("j2c+", "20220500"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "BUFFER_POOL",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "Shared/headroom pool size changes",
-            fields: &[
-                "ingress_lossless_pool/xoff",
-                "ingress_lossless_pool/size",
-                "egress_lossy_pool/size",
-            ],
-            ops: &["replace"],
-            min: &[
-                ("td2", ""),
-                ("th", "20221100"),
-                ("th2", "20221100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("td3", "20221100"),
-                ("td4", "20241100"),
-                ("q2c+", "20241100"),
-                ("j2c+", "20220500"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "BUFFER_PROFILE",
-        validator: Validator::Rdma,
-        scenarios: &[
-            Scenario {
-                name: "Dynamic threshold tuning",
-                fields: &["dynamic_th"],
-                ops: &["replace"],
-                min: &[
-                    ("td2", "20181100"),
-                    ("th", "20181100"),
-                    ("th2", "20181100"),
-                    ("th3", "20240500"),
-                    ("th4", "20240500"),
-                    ("th5", "20240500"),
-                    ("td3", "20201200"),
-                    ("td4", "20241100"),
-                    ("q2c+", "20241100"),
-                    ("j2c+", "20220500"),
-                ],
-            },
-            Scenario {
-                name: "PG headroom modification",
-                fields: &["xoff"],
-                ops: &["replace"],
-                min: &[
-                    ("td2", ""),
-                    ("th", "20221100"),
-                    ("th2", "20221100"),
-                    ("th3", "20240500"),
-                    ("th4", "20240500"),
-                    ("th5", "20240500"),
-                    ("td3", "20221100"),
-                    ("td4", "20241100"),
-                    ("q2c+", "20241100"),
-                    ("j2c+", "20220500"),
-                ],
-            },
-        ],
-    },
-    TableRule {
-        table: "WRED_PROFILE",
-        validator: Validator::Wred,
-        scenarios: &[Scenario {
-            name: "ECN tuning",
-            fields: &[
-                "green_min_threshold",
-                "green_max_threshold",
-                "green_drop_probability",
-            ],
-            ops: &["replace"],
-            min: &[
-                ("td2", "20181100"),
-                ("th", "20181100"),
-                ("th2", "20181100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("td3", "20201200"),
-                ("td4", "20241100"),
-                ("q2c+", "20241100"),
-                ("j2c+", "20220500"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "PORT",
-        validator: Validator::Port,
-        scenarios: &[],
-    },
+    TableRule { table: "PFC_WD", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "PFCWD enable/disable", fields: &["restoration_time", "detection_time", "action", "global/poll_interval", ""], ops: &["remove", "add", "replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "BUFFER_POOL", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "Shared/headroom pool size changes", fields: &["ingress_lossless_pool/xoff", "ingress_lossless_pool/size", "egress_lossy_pool/size"], ops: &["replace"],
+            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "BUFFER_PROFILE", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "Dynamic threshold tuning", fields: &["dynamic_th"], ops: &["replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
+        Scenario { name: "PG headroom modification", fields: &["xoff"], ops: &["replace"],
+            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "WRED_PROFILE", validator: Validator::Wred, scenarios: &[
+        Scenario { name: "ECN tuning", fields: &["green_min_threshold", "green_max_threshold", "green_drop_probability"], ops: &["replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
+    ] },
+    TableRule { table: "PORT", validator: Validator::Port, scenarios: &[
+    ] },
 ];
 /// `broadcom_asics` of release master: ASIC family → HWSKU names (matched as case-insensitive substrings).
+#[rustfmt::skip]
 const BROADCOM_MASTER: &[(&str, &[&str])] = &[
-    (
-        "th",
-        &[
-            "Force10-S6100",
-            "Arista-7060CX-32S-C32",
-            "Arista-7060CX-32S-C32-T1",
-            "Arista-7060CX-32S-D48C8",
-            "Celestica-DX010-C32",
-            "Seastone-DX010",
-        ],
-    ),
-    (
-        "th2",
-        &[
-            "Arista-7260CX3-D108C10",
-            "Arista-7260CX3-D108C8",
-            "Arista-7260CX3-C64",
-            "Arista-7260CX3-Q44",
-            "Arista-7260CX3-Q64",
-        ],
-    ),
+    ("th", &["Force10-S6100", "Arista-7060CX-32S-C32", "Arista-7060CX-32S-C32-T1", "Arista-7060CX-32S-D48C8", "Celestica-DX010-C32", "Seastone-DX010"]),
+    ("th2", &["Arista-7260CX3-D108C10", "Arista-7260CX3-D108C8", "Arista-7260CX3-C64", "Arista-7260CX3-Q44", "Arista-7260CX3-Q64"]),
     ("th3", &["Nokia-IXR7220-H3"]),
     ("th4", &["Nokia-IXR7220-H4-64D", "Nokia-IXR7220-H4-32D"]),
-    (
-        "th5",
-        &[
-            "Nokia-IXR7220-H5-64D",
-            "Arista-7060X6-64DE",
-            "Arista-7060X6-64PE",
-            "Arista-7060X6-64PE-C224O8",
-            "Arista-7060X6-64PE-C256S2",
-            "Nokia-IXR7220-H5-64O",
-            "Nokia-IXR7220-H5-32D",
-            "Arista-7060X6-64PE-B-C512S2",
-            "Arista-7060X6-64PE-B-C448O16",
-            "Arista-7060X6-64PE-B-O128",
-            "Arista-7060X6-64PE-B-O128S2",
-            "Arista-7060X6-16PE-384C-B-O128S2",
-            "Arista-7060X6-64PE-B-P32O64",
-            "Arista-7060X6-64PE-B-P64",
-            "Arista-7060X6-64PE-B-P32V128",
-            "Arista-7060X6-64PE-O128",
-            "Arista-7060X6-64PE-O128S2",
-            "Arista-7060X6-64PE-P32O64",
-            "Arista-7060X6-64PE-P64",
-            "Arista-7060X6-64PE-P32V128",
-        ],
-    ),
-    (
-        "th6",
-        &[
-            "Nokia-IXR7220-H6-64",
-            "Nokia-IXR7220-H6-P128",
-            "Nokia-IXR7220-H6-O256",
-        ],
-    ),
-    (
-        "td2",
-        &[
-            "Force10-S6000",
-            "Force10-S6000-Q24S32",
-            "Arista-7050-QX32",
-            "Arista-7050-QX-32S",
-            "Nexus-3164",
-            "Arista-7050QX32S-Q32",
-        ],
-    ),
-    (
-        "td3",
-        &[
-            "Arista-7050CX3-32C-C32",
-            "Arista-7050CX3-32S-C32",
-            "Arista-7050CX3-32S-D48C8",
-            "Arista-7050CX3-32S-C28S4",
-            "Arista-7050CX3-32C-C28S4",
-        ],
-    ),
+    ("th5", &["Nokia-IXR7220-H5-64D", "Arista-7060X6-64DE", "Arista-7060X6-64PE", "Arista-7060X6-64PE-C224O8", "Arista-7060X6-64PE-C256S2", "Nokia-IXR7220-H5-64O", "Nokia-IXR7220-H5-32D", "Arista-7060X6-64PE-B-C512S2", "Arista-7060X6-64PE-B-C448O16", "Arista-7060X6-64PE-B-O128", "Arista-7060X6-64PE-B-O128S2", "Arista-7060X6-16PE-384C-B-O128S2", "Arista-7060X6-64PE-B-P32O64", "Arista-7060X6-64PE-B-P64", "Arista-7060X6-64PE-B-P32V128", "Arista-7060X6-64PE-O128", "Arista-7060X6-64PE-O128S2", "Arista-7060X6-64PE-P32O64", "Arista-7060X6-64PE-P64", "Arista-7060X6-64PE-P32V128"]),
+    ("th6", &["Nokia-IXR7220-H6-64", "Nokia-IXR7220-H6-P128", "Nokia-IXR7220-H6-O256"]),
+    ("td2", &["Force10-S6000", "Force10-S6000-Q24S32", "Arista-7050-QX32", "Arista-7050-QX-32S", "Nexus-3164", "Arista-7050QX32S-Q32"]),
+    ("td3", &["Arista-7050CX3-32C-C32", "Arista-7050CX3-32S-C32", "Arista-7050CX3-32S-D48C8", "Arista-7050CX3-32S-C28S4", "Arista-7050CX3-32C-C28S4"]),
     ("td4", &["Nokia-IXR7220-D4-36D"]),
-    (
-        "j2c+",
-        &[
-            "Nokia-IXR7250E-36x100G",
-            "Nokia-IXR7250E-36x400G",
-            "Nokia-IXR7250-X3B",
-            "Arista-7800R3A-36DM2-D36",
-        ],
-    ),
+    ("j2c+", &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G", "Nokia-IXR7250-X3B", "Arista-7800R3A-36DM2-D36"]),
     ("q2c+", &["Nokia-IXR7250-X1B"]),
-    (
-        "jr2",
-        &[
-            "Arista-7800R3-48CQ2-C48",
-            "Arista-7800R3-48CQM2-C48",
-            "Arista-7808R3A-FM",
-        ],
-    ),
-    (
-        "q3d",
-        &[
-            "Arista-7280R4-32QF-32DF-64O",
-            "Arista-7280R4K-32QF-32DF-64O",
-        ],
-    ),
+    ("jr2", &["Arista-7800R3-48CQ2-C48", "Arista-7800R3-48CQM2-C48", "Arista-7808R3A-FM"]),
+    ("q3d", &["Arista-7280R4-32QF-32DF-64O", "Arista-7280R4K-32QF-32DF-64O"]),
 ];
 /// `tables` of release master, Broadcom families only.
+#[rustfmt::skip]
 const TABLES_MASTER: &[TableRule] = &[
-    TableRule {
-        table: "PFC_WD",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "PFCWD enable/disable",
-            fields: &[
-                "restoration_time",
-                "detection_time",
-                "action",
-                "global/poll_interval",
-                "pfc_stat_history",
-                "",
-            ],
-            ops: &["remove", "add", "replace"],
-            min: &[
-                ("td2", "20181100"),
-                ("th", "20181100"),
-                ("th2", "20181100"),
-                ("th3", "20240500"),
-                ("th4", "20240500"),
-                ("th5", "20240500"),
-                ("th6", "20251100"),
-                ("td3", "20201200"),
-                ("td4", "20241100"),
-                ("q2c+", "20241100"),
-                ("j2c+", "20220500"),
-                ("q3d", "20251100"),
-            ],
-        }],
-    },
-    TableRule {
-        table: "BUFFER_POOL",
-        validator: Validator::Rdma,
-        scenarios: &[Scenario {
-            name: "Shared/headroom pool size changes",
-            fields: &[],
-            ops: &[],
-            min: &[],
-        }],
-    },
-    TableRule {
-        table: "BUFFER_PROFILE",
-        validator: Validator::BufferProfile,
-        scenarios: &[
-            Scenario {
-                name: "Dynamic threshold tuning",
-                fields: &["dynamic_th"],
-                ops: &["replace"],
-                min: &[
-                    ("td2", "20181100"),
-                    ("th", "20181100"),
-                    ("th2", "20181100"),
-                    ("th3", "20240500"),
-                    ("th4", "20240500"),
-                    ("th5", "20240500"),
-                    ("th6", "20251100"),
-                    ("td3", "20201200"),
-                    ("td4", "20241100"),
-                    ("q2c+", "20241100"),
-                    ("j2c+", "20220500"),
-                    ("q3d", "20251100"),
-                ],
-            },
-            Scenario {
-                name: "PG headroom modification",
-                fields: &["xoff"],
-                ops: &["replace"],
-                min: &[
-                    ("td2", ""),
-                    ("th", "20221100"),
-                    ("th2", "20221100"),
-                    ("th3", "20240500"),
-                    ("th4", "20240500"),
-                    ("th5", "20240500"),
-                    ("th6", "20251100"),
-                    ("td3", "20221100"),
-                    ("td4", "20241100"),
-                    ("q2c+", "20241100"),
-                    ("j2c+", "20220500"),
-                    ("q3d", "20251100"),
-                ],
-            },
-            Scenario {
-                name: "Packet trimming eligibility modification",
-                fields: &["packet_discard_action"],
-                ops: &["add", "replace"],
-                min: &[("th5", "20241200"), ("th6", "20251100")],
-            },
-        ],
-    },
-    TableRule {
-        table: "PORT",
-        validator: Validator::Port,
-        scenarios: &[],
-    },
+    TableRule { table: "PFC_WD", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "PFCWD enable/disable", fields: &["restoration_time", "detection_time", "action", "global/poll_interval", "pfc_stat_history", ""], ops: &["remove", "add", "replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("th6", "20251100"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500"), ("q3d", "20251100")] },
+    ] },
+    TableRule { table: "BUFFER_POOL", validator: Validator::Rdma, scenarios: &[
+        Scenario { name: "Shared/headroom pool size changes", fields: &[], ops: &[],
+            min: &[] },
+    ] },
+    TableRule { table: "BUFFER_PROFILE", validator: Validator::BufferProfile, scenarios: &[
+        Scenario { name: "Dynamic threshold tuning", fields: &["dynamic_th"], ops: &["replace"],
+            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("th6", "20251100"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500"), ("q3d", "20251100")] },
+        Scenario { name: "PG headroom modification", fields: &["xoff"], ops: &["replace"],
+            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("th6", "20251100"), ("td3", "20221100"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500"), ("q3d", "20251100")] },
+        Scenario { name: "Packet trimming eligibility modification", fields: &["packet_discard_action"], ops: &["add", "replace"],
+            min: &[("th5", "20241200"), ("th6", "20251100")] },
+    ] },
+    TableRule { table: "PORT", validator: Validator::Port, scenarios: &[
+    ] },
 ];
