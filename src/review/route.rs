@@ -93,22 +93,19 @@ pub fn plan(host: &str, old: Option<&Value>, new: &Value, release: Release) -> P
 }
 
 /// `CHG-SONIC-RELOAD`: the switches of `plans` that must be loaded with `config reload` and
-/// `config save`, with the first reason of each (None when every switch can be patched). `assumed`
+/// `config save`, up to three by name and the first reason of the first (None when every switch can be patched). `assumed`
 /// says the release was not named by the intent.
 pub fn change(plans: &[Plan], release: Release, assumed: bool) -> Option<Change> {
     let routed: Vec<&Plan> = plans.iter().filter(|p| !p.patchable()).collect();
     if routed.is_empty() {
         return None;
     }
-    let shown: Vec<String> = routed
-        .iter()
-        .take(3)
-        .map(|p| format!("{} ({})", p.host, p.reasons[0]))
-        .collect();
+    let shown: Vec<&str> = routed.iter().take(3).map(|p| p.host.as_str()).collect();
     let more = match routed.len() {
         n if n > 3 => format!(" and {} more", n - 3),
         _ => String::new(),
     };
+    let first = format!("{}: {}", routed[0].host, routed[0].reasons[0]);
     let n = routed.len();
     let switches = if n == 1 {
         "1 SONiC switch".to_string()
@@ -124,8 +121,8 @@ pub fn change(plans: &[Plan], release: Release, assumed: bool) -> Option<Change>
         rule: ChangeRule::SonicReload,
         impact: Impact::ReloadRequired,
         summary: format!(
-            "config reload + config save on {switches}, not config apply-patch ({release}): {}{more}",
-            shown.join("; ")
+            "config reload + config save on {switches}, not config apply-patch ({release}): {}{more} ({first})",
+            shown.join(", ")
         ),
         switches: n,
         ports: 0,
