@@ -207,7 +207,10 @@ fn against_a_git_revision() {
         String::from_utf8_lossy(&o.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-    assert_eq!(v["changes"][0]["rule"], "CHG-ECN");
+    // The Dell SKUs are "unknown" to 202405's apply-patch validators: reload, then the ECN change.
+    assert_eq!(v["changes"][0]["rule"], "CHG-SONIC-RELOAD");
+    assert_eq!(v["changes"][0]["switches"], 16);
+    assert_eq!(v["changes"][1]["rule"], "CHG-ECN");
     assert_eq!(v["totals"]["devices_changed"], 24);
     // The work tree is untouched.
     assert!(
@@ -215,11 +218,30 @@ fn against_a_git_revision() {
             .expect("read")
             .contains("min: 200KB")
     );
-    // And a SONiC JSON patch replaces exactly the WRED minimums of the SONiC leaves.
+    // On 202405 (assumed) no SONiC leaf gets a patch: each is named for a reload instead.
     let p = aifab()
         .args(["diff", "--against", "HEAD~1"])
         .arg(&intent)
         .args(["--format", "sonic-patch"])
+        .output()
+        .expect("run");
+    assert_eq!(p.status.code(), Some(1));
+    let patches: serde_json::Value = serde_json::from_slice(&p.stdout).expect("json");
+    assert_eq!(patches, serde_json::json!({}));
+    let notes = String::from_utf8_lossy(&p.stderr);
+    assert!(notes.contains("SONiC 202405 assumed"), "{notes}");
+    assert_eq!(
+        notes
+            .matches(": no patch; load it with config reload")
+            .count(),
+        16,
+        "{notes}"
+    );
+    // On master (no WRED rule), a SONiC JSON patch replaces exactly the WRED minimums of the leaves.
+    let p = aifab()
+        .args(["diff", "--against", "HEAD~1"])
+        .arg(&intent)
+        .args(["--format", "sonic-patch", "--sonic-release", "master"])
         .output()
         .expect("run");
     assert_eq!(p.status.code(), Some(1));

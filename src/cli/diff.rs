@@ -7,7 +7,9 @@ use aifab::diag::Source;
 use aifab::pipeline::{self, Front, FrontError};
 use aifab::platform::{Catalog, Os};
 use aifab::render::{Meta, OutFile, Renderer};
-use aifab::review::{change, diff_files, patch, report};
+use aifab::review::gcu::Release;
+use aifab::review::route::{self, Plan};
+use aifab::review::{change, diff_files, report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -24,6 +26,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// SONiC release the switches run (`202405`, `202505`, `master`), for what `config apply-patch`
+    /// accepts; default 202405.
+    #[arg(long)]
+    pub sonic_release: Option<String>,
 }
 
 /// Diff output formats.
@@ -146,15 +152,26 @@ pub fn run(args: Args) -> Exit {
     };
     let files = diff_files(&old_files, &new_files);
     let changed = !files.is_empty();
+    let (release, assumed) = match args.sonic_release.as_deref().map(Release::parse) {
+        Some(Some(r)) => (r, false),
+        Some(None) => {
+            eprintln!("error: --sonic-release: give 202405, 202505 or master");
+            return Exit::Trouble;
+        }
+        None => (Release::DEFAULT, true),
+    };
+    let plans = sonic_plans(&new, &old_files, &new_files, release);
     if args.format == Format::SonicPatch {
-        super::emit(&sonic_patches(&old, &new, &old_files, &new_files));
+        super::emit(&sonic_patches(&plans, release, assumed));
         return if changed {
             Exit::Differs
         } else {
             Exit::Success
         };
     }
-    let changes = change::report(&old.model, &new.model, Catalog::builtin());
+    let mut changes = change::report(&old.model, &new.model, Catalog::builtin());
+    changes.extend(route::change(&plans, release, assumed));
+    change::sort(&mut changes);
     let names = |f: &Front| -> BTreeSet<String> {
         f.model.devices.iter().map(|d| d.hostname.clone()).collect()
     };
@@ -173,29 +190,63 @@ pub fn run(args: Args) -> Exit {
     }
 }
 
-/// `{ "<host>": [ops] }` for every SONiC device whose config_db.json changed (added devices get a patch
-/// from an empty document).
-fn sonic_patches(old: &Front, new: &Front, old_files: &[OutFile], new_files: &[OutFile]) -> String {
-    let sonic: BTreeSet<&str> = old
-        .model
-        .devices
+/// The config_db.json of `host` in `files`, if it has one.
+fn config_db(files: &[OutFile], host: &str) -> Option<serde_json::Value> {
+    files
         .iter()
-        .chain(new.model.devices.iter())
-        .filter(|d| d.os == Os::Sonic)
-        .map(|d| d.hostname.as_str())
-        .collect();
-    let doc = |files: &[OutFile], host: &str| -> serde_json::Value {
-        files
-            .iter()
-            .find(|f| f.device == host && f.path.ends_with("config_db.json"))
-            .and_then(|f| serde_json::from_str(&f.content).ok())
-            .unwrap_or_else(|| serde_json::json!({}))
-    };
+        .find(|f| f.device == host && f.path.ends_with("config_db.json"))
+        .and_then(|f| serde_json::from_str(&f.content).ok())
+}
+
+/// A patch-or-reload plan for every SONiC switch of the new side whose config_db.json is new or
+/// changed.
+fn sonic_plans(
+    new: &Front,
+    old_files: &[OutFile],
+    new_files: &[OutFile],
+    release: Release,
+) -> Vec<Plan> {
+    let mut out = Vec::new();
+    for d in new.model.devices.iter().filter(|d| d.os == Os::Sonic) {
+        let Some(b) = config_db(new_files, &d.hostname) else {
+            continue;
+        };
+        let a = config_db(old_files, &d.hostname);
+        if a.as_ref() != Some(&b) {
+            out.push(route::plan(&d.hostname, a.as_ref(), &b, release));
+        }
+    }
+    out
+}
+
+/// `{ "<host>": [ops] }` for every SONiC switch `config apply-patch` can move; each switch routed to
+/// `config reload` instead gets a `note:` on stderr saying why (stdout stays one JSON document).
+fn sonic_patches(plans: &[Plan], release: Release, assumed: bool) -> String {
+    if assumed && !plans.is_empty() {
+        eprintln!(
+            "note: SONiC {} assumed for what config apply-patch accepts (--sonic-release to choose)",
+            release.name()
+        );
+    }
     let mut out = BTreeMap::new();
-    for host in sonic {
-        let ops = patch::json_patch(&doc(old_files, host), &doc(new_files, host));
-        if !ops.is_empty() {
-            out.insert(host.to_string(), ops);
+    for p in plans {
+        if p.patchable() {
+            out.insert(p.host.clone(), p.ops.clone());
+        } else {
+            let more = match p.reasons.len() {
+                n if n > 3 => format!(" (and {} more)", n - 3),
+                _ => String::new(),
+            };
+            eprintln!(
+                "note: {}: no patch; load it with config reload + config save: {}{more}",
+                p.host,
+                p.reasons
+                    .iter()
+                    .take(3)
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
         }
     }
     let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();

@@ -71,6 +71,10 @@ pub enum ChangeRule {
     /// A switch's ASN or router-id changes.
     #[serde(rename = "CHG-BGP")]
     Bgp,
+    /// SONiC switches `config apply-patch` cannot move: loaded with `config reload` (from the rendered
+    /// files, [`crate::review::route`]).
+    #[serde(rename = "CHG-SONIC-RELOAD")]
+    SonicReload,
 }
 
 impl ChangeRule {
@@ -89,6 +93,7 @@ impl ChangeRule {
             ChangeRule::Mtu => "CHG-MTU",
             ChangeRule::Addr => "CHG-ADDR",
             ChangeRule::Bgp => "CHG-BGP",
+            ChangeRule::SonicReload => "CHG-SONIC-RELOAD",
         }
     }
 }
@@ -214,13 +219,18 @@ const RULES: [fn(&Sides) -> Vec<Change>; 12] = [
 pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Change> {
     let sides = Sides::new(old, new, catalog);
     let mut out: Vec<Change> = RULES.iter().flat_map(|rule| rule(&sides)).collect();
-    out.sort_by(|a, b| {
+    sort(&mut out);
+    out
+}
+
+/// Orders a report most severe first, then by rule and summary (after adding a change from elsewhere).
+pub fn sort(changes: &mut [Change]) {
+    changes.sort_by(|a, b| {
         b.impact
             .cmp(&a.impact)
             .then(a.rule.id().cmp(b.rule.id()))
             .then(a.summary.cmp(&b.summary))
     });
-    out
 }
 
 /// `CHG-DEVICES`: switches added (non-disruptive) or removed (disruptive).

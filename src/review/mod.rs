@@ -46,8 +46,10 @@ pub fn compare_tree(dir: &Path, files: &[OutFile]) -> std::io::Result<Vec<FileCh
 }
 
 pub mod change;
+pub mod gcu;
 pub mod patch;
 pub mod report;
+pub mod route;
 
 /// What happened to one file between two renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
