@@ -237,22 +237,14 @@ fn templates(release: &str) -> Option<PathBuf> {
 
 /// The python that renders: `$AIFAB_PYTHON`, else CI's venv, else `python3`; None when it cannot import jinja2.
 fn python() -> Option<PathBuf> {
-    let venv = root().join(".ci/venv/bin/python");
-    let py = std::env::var_os("AIFAB_PYTHON")
-        .map(PathBuf::from)
-        .or_else(|| venv.is_file().then_some(venv))
-        .unwrap_or_else(|| PathBuf::from("python3"));
-    let ok = Command::new(&py)
-        .args(["-c", "import jinja2"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    common::prerequisite(
-        ok,
+    let found = common::python_with(&["jinja2"]);
+    let present = common::prerequisite(
+        found.is_some(),
         "the frrcfgd tests",
-        &format!("{} cannot import jinja2", py.display()),
+        "no python (AIFAB_PYTHON, .ci/venv, python3) can import jinja2",
         HOW,
-    )
-    .then_some(py)
+    );
+    if present { found } else { None }
 }
 
 /// One SONiC device of an example intent with its rendered config_db.json.

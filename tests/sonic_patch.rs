@@ -31,10 +31,7 @@ fn present() -> bool {
     shared()
         .join("202405/gcu/field_operation_validators.py")
         .exists()
-        && Command::new("python3")
-            .args(["-c", "import jsonpointer"])
-            .output()
-            .is_ok_and(|o| o.status.success())
+        && common::python_with(&["jsonpointer"]).is_some()
 }
 
 /// Writes an intent variant under the test's temp folder.
@@ -104,7 +101,8 @@ fn hwsku(doc: &Value) -> String {
 /// Runs the real validators of `release` on `cases` (`[{host, hwsku, ops}]`).
 fn validate(release: Release, build: &str, cases: &Value) -> BTreeMap<String, Vec<bool>> {
     let dir = shared().join(release.name()).join("gcu");
-    let mut child = Command::new("python3")
+    let py = common::python_with(&["jsonpointer"]).expect("python with jsonpointer");
+    let mut child = Command::new(py)
         .arg("tests/gcu/validate.py")
         .arg(&dir)
         .arg(build)
@@ -130,7 +128,7 @@ fn emitted_patches_pass_the_real_validators() {
         present(),
         "sonic_patch",
         "needs ../shared/sonic-releases/<release>/gcu and python3 with jsonpointer",
-        "put sonic-utilities' generic_config_updater validators there and `pip install jsonpointer`",
+        "put sonic-utilities' generic_config_updater validators there and `pip install jsonpointer` (or set AIFAB_PYTHON; .ci/run installs it into .ci/venv)",
     ) {
         return;
     }

@@ -84,3 +84,20 @@ pub fn prerequisite(present: bool, what: &str, why: &str, how: &str) -> bool {
     }
     false
 }
+
+/// The python the helper scripts of the tests run with: `$AIFAB_PYTHON`, else CI's venv
+/// (`.ci/venv/bin/python`, which `.ci/run` creates), else `python3`; Some only when it can import
+/// every module in `modules`.
+pub fn python_with(modules: &[&str]) -> Option<std::path::PathBuf> {
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/venv/bin/python");
+    let py = std::env::var_os("AIFAB_PYTHON")
+        .map(std::path::PathBuf::from)
+        .or_else(|| venv.is_file().then_some(venv))
+        .unwrap_or_else(|| std::path::PathBuf::from("python3"));
+    let import = format!("import {}", modules.join(", "));
+    Command::new(&py)
+        .args(["-c", &import])
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then_some(py)
+}
