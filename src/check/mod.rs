@@ -6,6 +6,7 @@
 //! Fabric-arithmetic rules (pools, ports, platform support) run in placement and the compiler, declared
 //! the same way.
 
+pub mod ack;
 mod bgp;
 mod cable;
 mod headroom;
@@ -53,6 +54,7 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     mtu::intent_rules(intent, &mut out);
     bgp::rules(intent, &mut out);
     lb::intent_rules(intent, &mut out);
+    ack::intent_rules(intent, &mut out);
     out
 }
 

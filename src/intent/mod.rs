@@ -31,6 +31,28 @@ pub struct Intent {
     /// and sets the field wins over earlier ones and over the fabric-wide setting.
     #[serde(default)]
     pub overrides: Vec<Override>,
+    /// Errors the fabric accepts knowingly: each names an acknowledgeable rule (docs/checks.md says which)
+    /// and why. The rule is then reported as an acknowledged exception on every device (a validate
+    /// warning `AIF-ACK-003`, a header comment in each affected config, a line in the change report)
+    /// instead of rejecting the intent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledge: Vec<Acknowledgement>,
+}
+
+/// One acknowledged exception: a rule id and the reason, which is printed in the configs it affects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Acknowledgement {
+    /// Id of an acknowledgeable rule (`AIF-LB-005`).
+    #[schemars(regex(pattern = r"^AIF-[A-Z]+-[0-9]{3}$"), example = &"AIF-LB-005")]
+    pub rule: String,
+    /// Why the fabric accepts it, printed in the header of every affected config: 1-160 printable
+    /// ASCII characters, no `;`, not starting with a space.
+    #[schemars(
+        regex(pattern = r"^[!-:<-~][ -:<-~]{0,159}$"),
+        example = &"DLB tested with our ECN and CNP settings in the lab"
+    )]
+    pub reason: String,
 }
 
 /// The physical and logical fabric.
@@ -462,6 +484,10 @@ pub struct Override {
     /// Management address for this one device (overrides the pool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub management: Option<std::net::IpAddr>,
+    /// Errors accepted for these devices only (added to the fabric-wide `acknowledge`; for one rule the
+    /// last matching override's reason wins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledge: Vec<Acknowledgement>,
 }
 
 /// An IP prefix (`10.0.0.0/22`). IPv4 today; the type accepts IPv6 so the format will not change.
