@@ -157,6 +157,9 @@ rules! {
 
     AckUnknownRule = ("AIF-ACK-001", Error, Checks, "`acknowledge` names a rule that does not exist or cannot be acknowledged"),
     AckDuplicate = ("AIF-ACK-002", Error, Checks, "The same rule acknowledged twice in one list"),
+    OsVersionFormat = ("AIF-OS-001", Error, Checks, "`os_version` must be a release of the device's OS (`10.5(1)F`, `4.33.1F`, `202405`)"),
+    FeatureNeedsRelease = ("AIF-OS-002", Error, Checks, "A rendered feature needs an OS release at least its minimum"),
+
     Acknowledged = ("AIF-ACK-003", Warning, Compile, "An acknowledged exception: the rule, its reason and the devices it covers"),
 
     CableNeedsPauseBuffer = ("AIF-CAB-001", Error, Checks, "NX-OS cables over 100 m need PFC pause-buffer settings aifab has no numbers for"),

@@ -14,6 +14,7 @@ mod lb;
 mod mtu;
 mod pfc;
 mod qos;
+mod release;
 
 pub use mtu::ROCE_MIN_MTU;
 
@@ -69,6 +70,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     mtu::platform_rules(intent, &uses, &mut out);
     lb::platform_rules(intent, &uses, &mut out);
     cable::rules(intent, &uses, &mut out);
+    release::rules(intent, &uses, &mut out);
     headroom::rules(intent, catalog, &uses, &mut out);
     out
 }

@@ -17,6 +17,7 @@ fn platform_override(matches: &str, platform: &str) -> Override {
         dlb: None,
         roce_dest_qp: None,
         management: None,
+        os_version: None,
         acknowledge: Vec::new(),
     }
 }

@@ -152,6 +152,12 @@ pub struct LeafTier {
     /// Leaf oversubscription, server bandwidth : uplink bandwidth.
     #[serde(default = "one_to_one")]
     pub oversubscription: Ratio,
+    /// OS release these switches run, as the vendor spells it (`10.5(2)F`, `4.34.1F`, `202505`): every
+    /// rendered feature is checked against its minimum release (docs/platforms/<os>.md#os-releases).
+    /// Without it no release is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
 }
 
 /// Spine layer settings.
@@ -173,6 +179,12 @@ pub struct SpineTier {
     /// Spine oversubscription towards the super-spines (three-tier only): leaf-facing : super-spine-facing.
     #[serde(default = "one_to_one")]
     pub oversubscription: Ratio,
+    /// OS release these switches run, as the vendor spells it (`10.5(2)F`, `4.34.1F`, `202505`): every
+    /// rendered feature is checked against its minimum release (docs/platforms/<os>.md#os-releases).
+    /// Without it no release is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
 }
 
 /// Super-spine layer settings (three-tier only).
@@ -193,6 +205,12 @@ pub struct SuperSpineTier {
     #[serde(default = "one")]
     #[schemars(range(min = 1))]
     pub planes: u32,
+    /// OS release these switches run, as the vendor spells it (`10.5(2)F`, `4.34.1F`, `202505`): every
+    /// rendered feature is checked against its minimum release (docs/platforms/<os>.md#os-releases).
+    /// Without it no release is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
 }
 
 fn default_server_hostname() -> String {
@@ -484,6 +502,10 @@ pub struct Override {
     /// Management address for this one device (overrides the pool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub management: Option<std::net::IpAddr>,
+    /// OS release of these devices (replaces their tier's `os_version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
     /// Errors accepted for these devices only (added to the fabric-wide `acknowledge`; for one rule the
     /// last matching override's reason wins).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

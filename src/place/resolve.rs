@@ -153,3 +153,26 @@ pub fn acknowledgement<'i>(
     }
     out
 }
+
+/// A device's OS release: its tier's `os_version`, or an override's (`None` when neither sets one:
+/// then no release is checked).
+pub fn os_version<'i>(intent: &'i Intent, device: &impl Overridable) -> (Option<&'i str>, Origin) {
+    let t = &intent.fabric.topology;
+    let base = match device.role() {
+        Role::Leaf => (
+            t.leaf.os_version.as_deref(),
+            Origin::Base("/fabric/topology/leaf/os_version"),
+        ),
+        Role::Spine => (
+            t.spine.os_version.as_deref(),
+            Origin::Base("/fabric/topology/spine/os_version"),
+        ),
+        Role::SuperSpine => (
+            t.super_spine.as_ref().and_then(|s| s.os_version.as_deref()),
+            Origin::Base("/fabric/topology/super_spine/os_version"),
+        ),
+    };
+    resolved(&intent.overrides, device, base, "os_version", |o| {
+        o.os_version.as_deref().map(Some)
+    })
+}
