@@ -71,7 +71,7 @@ fn platform(intent: &Intent, u: &PlatformUse, out: &mut Vec<Finding>) {
                 ),
             )
             .at(at)
-            .hint(format!("upgrade these switches (and raise `os_version`), or turn {} off for them (docs/platforms/{}.md#os-releases)", feature.label(), u.os.as_str())),
+            .hint(fix(feature, u.os)),
         );
     }
 }
@@ -92,6 +92,24 @@ fn rendered<'p>(intent: &Intent, p: &'p Platform, d: &place::Placed) -> Vec<(Fea
             Feature::PfcWatchdog => intent.qos.pfc_watchdog.enabled,
         })
         .collect()
+}
+
+/// How to fix a feature on too old a release: upgrade, or turn an optional feature off.
+fn fix(feature: Feature, os: Os) -> String {
+    let off = match feature {
+        Feature::Dlb => ", or turn DLB off for them (`dlb.roles` or an override's `dlb: off`)",
+        Feature::QpHash => {
+            ", or turn QP hashing off for them (`hash.roles` or an override's `roce_dest_qp: false`)"
+        }
+        Feature::PfcWatchdog => {
+            ", or turn the PFC watchdog off (`qos.pfc_watchdog.enabled: false`)"
+        }
+        Feature::Bgp => "",
+    };
+    format!(
+        "upgrade these switches and raise `os_version`{off} (docs/platforms/{}.md#os-releases)",
+        os.as_str()
+    )
 }
 
 /// How to spell a release of `os`, and where the setting lives.
