@@ -32,7 +32,7 @@ fn platform(intent: &Intent, u: &PlatformUse, out: &mut Vec<Finding>) {
                 .or_default() += 1;
             continue;
         };
-        for (feature, min) in rendered(intent, u.profile, *d) {
+        for (feature, min) in rendered(intent, u.profile, d) {
             match Release::parse(u.os, min) {
                 Ok(need) if !have.at_least(&need) => {
                     let key = (origin.pointer(), feature, min.to_string(), text.to_string());
