@@ -117,6 +117,7 @@ pub fn front_source_with(
     match checked_model(&intent, Catalog::builtin(), only) {
         Ok((model, mut findings)) => {
             findings.extend(note_warnings(&model));
+            findings.extend(acknowledged(&model));
             locate(&mut findings, &spans, &source);
             Ok(Front {
                 source,
@@ -194,6 +195,30 @@ pub fn locate(findings: &mut [Finding], spans: &SpanMap, source: &Source) {
         }
     }
     validate::sort_findings(findings);
+}
+
+/// One `AIF-ACK-003` per acknowledgement the compiled devices carry: the rule, the reason and how many
+/// devices it covers, at the acknowledgement in the intent.
+fn acknowledged(model: &FabricModel) -> Vec<Finding> {
+    let mut seen: BTreeMap<(&str, &str, &str), u32> = BTreeMap::new();
+    for a in model.devices.iter().flat_map(|d| &d.acknowledged) {
+        *seen
+            .entry((a.rule.as_str(), a.pointer.as_str(), a.reason.as_str()))
+            .or_default() += 1;
+    }
+    seen.into_iter()
+        .map(|((rule, pointer, reason), count)| {
+            Finding::new(
+                Rule::Acknowledged,
+                format!(
+                    "{rule} acknowledged on {count} device{}: {reason}",
+                    if count == 1 { "" } else { "s" }
+                ),
+            )
+            .at(pointer)
+            .hint("the configs of these devices carry the acknowledgement in their header; remove it to make the rule an error again")
+        })
+        .collect()
 }
 
 /// One warning per (feature, note text) for the notes compile attached to devices: unverified syntax,

@@ -65,6 +65,11 @@ macro_rules! rules {
             pub const fn severity(self) -> Severity {
                 match self { $(Rule::$name => Severity::$severity,)* }
             }
+            /// True for an error the intent may accept under `acknowledge` (a combination that
+            /// drops part of the intent, which the operator may knowingly take).
+            pub const fn acknowledgeable(self) -> bool {
+                matches!(self, Rule::DlbBypassesEgressQos | Rule::QpHashReplacesL4Ports)
+            }
             /// The stage that reports it.
             pub const fn stage(self) -> Stage {
                 match self { $(Rule::$name => Stage::$stage,)* }
@@ -147,10 +152,17 @@ rules! {
     DlbMacMissing = ("AIF-LB-002", Error, Compile, "NX-OS DLB needs a DLB virtual MAC"),
     QpHashUnsupported = ("AIF-LB-003", Error, Compile, "QP hashing on a platform that cannot do it"),
     DlbMacNotUnicast = ("AIF-LB-004", Error, Checks, "The DLB MAC must be a unicast, non-zero address"),
-    DlbBypassesEgressQos = ("AIF-LB-005", Warning, Checks, "NX-OS does not apply egress QoS to DLB flows"),
+    DlbBypassesEgressQos = ("AIF-LB-005", Error, Checks, "DLB on a platform that does not apply egress QoS to DLB flows (acknowledgeable)"),
     DlbNeedsReload = ("AIF-LB-006", Warning, Checks, "NX-OS `hardware profile dlb` needs a reload"),
-    QpHashReplacesL4Ports = ("AIF-LB-007", Warning, Checks, "NX-OS UDF QP hashing replaces L4-port hashing"),
+    QpHashReplacesL4Ports = ("AIF-LB-007", Error, Checks, "QP hashing that replaces L4-port hashing for all IPv4 traffic (acknowledgeable)"),
     DlbNoEffect = ("AIF-LB-008", Warning, Checks, "DLB settings that have no effect"),
+
+    AckUnknownRule = ("AIF-ACK-001", Error, Checks, "`acknowledge` names a rule that does not exist or cannot be acknowledged"),
+    AckDuplicate = ("AIF-ACK-002", Error, Checks, "The same rule acknowledged twice in one list"),
+    OsVersionFormat = ("AIF-OS-001", Error, Checks, "`os_version` must be a release of the device's OS (`10.5(1)F`, `4.33.1F`, `202405`)"),
+    FeatureNeedsRelease = ("AIF-OS-002", Error, Checks, "A rendered feature needs an OS release at least its minimum"),
+
+    Acknowledged = ("AIF-ACK-003", Warning, Compile, "An acknowledged exception: the rule, its reason and the devices it covers"),
 
     CableNeedsPauseBuffer = ("AIF-CAB-001", Error, Checks, "NX-OS cables over 100 m need PFC pause-buffer settings aifab has no numbers for"),
     CableBeyondHeadroomTable = ("AIF-CAB-002", Error, Checks, "SONiC cable longer than the SKU's headroom table"),

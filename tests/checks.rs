@@ -503,6 +503,11 @@ fn every_rule_has_a_test_file_and_a_docs_section() {
                 "{id}: its section in {DOCS} does not say `{stated}` (the registry's severity and stage)"
             ));
         }
+        if rule.acknowledgeable() != body.contains("**Acknowledgeable:** yes.") {
+            problems.push(format!(
+                "{id}: its section in {DOCS} must say `**Acknowledgeable:** yes.` exactly when the registry marks it acknowledgeable"
+            ));
+        }
         let yaml_blocks = body.matches("```yaml").count();
         let lower = body.to_ascii_lowercase();
         if yaml_blocks < 2 || !lower.contains("failing") || !lower.contains("passing") {

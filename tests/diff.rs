@@ -260,3 +260,37 @@ fn against_a_git_revision() {
         }
     }
 }
+
+#[test]
+fn a_new_or_reworded_acknowledgement_is_a_change_to_review() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    // An override re-words the reason for one scalable unit: the last matching entry wins there.
+    let mut b = a.clone();
+    b.overrides.push(aifab::intent::Override {
+        matches: "su1-*".into(),
+        platform: None,
+        dlb: None,
+        roce_dest_qp: None,
+        management: None,
+        os_version: None,
+        acknowledge: vec![aifab::intent::Acknowledgement {
+            rule: "AIF-LB-005".into(),
+            reason: "su1 tested in the lab".into(),
+        }],
+    });
+    let c = only(&changes(&a, &b), "CHG-ACK");
+    assert_eq!(c.switches, 8, "{c:?}");
+    assert!(
+        c.summary.contains("new reason (\"su1 tested in the lab\")"),
+        "{c:?}"
+    );
+    // Dropping the fabric-wide entry: 31 DLB leaves lose it (su4-r8-leaf runs no DLB, so never had it).
+    let mut d = a.clone();
+    d.acknowledge.clear();
+    let c = only(&changes(&a, &d), "CHG-ACK");
+    assert_eq!(c.switches, 31, "{c:?}");
+    assert!(
+        c.summary.contains("AIF-LB-005 no longer acknowledged"),
+        "{c:?}"
+    );
+}

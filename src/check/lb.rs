@@ -1,15 +1,15 @@
 //! Load-balancing rules (`AIF-LB-004`..`-008`): DLB settings that cannot work or do nothing, and what DLB
-//! and QP hashing cost on the platforms that run them. Mode and platform support run in the compiler.
+//! and QP hashing cost on the platforms that run them (`-005` and `-007` are errors an intent may
+//! acknowledge, [`super::ack`]). Mode and platform support run in the compiler.
 //!
 //! Whether a platform runs DLB or QP hashing is decided per device, as the compiler decides it: the
 //! role lists (an empty list selects no role) and then the overrides ([`crate::place::dlb_mode`],
 //! [`crate::place::roce_dest_qp`]).
 
-use super::Uses;
+use super::{Uses, ack};
 use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent, LoadBalancing};
 use crate::place::{self, PlatformUse};
-use crate::platform::QpHashMethod;
 use crate::rules::Rule;
 
 /// Adds the findings of the DLB settings (AIF-LB-004, -008).
@@ -17,15 +17,11 @@ pub(super) fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
     dlb_settings(&intent.load_balancing, out);
 }
 
-/// Adds the costs of DLB and QP hashing per platform in use (AIF-LB-005, -006, -007).
+/// Adds the costs of DLB and QP hashing per platform in use (AIF-LB-005, -006, -007): -005 and -007
+/// only for the devices no acknowledgement covers.
 pub(super) fn platform_rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
-    let qos_egress = intent
-        .qos
-        .classes
-        .values()
-        .any(|c| c.ecn.is_some() || c.strict);
     for u in uses {
-        dlb_costs(intent, u, qos_egress, out);
+        dlb_costs(intent, u, out);
         qp_hash_cost(intent, u, out);
     }
 }
@@ -63,26 +59,29 @@ fn dlb_settings(lb: &LoadBalancing, out: &mut Vec<Finding>) {
     }
 }
 
-/// AIF-LB-005, -006: on a platform where DLB is a hardware profile, egress QoS may skip DLB flows and
-/// every change needs a reload.
-fn dlb_costs(intent: &Intent, u: &PlatformUse, qos_egress: bool, out: &mut Vec<Finding>) {
-    let (pname, os, p, ptr) = (u.name, u.os, u.profile, u.origin.pointer());
+/// AIF-LB-005, -006: on a platform where DLB is a hardware profile, egress QoS may skip DLB flows (an
+/// error unless acknowledged) and every change needs a reload.
+fn dlb_costs(intent: &Intent, u: &PlatformUse, out: &mut Vec<Finding>) {
+    let (pname, os, p) = (u.name, u.os, u.profile);
+    let skipped = ack::unacknowledged(
+        Rule::DlbBypassesEgressQos,
+        intent,
+        p,
+        u.devices.iter().copied(),
+    );
+    if skipped > 0 {
+        out.push(
+            Finding::new(Rule::DlbBypassesEgressQos, format!("DLB on {pname} ({}): egress QoS (ECN marking, strict CNP/CTS queues) is not applied to DLB flows on this platform", devices(skipped)))
+                .at("/load_balancing/dlb/mode")
+                .hint(format!("leave these roles out of `dlb.roles`, or, once tested with your ECN and CNP settings, add `acknowledge: [{{rule: AIF-LB-005, reason: ...}}]` (docs/platforms/{os}.md#dlb); platform chosen at {}", u.origin.pointer())),
+        );
+    }
     let dlb_here = p.dlb.reload_required
         && u.devices.iter().any(|d| {
             let (mode, _) = place::dlb_mode(intent, *d);
             mode != DlbMode::Off && p.dlb.modes.contains(&mode)
         });
-    if !dlb_here {
-        return;
-    }
-    if qos_egress && p.dlb.bypasses_egress_qos {
-        out.push(
-            Finding::new(Rule::DlbBypassesEgressQos, format!("DLB on {pname}: egress QoS (ECN marking, strict CNP/CTS queues) is not applied to DLB flows on this platform"))
-                .at("/load_balancing/dlb/mode")
-                .hint(format!("test DLB with your ECN and CNP settings before production (docs/platforms/{os}.md#dlb); platform chosen at {ptr}")),
-        );
-    }
-    if p.dlb.reload_required {
+    if dlb_here {
         out.push(
             Finding::new(Rule::DlbNeedsReload, format!("DLB on {pname} is a hardware profile: the first push and every change need the config saved and a reload"))
                 .at("/load_balancing/dlb/mode")
@@ -91,16 +90,30 @@ fn dlb_costs(intent: &Intent, u: &PlatformUse, qos_egress: bool, out: &mut Vec<F
     }
 }
 
-/// AIF-LB-007: NX-OS UDF QP hashing takes the UDP source port out of the ECMP hash.
+/// AIF-LB-007: QP hashing that replaces the L4 ports in the hash of all IPv4 traffic (NX-OS UDF load
+/// sharing is global and cannot be scoped to UDP 4791): an error unless acknowledged.
 fn qp_hash_cost(intent: &Intent, u: &PlatformUse, out: &mut Vec<Finding>) {
     let (pname, p) = (u.name, u.profile);
-    let qp_here = p.qp_hash.method == QpHashMethod::NxosUdf
-        && u.devices.iter().any(|d| place::roce_dest_qp(intent, *d).0);
-    if qp_here && p.qp_hash.replaces_l4_ports {
+    let n = ack::unacknowledged(
+        Rule::QpHashReplacesL4Ports,
+        intent,
+        p,
+        u.devices.iter().copied(),
+    );
+    if n > 0 {
         out.push(
-            Finding::new(Rule::QpHashReplacesL4Ports, format!("QP hashing on {pname} replaces L4-port hashing: the UDP source port (the NICs' usual entropy) leaves the ECMP hash"))
+            Finding::new(Rule::QpHashReplacesL4Ports, format!("QP hashing on {pname} ({}) is global: it replaces the L4 ports in the ECMP hash of all IPv4 traffic, not only RoCEv2 (UDP 4791), and its offset base is unconfirmed", devices(n)))
                 .at("/load_balancing/hash/roce_dest_qp")
-                .hint("use it only where the NICs reuse source ports across QPs; otherwise leave the role out of `hash.roles`"),
+                .hint("leave these roles out of `hash.roles`, or, where the NICs reuse source ports across QPs and the hash was tested, add `acknowledge: [{rule: AIF-LB-007, reason: ...}]`"),
         );
+    }
+}
+
+/// `1 device`, `4 devices`.
+fn devices(n: usize) -> String {
+    if n == 1 {
+        "1 device".into()
+    } else {
+        format!("{n} devices")
     }
 }

@@ -6,6 +6,7 @@
 //! Fabric-arithmetic rules (pools, ports, platform support) run in placement and the compiler, declared
 //! the same way.
 
+pub mod ack;
 mod asn;
 mod bgp;
 mod cable;
@@ -15,6 +16,7 @@ mod management;
 mod mtu;
 mod pfc;
 mod qos;
+mod release;
 
 pub use asn::ecmp_rules;
 pub use management::model_rules as management_rules;
@@ -62,6 +64,7 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     asn::reserved_rules(intent, &mut out);
     management::pool_rules(intent, &mut out);
     lb::intent_rules(intent, &mut out);
+    ack::intent_rules(intent, &mut out);
     out
 }
 
@@ -105,6 +108,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     mtu::platform_rules(intent, &uses, &mut out);
     lb::platform_rules(intent, &uses, &mut out);
     cable::rules(intent, &uses, &mut out);
+    release::rules(intent, &uses, &mut out);
     headroom::rules(intent, catalog, &uses, &mut out);
     out
 }

@@ -17,6 +17,8 @@ fn platform_override(matches: &str, platform: &str) -> Override {
         dlb: None,
         roce_dest_qp: None,
         management: None,
+        os_version: None,
+        acknowledge: Vec::new(),
     }
 }
 
@@ -60,4 +62,79 @@ fn dlb_costs_follow_the_resolved_mode() {
     i.overrides[0].matches = "su*-leaf".into();
     assert_eq!(i.overrides[0].dlb, Some(DlbMode::Off));
     assert!(!codes(&i).contains(&"AIF-LB-006"));
+}
+
+fn ack(rule: &str, reason: &str) -> crate::intent::Acknowledgement {
+    crate::intent::Acknowledgement {
+        rule: rule.into(),
+        reason: reason.into(),
+    }
+}
+
+fn findings(i: &Intent, code: &str) -> Vec<crate::diag::Finding> {
+    run_unlocated(i, Catalog::builtin())
+        .into_iter()
+        .filter(|f| f.code.id() == code)
+        .collect()
+}
+
+#[test]
+fn an_acknowledgement_covers_exactly_the_devices_it_applies_to() {
+    // pod1 acknowledges AIF-LB-005 fabric-wide: no error.
+    let mut i = intent("pod1-1024.yaml");
+    assert!(findings(&i, "AIF-LB-005").is_empty());
+    // Without it, the 31 NX-OS DLB leaves are an error (su4-r8-leaf has DLB off).
+    i.acknowledge.clear();
+    let f = findings(&i, "AIF-LB-005");
+    assert_eq!(f.len(), 1);
+    assert!(
+        f[0].is_error() && f[0].message.contains("31 devices"),
+        "{f:?}"
+    );
+    // Acknowledged only for su1-*: the other 23 stay an error.
+    i.overrides.push(Override {
+        acknowledge: vec![ack("AIF-LB-005", "su1 tested")],
+        ..platform_override("su1-*", "nxos/n9k-c9364d-gx2a")
+    });
+    let f = findings(&i, "AIF-LB-005");
+    assert!(f[0].message.contains("23 devices"), "{f:?}");
+}
+
+#[test]
+fn only_acknowledgeable_rules_may_be_acknowledged_once_per_list() {
+    let mut i = intent("pod1-1024.yaml");
+    i.acknowledge.push(ack("AIF-QOS-013", "no"));
+    i.acknowledge.push(ack("AIF-XYZ-999", "no"));
+    i.acknowledge.push(ack("AIF-LB-005", "again"));
+    let unknown = findings(&i, "AIF-ACK-001");
+    assert_eq!(unknown.len(), 2, "{unknown:?}");
+    assert_eq!(unknown[0].pointer.as_deref(), Some("/acknowledge/1/rule"));
+    let dup = findings(&i, "AIF-ACK-002");
+    assert_eq!(dup.len(), 1);
+    assert_eq!(dup[0].pointer.as_deref(), Some("/acknowledge/3/rule"));
+}
+
+#[test]
+fn releases_are_checked_only_where_os_version_is_given() {
+    let mut i = intent("mixed-sonic-nxos.yaml");
+    assert!(findings(&i, "AIF-OS-002").is_empty());
+    // SONiC leaves on 202311: the BGP underlay as rendered needs 202405 (one finding per platform:
+    // the spare leaf is on another SKU).
+    i.fabric.topology.leaf.os_version = Some("202311".into());
+    let f = findings(&i, "AIF-OS-002");
+    assert_eq!(f.len(), 2, "{f:?}");
+    assert!(
+        f[0].message.contains("15 devices") && f[1].message.contains("1 device"),
+        "{f:?}"
+    );
+    assert!(
+        f[0].message.contains("BGP") && f[0].message.contains("202405"),
+        "{f:?}"
+    );
+    assert_eq!(
+        f[0].pointer.as_deref(),
+        Some("/fabric/topology/leaf/os_version")
+    );
+    i.fabric.topology.leaf.os_version = Some("202405".into());
+    assert!(findings(&i, "AIF-OS-002").is_empty());
 }

@@ -9,7 +9,9 @@ use super::qos;
 use super::topology::{Draft, DraftDevice};
 use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent};
-use crate::model::{Direction, DlbPlan, Note, NoteFeature, PortKind, QosPlan, QpHashPlan};
+use crate::model::{
+    Acknowledged, Direction, DlbPlan, Note, NoteFeature, PortKind, QosPlan, QpHashPlan,
+};
 use crate::place;
 use crate::platform::{Catalog, Platform, QpHashMethod, Support};
 use crate::rules::Rule;
@@ -30,6 +32,7 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
         dlb(intent, pf, d, &mut refusals);
         qp_hash(intent, pf, d, &mut refusals);
         notes(intent, pf, d);
+        acknowledged(intent, pf, d);
     }
     errs.extend(refusals.findings());
     if errs.is_empty() { Ok(()) } else { Err(errs) }
@@ -226,4 +229,18 @@ fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
             "PFC watchdog timer lines unverified on this platform",
         ));
     }
+}
+
+/// The acknowledgements that cover the device ([`crate::check::ack::covering`]), recorded for its
+/// header, `validate` and the change report.
+fn acknowledged(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
+    let acks: Vec<Acknowledged> = crate::check::ack::covering(intent, pf, &*d)
+        .into_iter()
+        .map(|(rule, a, pointer)| Acknowledged {
+            rule: rule.id().to_string(),
+            reason: a.reason.clone(),
+            pointer,
+        })
+        .collect();
+    d.acknowledged = acks;
 }

@@ -198,6 +198,7 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
                 dlb: None,
                 qp_hash: None,
                 notes: Vec::new(),
+                acknowledged: Vec::new(),
             },
             seq: p.seq,
             overrides: p.overrides,

@@ -31,6 +31,28 @@ pub struct Intent {
     /// and sets the field wins over earlier ones and over the fabric-wide setting.
     #[serde(default)]
     pub overrides: Vec<Override>,
+    /// Errors the fabric accepts knowingly: each names an acknowledgeable rule (docs/checks.md says which)
+    /// and why. The rule is then reported as an acknowledged exception on every device (a validate
+    /// warning `AIF-ACK-003`, a header comment in each affected config, a line in the change report)
+    /// instead of rejecting the intent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledge: Vec<Acknowledgement>,
+}
+
+/// One acknowledged exception: a rule id and the reason, which is printed in the configs it affects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Acknowledgement {
+    /// Id of an acknowledgeable rule (`AIF-LB-005`).
+    #[schemars(regex(pattern = r"^AIF-[A-Z]+-[0-9]{3}$"), example = &"AIF-LB-005")]
+    pub rule: String,
+    /// Why the fabric accepts it, printed in the header of every affected config: 1-160 printable
+    /// ASCII characters, no `;`, not starting with a space.
+    #[schemars(
+        regex(pattern = r"^[!-:<-~][ -:<-~]{0,159}$"),
+        example = &"DLB tested with our ECN and CNP settings in the lab"
+    )]
+    pub reason: String,
 }
 
 /// The physical and logical fabric.
@@ -130,6 +152,12 @@ pub struct LeafTier {
     /// Leaf oversubscription, server bandwidth : uplink bandwidth.
     #[serde(default = "one_to_one")]
     pub oversubscription: Ratio,
+    /// OS release these switches run, as the vendor spells it (`10.5(2)F`, `4.34.1F`, `202505`): every
+    /// rendered feature is checked against its minimum release (docs/platforms/<os>.md#os-releases).
+    /// Without it no release is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
 }
 
 /// Spine layer settings.
@@ -151,6 +179,12 @@ pub struct SpineTier {
     /// Spine oversubscription towards the super-spines (three-tier only): leaf-facing : super-spine-facing.
     #[serde(default = "one_to_one")]
     pub oversubscription: Ratio,
+    /// OS release these switches run, as the vendor spells it (`10.5(2)F`, `4.34.1F`, `202505`): every
+    /// rendered feature is checked against its minimum release (docs/platforms/<os>.md#os-releases).
+    /// Without it no release is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
 }
 
 /// Super-spine layer settings (three-tier only).
@@ -171,6 +205,12 @@ pub struct SuperSpineTier {
     #[serde(default = "one")]
     #[schemars(range(min = 1))]
     pub planes: u32,
+    /// OS release these switches run, as the vendor spells it (`10.5(2)F`, `4.34.1F`, `202505`): every
+    /// rendered feature is checked against its minimum release (docs/platforms/<os>.md#os-releases).
+    /// Without it no release is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
 }
 
 fn default_server_hostname() -> String {
@@ -462,6 +502,14 @@ pub struct Override {
     /// Management address for this one device (overrides the pool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub management: Option<std::net::IpAddr>,
+    /// OS release of these devices (replaces their tier's `os_version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
+    pub os_version: Option<String>,
+    /// Errors accepted for these devices only (added to the fabric-wide `acknowledge`; for one rule the
+    /// last matching override's reason wins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub acknowledge: Vec<Acknowledgement>,
 }
 
 /// An IP prefix (`10.0.0.0/22`). IPv4 today; the type accepts IPv6 so the format will not change.

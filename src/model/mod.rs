@@ -61,6 +61,29 @@ pub struct Device {
     /// Lines the renderers must put in the config as comments: unverified syntax and the reference it
     /// follows, reload needs.
     pub notes: Vec<Note>,
+    /// Errors the intent acknowledged for this device, in registry order: each becomes a header
+    /// comment of its config and a line of the change report.
+    pub acknowledged: Vec<Acknowledged>,
+}
+
+/// An acknowledged exception on one device: the rule that would have rejected the intent and the
+/// intent's reason for accepting it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Acknowledged {
+    /// Rule id (`AIF-LB-005`).
+    pub rule: String,
+    /// The intent's reason (checked printable ASCII, no `;`).
+    pub reason: String,
+    /// JSON pointer of the acknowledgement in the intent.
+    #[serde(skip)]
+    pub pointer: String,
+}
+
+impl Acknowledged {
+    /// The header comment text: `aifab: acknowledged AIF-LB-005: <reason>`.
+    pub fn comment(&self) -> String {
+        format!("aifab: acknowledged {}: {}", self.rule, self.reason)
+    }
 }
 
 /// A management address with its prefix length and gateway.

@@ -115,6 +115,12 @@ pub fn notes(d: &Device) -> Vec<&str> {
     d.notes.iter().map(|n| n.text.as_str()).collect()
 }
 
+/// The header comments of the errors the intent acknowledged for a device
+/// (`aifab: acknowledged AIF-LB-005: <reason>`).
+pub fn acknowledged(d: &Device) -> Vec<String> {
+    d.acknowledged.iter().map(|a| a.comment()).collect()
+}
+
 /// `v` joined by `sep` (`24,26`, `24 26`).
 pub fn join(v: &[u8], sep: &str) -> String {
     v.iter().map(u8::to_string).collect::<Vec<_>>().join(sep)

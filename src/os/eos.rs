@@ -20,6 +20,8 @@ const UDP_HEADER_BYTES: u32 = 8;
 pub struct EosView<'a> {
     /// Hostname.
     pub hostname: &'a str,
+    /// Header comments of the acknowledged errors (`aifab: acknowledged AIF-LB-005: <reason>`).
+    pub acknowledged: Vec<String>,
     /// Header comment lines (unverified syntax, reload needs).
     pub notes: Vec<&'a str>,
     /// QP hashing on Sand: the default load-balance profile.
@@ -94,6 +96,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> Result<EosView<'a>, String> {
     let hash = d.qp_hash.as_ref();
     Ok(EosView {
         hostname: &d.hostname,
+        acknowledged: common::acknowledged(d),
         notes: common::notes(d),
         sand_hash: hash
             .filter(|q| q.method == QpHashMethod::EosSandProfile)

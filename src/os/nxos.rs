@@ -16,6 +16,8 @@ use std::net::Ipv4Addr;
 pub struct NxosView<'a> {
     /// Hostname.
     pub hostname: &'a str,
+    /// Header comments of the acknowledged errors (`aifab: acknowledged AIF-LB-005: <reason>`).
+    pub acknowledged: Vec<String>,
     /// Header comment lines (unverified syntax, reload needs).
     pub notes: Vec<&'a str>,
     /// The server VLAN and its SVI (`rail-subnet` leaves).
@@ -97,6 +99,7 @@ pub struct Udf {
 pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
     NxosView {
         hostname: &d.hostname,
+        acknowledged: common::acknowledged(d),
         notes: common::notes(d),
         server_vlan: ServerVlan::new(d),
         qos: Qos::new(&d.qos, pf),

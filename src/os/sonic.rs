@@ -138,6 +138,8 @@ pub struct Generated<'a> {
     pub hwsku: &'a str,
     /// Whether config_db carries the SKU's BUFFER_* tables (else buffermgrd and the SKU provide them).
     pub sku_buffers: bool,
+    /// One line per acknowledged error (`aifab: acknowledged AIF-LB-005: <reason>`).
+    pub acknowledged: Vec<String>,
     /// One line per model note.
     pub notes: Vec<&'a str>,
 }
@@ -155,6 +157,7 @@ impl<'a> Generated<'a> {
             hostname: &d.hostname,
             hwsku: &sku.hwsku,
             sku_buffers: sku.buffers.is_some(),
+            acknowledged: super::common::acknowledged(d),
             notes: d.notes.iter().map(|n| n.text.as_str()).collect(),
         })
     }

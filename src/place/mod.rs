@@ -12,8 +12,8 @@ mod overrides;
 mod resolve;
 
 pub use resolve::{
-    Origin, Overridable, dlb_mode, management_override, platform, resolved, roce_dest_qp,
-    tier_platform,
+    Origin, Overridable, acknowledgement, dlb_mode, management_override, os_version, platform,
+    resolved, roce_dest_qp, tier_platform,
 };
 
 use crate::compile::shape::{self, Counts, Shape};

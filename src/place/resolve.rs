@@ -5,7 +5,7 @@
 //! last override that matches and sets the field wins. [`resolved`] is that rule; the functions below are
 //! the fields, each with its base and its key under `/overrides/<i>/`.
 
-use crate::intent::{DlbMode, Intent, Override, Role};
+use crate::intent::{Acknowledgement, DlbMode, Intent, Override, Role};
 use std::net::IpAddr;
 
 /// Where a device's value of an overridable field comes from: what a finding about it points at.
@@ -122,4 +122,57 @@ pub fn management_override(intent: &Intent, device: &impl Overridable) -> Option
         (Some(ip), origin) => Some((ip, origin)),
         (None, _) => None,
     }
+}
+
+/// The acknowledgement of `rule` that covers a device, with its JSON pointer: the fabric-wide
+/// `acknowledge` entry, replaced by an entry in each matching override that names the rule (the last
+/// one wins, as for every overridable field).
+pub fn acknowledgement<'i>(
+    intent: &'i Intent,
+    device: &impl Overridable,
+    rule: &str,
+) -> Option<(&'i Acknowledgement, String)> {
+    let mut out = intent
+        .acknowledge
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.rule == rule)
+        .map(|(i, a)| (a, format!("/acknowledge/{i}")));
+    for &index in device.matched() {
+        let Some(o) = intent.overrides.get(index) else {
+            continue;
+        };
+        if let Some((i, a)) = o
+            .acknowledge
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.rule == rule)
+        {
+            out = Some((a, format!("/overrides/{index}/acknowledge/{i}")));
+        }
+    }
+    out
+}
+
+/// A device's OS release: its tier's `os_version`, or an override's (`None` when neither sets one:
+/// then no release is checked).
+pub fn os_version<'i>(intent: &'i Intent, device: &impl Overridable) -> (Option<&'i str>, Origin) {
+    let t = &intent.fabric.topology;
+    let base = match device.role() {
+        Role::Leaf => (
+            t.leaf.os_version.as_deref(),
+            Origin::Base("/fabric/topology/leaf/os_version"),
+        ),
+        Role::Spine => (
+            t.spine.os_version.as_deref(),
+            Origin::Base("/fabric/topology/spine/os_version"),
+        ),
+        Role::SuperSpine => (
+            t.super_spine.as_ref().and_then(|s| s.os_version.as_deref()),
+            Origin::Base("/fabric/topology/super_spine/os_version"),
+        ),
+    };
+    resolved(&intent.overrides, device, base, "os_version", |o| {
+        o.os_version.as_deref().map(Some)
+    })
 }

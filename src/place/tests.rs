@@ -14,6 +14,8 @@ fn over(matches: &str) -> Override {
         dlb: None,
         roce_dest_qp: None,
         management: None,
+        os_version: None,
+        acknowledge: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@
 //! it. Features no public source confirms carry `support: unverified`; renderers emit them only with a
 //! comment pointing at that section, and `aifab validate` warns about them.
 
+pub mod release;
 mod sonic;
 
 pub use crate::kinds::{Os, QpHashMethod, Support};
@@ -168,6 +169,10 @@ pub struct Platform {
     /// for (NX-OS: above 100 m).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pause_buffer_above_m: Option<u32>,
+    /// Minimum OS releases of features that have no section of their own (`bgp`, `pfc_watchdog`), as
+    /// the vendor spells them; DLB and QP hashing carry theirs in `dlb.min_os` and `qp_hash.min_os`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub min_os: BTreeMap<release::Feature, String>,
     /// SONiC only: HWSKU, platform, the SKU's port table, FEC and buffer numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sonic: Option<SonicFacts>,
@@ -323,7 +328,12 @@ impl Catalog {
                 errors.push(format!("vendors/{os}.yaml: says `os: {}`", file.os));
             }
             for (name, p) in file.platforms {
-                for e in p.problems(&file.references) {
+                let release_problems = release::problems(file.os, &p);
+                for e in p
+                    .problems(&file.references)
+                    .into_iter()
+                    .chain(release_problems)
+                {
                     errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
                 }
                 platforms.insert(format!("{os}/{name}"), (*os, p));
@@ -383,6 +393,9 @@ impl Platform {
             "watchdog_timers",
             "watchdog_limits",
         ];
+        if !self.min_os.is_empty() {
+            need.push("min_os");
+        }
         if self.pause_buffer_above_m.is_some() {
             need.push("pause_buffer_above_m");
         }

@@ -75,6 +75,9 @@ pub enum ChangeRule {
     /// files, [`crate::review::route`]).
     #[serde(rename = "CHG-SONIC-RELOAD")]
     SonicReload,
+    /// An acknowledged error (an accepted exception) is added, removed or given another reason.
+    #[serde(rename = "CHG-ACK")]
+    Ack,
 }
 
 impl ChangeRule {
@@ -94,6 +97,7 @@ impl ChangeRule {
             ChangeRule::Addr => "CHG-ADDR",
             ChangeRule::Bgp => "CHG-BGP",
             ChangeRule::SonicReload => "CHG-SONIC-RELOAD",
+            ChangeRule::Ack => "CHG-ACK",
         }
     }
 }
@@ -211,8 +215,8 @@ impl<'a> Sides<'a> {
 }
 
 /// Every rule of the change report, in the order of `docs/change-report.md`.
-const RULES: [fn(&Sides) -> Vec<Change>; 12] = [
-    devices, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp,
+const RULES: [fn(&Sides) -> Vec<Change>; 13] = [
+    devices, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp, ack,
 ];
 
 /// Compares two compiled fabrics device by device and explains the differences, most severe first.
@@ -451,6 +455,47 @@ fn hash(s: &Sides) -> Vec<Change> {
             )
         },
     )
+}
+
+/// `CHG-ACK`: an acknowledgement added, removed or re-worded on switches present on both sides, one
+/// line per rule and change. The config changes only in a header comment, but the fabric now accepts
+/// (or no longer accepts) an exception a reviewer must see.
+fn ack(s: &Sides) -> Vec<Change> {
+    let mut changes: BTreeMap<String, usize> = BTreeMap::new();
+    for (a, b) in &s.both {
+        let old: BTreeMap<&str, &str> = a
+            .acknowledged
+            .iter()
+            .map(|x| (x.rule.as_str(), x.reason.as_str()))
+            .collect();
+        let new: BTreeMap<&str, &str> = b
+            .acknowledged
+            .iter()
+            .map(|x| (x.rule.as_str(), x.reason.as_str()))
+            .collect();
+        let rules: BTreeSet<&str> = old.keys().chain(new.keys()).copied().collect();
+        for rule in rules {
+            let text = match (old.get(rule), new.get(rule)) {
+                (None, Some(r)) => format!("{rule} newly acknowledged (\"{r}\")"),
+                (Some(_), None) => format!("{rule} no longer acknowledged"),
+                (Some(x), Some(y)) if x != y => {
+                    format!("{rule} acknowledged with a new reason (\"{y}\")")
+                }
+                _ => continue,
+            };
+            *changes.entry(text).or_default() += 1;
+        }
+    }
+    changes
+        .into_iter()
+        .map(|(text, n)| {
+            let summary = format!(
+                "{text} on {}: an accepted exception; review the reason",
+                plural(n, Counted::Switch)
+            );
+            Change::per_switch(ChangeRule::Ack, Impact::NonDisruptive, summary, n)
+        })
+        .collect()
 }
 
 /// Ports present on both sides of every same-named device where `differ` says they changed, as
