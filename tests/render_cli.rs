@@ -245,3 +245,166 @@ fn only_renders_the_same_bytes_as_a_full_render() {
         }
     }
 }
+
+/// Every file under `dir` with its inode number and link count.
+#[cfg(unix)]
+fn inodes(dir: &Path) -> std::collections::BTreeMap<String, (u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    snapshot(dir)
+        .into_iter()
+        .map(|(rel, _)| {
+            let m = std::fs::symlink_metadata(dir.join(&rel)).expect("stat");
+            (rel, (m.ino(), m.nlink()))
+        })
+        .collect()
+}
+
+/// Renders `intent` into `out`; panics unless it succeeds.
+fn render_ok(intent: &Path, out: &Path) {
+    let o = aifab()
+        .arg("render")
+        .arg(intent)
+        .arg("--out")
+        .arg(out)
+        .arg("-q")
+        .output()
+        .expect("run");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// `intents/mixed-sonic-nxos.yaml` under the same file name in `dir`, with `from` replaced by `to`.
+fn intent_copy(dir: &Path, from: &str, to: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("read");
+    assert!(text.contains(from), "{from}");
+    let path = dir.join("mixed-sonic-nxos.yaml");
+    std::fs::write(&path, text.replace(from, to)).expect("write");
+    path
+}
+
+/// A re-render of the same intent writes nothing: every file keeps its inode (it was linked into the
+/// new folder), its bytes and, once the previous tree is gone, a single link.
+#[cfg(unix)]
+#[test]
+fn rerender_keeps_unchanged_files() {
+    let t = tmpdir("rerender-same");
+    let out = t.join("out");
+    let intent = Path::new("intents/mixed-sonic-nxos.yaml");
+    render_ok(intent, &out);
+    let (bytes, before) = (snapshot(&out), inodes(&out));
+    render_ok(intent, &out);
+    assert_eq!(snapshot(&out), bytes);
+    let after = inodes(&out);
+    for (rel, (ino, links)) in &after {
+        if rel == aifab::write::MARKER {
+            continue;
+        }
+        assert_eq!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: rewritten");
+        assert_eq!(*links, 1, "{rel}: the previous tree still links it");
+    }
+    let leftovers = std::fs::read_dir(&t).expect("read").count();
+    assert_eq!(leftovers, 1, "the previous tree was removed");
+}
+
+/// A re-render after a change writes exactly the changed files: the result is byte-identical to a
+/// render into a new folder, changed files are new inodes, unchanged ones are kept. A file edited in
+/// the output (same size) and a symbolic link in place of a file are replaced, never kept.
+#[cfg(unix)]
+#[test]
+fn rerender_writes_only_changed_files() {
+    let t = tmpdir("rerender-changed");
+    let out = t.join("out");
+    render_ok(&intent_copy(&t.join("a"), "mtu: 9100", "mtu: 9100"), &out);
+    let before = inodes(&out);
+    let old_bytes: std::collections::BTreeMap<_, _> = snapshot(&out).into_iter().collect();
+    // Tamper with two files the change leaves alone: other bytes of the same length, and a link to
+    // the same bytes where the file was.
+    let edited = out.join("g1-rail1/GENERATED.txt");
+    let text = std::fs::read_to_string(&edited).expect("read");
+    std::fs::write(&edited, text.replacen("generated", "GENERATED", 1)).expect("write");
+    let linked = out.join("g2-rail1/GENERATED.txt");
+    std::fs::remove_file(&linked).expect("rm");
+    let target = t.join("elsewhere.txt");
+    std::fs::write(&target, &old_bytes["g2-rail1/GENERATED.txt"]).expect("write");
+    std::os::unix::fs::symlink(&target, &linked).expect("symlink");
+
+    let changed = intent_copy(&t.join("b"), "mtu: 9100", "mtu: 9000");
+    render_ok(&changed, &out);
+    let fresh = t.join("fresh");
+    render_ok(&changed, &fresh);
+    assert_eq!(snapshot(&out), snapshot(&fresh), "re-render = new render");
+
+    let after = inodes(&out);
+    let new_bytes: std::collections::BTreeMap<_, _> = snapshot(&out).into_iter().collect();
+    let (mut kept, mut rewritten) = (0, 0);
+    for (rel, (ino, links)) in &after {
+        assert_eq!(*links, 1, "{rel}");
+        let same = old_bytes.get(rel) == new_bytes.get(rel);
+        if rel == "g2-rail1/GENERATED.txt" || rel == aifab::write::MARKER {
+            // Written anew (the link's freed inode number may come back, so it is not compared).
+        } else if same && rel != "g1-rail1/GENERATED.txt" {
+            assert_eq!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: unchanged");
+            kept += 1;
+        } else {
+            assert_ne!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: changed");
+            rewritten += 1;
+        }
+    }
+    assert!(
+        kept > 0 && rewritten > 2,
+        "kept {kept}, rewritten {rewritten}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&linked)
+            .expect("stat")
+            .file_type()
+            .is_file(),
+        "the link became a file"
+    );
+    assert_eq!(
+        std::fs::read(&target).expect("read"),
+        old_bytes["g2-rail1/GENERATED.txt"],
+        "the link's target is untouched"
+    );
+}
+
+/// A re-render that fails part-way, after linking some files and writing others, leaves the previous
+/// output as it was: same bytes, same inodes, one link each, no temporary folder.
+#[cfg(unix)]
+#[test]
+fn interrupted_rerender_leaves_previous_output_untouched() {
+    let t = tmpdir("rerender-interrupt");
+    let out = t.join("out");
+    render_ok(Path::new("intents/mixed-sonic-nxos.yaml"), &out);
+    let (bytes, before) = (snapshot(&out), inodes(&out));
+    let changed = intent_copy(&t.join("b"), "mtu: 9100", "mtu: 9000");
+    for fail_after in ["0", "7", "20"] {
+        let o = aifab()
+            .arg("render")
+            .arg(&changed)
+            .arg("--out")
+            .arg(&out)
+            .arg("-q")
+            .env(aifab::write::FAIL_AFTER_ENV, fail_after)
+            .output()
+            .expect("run");
+        assert_eq!(o.status.code(), Some(2), "fail after {fail_after}");
+        assert_eq!(snapshot(&out), bytes, "fail after {fail_after}: bytes");
+        assert_eq!(
+            inodes(&out),
+            before,
+            "fail after {fail_after}: inodes, links"
+        );
+        let entries: Vec<_> = std::fs::read_dir(&t)
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(entries.len(), 2, "no temporary folder left: {entries:?}");
+    }
+}

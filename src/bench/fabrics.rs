@@ -6,6 +6,9 @@
 //! - `100k`: 100,000 GPUs xAI-style: 12,500 servers × 8 × 400G, three tiers: 128 × 400G Tomahawk 5
 //!   rail leaves, 7800R3 spines in 7 zones, 128 super-spines in 64 planes.
 //!
+//! - the size sweep ([`sweep_yaml`]): 48 to 5,000 switches of one shape, zones of 40 EOS rack switches
+//!   and 4 EOS spines under SONiC super-spines, for the claim that time per switch stays flat.
+//!
 //! Every generated intent turns on each RoCE feature its platforms support: lossless RoCE with ECN, strict
 //! CNP and CTS, PFC watchdog, DLB (where the platform has it), QP hashing (where it has it).
 //!
@@ -24,6 +27,57 @@ qos:
     default: { bandwidth: 10% }
   pfc_watchdog: { detect: 200ms, restore: 1s, action: drop }
 "#;
+
+/// The errors every generated fabric accepts knowingly: NX-OS skips egress QoS on DLB flows and its
+/// UDF QP hash is global (the benchmark measures rendering, not a deployable design).
+const ACK: &str = r#"acknowledge:
+  - { rule: AIF-LB-005, reason: "benchmark fabric: DLB flows on NX-OS lose ECN marking and strict CNP/CTS queues" }
+  - { rule: AIF-LB-007, reason: "benchmark fabric: the NX-OS UDF hash replaces L4 ports for all IPv4 traffic" }
+"#;
+
+/// Zones of each size-sweep fabric: 48, 136, 500, 1,448 and 5,000 switches.
+pub const SWEEP_ZONES: [u32; 5] = [1, 3, 11, 32, 110];
+
+/// A size-sweep fabric of `zones` zones, each 40 EOS rack switches (16 × 400G servers each, an NX-OS
+/// one among them) and 4 EOS 7800R3 spines, under SONiC 128 × 400G super-spines in 4 planes, as many
+/// as keep each under 128 ports. Every switch but the super-spines is the same whatever the size.
+pub fn sweep_yaml(zones: u32) -> String {
+    // Each spine has 40 uplinks, spread evenly over the super-spines of its plane.
+    let per_plane = [1u32, 2, 4, 5, 8, 10, 20, 40]
+        .into_iter()
+        .find(|p| zones * 40 <= 128 * p)
+        .unwrap_or(40);
+    format!(
+        r#"version: 1
+fabric:
+  name: sweep{zones}
+  topology:
+    kind: three-tier
+    servers: {servers}
+    rails: 1
+    nic_speed: 400G
+    servers_per_group: 16
+    server_hostname: "gpu{{index:06}}"
+    zones: {zones}
+    leaf: {{ platform: eos/7060x5-64, hostname: "z{{zone}}-rtsw{{group:04}}", uplink_speed: 400G }}
+    spine: {{ platform: eos/7800r3, hostname: "z{{zone}}-ctsw{{index:02}}", count: 4, oversubscription: "4:1" }}
+    super_spine: {{ platform: sonic/arista-7060x6-64pe-o128s2, hostname: "atsw{{index:03}}", count: {super_spines}, planes: 4 }}
+    cable_length: {{ server: 3m, leaf_spine: 30m, spine_super_spine: 100m }}
+  addressing: {{ loopbacks: 10.0.0.0/16, fabric_links: 10.64.0.0/12, server_links: 10.128.0.0/11 }}
+  bgp: {{ spine_asn: 65000-65199, super_spine_asn: 65300, leaf_asn: 4200000000-4200009999 }}
+  mtu: 9214
+{QOS}
+load_balancing:
+  dlb: {{ mode: flowlet, roles: [leaf], mac: "00:cc:cc:cc:cc:cc" }}
+  hash: {{ roce_dest_qp: true, roles: [spine] }}
+overrides:
+  - {{ match: "z1-rtsw0001", platform: nxos/n9k-c9364d-gx2a }}
+{ACK}
+"#,
+        servers = 640 * zones,
+        super_spines = 4 * per_plane
+    )
+}
 
 /// The intent YAML of a benchmark size, scaled down by `scale_down` (1 = full size) for tests.
 pub fn intent_yaml(size: &str, scale_down: u32) -> Option<String> {
@@ -51,6 +105,7 @@ load_balancing:
   hash: {{ roce_dest_qp: true, roles: [spine] }}
 overrides:
   - {{ match: "su4-r*-leaf", platform: sonic/dell-z9664f-o64, dlb: "off" }}
+{ACK}
 "#,
             servers = 128 / k.min(4)
         ),
@@ -81,6 +136,7 @@ load_balancing:
   hash: {{ roce_dest_qp: true, roles: [spine] }}
 overrides:
   - {{ match: "z1-rtsw00*", platform: nxos/n9k-c9364d-gx2a }}
+{ACK}
 "#,
                 servers = 3072 * zones
             )
@@ -110,6 +166,7 @@ fabric:
 load_balancing:
   dlb: {{ mode: "off" }}
   hash: {{ roce_dest_qp: true, roles: [spine, super-spine] }}
+{ACK}
 "#,
                 // 28 groups of 64 servers per zone; the full size stops at 12,500 servers (100,000 GPUs).
                 servers = if zones == 7 { 12_500 } else { 28 * 64 * zones }

@@ -1,177 +1,117 @@
-//! `aifab bench`'s phase timer: runs every phase of the pipeline on a generated fabric ([`fabrics`]) and
-//! times it. Part of the binary, not of the library API.
+//! `aifab bench`: times what a user runs, `aifab render --out` as a whole process ([`process`]), on
+//! generated fabrics ([`fabrics`]): a first render into a new folder, a re-render of the same intent
+//! into that folder, and a re-render after an MTU change (nearly every file changes). Then, for the
+//! published sizes, every phase in one process ([`phases`]). Part of the binary, not of the library API.
 
 mod fabrics;
+pub mod phases;
+pub mod process;
+pub mod report;
 
-pub use fabrics::{SIZES, intent_yaml};
+pub use fabrics::{SIZES, SWEEP_ZONES, intent_yaml, sweep_yaml};
 
-use aifab::diag::Source;
-use std::time::Instant;
+use process::Run;
+use std::path::{Path, PathBuf};
 
-/// Timings of one benchmark run, in milliseconds.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct Timings {
-    /// Size name.
-    pub size: String,
-    /// Switches rendered.
-    pub devices: usize,
+/// One generated fabric to render.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// `1k`, `24k`, `100k`, or `sweep-<zones>`.
+    pub name: String,
     /// GPUs (server NICs).
-    pub gpus: u32,
-    /// Files written.
-    pub files: usize,
-    /// Bytes written.
-    pub bytes: u64,
-    /// YAML load + schema validation.
-    pub load_validate_ms: f64,
-    /// Semantic checks.
-    pub check_ms: f64,
-    /// Compile.
-    pub compile_ms: f64,
-    /// Render alone (files produced and dropped).
-    pub render_ms: f64,
-    /// Render streamed to disk with the atomic write, as `aifab render --out` runs.
-    pub render_write_ms: f64,
-    /// load+validate + check + compile + render+write.
-    pub total_ms: f64,
-    /// The whole pipeline for one device (`render --only`): load, check, compile, render one.
-    pub only_one_ms: f64,
-    /// Peak resident set size, MiB.
-    pub peak_rss_mib: f64,
-    /// Rayon threads.
-    pub threads: usize,
+    pub gpus: u64,
+    /// The intent.
+    pub yaml: String,
 }
 
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1000.0
-}
-
-/// Peak RSS of this process in MiB (Linux `VmHWM`), 0 where unknown.
-pub fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<f64>().ok())
+impl Case {
+    /// A published size.
+    pub fn size(name: &str) -> Option<Case> {
+        let gpus = match name {
+            "1k" => 1_024,
+            "24k" => 24_576,
+            "100k" => 100_000,
+            _ => return None,
+        };
+        Some(Case {
+            name: name.to_string(),
+            gpus,
+            yaml: intent_yaml(name, 1)?,
         })
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
+    }
+
+    /// A size-sweep fabric.
+    pub fn sweep(zones: u32) -> Case {
+        Case {
+            name: format!("sweep-{zones}"),
+            gpus: 640 * u64::from(zones),
+            yaml: sweep_yaml(zones),
+        }
+    }
+
+    /// The intent after an MTU change: nearly every file's bytes change, under the same file name.
+    fn changed_yaml(&self) -> String {
+        self.yaml.replace("mtu: 9214", "mtu: 9100")
+    }
 }
 
-/// Runs every phase once on a generated fabric, writing into `out` (replaced), and times it.
-pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
-    let yaml = intent_yaml(size, 1).ok_or_else(|| format!("unknown size {size}"))?;
-    let source = Source::new(format!("bench-{size}.yaml"), yaml);
-    let all = Instant::now();
-
-    let t = Instant::now();
-    let (intent, spans) =
-        aifab::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
-    let load_validate_ms = ms(t);
-
-    let t = Instant::now();
-    let findings = aifab::check::run(&intent, &spans, &source);
-    if aifab::diag::has_errors(&findings) {
-        return Err(format!("{findings:#?}"));
-    }
-    let check_ms = ms(t);
-
-    let t = Instant::now();
-    let catalog = aifab::platform::Catalog::builtin();
-    let model = aifab::compile::compile(&intent, catalog).map_err(|f| format!("{f:#?}"))?;
-    let compile_ms = ms(t);
-
-    let renderer = aifab::render::Renderer::new(catalog)?;
-    let meta = aifab::render::Meta::new(&source.name, &model.name);
-    // Render alone: every file is produced and dropped.
-    let t = Instant::now();
-    renderer
-        .fabric_each(&meta, &model, None, &|_| Ok(()), &|| {})
-        .map_err(|e| e.join("\n"))?;
-    let render_ms = ms(t);
-
-    // What `aifab render --out` does: render and stream every file to disk, atomically.
-    let t = Instant::now();
-    let mut written = (0, 0);
-    aifab::write::write_with(out, |tmp| {
-        let sink = |f: &aifab::render::OutFile| aifab::write::write_file(tmp, f);
-        written = renderer
-            .fabric_each(&meta, &model, None, &sink, &|| {})
-            .map_err(|e| e.join("\n"))?;
-        Ok(())
-    })?;
-    let render_write_ms = ms(t);
-    let total_ms = load_validate_ms + check_ms + compile_ms + render_write_ms;
-    let _ = all;
-
-    // One device, the way `aifab render --only <host>` runs: the whole front with ports and cables
-    // expanded only for that device, then one render.
-    let t = Instant::now();
-    let (intent1, spans1) =
-        aifab::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
-    let _ = aifab::check::run(&intent1, &spans1, &source);
-    let host = model
-        .devices
-        .last()
-        .map(|d| d.hostname.clone())
-        .unwrap_or_default();
-    let glob = globset::Glob::new(&host)
-        .map_err(|e| e.to_string())?
-        .compile_matcher();
-    let model1 = aifab::compile::compile_only(&intent1, catalog, Some(&glob))
-        .map_err(|f| format!("{f:#?}"))?;
-    let renderer1 = aifab::render::Renderer::new(catalog)?;
-    let one = renderer1
-        .fabric(&meta, &model1, Some(&glob))
-        .map_err(|e| e.join("\n"))?;
-    let only_one_ms = ms(t);
-    if one.len() < 2 {
-        return Err("--only rendered nothing".into());
-    }
-
-    Ok(Timings {
-        size: size.to_string(),
-        devices: model.devices.len(),
-        gpus: model.summary.gpus,
-        files: written.0,
-        bytes: written.1,
-        load_validate_ms,
-        check_ms,
-        compile_ms,
-        render_ms,
-        render_write_ms,
-        total_ms,
-        only_one_ms,
-        peak_rss_mib: peak_rss_mib(),
-        threads: rayon::current_num_threads(),
-    })
+/// The three timed renders of one case.
+#[derive(Clone, Debug, Default)]
+pub struct Renders {
+    /// The case's name.
+    pub name: String,
+    /// GPUs.
+    pub gpus: u64,
+    /// Into a new folder.
+    pub first: Run,
+    /// The same intent again into that folder: every file unchanged.
+    pub again: Run,
+    /// After an MTU change, into that folder.
+    pub changed: Run,
 }
 
-/// The results as a Markdown table (the README's table).
-pub fn table(rows: &[Timings]) -> String {
-    let mut s = String::from(
-        "| fabric | GPUs | switches | output | load+validate | check | compile | render | render+write | total | µs/switch | switches/s | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for r in rows {
-        let per = r.total_ms * 1000.0 / r.devices.max(1) as f64;
-        s.push_str(&format!(
-            "| {} | {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} | {:.0} ms | {:.0} MiB |\n",
-            r.size,
-            r.gpus,
-            r.devices,
-            r.bytes as f64 / 1e6,
-            r.load_validate_ms,
-            r.check_ms,
-            r.compile_ms,
-            r.render_ms,
-            r.render_write_ms,
-            r.total_ms,
-            per,
-            r.devices as f64 / (r.total_ms / 1000.0),
-            r.only_one_ms,
-            r.peak_rss_mib
-        ));
+/// Renders every case three times, each render its own process of `exe`, under folder `run`. All
+/// first renders come before any re-render, so that no first render follows the removal of a previous
+/// tree (on ext4, allocating inodes right after many were freed costs up to 3×).
+pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, String> {
+    let intents = run.join("intents");
+    let changed = intents.join("changed");
+    std::fs::create_dir_all(&changed).map_err(|e| format!("{}: {e}", changed.display()))?;
+    let file = |dir: &Path, c: &Case| dir.join(format!("bench-{}.yaml", c.name));
+    for c in cases {
+        let write = |path: PathBuf, text: String| {
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        write(file(&intents, c), c.yaml.clone())?;
+        write(file(&changed, c), c.changed_yaml())?;
     }
-    s
+    let log = run.join("render.log");
+    let mut rows: Vec<Renders> = cases
+        .iter()
+        .map(|c| Renders {
+            name: c.name.clone(),
+            gpus: c.gpus,
+            ..Renders::default()
+        })
+        .collect();
+    let out = |c: &Case| run.join("out").join(&c.name);
+    for (c, r) in cases.iter().zip(&mut rows) {
+        eprintln!("bench {}: first render ...", c.name);
+        r.first = process::render(exe, &file(&intents, c), &out(c), &log)?;
+    }
+    for (c, r) in cases.iter().zip(&mut rows) {
+        eprintln!("bench {}: re-render ...", c.name);
+        r.again = process::render(exe, &file(&intents, c), &out(c), &log)?;
+    }
+    for (c, r) in cases.iter().zip(&mut rows) {
+        eprintln!("bench {}: re-render after an MTU change ...", c.name);
+        r.changed = process::render(exe, &file(&changed, c), &out(c), &log)?;
+    }
+    Ok(rows)
+}
+
+/// The load average over the last minute (Linux), to print beside the numbers.
+pub fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next().map(str::to_string)
 }

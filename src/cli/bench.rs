@@ -1,23 +1,32 @@
-//! `aifab bench`: generate fabrics of published sizes and time every phase (load+validate, check,
-//! compile, render, write), with switches per second and peak RSS. Each size runs in its own process so
-//! its peak RSS is its own. Build with `--release` for meaningful numbers.
+//! `aifab bench`: time `aifab render --out` as a user runs it (this binary, one process per render:
+//! wall time and peak RSS) on generated fabrics of published sizes and a size sweep, then every phase
+//! of the pipeline per size. Build with `--release` for meaningful numbers.
 
 use super::Exit;
-use crate::bench::{SIZES, Timings, measure, table};
+use crate::bench::phases::{Timings, measure, table};
+use crate::bench::{Case, SIZES, SWEEP_ZONES, report};
 
 /// Arguments of `aifab bench`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Sizes to run: 1k, 24k, 100k (default: all).
+    /// What to run: 1k, 24k, 100k, sweep (default: all of them).
     #[arg(long, value_delimiter = ',')]
     pub size: Vec<String>,
-    /// Folder for the rendered output (one sub-folder per size; default: a temporary folder, removed).
+    /// Folder for the intents and rendered output (default: a temporary folder). Each run works in a
+    /// new sub-folder `run-<pid>`, removed at the end unless --keep.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Keep the run's folder (its removal would slow the first render of a run that follows soon on
+    /// ext4).
+    #[arg(long)]
+    pub keep: bool,
+    /// Skip the per-phase table.
+    #[arg(long)]
+    pub no_phases: bool,
     /// Print the generated intent of one size and exit.
     #[arg(long)]
     pub print_intent: Option<String>,
-    /// Internal: run one size in this process and print its timings as JSON.
+    /// Internal: time the phases of one size in this process and print them as JSON.
     #[arg(long, hide = true)]
     pub child: Option<String>,
 }
@@ -30,75 +39,122 @@ pub fn run(args: Args) -> Exit {
                 super::emit(&y);
                 Exit::Success
             }
-            None => {
-                eprintln!(
-                    "error: unknown size {size}; use one of {}",
-                    SIZES.join(", ")
-                );
-                Exit::Trouble
-            }
+            None => trouble(&format!(
+                "unknown size {size}; use one of {}",
+                SIZES.join(", ")
+            )),
         };
     }
-    let base = args.out.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("aifab-bench-{}", std::process::id()))
-    });
+    let base = args
+        .out
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("aifab-bench"));
     if let Some(size) = &args.child {
         return match measure(size, &base.join(size)) {
             Ok(t) => {
-                super::emit(&format!(
-                    "{}\n",
-                    serde_json::to_string(&t).unwrap_or_default()
-                ));
+                let json = serde_json::to_string(&t).unwrap_or_default();
+                super::emit(&format!("{json}\n"));
                 Exit::Success
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                Exit::Trouble
-            }
+            Err(e) => trouble(&e),
         };
     }
-    let sizes: Vec<String> = if args.size.is_empty() {
-        SIZES.iter().map(|s| s.to_string()).collect()
+    let wanted: Vec<String> = if args.size.is_empty() {
+        SIZES
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["sweep".into()])
+            .collect()
     } else {
         args.size.clone()
     };
+    let mut sizes = Vec::new();
+    let mut sweep = Vec::new();
+    for w in &wanted {
+        match (w.as_str(), Case::size(w)) {
+            ("sweep", _) => sweep.extend(SWEEP_ZONES.iter().map(|z| Case::sweep(*z))),
+            (_, Some(c)) => sizes.push(c),
+            (_, None) => {
+                return trouble(&format!(
+                    "unknown size {w}; use {}, sweep",
+                    SIZES.join(", ")
+                ));
+            }
+        }
+    }
     let Ok(exe) = std::env::current_exe() else {
-        eprintln!("error: cannot find the aifab binary to run each size");
-        return Exit::Trouble;
+        return trouble("cannot find the aifab binary to run");
     };
     if cfg!(debug_assertions) {
         eprintln!(
             "note: this is a debug build; run `cargo run --release -- bench` for real numbers"
         );
     }
-    let mut rows: Vec<Timings> = Vec::new();
-    for s in &sizes {
-        eprintln!("bench {s} ...");
-        let out = std::process::Command::new(&exe)
-            .args(["bench", "--child", s, "--out"])
-            .arg(&base)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => match serde_json::from_slice::<Timings>(&o.stdout) {
-                Ok(t) => rows.push(t),
-                Err(e) => {
-                    eprintln!("error: {s}: {e}");
-                    return Exit::Trouble;
-                }
-            },
-            Ok(o) => {
-                eprintln!("error: {s}: {}", String::from_utf8_lossy(&o.stderr));
-                return Exit::Trouble;
-            }
-            Err(e) => {
-                eprintln!("error: {s}: {e}");
-                return Exit::Trouble;
-            }
+    let run = base.join(format!("run-{}", std::process::id()));
+    let result = measure_all(&exe, &run, &sizes, &sweep, !args.no_phases);
+    if !args.keep {
+        let _ = std::fs::remove_dir_all(&run);
+    }
+    match result {
+        Ok(text) => {
+            super::emit(&text);
+            Exit::Success
         }
+        Err(e) => trouble(&e),
     }
-    if args.out.is_none() {
-        let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Every measurement, as the Markdown the command prints.
+fn measure_all(
+    exe: &std::path::Path,
+    run: &std::path::Path,
+    sizes: &[Case],
+    sweep: &[Case],
+    phases: bool,
+) -> Result<String, String> {
+    let load_before = crate::bench::load_average();
+    let all: Vec<Case> = sizes.iter().chain(sweep).cloned().collect();
+    let rows = crate::bench::renders(exe, run, &all)?;
+    let (size_rows, sweep_rows) = rows.split_at(sizes.len());
+    let mut text = format!(
+        "`aifab render --out` as a process, {} CPUs, load average {} before, {} after the renders:\n\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        load_before.as_deref().unwrap_or("?"),
+        crate::bench::load_average().as_deref().unwrap_or("?"),
+    );
+    if !size_rows.is_empty() {
+        text.push_str(&report::sizes(size_rows));
     }
-    super::emit(&table(&rows));
-    Exit::Success
+    if !sweep_rows.is_empty() {
+        text.push_str("\nSize sweep (one fabric shape, 48 to 5,000 switches):\n\n");
+        text.push_str(&report::sweep(sweep_rows));
+    }
+    if phases && !sizes.is_empty() {
+        let mut timings = Vec::new();
+        for c in sizes {
+            eprintln!("bench {}: phases ...", c.name);
+            timings.push(phases_of(exe, run, &c.name)?);
+        }
+        text.push_str("\nPhases, in one process (render alone drops what it renders):\n\n");
+        text.push_str(&table(&timings));
+    }
+    Ok(text)
+}
+
+/// The phase timings of one size, measured in a child process so that its peak RSS is its own.
+fn phases_of(exe: &std::path::Path, run: &std::path::Path, size: &str) -> Result<Timings, String> {
+    let o = std::process::Command::new(exe)
+        .args(["bench", "--child", size, "--out"])
+        .arg(run.join("phases"))
+        .output()
+        .map_err(|e| format!("{size}: {e}"))?;
+    if !o.status.success() {
+        return Err(format!("{size}: {}", String::from_utf8_lossy(&o.stderr)));
+    }
+    serde_json::from_slice(&o.stdout).map_err(|e| format!("{size}: {e}"))
+}
+
+fn trouble(message: &str) -> Exit {
+    eprintln!("error: {message}");
+    Exit::Trouble
 }

@@ -95,8 +95,8 @@ pub fn run(args: Args) -> Exit {
     if let Some(out) = &args.out {
         // Stream: each device's files are written by the thread that rendered them.
         let mut written = (0, 0);
-        let result = aifab::write::write_with(out, |tmp| {
-            let sink = |f: &aifab::render::OutFile| aifab::write::write_file(tmp, f);
+        let result = aifab::write::write_with(out, |stage| {
+            let sink = |f: &aifab::render::OutFile| stage.put(f);
             written = renderer
                 .fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
                     progress.tick()
@@ -105,15 +105,18 @@ pub fn run(args: Args) -> Exit {
             Ok(())
         });
         progress.done();
+        let devices = front
+            .model
+            .devices
+            .iter()
+            .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
+            .count();
+        // The process ends next: freeing a large model node by node (half a million interfaces at
+        // 100K GPUs) would only delay the exit.
+        std::mem::forget(front);
         return match result {
-            Ok(()) => {
+            Ok(_) => {
                 if !args.quiet {
-                    let devices = front
-                        .model
-                        .devices
-                        .iter()
-                        .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
-                        .count();
                     eprintln!(
                         "{}: {devices} devices, {} files, {} bytes written",
                         out.display(),
@@ -157,7 +160,7 @@ pub fn run(args: Args) -> Exit {
         }
         if args.bless {
             return match aifab::write::write_tree(dir, &files) {
-                Ok(()) => {
+                Ok(_) => {
                     eprintln!("{}: blessed {} changed files", dir.display(), diffs.len());
                     Exit::Success
                 }

@@ -1,12 +1,21 @@
-//! Atomic output: render into a temporary folder next to the target, then rename it into place.
+//! Atomic output: fill a temporary folder next to the target, then swap it into place.
 //!
 //! An error or a kill mid-way leaves the previous output exactly as it was. A folder that holds files
 //! aifab did not write is never replaced: aifab marks its own folders with [`MARKER`].
+//!
+//! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
+//! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
+//! modification time), and the previous output is only read until the swap. The folder still changes
+//! all at once or not at all; afterwards, removing the previous tree mostly drops links.
+
+mod reuse;
+mod swap;
 
 use crate::render::OutFile;
-use std::io::Write as _;
+use std::fs::{File, OpenOptions};
+use std::io::{ErrorKind, Write as _};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The file that marks a folder as aifab's output.
 pub const MARKER: &str = ".aifab-output";
@@ -61,17 +70,117 @@ fn may_replace(out: &Path) -> Result<bool, String> {
     }
 }
 
-/// Writes `files` as the complete content of folder `out`, atomically.
-pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<(), String> {
-    write_with(out, |tmp| files.iter().try_for_each(|f| write_file(tmp, f)))
+/// What a write did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Files written (new or changed), the manifest included.
+    pub written: usize,
+    /// Files whose bytes were already in the previous output, linked from it.
+    pub unchanged: usize,
 }
 
-/// Fills a temporary folder next to `out` with `fill`, marks it as aifab's, and renames it into place.
+/// The folder being filled: a temporary folder next to the output and, on a re-render, the previous
+/// output, whose unchanged files are linked instead of written. Safe to fill from several threads.
+pub struct Staging {
+    dir: PathBuf,
+    previous: Option<PathBuf>,
+    /// Cleared when the file system refuses a hard link: every later file is written.
+    links_work: AtomicBool,
+    fail_after: Option<usize>,
+    started: AtomicUsize,
+    written: AtomicUsize,
+    unchanged: AtomicUsize,
+}
+
+impl Staging {
+    /// The temporary folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Puts one file into the folder, creating its sub-folders: linked from the previous output when
+    /// its bytes are the same there, written otherwise. Refuses paths that would leave the folder.
+    pub fn put(&self, f: &OutFile) -> Result<(), String> {
+        if let Some(limit) = self.fail_after
+            && self.started.fetch_add(1, Ordering::SeqCst) >= limit
+        {
+            return Err(format!(
+                "injected failure after {limit} files ({FAIL_AFTER_ENV})"
+            ));
+        }
+        let rel = safe_relative(&f.path)?;
+        let path = self.dir.join(&rel);
+        let bytes = f.content.as_bytes();
+        if let Some(previous) = &self.previous
+            && self.links_work.load(Ordering::Relaxed)
+        {
+            let old = previous.join(&rel);
+            if reuse::same_bytes(&old, bytes) {
+                match with_parent(&path, || std::fs::hard_link(&old, &path)) {
+                    Ok(()) => {
+                        self.unchanged.fetch_add(1, Ordering::Relaxed);
+                        return Ok(());
+                    }
+                    Err(e) if reuse::links_unsupported(&e) => {
+                        self.links_work.store(false, Ordering::Relaxed)
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        write_new(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.written.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn done(&self) -> Written {
+        Written {
+            written: self.written.load(Ordering::SeqCst),
+            unchanged: self.unchanged.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// Runs `op` on `path`; when it fails because the parent folder is missing, creates it and retries.
+/// (Creating the folder only on demand saves a system call or two per file.)
+fn with_parent<T>(path: &Path, op: impl Fn() -> std::io::Result<T>) -> std::io::Result<T> {
+    match op() {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            op()
+        }
+        r => r,
+    }
+}
+
+/// Writes `bytes` to a new file at `path`. Never writes through an existing file: one there (a link to
+/// the previous output) is unlinked first, so the previous output cannot change before the swap.
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let create = || OpenOptions::new().write(true).create_new(true).open(path);
+    let mut fh: File = match with_parent(path, create) {
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+            std::fs::remove_file(path)?;
+            create()?
+        }
+        r => r?,
+    };
+    // No fsync per file: atomicity comes from the final swap; a crash before it leaves the old output.
+    fh.write_all(bytes)
+}
+
+/// Writes `files` as the complete content of folder `out`, atomically.
+pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<Written, String> {
+    write_with(out, |stage| files.iter().try_for_each(|f| stage.put(f)))
+}
+
+/// Fills a temporary folder next to `out` with `fill`, marks it as aifab's, and swaps it into place.
 /// On any error the temporary folder is removed and `out` is left exactly as it was.
 pub fn write_with(
     out: &Path,
-    fill: impl FnOnce(&Path) -> Result<(), String>,
-) -> Result<(), String> {
+    fill: impl FnOnce(&Staging) -> Result<(), String>,
+) -> Result<Written, String> {
     let exists = may_replace(out)?;
     let name = out
         .file_name()
@@ -85,68 +194,61 @@ pub fn write_with(
     std::fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     let pid = std::process::id();
     let tmp = parent.join(format!(".{name}.aifab-tmp-{pid}"));
-    let old = parent.join(format!(".{name}.aifab-old-{pid}"));
+    let aside = parent.join(format!(".{name}.aifab-old-{pid}"));
     let _ = std::fs::remove_dir_all(&tmp);
-    WRITTEN.store(0, Ordering::SeqCst);
-    let result = std::fs::create_dir_all(&tmp)
+    let stage = Staging {
+        dir: tmp.clone(),
+        previous: exists.then(|| out.to_path_buf()),
+        links_work: AtomicBool::new(true),
+        fail_after: std::env::var(FAIL_AFTER_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok()),
+        started: AtomicUsize::new(0),
+        written: AtomicUsize::new(0),
+        unchanged: AtomicUsize::new(0),
+    };
+    let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
-        .and_then(|_| fill(&tmp))
+        .and_then(|_| fill(&stage))
         .and_then(|_| {
-            std::fs::write(tmp.join(MARKER), manifest())
+            write_new(&tmp.join(MARKER), manifest().as_bytes())
                 .map_err(|e| format!("{}: {e}", tmp.display()))
-        })
-        .and_then(|_| {
-            if exists {
-                std::fs::rename(out, &old)
-                    .map_err(|e| format!("moving {} aside: {e}", out.display()))?;
-            }
-            match std::fs::rename(&tmp, out) {
-                Ok(()) => {
-                    if exists {
-                        let _ = std::fs::remove_dir_all(&old);
-                    }
-                    Ok(())
-                }
-                Err(e) => {
-                    if exists {
-                        let _ = std::fs::rename(&old, out);
-                    }
-                    Err(format!("moving the new output into {}: {e}", out.display()))
-                }
-            }
         });
-    if result.is_err() {
+    if let Err(e) = filled {
         let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
     }
-    result
-}
-
-/// Files written since the last [`write_with`] began (for the failure-injection test hook).
-static WRITTEN: AtomicUsize = AtomicUsize::new(0);
-
-/// Writes one file under `dir`, creating its folders; refuses paths that would leave `dir`. Safe to
-/// call from several threads.
-pub fn write_file(dir: &Path, f: &OutFile) -> Result<(), String> {
-    if let Some(limit) = std::env::var(FAIL_AFTER_ENV)
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        let n = WRITTEN.fetch_add(1, Ordering::SeqCst);
-        if n >= limit {
-            return Err(format!(
-                "injected failure after {limit} files ({FAIL_AFTER_ENV})"
-            ));
+    let mut written = stage.done();
+    written.written += 1;
+    match swap::swap(&tmp, out, &aside, exists) {
+        Ok(Some(old)) => {
+            remove_tree(&old);
+            Ok(written)
+        }
+        Ok(None) => Ok(written),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Err(e)
         }
     }
-    let rel = safe_relative(&f.path)?;
-    let path = dir.join(rel);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+}
+
+/// Removes the previous output after the swap, its top-level entries in parallel: on a re-render most
+/// of its files are links to the new output, so this is mostly unlinking names and removing folders.
+/// Best effort: what cannot be removed stays behind, hidden, beside the output.
+fn remove_tree(dir: &Path) {
+    use rayon::prelude::*;
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let entries: Vec<_> = entries.flatten().collect();
+        entries.par_iter().for_each(|e| {
+            let path = e.path();
+            let _ = match e.file_type() {
+                Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+        });
     }
-    // No fsync per file: atomicity comes from the final rename; a crash before it leaves the old output.
-    let mut fh = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    fh.write_all(f.content.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[cfg(test)]

@@ -1,0 +1,170 @@
+//! The phase timer: runs every phase of the pipeline on a generated fabric in this process and times
+//! each (load+validate, check, compile, render, render+write, `--only` one switch).
+
+use super::intent_yaml;
+use aifab::diag::Source;
+use std::time::Instant;
+
+/// Timings of one benchmark run, in milliseconds.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Timings {
+    /// Size name.
+    pub size: String,
+    /// Switches rendered.
+    pub devices: usize,
+    /// GPUs (server NICs).
+    pub gpus: u32,
+    /// Files written.
+    pub files: usize,
+    /// Bytes written.
+    pub bytes: u64,
+    /// YAML load + schema validation.
+    pub load_validate_ms: f64,
+    /// Semantic checks.
+    pub check_ms: f64,
+    /// Compile.
+    pub compile_ms: f64,
+    /// Render alone (files produced and dropped).
+    pub render_ms: f64,
+    /// Render streamed to disk with the atomic write, as `aifab render --out` runs.
+    pub render_write_ms: f64,
+    /// load+validate + check + compile + render+write.
+    pub total_ms: f64,
+    /// The whole pipeline for one device (`render --only`): load, check, compile, render one.
+    pub only_one_ms: f64,
+    /// Peak resident set size, MiB.
+    pub peak_rss_mib: f64,
+    /// Rayon threads.
+    pub threads: usize,
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Peak RSS of this process in MiB (Linux `VmHWM`), 0 where unknown.
+pub fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+/// Runs every phase once on a generated fabric, writing into `out` (replaced), and times it.
+pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
+    let yaml = intent_yaml(size, 1).ok_or_else(|| format!("unknown size {size}"))?;
+    let source = Source::new(format!("bench-{size}.yaml"), yaml);
+
+    let t = Instant::now();
+    let (intent, spans) =
+        aifab::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
+    let load_validate_ms = ms(t);
+
+    let t = Instant::now();
+    let findings = aifab::check::run(&intent, &spans, &source);
+    if aifab::diag::has_errors(&findings) {
+        return Err(format!("{findings:#?}"));
+    }
+    let check_ms = ms(t);
+
+    let t = Instant::now();
+    let catalog = aifab::platform::Catalog::builtin();
+    let model = aifab::compile::compile(&intent, catalog).map_err(|f| format!("{f:#?}"))?;
+    let compile_ms = ms(t);
+
+    let renderer = aifab::render::Renderer::new(catalog)?;
+    let meta = aifab::render::Meta::new(&source.name, &model.name);
+    // Render alone: every file is produced and dropped.
+    let t = Instant::now();
+    renderer
+        .fabric_each(&meta, &model, None, &|_| Ok(()), &|| {})
+        .map_err(|e| e.join("\n"))?;
+    let render_ms = ms(t);
+
+    // What `aifab render --out` does: render and stream every file to disk, atomically.
+    let t = Instant::now();
+    let mut written = (0, 0);
+    aifab::write::write_with(out, |stage| {
+        let sink = |f: &aifab::render::OutFile| stage.put(f);
+        written = renderer
+            .fabric_each(&meta, &model, None, &sink, &|| {})
+            .map_err(|e| e.join("\n"))?;
+        Ok(())
+    })?;
+    let render_write_ms = ms(t);
+    let total_ms = load_validate_ms + check_ms + compile_ms + render_write_ms;
+
+    // One device, the way `aifab render --only <host>` runs: the whole front with ports and cables
+    // expanded only for that device, then one render.
+    let t = Instant::now();
+    let (intent1, spans1) =
+        aifab::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
+    let _ = aifab::check::run(&intent1, &spans1, &source);
+    let host = model
+        .devices
+        .last()
+        .map(|d| d.hostname.clone())
+        .unwrap_or_default();
+    let glob = globset::Glob::new(&host)
+        .map_err(|e| e.to_string())?
+        .compile_matcher();
+    let model1 = aifab::compile::compile_only(&intent1, catalog, Some(&glob))
+        .map_err(|f| format!("{f:#?}"))?;
+    let renderer1 = aifab::render::Renderer::new(catalog)?;
+    let one = renderer1
+        .fabric(&meta, &model1, Some(&glob))
+        .map_err(|e| e.join("\n"))?;
+    let only_one_ms = ms(t);
+    if one.len() < 2 {
+        return Err("--only rendered nothing".into());
+    }
+
+    Ok(Timings {
+        size: size.to_string(),
+        devices: model.devices.len(),
+        gpus: model.summary.gpus,
+        files: written.0,
+        bytes: written.1,
+        load_validate_ms,
+        check_ms,
+        compile_ms,
+        render_ms,
+        render_write_ms,
+        total_ms,
+        only_one_ms,
+        peak_rss_mib: peak_rss_mib(),
+        threads: rayon::current_num_threads(),
+    })
+}
+
+/// The results as a Markdown table.
+pub fn table(rows: &[Timings]) -> String {
+    let mut s = String::from(
+        "| fabric | switches | output | load+validate | check | compile | render | render+write | total | µs/switch | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let per = r.total_ms * 1000.0 / r.devices.max(1) as f64;
+        s.push_str(&format!(
+            "| {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} ms | {:.0} MiB |\n",
+            r.size,
+            r.devices,
+            r.bytes as f64 / 1e6,
+            r.load_validate_ms,
+            r.check_ms,
+            r.compile_ms,
+            r.render_ms,
+            r.render_write_ms,
+            r.total_ms,
+            per,
+            r.only_one_ms,
+            r.peak_rss_mib
+        ));
+    }
+    s
+}

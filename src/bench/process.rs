@@ -1,0 +1,109 @@
+//! One `aifab render --out` as the user runs it: this binary in a process of its own, timed from spawn
+//! to exit, with the peak resident set size the kernel reports for it (`wait4`'s `ru_maxrss`).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// What one render process took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Run {
+    /// Wall time from spawn to exit, milliseconds.
+    pub wall_ms: f64,
+    /// Peak resident set size, MiB (0 where the system does not say).
+    pub peak_rss_mib: f64,
+    /// Switches rendered, as the render reported them.
+    pub devices: u64,
+    /// Files in the output.
+    pub files: u64,
+    /// Bytes in the output.
+    pub bytes: u64,
+}
+
+/// Runs `exe render <intent> --out <out>` (warnings on, as a user runs it; they go to `log` with the
+/// rest of stderr) and times it.
+pub fn render(exe: &Path, intent: &Path, out: &Path, log: &Path) -> Result<Run, String> {
+    let stderr = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let start = Instant::now();
+    let child = Command::new(exe)
+        .arg("render")
+        .arg(intent)
+        .arg("--out")
+        .arg(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let (ok, peak_rss_mib) = wait(child)?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    if !ok {
+        return Err(format!("render of {} failed:\n{text}", intent.display()));
+    }
+    let (devices, files, bytes) = summary(&text)
+        .ok_or_else(|| format!("render of {} printed no summary:\n{text}", intent.display()))?;
+    Ok(Run {
+        wall_ms,
+        peak_rss_mib,
+        devices,
+        files,
+        bytes,
+    })
+}
+
+/// The numbers of the summary line `aifab render` ends with: `<out>: N devices, N files, N bytes written`.
+fn summary(stderr: &str) -> Option<(u64, u64, u64)> {
+    let line = stderr
+        .lines()
+        .rev()
+        .find(|l| l.ends_with(" bytes written"))?;
+    let (_, counts) = line.rsplit_once(": ")?;
+    let mut n = counts
+        .split(", ")
+        .map(|part| part.split(' ').next().and_then(|v| v.parse().ok()));
+    Some((n.next()??, n.next()??, n.next()??))
+}
+
+/// Waits for `child`: whether it succeeded and its peak RSS in MiB.
+#[cfg(unix)]
+fn wait(child: std::process::Child) -> Result<(bool, f64), String> {
+    let pid = libc::pid_t::try_from(child.id()).map_err(|e| e.to_string())?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own child, not yet waited for (`Child` was never waited on); both
+        // pointers are to live locals of the right types.
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if rc == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(format!("waiting for the render: {err}"));
+        }
+    }
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    // Linux reports ru_maxrss in KiB.
+    Ok((ok, usage.ru_maxrss as f64 / 1024.0))
+}
+
+/// Waits for `child`: whether it succeeded; the peak RSS is unknown here.
+#[cfg(not(unix))]
+fn wait(mut child: std::process::Child) -> Result<(bool, f64), String> {
+    let status = child.wait().map_err(|e| e.to_string())?;
+    Ok((status.success(), 0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_render_summary() {
+        let err = "warning: x\nout/100k: 2144 devices, 4289 files, 351000000 bytes written\n";
+        assert_eq!(summary(err), Some((2144, 4289, 351_000_000)));
+        assert_eq!(summary("error: boom\n"), None);
+    }
+}

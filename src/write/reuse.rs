@@ -1,0 +1,61 @@
+//! Which files of the previous output a re-render can keep: those whose bytes are the new bytes.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::path::Path;
+
+/// Bytes read at a time when comparing.
+const CHUNK: usize = 32 * 1024;
+
+/// True when `path` is a regular file (not a link to one) holding exactly `want`.
+pub(super) fn same_bytes(path: &Path, want: &[u8]) -> bool {
+    let Ok(mut fh) = open_no_follow(path) else {
+        return false;
+    };
+    match fh.metadata() {
+        Ok(m) if m.is_file() && m.len() == want.len() as u64 => {}
+        _ => return false,
+    }
+    let mut buf = [0u8; CHUNK];
+    let mut rest = want;
+    loop {
+        match fh.read(&mut buf) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) if n <= rest.len() && buf[..n] == rest[..n] => rest = &rest[n..],
+            Ok(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Opens `path` for reading; a symbolic link fails to open rather than being followed (a link is never
+/// what aifab wrote, so it is never kept).
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// Opens `path` for reading, when it is not a symbolic link.
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::ErrorKind::InvalidInput.into());
+    }
+    File::open(path)
+}
+
+/// True when a failed hard link means the file system has none (EPERM on Linux, e.g. vfat), links
+/// are not allowed here, or not across these folders: linking is not worth trying again.
+pub(super) fn links_unsupported(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::Unsupported
+            | std::io::ErrorKind::PermissionDenied
+            | std::io::ErrorKind::CrossesDevices
+    )
+}
