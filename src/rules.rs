@@ -218,8 +218,9 @@ impl Rule {
     }
 }
 
-/// A heading's anchor as GitHub makes it: lower case, punctuation dropped, each space a `-`.
-fn slug(heading: &str) -> String {
+/// A heading's anchor as GitHub makes it: lower case, punctuation dropped, each space a `-` (the docs
+/// link checks use it too).
+pub fn slug(heading: &str) -> String {
     heading
         .to_lowercase()
         .chars()

@@ -67,17 +67,7 @@ fn anchors(doc: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(doc).unwrap_or_default();
     text.lines()
         .filter_map(|l| l.strip_prefix("## ").or_else(|| l.strip_prefix("### ")))
-        .map(|h| {
-            h.trim()
-                .to_lowercase()
-                .chars()
-                .filter_map(|c| match c {
-                    ' ' => Some('-'),
-                    c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-                    _ => None,
-                })
-                .collect()
-        })
+        .map(|h| aifab::rules::slug(h.trim()))
         .collect()
 }
 
