@@ -138,3 +138,23 @@ fn releases_are_checked_only_where_os_version_is_given() {
     i.fabric.topology.leaf.os_version = Some("202405".into());
     assert!(findings(&i, "AIF-OS-002").is_empty());
 }
+
+#[test]
+fn an_ecn_max_beyond_one_jericho2_is_refused_on_the_7800r3_spines() {
+    // pod1's spines are 7800R3 (Jericho2, 8 GiB HBM + 16 MiB per chip); its leaves are NX-OS GX2,
+    // whose buffer no public source gives, so only the spines bound the threshold.
+    let mut i = intent("pod1-1024.yaml");
+    let set_max = |i: &mut Intent, bytes: u64| {
+        for c in i.qos.classes.values_mut() {
+            if let Some(e) = c.ecn.as_mut() {
+                e.max = crate::units::Size(bytes);
+            }
+        }
+    };
+    set_max(&mut i, 8208 * 1024 * 1024);
+    assert!(!codes(&i).contains(&"AIF-QOS-002"));
+    set_max(&mut i, 8208 * 1024 * 1024 + 1);
+    let f = findings(&i, "AIF-QOS-002");
+    assert!(!f.is_empty());
+    assert!(f.iter().all(|f| f.message.contains("7800r3")), "{f:?}");
+}
