@@ -22,7 +22,7 @@ fn fuzz_findings_are_refused_cleanly() {
             .output()
             .expect("run");
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{}: {stderr}", p.display());
+        assert_eq!(o.status.code(), Some(2), "{}: {stderr}", p.display());
         assert!(!stderr.contains("panicked"), "{}: {stderr}", p.display());
         assert!(
             stderr.contains("AIF-"),

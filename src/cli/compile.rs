@@ -1,6 +1,6 @@
 //! `aifab compile`: print the compiled, vendor-neutral device model.
 
-use super::{Exit, front_or_exit, only_matcher};
+use super::{Exit, front_or_exit, only_matcher, only_matches_some};
 
 /// Arguments of `aifab compile`.
 #[derive(clap::Args, Debug)]
@@ -34,6 +34,9 @@ pub fn run(args: Args) -> Exit {
         Ok(f) => f,
         Err(status) => return status,
     };
+    if let Err(status) = only_matches_some(&front.model, args.only.as_deref(), only.as_ref()) {
+        return status;
+    }
     let mut model = front.model;
     if let Some(g) = &only {
         model.devices.retain(|d| g.is_match(&d.hostname));

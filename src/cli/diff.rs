@@ -4,6 +4,7 @@
 use super::Exit;
 use super::exit::front_failed;
 use aifab::diag::Source;
+use aifab::model::FabricModel;
 use aifab::pipeline::{self, Front, FrontError};
 use aifab::platform::{Catalog, Os};
 use aifab::render::{Meta, OutFile, Renderer};
@@ -26,6 +27,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// With --format markdown: the most characters the comment may take (a pull-request comment holds
+    /// 65,536). Blocks that do not fit are left out whole and counted at the end.
+    #[arg(long, default_value_t = report::MARKDOWN_BUDGET as u64, value_parser = clap::value_parser!(u64).range(report::MARKDOWN_MIN_BUDGET as u64..))]
+    pub max_chars: u64,
     /// SONiC release the switches run (`202405`, `202505`, `master`), for what `config apply-patch`
     /// accepts; default 202405.
     #[arg(long)]
@@ -50,8 +55,20 @@ fn cannot_diff(err: FrontError) -> Exit {
     front_failed(err, Exit::Trouble, "cannot diff")
 }
 
-/// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it.
-fn git_show(rev: &str, path: &str) -> Result<Source, String> {
+/// Runs `git -C dir <args>`; its output, or why it could not run.
+fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| format!("running git: {e}"))
+}
+
+/// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it; `None` when the
+/// revision exists but the file did not (an intent added since: every device is new). A revision git
+/// does not know is an error.
+fn git_show(rev: &str, path: &str) -> Result<Option<Source>, String> {
     let p = Path::new(path);
     let dir = p
         .parent()
@@ -64,13 +81,25 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
     if rev.starts_with('-') {
         return Err(format!("revision `{rev}` looks like an option"));
     }
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .arg("show")
-        .arg(format!("{rev}:./{name}"))
-        .output()
-        .map_err(|e| format!("running git: {e}"))?;
+    let commit = git(
+        dir,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )?;
+    if !commit.status.success() {
+        return Err(format!(
+            "git: `{rev}` is not a revision of the repository that holds {path}"
+        ));
+    }
+    let spec = format!("{rev}:./{name}");
+    if !git(dir, &["cat-file", "-e", &spec])?.status.success() {
+        return Ok(None);
+    }
+    let out = git(dir, &["show", &spec])?;
     if !out.status.success() {
         return Err(format!(
             "git show {rev}:{path}: {}",
@@ -85,7 +114,35 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
     }
     let text =
         String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
-    Ok(Source::new(format!("{path}@{rev}"), text))
+    Ok(Some(Source::new(format!("{path}@{rev}"), text)))
+}
+
+/// The old side of a diff: an intent, or nothing (the intent did not exist at the revision).
+enum OldSide {
+    /// The old intent's text.
+    Intent(Source),
+    /// No intent at the revision; the label names it in the report.
+    Absent(String),
+}
+
+impl OldSide {
+    /// The old side through the pipeline front; `None` when there is no old intent.
+    fn front(&self) -> Result<Option<Front>, FrontError> {
+        match self {
+            OldSide::Intent(s) => pipeline::front_source(s.clone()).map(Some),
+            OldSide::Absent(_) => Ok(None),
+        }
+    }
+}
+
+/// A fabric with no devices, named as `m`: the old side of an intent added since the revision.
+fn empty_like(m: &FabricModel) -> FabricModel {
+    FabricModel {
+        name: m.name.clone(),
+        devices: Vec::new(),
+        links: Vec::new(),
+        summary: Default::default(),
+    }
 }
 
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
@@ -104,14 +161,18 @@ fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, Exit> {
 pub fn run(args: Args) -> Exit {
     let (old_src, new_path) = match (&args.against, args.intents.as_slice()) {
         (Some(rev), [path]) => match git_show(rev, path) {
-            Ok(s) => (s, path.clone()),
+            Ok(Some(s)) => (OldSide::Intent(s), path.clone()),
+            Ok(None) => (
+                OldSide::Absent(format!("{path}@{rev} (absent)")),
+                path.clone(),
+            ),
             Err(e) => {
                 eprintln!("error: {e}");
                 return Exit::Trouble;
             }
         },
         (None, [old, new]) => match pipeline::read_source(old) {
-            Ok(s) => (s, new.clone()),
+            Ok(s) => (OldSide::Intent(s), new.clone()),
             Err(e) => return cannot_diff(e),
         },
         _ => {
@@ -123,10 +184,7 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(e) => return cannot_diff(e),
     };
-    let (old, new) = match (
-        pipeline::front_source(old_src),
-        pipeline::front_source(new_src),
-    ) {
+    let (old, new) = match (old_src.front(), pipeline::front_source(new_src)) {
         (Ok(a), Ok(b)) => (a, b),
         // Both sides are reported when both are invalid.
         (a, b) => {
@@ -143,12 +201,22 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
-    let (old_files, new_files) = match (
-        render(&renderer, &old, &new_path),
-        render(&renderer, &new, &new_path),
-    ) {
+    let old_rendered = match &old {
+        Some(f) => render(&renderer, f, &new_path),
+        None => Ok(Vec::new()),
+    };
+    let (old_files, new_files) = match (old_rendered, render(&renderer, &new, &new_path)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(c), _) | (_, Err(c)) => return c,
+    };
+    let old_model = match &old {
+        Some(f) => std::borrow::Cow::Borrowed(&f.model),
+        None => std::borrow::Cow::Owned(empty_like(&new.model)),
+    };
+    let old_name = match (&old, &old_src) {
+        (Some(f), _) => f.source.name.clone(),
+        (None, OldSide::Absent(label)) => label.clone(),
+        (None, OldSide::Intent(s)) => s.name.clone(),
     };
     let files = diff_files(&old_files, &new_files);
     let changed = !files.is_empty();
@@ -169,17 +237,20 @@ pub fn run(args: Args) -> Exit {
             Exit::Success
         };
     }
-    let mut changes = change::report(&old.model, &new.model, Catalog::builtin());
+    let mut changes = change::report(&old_model, &new.model, Catalog::builtin());
     changes.extend(route::change(&plans, release, assumed));
     change::sort(&mut changes);
-    let names = |f: &Front| -> BTreeSet<String> {
-        f.model.devices.iter().map(|d| d.hostname.clone()).collect()
+    let names = |m: &FabricModel| -> BTreeSet<String> {
+        m.devices.iter().map(|d| d.hostname.clone()).collect()
     };
-    let totals = report::totals(&files, &names(&old), &names(&new));
-    let (a, b) = (old.source.name.as_str(), new.source.name.as_str());
+    let totals = report::totals(&files, &names(&old_model), &names(&new.model));
+    let (a, b) = (old_name.as_str(), new.source.name.as_str());
     let text = match args.format {
         Format::Text => report::text(a, b, &totals, &changes, &files),
-        Format::Markdown => report::markdown(a, b, &totals, &changes, &files),
+        Format::Markdown => {
+            let budget = usize::try_from(args.max_chars).unwrap_or(usize::MAX);
+            report::markdown(a, b, &totals, &changes, &files, budget)
+        }
         _ => report::json(a, b, &totals, &changes, &files),
     };
     super::emit(&text);

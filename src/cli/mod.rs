@@ -51,7 +51,8 @@ pub fn emit(text: &str) {
 }
 
 /// Runs the pipeline front; on failure prints what went wrong and returns the exit status (an invalid
-/// intent is [`Exit::Invalid`]: "nothing written"). Warnings are printed unless `quiet`. With `only`,
+/// intent is [`Exit::Trouble`], "nothing written": the command could not run, and 1 stays the code of
+/// a real difference). Warnings are printed unless `quiet`. With `only`,
 /// ports and cables are expanded only for the matching devices (see [`aifab::compile::compile_only`]).
 pub fn front_or_exit(
     path: &str,
@@ -59,11 +60,39 @@ pub fn front_or_exit(
     only: Option<&globset::GlobMatcher>,
 ) -> Result<aifab::pipeline::Front, Exit> {
     let front = aifab::pipeline::front_with(path, only)
-        .map_err(|e| front_failed(e, Exit::Invalid, "nothing written"))?;
+        .map_err(|e| front_failed(e, Exit::Trouble, "nothing written"))?;
     if !quiet {
         print_findings(&front.source, &front.warnings);
     }
     Ok(front)
+}
+
+/// With `--only`: refuses (exit 2) a glob that matches no device of the fabric, naming a few hostnames
+/// the fabric does have.
+pub fn only_matches_some(
+    model: &aifab::model::FabricModel,
+    glob: Option<&str>,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<(), Exit> {
+    let (Some(glob), Some(m)) = (glob, only) else {
+        return Ok(());
+    };
+    if model.devices.iter().any(|d| m.is_match(&d.hostname)) {
+        return Ok(());
+    }
+    let some: Vec<&str> = model
+        .devices
+        .iter()
+        .map(|d| d.hostname.as_str())
+        .take(4)
+        .collect();
+    eprintln!(
+        "error: --only '{glob}' matches none of the {} devices of {} (they are named like {}); nothing written",
+        model.devices.len(),
+        model.name,
+        some.join(", ")
+    );
+    Err(Exit::Trouble)
 }
 
 /// Compiles a host glob for `--only`.

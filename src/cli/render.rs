@@ -1,9 +1,9 @@
 //! `aifab render`: write every device's configuration, or check it against golden files.
 
-use super::{Exit, front_or_exit, only_matcher};
+use super::{Exit, front_or_exit, only_matcher, only_matches_some};
 use aifab::platform::Catalog;
 use aifab::render::{Meta, Renderer};
-use aifab::review::{Status, compare_tree};
+use aifab::review::{Status, compare_tree, compare_tree_where};
 use std::path::PathBuf;
 
 /// Arguments of `aifab render`.
@@ -20,7 +20,9 @@ pub struct Args {
     /// With --check: rewrite the folder with the new output (review the diff first).
     #[arg(long, requires = "check")]
     pub bless: bool,
-    /// Only devices whose hostname matches this glob.
+    /// Only devices whose hostname matches this glob: their files are rendered (or checked), every
+    /// other file of the folder stays as it is, and the inventory stays whole. A glob that matches no
+    /// device is an error (exit 2).
     #[arg(long)]
     pub only: Option<String>,
     /// No warnings or progress.
@@ -83,6 +85,9 @@ pub fn run(args: Args) -> Exit {
         Ok(f) => f,
         Err(status) => return status,
     };
+    if let Err(status) = only_matches_some(&front.model, args.only.as_deref(), only.as_ref()) {
+        return status;
+    }
     let renderer = match Renderer::new(Catalog::builtin()) {
         Ok(r) => r,
         Err(e) => {
@@ -95,7 +100,8 @@ pub fn run(args: Args) -> Exit {
     if let Some(out) = &args.out {
         // Stream: each device's files are written by the thread that rendered them.
         let mut written = (0, 0);
-        let result = aifab::write::write_with(out, |stage| {
+        let others = others_kept(only.as_ref());
+        let result = aifab::write::write_keeping(out, others.as_deref(), |stage| {
             let sink = |f: &aifab::render::OutFile| stage.put(f);
             written = renderer
                 .fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
@@ -145,7 +151,20 @@ pub fn run(args: Args) -> Exit {
         }
     };
     if let Some(dir) = &args.check {
-        let diffs = match compare_tree(dir, &files) {
+        if !dir.is_dir() && !args.bless {
+            eprintln!(
+                "error: --check {}: no such folder; create it with --check {} --bless (after review), or write with --out",
+                dir.display(),
+                dir.display()
+            );
+            return Exit::Trouble;
+        }
+        let mine = |path: &str| checked(only.as_ref(), path);
+        let compared = match only {
+            Some(_) => compare_tree_where(dir, &files, &mine),
+            None => compare_tree(dir, &files),
+        };
+        let diffs = match compared {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("error: {}: {e}", dir.display());
@@ -159,7 +178,11 @@ pub fn run(args: Args) -> Exit {
             return Exit::Success;
         }
         if args.bless {
-            return match aifab::write::write_tree(dir, &files) {
+            let others = others_kept(only.as_ref());
+            let result = aifab::write::write_keeping(dir, others.as_deref(), |stage| {
+                files.iter().try_for_each(|f| stage.put(f))
+            });
+            return match result {
                 Ok(_) => {
                     eprintln!("{}: blessed {} changed files", dir.display(), diffs.len());
                     Exit::Success
@@ -181,4 +204,28 @@ pub fn run(args: Args) -> Exit {
         return Exit::Differs;
     }
     Exit::Success
+}
+
+/// A test on a path relative to the output folder.
+type PathFilter<'a> = Box<dyn Fn(&str) -> bool + 'a>;
+
+/// With `--only`: which files of the previous output a partial render keeps, by path: every file
+/// that does not belong to a device the glob matches (the rest of the fabric, files others put there).
+/// The inventory is rendered whole and replaces the old one.
+fn others_kept(only: Option<&globset::GlobMatcher>) -> Option<PathFilter<'_>> {
+    let only = only?;
+    Some(Box::new(move |path: &str| {
+        Catalog::builtin()
+            .device_of(path)
+            .is_none_or(|host| !only.is_match(host))
+    }))
+}
+
+/// Which files `--check` compares: all of them, or with `--only` the files of the matched devices and
+/// the files no device owns (the inventory, rendered whole).
+fn checked(only: Option<&globset::GlobMatcher>, path: &str) -> bool {
+    match (only, Catalog::builtin().device_of(path)) {
+        (Some(g), Some(host)) => g.is_match(host),
+        _ => true,
+    }
 }

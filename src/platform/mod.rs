@@ -309,6 +309,17 @@ pub const VENDOR_FILES: [(Os, &str); 3] = [
 ];
 
 impl Catalog {
+    /// The device an output file belongs to, read from the `{hostname}` patterns of every OS's
+    /// outputs (`spine1.cfg`, `leaf1/config_db.json`); `None` for a file no device owns (the
+    /// inventory, a file someone else put in the folder).
+    pub fn device_of<'p>(&self, path: &'p str) -> Option<&'p str> {
+        self.outputs.values().flatten().find_map(|o| {
+            let (pre, post) = o.file.split_once("{hostname}")?;
+            let host = path.strip_prefix(pre)?.strip_suffix(post)?;
+            (!host.is_empty() && !host.contains('/')).then_some(host)
+        })
+    }
+
     /// Parses and checks the given vendor files: schema shape, matching OS, and a source for every fact.
     pub fn from_files(files: &[(Os, &str)]) -> Result<Catalog, Vec<String>> {
         let mut errors = Vec::new();

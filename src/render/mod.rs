@@ -242,7 +242,7 @@ impl Renderer {
         if !errs.is_empty() {
             return Err(errs);
         }
-        let inv = inventory::inventory(model, self.catalog, only);
+        let inv = inventory::inventory(model, self.catalog, None);
         sink(&inv).map_err(|e| vec![e])?;
         Ok((n + 1, bytes + inv.content.len() as u64))
     }
@@ -273,7 +273,7 @@ impl Renderer {
                 Err(e) => errs.push(e),
             }
         }
-        files.push(inventory::inventory(model, self.catalog, only));
+        files.push(inventory::inventory(model, self.catalog, None));
         if errs.is_empty() {
             Ok(files)
         } else {

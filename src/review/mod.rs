@@ -38,11 +38,23 @@ fn read_tree(dir: &Path, base: &Path, out: &mut Vec<OutFile>) -> std::io::Result
 /// Compares rendered files with a folder (the folder is the old side, an absent folder counts as
 /// empty): `Added` = rendered but not on disk, `Removed` = on disk but no longer rendered.
 pub fn compare_tree(dir: &Path, files: &[OutFile]) -> std::io::Result<Vec<FileChange>> {
+    compare_tree_where(dir, files, &|_| true)
+}
+
+/// [`compare_tree`] on the files `wanted` accepts (by path, on both sides): `render --check --only`
+/// compares the matched devices' files and leaves the rest of the folder out.
+pub fn compare_tree_where(
+    dir: &Path,
+    files: &[OutFile],
+    wanted: &dyn Fn(&str) -> bool,
+) -> std::io::Result<Vec<FileChange>> {
     let mut disk = Vec::new();
     if dir.exists() {
         read_tree(dir, dir, &mut disk)?;
     }
-    Ok(diff_files(&disk, files))
+    disk.retain(|f| wanted(&f.path));
+    let new: Vec<OutFile> = files.iter().filter(|f| wanted(&f.path)).cloned().collect();
+    Ok(diff_files(&disk, &new))
 }
 
 pub mod change;

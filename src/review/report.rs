@@ -67,83 +67,166 @@ pub fn text(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[FileC
     s
 }
 
-/// Markdown for a pull-request comment: totals, the change report as a table, a per-file table, then
-/// collapsible per-file diffs.
+/// Characters a Markdown comment takes at most by default: a pull-request comment holds at most 65,536.
+pub const MARKDOWN_BUDGET: usize = 60_000;
+
+/// Smallest budget a comment can be made in (the totals and the closing notes).
+pub const MARKDOWN_MIN_BUDGET: usize = 4_000;
+
+/// Room kept for the closing notes of a comment that had to leave blocks out.
+const CLOSING_ROOM: usize = 1_500;
+
+/// A comment filled block by block within a budget: a block (a table row, a diff) goes in whole or not
+/// at all, so the comment is never cut in the middle of a table or a code block.
+struct Comment {
+    s: String,
+    budget: usize,
+}
+
+impl Comment {
+    /// Adds `block` when it fits, leaving room for the closing notes.
+    fn add(&mut self, block: &str) -> bool {
+        let fits = self.s.len() + block.len() + CLOSING_ROOM <= self.budget;
+        if fits {
+            self.s.push_str(block);
+        }
+        fits
+    }
+}
+
+/// Markdown for a pull-request comment of at most `budget` bytes (so at most as many characters):
+/// totals, the change report as a table, a per-file table, then collapsible per-file diffs. What does
+/// not fit is left out whole and summed up at the end (counts and the first devices).
 pub fn markdown(
     old: &str,
     new: &str,
     t: &Totals,
     changes: &[Change],
     files: &[FileChange],
+    budget: usize,
 ) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "### aifab diff: `{old}` → `{new}`\n");
+    let mut c = Comment {
+        s: String::new(),
+        budget: budget.max(MARKDOWN_MIN_BUDGET),
+    };
+    let _ = writeln!(c.s, "### aifab diff: `{old}` → `{new}`\n");
     let _ = writeln!(
-        s,
+        c.s,
         "**{} devices changed** ({} added, {} removed), **+{} −{}** lines.\n",
         t.devices_changed, t.devices_added, t.devices_removed, t.lines_added, t.lines_removed
     );
-    markdown_changes(&mut s, changes);
+    let rows_left = markdown_changes(&mut c, changes);
     if files.is_empty() {
-        let _ = writeln!(s, "No rendered file changes.");
-        return s;
+        let _ = writeln!(c.s, "No rendered file changes.");
+        return c.s;
     }
     // Files whose hunks are identical (the same change on many switches) are shown once.
     let groups = group_identical(files);
-    markdown_file_table(&mut s, &groups);
+    let files_left = markdown_file_table(&mut c, &groups);
+    let mut shown = 0;
     for g in groups.iter().take(MARKDOWN_MAX_FILES) {
-        markdown_diff(&mut s, g);
+        if !c.add(&markdown_diff(g)) {
+            break;
+        }
+        shown += 1;
     }
-    if groups.len() > MARKDOWN_MAX_FILES {
-        let _ = writeln!(
-            s,
-            "{} more changes not shown; run `aifab diff` locally for every diff.",
-            groups.len() - MARKDOWN_MAX_FILES
-        );
-    }
-    s
+    closing_notes(&mut c.s, rows_left, files_left, &groups[shown..]);
+    c.s
 }
 
-/// The change report as a table (nothing when no rule fired).
-fn markdown_changes(s: &mut String, changes: &[Change]) {
-    if changes.is_empty() {
+/// The closing notes of a comment: what the budget left out, with the first devices of the diffs not
+/// shown.
+fn closing_notes(s: &mut String, rows_left: usize, files_left: usize, hidden: &[Vec<&FileChange>]) {
+    if rows_left > 0 {
+        let _ = writeln!(
+            s,
+            "{rows_left} more changes of the report not shown (`aifab diff --format json` has them all)."
+        );
+    }
+    if files_left > 0 {
+        let _ = writeln!(s, "{files_left} more rows of the file table not shown.");
+    }
+    if hidden.is_empty() {
         return;
     }
-    let _ = writeln!(s, "#### What this means for the lossless fabric\n");
-    let _ = writeln!(s, "| impact | change |");
-    let _ = writeln!(s, "|---|---|");
-    for c in changes {
-        let _ = writeln!(
-            s,
-            "| {} | {} |",
-            c.impact.label(),
-            c.summary.replace('|', "\\|")
-        );
+    let mut devices: Vec<&str> = Vec::new();
+    for f in hidden.iter().flatten() {
+        if !f.device.is_empty() && !devices.contains(&f.device.as_str()) {
+            devices.push(&f.device);
+        }
     }
-    let _ = writeln!(s);
+    let first: Vec<&str> = devices.iter().take(8).copied().collect();
+    let more = devices.len().saturating_sub(first.len());
+    let _ = writeln!(
+        s,
+        "{} more diffs not shown ({} files{}{}); run `aifab diff` locally for every diff.",
+        hidden.len(),
+        hidden.iter().map(Vec::len).sum::<usize>(),
+        if first.is_empty() {
+            String::new()
+        } else {
+            format!(", devices {}", first.join(", "))
+        },
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
 }
 
-/// One row per group of identical file changes.
-fn markdown_file_table(s: &mut String, groups: &[Vec<&FileChange>]) {
-    let _ = writeln!(s, "#### Files\n");
-    let _ = writeln!(s, "| files | status | + | − |");
-    let _ = writeln!(s, "|---|---|---:|---:|");
+/// The change report as a table (nothing when no rule fired); returns how many rows did not fit.
+fn markdown_changes(c: &mut Comment, changes: &[Change]) -> usize {
+    if changes.is_empty() {
+        return 0;
+    }
+    let head = "#### What this means for the lossless fabric\n\n| impact | change |\n|---|---|\n";
+    if !c.add(head) {
+        return changes.len();
+    }
+    let mut left = changes.len();
+    for ch in changes {
+        let row = format!(
+            "| {} | {} |\n",
+            ch.impact.label(),
+            ch.summary.replace('|', "\\|")
+        );
+        if !c.add(&row) {
+            break;
+        }
+        left -= 1;
+    }
+    c.s.push('\n');
+    left
+}
+
+/// One row per group of identical file changes; returns how many rows did not fit.
+fn markdown_file_table(c: &mut Comment, groups: &[Vec<&FileChange>]) -> usize {
+    if !c.add("#### Files\n\n| files | status | + | − |\n|---|---|---:|---:|\n") {
+        return groups.len();
+    }
+    let mut left = groups.len();
     for g in groups {
         let f = g[0];
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} |",
+        let row = format!(
+            "| {} | {} | {} | {} |\n",
             names(g),
             f.status.as_str(),
             f.added,
             f.removed
         );
+        if !c.add(&row) {
+            break;
+        }
+        left -= 1;
     }
-    let _ = writeln!(s);
+    c.s.push('\n');
+    left
 }
 
 /// One group's diff in a collapsible block (code fences in the diff are broken up).
-fn markdown_diff(s: &mut String, g: &[&FileChange]) {
+fn markdown_diff(g: &[&FileChange]) -> String {
+    let mut s = String::new();
     let f = g[0];
     let title = if g.len() == 1 {
         format!("<code>{}</code>", f.path)
@@ -164,6 +247,7 @@ fn markdown_diff(s: &mut String, g: &[&FileChange]) {
         s.push('\n');
     }
     let _ = writeln!(s, "```\n\n</details>\n");
+    s
 }
 
 /// Groups files whose diffs are the same once the file names are taken out, in first-seen order.

@@ -8,6 +8,7 @@
 //! modification time), and the previous output is only read until the swap. The folder still changes
 //! all at once or not at all; afterwards, removing the previous tree mostly drops links.
 
+mod carry;
 mod reuse;
 mod swap;
 
@@ -181,6 +182,17 @@ pub fn write_with(
     out: &Path,
     fill: impl FnOnce(&Staging) -> Result<(), String>,
 ) -> Result<Written, String> {
+    write_keeping(out, None, fill)
+}
+
+/// [`write_with`] for a render of part of the fabric (`--only`): every file of the previous output
+/// that `fill` did not write and `keep` accepts (by its path relative to the folder) is carried into
+/// the new folder unchanged, so the rest of the fabric's files stay as they were.
+pub fn write_keeping(
+    out: &Path,
+    keep: Option<&dyn Fn(&str) -> bool>,
+    fill: impl FnOnce(&Staging) -> Result<(), String>,
+) -> Result<Written, String> {
     let exists = may_replace(out)?;
     let name = out
         .file_name()
@@ -210,6 +222,10 @@ pub fn write_with(
     let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
         .and_then(|_| fill(&stage))
+        .and_then(|_| match (keep, exists) {
+            (Some(keep), true) => carry::carry(out, &tmp, keep),
+            _ => Ok(()),
+        })
         .and_then(|_| {
             write_new(&tmp.join(MARKER), manifest().as_bytes())
                 .map_err(|e| format!("{}: {e}", tmp.display()))

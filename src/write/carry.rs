@@ -1,0 +1,42 @@
+//! A partial render (`--only`) keeps the rest of the previous output: the files it did not write are
+//! carried into the new folder unchanged (hard-linked, copied where the file system refuses links).
+
+use super::MARKER;
+use std::path::Path;
+
+/// Carries every regular file of `prev` that is not yet in `tmp` and that `keep` accepts (by its path
+/// relative to the folder, `/`-separated) into `tmp`. Symbolic links are never followed or carried.
+pub(super) fn carry(prev: &Path, tmp: &Path, keep: &dyn Fn(&str) -> bool) -> Result<(), String> {
+    walk(prev, prev, tmp, keep)
+}
+
+fn walk(dir: &Path, base: &Path, tmp: &Path, keep: &dyn Fn(&str) -> bool) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries {
+        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let kind = e.file_type().map_err(|e| format!("{}: {e}", e))?;
+        let path = e.path();
+        if kind.is_dir() {
+            walk(&path, base, tmp, keep)?;
+            continue;
+        }
+        let Ok(rel) = path.strip_prefix(base) else {
+            continue;
+        };
+        let rel_text = rel.to_string_lossy().replace('\\', "/");
+        if !kind.is_file() || rel_text == MARKER || !keep(&rel_text) {
+            continue;
+        }
+        let target = tmp.join(rel);
+        if target.symlink_metadata().is_ok() {
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        if std::fs::hard_link(&path, &target).is_err() {
+            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,357 @@
+//! Delivery as a pipeline uses it: `--only` renders and checks only what it matches and leaves the rest
+//! of the folder alone, exit codes say 0 same / 1 differs / 2 could not run, `diff --against` handles
+//! an intent added since the revision, and the Markdown comment stays within its budget.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn aifab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_aifab"))
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("delivery-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp");
+    d
+}
+
+fn run(args: &[&str], dirs: &[&Path]) -> Output {
+    let mut c = aifab();
+    c.args(args);
+    for d in dirs {
+        c.arg(d);
+    }
+    c.output().expect("run aifab")
+}
+
+/// Every file under `dir` (relative path, bytes), sorted.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("rel").to_string_lossy();
+                out.push((rel.into_owned(), std::fs::read(&p).expect("file")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(unix)]
+fn inode(p: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(p).expect("meta").ino()
+}
+
+#[test]
+fn only_rerenders_its_devices_and_keeps_the_rest_of_the_folder() {
+    let t = tmpdir("only-out");
+    let out = t.join("out");
+    let full = run(
+        &["render", "intents/pod1-1024.yaml", "-q", "--out"],
+        &[&out],
+    );
+    assert_eq!(full.status.code(), Some(0));
+    let before = files(&out);
+    // A hand edit on a device outside the glob survives; one inside it is rendered back.
+    let outside = out.join("spine01.cfg");
+    let inside = out.join("su1-r1-leaf.cfg");
+    std::fs::write(&outside, "edited by hand\n").expect("write");
+    std::fs::write(&inside, "edited by hand\n").expect("write");
+    let o = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "-q",
+            "--only",
+            "su1-*",
+            "--out",
+        ],
+        &[&out],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let after = files(&out);
+    assert_eq!(after.len(), before.len(), "no file may disappear");
+    assert_eq!(
+        std::fs::read_to_string(&outside).expect("read"),
+        "edited by hand\n"
+    );
+    let fresh = before
+        .iter()
+        .find(|(p, _)| p == "su1-r1-leaf.cfg")
+        .expect("leaf");
+    assert_eq!(std::fs::read(&inside).expect("read"), fresh.1);
+    // The inventory stays whole: the same bytes as the full render's.
+    let inv = |v: &[(String, Vec<u8>)]| v.iter().find(|(p, _)| p == "inventory.yml").cloned();
+    assert_eq!(inv(&after), inv(&before));
+    #[cfg(unix)]
+    {
+        // Kept files are carried by link, not rewritten.
+        let again = run(
+            &[
+                "render",
+                "intents/pod1-1024.yaml",
+                "-q",
+                "--only",
+                "su2-*",
+                "--out",
+            ],
+            &[&out],
+        );
+        assert_eq!(again.status.code(), Some(0));
+        let spine = out.join("spine02.cfg");
+        let ino = inode(&spine);
+        let third = run(
+            &[
+                "render",
+                "intents/pod1-1024.yaml",
+                "-q",
+                "--only",
+                "su3-*",
+                "--out",
+            ],
+            &[&out],
+        );
+        assert_eq!(third.status.code(), Some(0));
+        assert_eq!(
+            inode(&spine),
+            ino,
+            "spine02.cfg was rewritten by an --only su3-* render"
+        );
+    }
+}
+
+#[test]
+fn only_matching_nothing_is_an_error_and_writes_nothing() {
+    let t = tmpdir("only-none");
+    let out = t.join("out");
+    let o = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "--only",
+            "su9-*",
+            "--out",
+        ],
+        &[&out],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--only 'su9-*' matches none of the 48 devices"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing may be written");
+    let c = run(
+        &["compile", "intents/pod1-1024.yaml", "--only", "nope"],
+        &[],
+    );
+    assert_eq!(c.status.code(), Some(2));
+}
+
+#[test]
+fn check_only_compares_only_the_matched_devices() {
+    let t = tmpdir("only-check");
+    let out = t.join("golden");
+    assert_eq!(
+        run(
+            &["render", "intents/pod1-1024.yaml", "-q", "--out"],
+            &[&out]
+        )
+        .status
+        .code(),
+        Some(0)
+    );
+    std::fs::write(out.join("spine01.cfg"), "drifted\n").expect("write");
+    let su1 = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "-q",
+            "--only",
+            "su1-*",
+            "--check",
+        ],
+        &[&out],
+    );
+    assert_eq!(
+        su1.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&su1.stdout)
+    );
+    let spine = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "-q",
+            "--only",
+            "spine01",
+            "--check",
+        ],
+        &[&out],
+    );
+    assert_eq!(spine.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&spine.stdout);
+    assert!(
+        diff.contains("spine01.cfg") && !diff.contains("only in"),
+        "{diff}"
+    );
+    // --bless with --only rewrites the matched device and keeps every other file.
+    let count = files(&out).len();
+    let bless = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "-q",
+            "--only",
+            "spine01",
+            "--bless",
+            "--check",
+        ],
+        &[&out],
+    );
+    assert_eq!(bless.status.code(), Some(0));
+    assert_eq!(files(&out).len(), count);
+    assert_ne!(
+        std::fs::read_to_string(out.join("spine01.cfg")).expect("read"),
+        "drifted\n"
+    );
+}
+
+#[test]
+fn could_not_run_is_2_and_never_1() {
+    let t = tmpdir("exit");
+    let missing = t.join("no-such-folder");
+    let o = run(
+        &["render", "intents/pod1-1024.yaml", "--check"],
+        &[&missing],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--bless"));
+    let bad = t.join("bad.yaml");
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    std::fs::write(&bad, text.replace("mtu: 9214", "mtu: 99999")).expect("write");
+    let o = run(
+        &["render"],
+        &[&bad, Path::new("--check"), Path::new("golden/pod1-1024")],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let st = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .status()
+        .expect("git");
+    assert!(st.success(), "git {args:?}");
+}
+
+#[test]
+fn diff_against_a_revision_without_the_intent_adds_every_device() {
+    let dir = tmpdir("git-new");
+    git(&dir, &["init", "-q"]);
+    std::fs::write(dir.join("README"), "x\n").expect("write");
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-qm", "one"]);
+    let intent = dir.join("pod.yaml");
+    std::fs::copy("intents/mixed-sonic-nxos.yaml", &intent).expect("copy");
+    let o = run(
+        &["diff", "--against", "HEAD", "--format", "json"],
+        &[&intent],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["totals"]["devices_added"], 24);
+    assert_eq!(v["totals"]["devices_removed"], 0);
+    assert!(
+        v["old"].as_str().expect("old").ends_with("@HEAD (absent)"),
+        "{}",
+        v["old"]
+    );
+    // A revision git does not know is trouble, not "every device added".
+    let o = run(&["diff", "--against", "no-such-rev"], &[&intent]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn markdown_comment_stays_within_its_budget_and_closes_every_block() {
+    let t = tmpdir("md");
+    let old = t.join("old.yaml");
+    let new = t.join("new.yaml");
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    std::fs::write(&old, &text).expect("write");
+    std::fs::write(&new, text.replace("mtu: 9214", "mtu: 9100")).expect("write");
+    for budget in [None, Some("8000")] {
+        let mut args = vec!["diff", "--format", "markdown"];
+        if let Some(b) = budget {
+            args.extend(["--max-chars", b]);
+        }
+        let o = run(&args, &[&old, &new]);
+        assert_eq!(o.status.code(), Some(1));
+        let md = String::from_utf8(o.stdout).expect("utf-8");
+        let limit: usize = budget.map_or(60_000, |b| b.parse().expect("n"));
+        assert!(
+            md.chars().count() <= limit,
+            "{} > {limit}",
+            md.chars().count()
+        );
+        assert_eq!(
+            md.matches("<details>").count(),
+            md.matches("</details>").count()
+        );
+        assert_eq!(md.matches("```").count() % 2, 0, "an unclosed code block");
+        assert!(md.contains("more diffs not shown"), "{md}");
+        assert!(
+            md.contains("devices su1-r1-leaf") || md.contains("devices spine"),
+            "{md}"
+        );
+    }
+    let small = run(
+        &["diff", "--format", "markdown", "--max-chars", "100"],
+        &[&old, &new],
+    );
+    assert_eq!(
+        small.status.code(),
+        Some(2),
+        "a budget too small to hold the totals is refused"
+    );
+}
