@@ -3,6 +3,7 @@
 
 use super::Exit;
 use super::exit::front_failed;
+use super::git::git_show;
 use aifab::diag::Source;
 use aifab::model::FabricModel;
 use aifab::pipeline::{self, Front, FrontError};
@@ -12,7 +13,6 @@ use aifab::review::gcu::Release;
 use aifab::review::route::{self, Plan};
 use aifab::review::{change, diff_files, report};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 /// Arguments of `aifab diff`.
 #[derive(clap::Args, Debug)]
@@ -55,68 +55,6 @@ fn cannot_diff(err: FrontError) -> Exit {
     front_failed(err, Exit::Trouble, "cannot diff")
 }
 
-/// Runs `git -C dir <args>`; its output, or why it could not run.
-fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
-    std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .map_err(|e| format!("running git: {e}"))
-}
-
-/// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it; `None` when the
-/// revision exists but the file did not (an intent added since: every device is new). A revision git
-/// does not know is an error.
-fn git_show(rev: &str, path: &str) -> Result<Option<Source>, String> {
-    let p = Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = p
-        .file_name()
-        .ok_or_else(|| format!("{path}: not a file"))?
-        .to_string_lossy();
-    if rev.starts_with('-') {
-        return Err(format!("revision `{rev}` looks like an option"));
-    }
-    let commit = git(
-        dir,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ],
-    )?;
-    if !commit.status.success() {
-        return Err(format!(
-            "git: `{rev}` is not a revision of the repository that holds {path}"
-        ));
-    }
-    let spec = format!("{rev}:./{name}");
-    if !git(dir, &["cat-file", "-e", &spec])?.status.success() {
-        return Ok(None);
-    }
-    let out = git(dir, &["show", &spec])?;
-    if !out.status.success() {
-        return Err(format!(
-            "git show {rev}:{path}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    if out.stdout.len() > aifab::load::MAX_FILE_BYTES {
-        return Err(format!(
-            "{path} at {rev} is larger than {} bytes",
-            aifab::load::MAX_FILE_BYTES
-        ));
-    }
-    let text =
-        String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
-    Ok(Some(Source::new(format!("{path}@{rev}"), text)))
-}
-
 /// The old side of a diff: an intent, or nothing (the intent did not exist at the revision).
 enum OldSide {
     /// The old intent's text.
@@ -147,7 +85,7 @@ fn empty_like(m: &FabricModel) -> FabricModel {
 
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
 /// do not turn every device into a change.
-fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, Exit> {
+pub(super) fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, Exit> {
     r.fabric(&Meta::for_intent_path(label, &f.model.name), &f.model, None)
         .map_err(|errs| {
             for e in errs {

@@ -7,6 +7,7 @@ mod bench;
 mod compile;
 mod diff;
 mod exit;
+mod git;
 mod plan;
 mod render;
 mod schema;

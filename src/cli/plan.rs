@@ -3,7 +3,10 @@
 use super::{Exit, front_or_exit};
 use aifab::kinds::Role;
 use aifab::model::{FabricModel, LinkTier};
-use std::collections::BTreeMap;
+use aifab::platform::Catalog;
+use aifab::render::Renderer;
+use aifab::review::{diff_files, rollout};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// Arguments of `aifab plan`.
@@ -15,6 +18,13 @@ pub struct Args {
     /// `dot` / `mermaid`: the topology, collapsed per tier group for large fabrics.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: Format,
+    /// With --format rollout: the most uplinks (percent, at least one) a switch may lose to one batch.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub uplink_percent: u32,
+    /// With --format rollout: plan only the switches whose configs differ from the intent at this git
+    /// revision (all of them when the intent did not exist there).
+    #[arg(long)]
+    pub against: Option<String>,
 }
 
 /// Plan formats.
@@ -28,6 +38,8 @@ pub enum Format {
     Dot,
     /// Mermaid flowchart.
     Mermaid,
+    /// Rollout batches (YAML, also the vars file of `ansible/deploy.yml`).
+    Rollout,
 }
 
 /// Runs `aifab plan`.
@@ -45,8 +57,76 @@ pub fn run(args: Args) -> Exit {
         Format::Summary => super::emit(&summary(m)),
         Format::Dot => super::emit(&dot(m)),
         Format::Mermaid => super::emit(&mermaid(m)),
+        Format::Rollout => return rollout(&args, &front),
     }
     Exit::Success
+}
+
+/// `--format rollout`: every switch, or with `--against` the switches whose configs change, in
+/// batches.
+fn rollout(args: &Args, new: &aifab::pipeline::Front) -> Exit {
+    let old = match &args.against {
+        None => None,
+        Some(rev) => match old_front(rev, &args.intent) {
+            Ok(o) => Some(o),
+            Err(status) => return status,
+        },
+    };
+    let changed = match &old {
+        None => None,
+        Some(old) => match changed_devices(old.as_ref(), new, &args.intent) {
+            Ok(c) => Some(c),
+            Err(status) => return status,
+        },
+    };
+    let m = &new.model;
+    let devices: Vec<&aifab::model::Device> = m
+        .devices
+        .iter()
+        .filter(|d| changed.as_ref().is_none_or(|c| c.contains(&d.hostname)))
+        .collect();
+    let old_model = old.as_ref().and_then(|o| o.as_ref()).map(|f| &f.model);
+    let reload = rollout::needing_reload(old_model, m, Catalog::builtin());
+    let plan = rollout::plan(m, &devices, &reload, args.uplink_percent);
+    super::emit(&plan.to_yaml());
+    Exit::Success
+}
+
+/// The intent at `rev` through the pipeline front; `Ok(None)` when it did not exist there.
+fn old_front(rev: &str, path: &str) -> Result<Option<aifab::pipeline::Front>, Exit> {
+    let src = super::git::git_show(rev, path).map_err(|e| {
+        eprintln!("error: {e}");
+        Exit::Trouble
+    })?;
+    match src {
+        None => Ok(None),
+        Some(s) => aifab::pipeline::front_source(s)
+            .map(Some)
+            .map_err(|e| super::exit::front_failed(e, Exit::Trouble, "cannot plan")),
+    }
+}
+
+/// Hostnames whose rendered files differ between the two sides (every new device when `old` is
+/// `None`).
+fn changed_devices(
+    old: Option<&aifab::pipeline::Front>,
+    new: &aifab::pipeline::Front,
+    label: &str,
+) -> Result<BTreeSet<String>, Exit> {
+    let r = Renderer::new(Catalog::builtin()).map_err(|e| {
+        eprintln!("error: {e}");
+        Exit::Trouble
+    })?;
+    let before = match old {
+        Some(f) => super::diff::render(&r, f, label)?,
+        None => Vec::new(),
+    };
+    let after = super::diff::render(&r, new, label)?;
+    Ok(diff_files(&before, &after)
+        .into_iter()
+        .filter(|f| !f.device.is_empty())
+        .map(|f| f.device)
+        .collect())
 }
 
 /// The cabling plan: one row per cable.

@@ -362,6 +362,17 @@ pub struct DlbPlan {
     pub support: Support,
 }
 
+impl DlbPlan {
+    /// Whether `other` programs the same DLB: mode, MAC, flowlet gap and uplinks (the support level is
+    /// a note, not a setting).
+    pub fn same_setting(&self, other: &DlbPlan) -> bool {
+        self.mode == other.mode
+            && self.mac == other.mac
+            && self.flowlet_gap_us == other.flowlet_gap_us
+            && self.interfaces == other.interfaces
+    }
+}
+
 /// QP hashing on one device.
 #[derive(Clone, Debug, Serialize)]
 pub struct QpHashPlan {

@@ -61,6 +61,7 @@ pub mod change;
 pub mod gcu;
 pub mod patch;
 pub mod report;
+pub mod rollout;
 pub mod route;
 
 /// What happened to one file between two renders.
