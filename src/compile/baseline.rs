@@ -67,7 +67,6 @@ pub fn plan(b: &Baseline) -> BaselinePlan {
         dns_servers: b.dns.as_ref().map(|d| d.servers.clone()).unwrap_or_default(),
         dns_domain: b.dns.as_ref().and_then(|d| d.domain.clone()),
         banner: b.banner.clone(),
-        lldp: b.lldp,
         ssh: b.ssh,
         api: b.api,
     }

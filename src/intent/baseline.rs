@@ -1,6 +1,7 @@
 //! The device baseline: what every switch needs besides the fabric so its rendered config can replace
-//! the whole running-config: local users, AAA, NTP, syslog, SNMPv3, DNS, a login banner, LLDP, SSH and
-//! API access. Shared secrets never stand here: a [`SecretSource`] names where each comes from.
+//! the whole running-config: local users, AAA, NTP, syslog, SNMPv3, DNS, a login banner, SSH and API
+//! access (LLDP is always on: docs/platforms/<os>.md#device-baseline). Shared secrets never stand
+//! here: a [`SecretSource`] names where each comes from.
 
 pub use crate::kinds::{AaaProtocol, SnmpAuth, SnmpPriv, UserRole};
 use schemars::JsonSchema;
@@ -42,9 +43,6 @@ pub struct Baseline {
     #[serde(default)]
     #[schemars(length(max = 40))]
     pub banner: Vec<String>,
-    /// LLDP on (the cabling check of `aifab plan` relies on it).
-    #[serde(default = "yes")]
-    pub lldp: bool,
     /// SSH server on, in the management VRF.
     #[serde(default = "yes")]
     pub ssh: bool,

@@ -51,8 +51,6 @@ pub struct BaselinePlan {
     pub dns_domain: Option<String>,
     /// Banner lines.
     pub banner: Vec<String>,
-    /// LLDP on.
-    pub lldp: bool,
     /// SSH server on.
     pub ssh: bool,
     /// HTTPS API on.
