@@ -74,7 +74,7 @@ pub fn plan(b: &Baseline) -> BaselinePlan {
 
 fn secret(s: &SecretSource) -> Secret {
     match s {
-        SecretSource::Vault(n) => Secret::Vault(n.clone()),
-        SecretSource::Env(n) => Secret::Env(n.clone()),
+        SecretSource::Vault { vault } => Secret::Vault(vault.clone()),
+        SecretSource::Env { env } => Secret::Env(env.clone()),
     }
 }

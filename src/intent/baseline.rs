@@ -77,12 +77,22 @@ pub struct User {
 /// `aifab render --out` only (for pipelines without Ansible Vault; every other command, goldens and
 /// reports keep the placeholder).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum SecretSource {
-    /// Key of the vault dictionary `aifab_secrets` (rendered as `AIFAB_SECRET(<name>)`).
-    Vault(#[schemars(regex(pattern = r"^[a-z][a-z0-9_]{0,63}$"))] String),
-    /// Environment variable read by `aifab render --out` (rendered as `AIFAB_ENV(<NAME>)` elsewhere).
-    Env(#[schemars(regex(pattern = r"^[A-Z_][A-Z0-9_]{0,63}$"))] String),
+    /// `{vault: <name>}`: a key of the vault dictionary `aifab_secrets` (rendered as
+    /// `AIFAB_SECRET(<name>)`).
+    Vault {
+        /// Key in `aifab_secrets`: a lower-case letter, then lower-case letters, digits or `_`.
+        #[schemars(regex(pattern = r"^[a-z][a-z0-9_]{0,63}$"), example = &"tacacs_key")]
+        vault: String,
+    },
+    /// `{env: <NAME>}`: an environment variable read by `aifab render --out` (rendered as
+    /// `AIFAB_ENV(<NAME>)` by every other command).
+    Env {
+        /// Variable name: upper-case letters, digits and `_`, not starting with a digit.
+        #[schemars(regex(pattern = r"^[A-Z_][A-Z0-9_]{0,63}$"), example = &"AIFAB_TACACS_KEY")]
+        env: String,
+    },
 }
 
 /// Central authentication, authorization and accounting.
