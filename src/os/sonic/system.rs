@@ -11,8 +11,8 @@ use std::borrow::Cow;
 
 /// The VRF name SONiC gives the management VRF.
 const MGMT_VRF: &str = "mgmt";
-/// The SNMP agent's UDP port.
-const SNMP_PORT: &str = "161";
+/// The SNMP agent's UDP port: empty for the default (161), as sonic-snmp.yang allows.
+const SNMP_PORT: &str = "";
 
 /// Adds the baseline tables of `d`, if it has a baseline.
 pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
@@ -81,7 +81,14 @@ fn aaa<'a>(db: &mut ConfigDb<'a>, a: &AaaPlan, vrf: Option<&'static str>) {
     let method = match a.protocol {
         AaaProtocol::Tacacs => {
             db.put("TACPLUS_SERVER", Table::owned(rows.collect()));
-            let global = Row::new([("auth_type", "pap".into()), ("timeout", Value::Num(5))]);
+            // sonic-system-aaa.yang refuses tacacs+ login without a global passkey: the first
+            // server's key (each server's own passkey overrides it).
+            let first = a.servers.first().map(|s| s.key.token()).unwrap_or_default();
+            let global = Row::new([
+                ("auth_type", "pap".into()),
+                ("passkey", Value::Text(Cow::Owned(first))),
+                ("timeout", Value::Num(5)),
+            ]);
             db.put("TACPLUS", Table::one("global", global));
             "tacacs+,local"
         }
