@@ -385,5 +385,8 @@ fn access_check_refuses_a_config_without_users_or_secrets() {
     std::fs::write(&cfg, kept).expect("write config");
     let (ok, text) = access_check(&dir, &vault);
     assert!(!ok, "a config without users passed:\n{text}");
-    assert!(text.contains("z1-g1-r1: z1-g1-r1.cfg has no `username` line"), "{text}");
+    assert!(
+        text.contains("z1-g1-r1: z1-g1-r1.cfg has no `username` line"),
+        "{text}"
+    );
 }

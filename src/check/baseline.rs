@@ -39,13 +39,20 @@ fn passwords(b: &Baseline, out: &mut Vec<Finding>) {
 /// Whether `h` has the shape of a sha512-crypt hash: `$6$`, an optional `rounds=N$`, a salt of 1-16
 /// characters of `./0-9A-Za-z`, `$`, then 86 of them. The error says what is wrong, without `h`.
 pub fn sha512_crypt_shape(h: &str) -> Result<(), &'static str> {
-    let crypt = |s: &str| s.bytes().all(|c| c == b'.' || c == b'/' || c.is_ascii_alphanumeric());
+    let crypt = |s: &str| {
+        s.bytes()
+            .all(|c| c == b'.' || c == b'/' || c.is_ascii_alphanumeric())
+    };
     let Some(rest) = h.strip_prefix("$6$") else {
-        return Err("is not a sha512-crypt hash (it does not start with `$6$`; clear text is refused)");
+        return Err(
+            "is not a sha512-crypt hash (it does not start with `$6$`; clear text is refused)",
+        );
     };
     let rest = match rest.strip_prefix("rounds=") {
         Some(r) => {
-            let (n, after) = r.split_once('$').ok_or("has `rounds=` without a `$` after it")?;
+            let (n, after) = r
+                .split_once('$')
+                .ok_or("has `rounds=` without a `$` after it")?;
             match n.parse::<u32>() {
                 Ok(1000..=999_999_999) => after,
                 _ => return Err("has a `rounds=` count outside 1000-999999999"),
@@ -89,7 +96,9 @@ pub fn banner_line_problem(line: &str) -> Option<String> {
         });
     }
     if let Some(c) = line.chars().find(|c| "#;{}".contains(*c)) {
-        return Some(format!("contains `{c}`, which could end the banner or start a command"));
+        return Some(format!(
+            "contains `{c}`, which could end the banner or start a command"
+        ));
     }
     if line.trim().eq_ignore_ascii_case("EOF") {
         return Some("reads `EOF`, which ends a banner on EOS".into());
@@ -118,7 +127,13 @@ mod tests {
         assert!(sha512_crypt_shape(&format!("$6$salt$${h86}")).is_err());
         assert!(sha512_crypt_shape(&format!("$6$salt${h86}")).is_ok());
         assert!(sha512_crypt_shape(&format!("$6$rounds=5000$salt${h86}")).is_ok());
-        for bad in ["hunter2", "$1$abc$def", "$6$$x", "$6$salt$short", "$6$rounds=5$s$x"] {
+        for bad in [
+            "hunter2",
+            "$1$abc$def",
+            "$6$$x",
+            "$6$salt$short",
+            "$6$rounds=5$s$x",
+        ] {
             assert!(sha512_crypt_shape(bad).is_err(), "{bad}");
         }
     }
@@ -126,7 +141,15 @@ mod tests {
     #[test]
     fn banner_lines() {
         assert_eq!(banner_line_problem("Authorized use only."), None);
-        for bad in ["a\nb", "x # y", "end; reload", "EOF", " eof ", "{{ x }}", "tab\there"] {
+        for bad in [
+            "a\nb",
+            "x # y",
+            "end; reload",
+            "EOF",
+            " eof ",
+            "{{ x }}",
+            "tab\there",
+        ] {
             assert!(banner_line_problem(bad).is_some(), "{bad:?}");
         }
     }

@@ -98,7 +98,10 @@ pub fn run(args: Args) -> Exit {
             Err(mut findings) => {
                 aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
                 super::exit::print_findings(&front.source, &findings);
-                eprintln!("{}: an environment secret is unset or unusable; nothing written", args.intent);
+                eprintln!(
+                    "{}: an environment secret is unset or unusable; nothing written",
+                    args.intent
+                );
                 return Exit::Invalid;
             }
         }

@@ -57,14 +57,23 @@ pub fn plan(b: &Baseline) -> BaselinePlan {
             })
             .collect(),
         syslog: b.syslog.clone(),
-        snmp: b.snmp.iter().flat_map(|s| &s.users).map(|u| SnmpUserPlan {
-            name: u.name.clone(),
-            auth: u.auth,
-            auth_key: secret(&u.auth_key),
-            privacy: u.privacy,
-            priv_key: secret(&u.priv_key),
-        }).collect(),
-        dns_servers: b.dns.as_ref().map(|d| d.servers.clone()).unwrap_or_default(),
+        snmp: b
+            .snmp
+            .iter()
+            .flat_map(|s| &s.users)
+            .map(|u| SnmpUserPlan {
+                name: u.name.clone(),
+                auth: u.auth,
+                auth_key: secret(&u.auth_key),
+                privacy: u.privacy,
+                priv_key: secret(&u.priv_key),
+            })
+            .collect(),
+        dns_servers: b
+            .dns
+            .as_ref()
+            .map(|d| d.servers.clone())
+            .unwrap_or_default(),
         dns_domain: b.dns.as_ref().and_then(|d| d.domain.clone()),
         banner: b.banner.clone(),
         ssh: b.ssh,

@@ -7,8 +7,8 @@
 pub mod baseline;
 
 pub use crate::kinds::{DlbMode, Role, WatchdogAction};
-pub use baseline::Baseline;
 use crate::units::{AsnRange, Duration, Length, Percent, Ratio, Size, Speed};
+pub use baseline::Baseline;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;

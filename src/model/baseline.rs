@@ -118,7 +118,10 @@ impl BaselinePlan {
     /// Every secret the baseline names, once each, in order.
     pub fn secrets(&self) -> Vec<&Secret> {
         let mut out: Vec<&Secret> = Vec::new();
-        let aaa = self.aaa.iter().flat_map(|a| a.servers.iter().map(|s| &s.key));
+        let aaa = self
+            .aaa
+            .iter()
+            .flat_map(|a| a.servers.iter().map(|s| &s.key));
         let snmp = self.snmp.iter().flat_map(|u| [&u.auth_key, &u.priv_key]);
         for s in aaa.chain(snmp) {
             if !out.contains(&s) {

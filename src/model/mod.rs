@@ -6,8 +6,8 @@
 
 pub mod baseline;
 
-pub use baseline::{BaselinePlan, Secret};
 use crate::kinds::{DlbMode, Os, QpHashMethod, Role, Support, WatchdogAction};
+pub use baseline::{BaselinePlan, Secret};
 use serde::Serialize;
 use std::fmt;
 use std::net::Ipv4Addr;

@@ -88,7 +88,9 @@ pub fn check_value(v: &str) -> Result<(), &'static str> {
     if v.chars().all(ok) {
         Ok(())
     } else {
-        Err("holds a character that is not safe in a config line (only letters, digits and `!%*+-./=?^_~` are)")
+        Err(
+            "holds a character that is not safe in a config line (only letters, digits and `!%*+-./=?^_~` are)",
+        )
     }
 }
 
@@ -107,8 +109,14 @@ fn env_names(intent: &Intent) -> Vec<(String, String)> {
         push(&s.key, format!("/baseline/aaa/servers/{i}/key/env"));
     }
     for (i, u) in b.snmp.iter().flat_map(|s| s.users.iter().enumerate()) {
-        push(&u.auth_key, format!("/baseline/snmp/users/{i}/auth_key/env"));
-        push(&u.priv_key, format!("/baseline/snmp/users/{i}/priv_key/env"));
+        push(
+            &u.auth_key,
+            format!("/baseline/snmp/users/{i}/auth_key/env"),
+        );
+        push(
+            &u.priv_key,
+            format!("/baseline/snmp/users/{i}/priv_key/env"),
+        );
     }
     out
 }
@@ -120,7 +128,16 @@ mod tests {
     #[test]
     fn values_are_checked_without_echo() {
         assert!(check_value("s3cret.Key-1").is_ok());
-        for bad in ["", "with space", "a#b", "x,y", "q\"", "new\nline", "semi;colon", "{x}"] {
+        for bad in [
+            "",
+            "with space",
+            "a#b",
+            "x,y",
+            "q\"",
+            "new\nline",
+            "semi;colon",
+            "{x}",
+        ] {
             let e = check_value(bad).unwrap_err();
             assert!(bad.is_empty() || !e.contains(bad), "{e}");
         }

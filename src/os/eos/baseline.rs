@@ -91,7 +91,11 @@ pub fn view(d: &Device) -> Option<Baseline<'_>> {
         aaa: b.aaa.as_ref().map(|a| {
             let tacacs = a.protocol == AaaProtocol::Tacacs;
             Aaa {
-                host_command: if tacacs { "tacacs-server" } else { "radius-server" },
+                host_command: if tacacs {
+                    "tacacs-server"
+                } else {
+                    "radius-server"
+                },
                 kind: if tacacs { "tacacs+" } else { "radius" },
                 group: a.group,
                 servers: cli_baseline::aaa_servers(a),

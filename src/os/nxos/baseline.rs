@@ -92,7 +92,11 @@ pub fn view(d: &Device) -> Option<Baseline<'_>> {
             let tacacs = a.protocol == AaaProtocol::Tacacs;
             Aaa {
                 feature: tacacs.then_some("tacacs+"),
-                host_command: if tacacs { "tacacs-server" } else { "radius-server" },
+                host_command: if tacacs {
+                    "tacacs-server"
+                } else {
+                    "radius-server"
+                },
                 kind: if tacacs { "tacacs+" } else { "radius" },
                 group: a.group,
                 servers: cli_baseline::aaa_servers(a),

@@ -35,7 +35,10 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
         db.put("SYSLOG_SERVER", Table::owned(rows(&b.syslog, &in_vrf)));
     }
     if !b.dns_servers.is_empty() {
-        db.put("DNS_NAMESERVER", Table::owned(rows(&b.dns_servers, &Row::empty)));
+        db.put(
+            "DNS_NAMESERVER",
+            Table::owned(rows(&b.dns_servers, &Row::empty)),
+        );
     }
     if let Some(a) = &b.aaa {
         aaa(db, a, vrf);
@@ -60,7 +63,10 @@ fn ntp<'a>(db: &mut ConfigDb<'a>, b: &BaselinePlan, vrf: Option<&'static str>) {
         db.put("NTP", Table::one("global", Row::new([("vrf", v.into())])));
     }
     let rows = b.ntp.iter().map(|n| {
-        let row = Row::new([("association_type", "server".into()), ("iburst", "on".into())]);
+        let row = Row::new([
+            ("association_type", "server".into()),
+            ("iburst", "on".into()),
+        ]);
         (Cow::Owned(n.address.to_string()), row)
     });
     db.put("NTP_SERVER", Table::owned(rows.collect()));
@@ -120,9 +126,15 @@ fn snmp<'a>(db: &mut ConfigDb<'a>, d: &Device, b: &BaselinePlan, vrf: Option<&'s
     }
     let rows = b.snmp.iter().map(|u| {
         let row = Row::new([
-            ("SNMP_USER_AUTH_PASSWORD", Value::Text(Cow::Owned(u.auth_key.token()))),
+            (
+                "SNMP_USER_AUTH_PASSWORD",
+                Value::Text(Cow::Owned(u.auth_key.token())),
+            ),
             ("SNMP_USER_AUTH_TYPE", "SHA".into()),
-            ("SNMP_USER_ENCRYPTION_PASSWORD", Value::Text(Cow::Owned(u.priv_key.token()))),
+            (
+                "SNMP_USER_ENCRYPTION_PASSWORD",
+                Value::Text(Cow::Owned(u.priv_key.token())),
+            ),
             ("SNMP_USER_ENCRYPTION_TYPE", "AES".into()),
             ("SNMP_USER_PERMISSION", "RO".into()),
             ("SNMP_USER_TYPE", "Priv".into()),
