@@ -140,3 +140,39 @@ pub enum QpHashMethod {
     /// / `payload bytes 5-7`.
     EosSandProfile,
 }
+
+/// What a local user may do on the switch (device baseline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum UserRole {
+    /// Full configuration rights (NX-OS `network-admin`, EOS `privilege 15 role network-admin`).
+    Admin,
+    /// Show commands only (NX-OS `network-operator`, EOS `privilege 1 role network-operator`).
+    ReadOnly,
+}
+
+/// The AAA protocol of the baseline's server group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum AaaProtocol {
+    /// TACACS+ (TCP 49).
+    Tacacs,
+    /// RADIUS (UDP 1812/1813).
+    Radius,
+}
+
+/// SNMPv3 authentication protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SnmpAuth {
+    /// HMAC-SHA-96.
+    Sha,
+}
+
+/// SNMPv3 privacy (encryption) protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SnmpPriv {
+    /// AES-128 (CFB).
+    Aes128,
+}

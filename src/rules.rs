@@ -183,6 +183,11 @@ rules! {
     ManagementCollision = ("AIF-ADDR-006", Error, Compile, "Management addresses are unique and differ from the gateway"),
     ManagementInPools = ("AIF-ADDR-007", Error, Checks, "Management addresses stay out of the fabric and server pools"),
 
+    PasswordNotHashed = ("AIF-BASE-001", Error, Checks, "Local user passwords are sha512-crypt hashes (`$6$...`), never clear text"),
+    BannerLineUnsafe = ("AIF-BASE-002", Error, Checks, "Banner lines are printable ASCII that can neither end the banner nor start a command"),
+    NoLocalAdmin = ("AIF-BASE-003", Error, Checks, "A baseline has a local `admin` user, the fallback when AAA does not answer"),
+    EnvSecretUnusable = ("AIF-BASE-004", Error, Compile, "A secret read from the environment is set, and safe in a config, when `aifab render --out` runs"),
+
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),
     ServerNameUnsafe = ("AIF-NAME-003", Error, Compile, "Server hostnames and NIC names are safe tokens"),

@@ -295,3 +295,98 @@ fn mixed_sonic_nxos_inventory_and_playbook() {
         );
     }
 }
+
+/// Vault values for the examples' `{vault: ...}` secrets (test values, not secrets), as an extra-vars
+/// file.
+fn test_vault(dir: &Path, name: &str, values: &[(&str, &str)]) -> PathBuf {
+    let mut text = String::from("aifab_secrets:\n");
+    for (k, v) in values {
+        text.push_str(&format!("  {k}: \"{v}\"\n"));
+    }
+    let path = dir.join(format!("{name}.yml"));
+    std::fs::write(&path, text).expect("write test vault");
+    path
+}
+
+const EXAMPLE_VAULT: &[(&str, &str)] = &[
+    ("aaa_key", "Tst-aaa.key9"),
+    ("snmp_auth", "Tst-snmp.auth9"),
+    ("snmp_priv", "Tst-snmp.priv9"),
+];
+
+/// `ansible-playbook deploy.yml --tags access_check` against a rendered folder: only the preflight,
+/// access and vault checks run (they need no switch). Returns the output and whether it succeeded.
+fn access_check(dir: &Path, vault: &Path) -> (bool, String) {
+    let exe = tool("ansible-playbook");
+    let out = Command::new(&exe)
+        .args(["-i"])
+        .arg(dir.join("inventory.yml"))
+        .args(["ansible/deploy.yml", "--tags", "access_check", "-e"])
+        .arg(format!("aifab_out={}", dir.display()))
+        .arg("-e")
+        .arg(format!("@{}", vault.display()))
+        .current_dir(root())
+        .env("ANSIBLE_NOCOLOR", "1")
+        .output()
+        .expect("run ansible-playbook");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// The access check (EOS users and management address, SONiC MGMT_INTERFACE) and the vault check pass
+/// on every golden folder without `aifab_skip_access_check`: the goldens are complete configs.
+#[test]
+fn access_check_passes_on_the_goldens() {
+    if skip() {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("aifab-test-vault-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let vault = test_vault(&tmp, "vault", EXAMPLE_VAULT);
+    for g in ["pod1-1024", "mixed-sonic-nxos", "three-tier-small"] {
+        let dir = root().join("golden").join(g);
+        let (ok, text) = access_check(&dir, &vault);
+        assert!(ok, "{g}: access check failed:\n{text}");
+        assert!(!text.contains("failed=1"), "{g}:\n{text}");
+        assert!(
+            text.contains("Access check"),
+            "{g}: the access check did not run:\n{text}"
+        );
+    }
+}
+
+/// The checks still refuse what they should: an EOS config without `username` lines, and a vault
+/// without a secret the configs name.
+#[test]
+fn access_check_refuses_a_config_without_users_or_secrets() {
+    if skip() {
+        return;
+    }
+    let dir = render("intents/three-tier-small.yaml", "access");
+    let vault = test_vault(&dir, "vault", EXAMPLE_VAULT);
+    let (ok, text) = access_check(&dir, &vault);
+    assert!(ok, "freshly rendered folder fails:\n{text}");
+
+    let short = test_vault(&dir, "short-vault", &EXAMPLE_VAULT[..2]);
+    let (ok, text) = access_check(&dir, &short);
+    assert!(!ok && text.contains("needs snmp_priv"), "{text}");
+
+    let cfg = dir.join("z1-g1-r1.cfg");
+    let kept: String = std::fs::read_to_string(&cfg)
+        .expect("read config")
+        .lines()
+        .filter(|l| !l.starts_with("username "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&cfg, kept).expect("write config");
+    let (ok, text) = access_check(&dir, &vault);
+    assert!(!ok, "a config without users passed:\n{text}");
+    assert!(
+        text.contains("z1-g1-r1: z1-g1-r1.cfg has no `username` line"),
+        "{text}"
+    );
+}

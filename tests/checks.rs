@@ -6,6 +6,9 @@
 //! - `# expect: AIF-XXX-NNN at <snippet>`: `aifab validate --format json` reports that rule on the line
 //!   where `<snippet>` occurs (the line is found in the file's text, never hard-coded); an error file exits
 //!   1 and `aifab render` writes nothing, a warning file (no error at all) exits 0 and renders;
+//! - `# render-out: AIF-XXX-NNN at <snippet>`: a rule only `aifab render --out` checks (a secret read
+//!   from the environment, which the test leaves unset): `validate` passes without it, and `render --out`
+//!   exits 1 reporting it on the snippet's line and writes nothing;
 //! - `# unreachable: AIF-XXX-NNN at <snippet>`: the rule cannot fire with the built-in platform profiles
 //!   (they lack the number it compares with). The file is a tripwire: the day a profile gains that number
 //!   and the rule fires, this test fails and the header must become `# expect:`.
@@ -38,6 +41,7 @@ use common::aifab;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Expect,
+    RenderOut,
     Unreachable,
 }
 
@@ -74,6 +78,8 @@ fn parse_header(rel: &str, text: &str) -> Result<(Kind, String, String), String>
     let first = text.lines().next().unwrap_or_default();
     let (kind, spec) = if let Some(s) = first.strip_prefix("# expect: ") {
         (Kind::Expect, s)
+    } else if let Some(s) = first.strip_prefix("# render-out: ") {
+        (Kind::RenderOut, s)
     } else if let Some(s) = first.strip_prefix("# unreachable: ") {
         (Kind::Unreachable, s)
     } else {
@@ -216,6 +222,18 @@ fn check_validate(case: &Case) -> Result<bool, String> {
         }
     }
     match case.kind {
+        Kind::RenderOut => {
+            if !same_code.is_empty() || errors || code != 0 {
+                return Err(format!(
+                    "{}: `validate` must pass without {} (only `render --out` checks it), exit {code}:\n{}",
+                    case.rel,
+                    case.code,
+                    summary(&findings)
+                ));
+            }
+            // `render --out` must refuse it (checked by check_render and check_render_finding).
+            return Ok(true);
+        }
         Kind::Unreachable => {
             if !same_code.is_empty() {
                 return Err(format!(
@@ -320,6 +338,25 @@ fn check_render(case: &Case, has_errors: bool) -> Result<(), String> {
     result
 }
 
+/// For a `# render-out:` case: `aifab render --out` reports the rule on the snippet's line.
+fn check_render_finding(case: &Case) -> Result<(), String> {
+    let line = case.line()?;
+    let dir = scratch(case);
+    let out_arg = dir.join("out").to_string_lossy().into_owned();
+    let out = aifab(&["render", &case.rel, "--out", &out_arg]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let located = format!("{}:{line}:", case.rel);
+    if stderr.contains(&case.code) && stderr.contains(&located) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: `render --out` did not report {} at {located}:\n{stderr}",
+            case.rel, case.code
+        ))
+    }
+}
+
 #[test]
 fn every_bad_check_is_reported_at_its_line_and_renders_nothing() {
     let cases = cases();
@@ -332,6 +369,11 @@ fn every_bad_check_is_reported_at_its_line_and_renders_nothing() {
                     match check_validate(case) {
                         Ok(has_errors) => {
                             if let Err(e) = check_render(case, has_errors) {
+                                problems.push(e);
+                            }
+                            if case.kind == Kind::RenderOut
+                                && let Err(e) = check_render_finding(case)
+                            {
                                 problems.push(e);
                             }
                         }

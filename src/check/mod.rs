@@ -8,6 +8,7 @@
 
 pub mod ack;
 mod asn;
+mod baseline;
 mod bgp;
 mod cable;
 mod headroom;
@@ -19,6 +20,7 @@ mod qos;
 mod release;
 
 pub use asn::ecmp_rules;
+pub use baseline::{banner_line_problem, sha512_crypt_shape};
 pub use management::model_rules as management_rules;
 pub use mtu::ROCE_MIN_MTU;
 
@@ -65,6 +67,7 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     management::pool_rules(intent, &mut out);
     lb::intent_rules(intent, &mut out);
     ack::intent_rules(intent, &mut out);
+    baseline::rules(intent, &mut out);
     out
 }
 
@@ -87,6 +90,9 @@ pub fn partial_intent_rules(p: &crate::validate::Partial) -> Vec<Finding> {
     }
     if p.clean("/load_balancing") {
         lb::intent_rules(intent, &mut out);
+    }
+    if p.clean("/baseline") {
+        baseline::rules(intent, &mut out);
     }
     if ["/fabric/management", "/fabric/addressing", "/overrides"]
         .iter()

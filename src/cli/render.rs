@@ -95,6 +95,24 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
+    // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
+    let renderer = if args.out.is_some() {
+        let lookup = |k: &str| std::env::var(k).ok();
+        match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup) {
+            Ok(values) => renderer.with_env_secrets(values),
+            Err(mut findings) => {
+                aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
+                super::exit::print_findings(&front.source, &findings);
+                eprintln!(
+                    "{}: an environment secret is unset or unusable; nothing written",
+                    args.intent
+                );
+                return Exit::Invalid;
+            }
+        }
+    } else {
+        renderer
+    };
     let meta = Meta::for_intent_path(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
     if let Some(out) = &args.out {

@@ -7,6 +7,7 @@
 //! arithmetic: adding a server group at the end never moves an existing address or port.
 
 pub mod addressing;
+pub mod baseline;
 pub mod features;
 pub mod pattern;
 pub mod qos;
@@ -58,5 +59,6 @@ pub fn compile_placed(
     let mut fabric = topology::build(intent, catalog, shape, placement, only)?;
     addressing::assign(intent, shape, &mut fabric)?;
     features::resolve(intent, catalog, &mut fabric)?;
+    baseline::resolve(intent, &mut fabric);
     Ok(fabric.finish())
 }

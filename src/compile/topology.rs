@@ -199,6 +199,7 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
                 qp_hash: None,
                 notes: Vec::new(),
                 acknowledged: Vec::new(),
+                baseline: None,
             },
             seq: p.seq,
             overrides: p.overrides,

@@ -4,8 +4,11 @@
 //! (`schema/intent.schema.json`) and the reference (`docs/intent-reference.md`) are generated from them,
 //! so every doc comment here is user documentation.
 
+pub mod baseline;
+
 pub use crate::kinds::{DlbMode, Role, WatchdogAction};
 use crate::units::{AsnRange, Duration, Length, Percent, Ratio, Size, Speed};
+pub use baseline::Baseline;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
@@ -27,6 +30,10 @@ pub struct Intent {
     /// Dynamic load balancing and ECMP hashing.
     #[serde(default)]
     pub load_balancing: LoadBalancing,
+    /// The device baseline every switch gets: users, AAA, NTP, syslog, SNMPv3, DNS, banner, LLDP, SSH
+    /// and API access, so a rendered config can replace the whole running-config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
     /// Per-device exceptions, applied in order: for each field, the last override that matches a device
     /// and sets the field wins over earlier ones and over the fabric-wide setting.
     #[serde(default)]

@@ -4,7 +4,10 @@
 //!
 //! `aifab compile --format json|yaml` prints it.
 
+pub mod baseline;
+
 use crate::kinds::{DlbMode, Os, QpHashMethod, Role, Support, WatchdogAction};
+pub use baseline::{BaselinePlan, Secret};
 use serde::Serialize;
 use std::fmt;
 use std::net::Ipv4Addr;
@@ -64,6 +67,9 @@ pub struct Device {
     /// Errors the intent acknowledged for this device, in registry order: each becomes a header
     /// comment of its config and a line of the change report.
     pub acknowledged: Vec<Acknowledged>,
+    /// The device baseline (users, AAA, NTP, ...), shared by every device; None without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Arc<BaselinePlan>>,
 }
 
 /// An acknowledged exception on one device: the rule that would have rejected the intent and the

@@ -1,8 +1,10 @@
 //! The EOS view: everything `templates/eos/` prints, in EOS spelling and in the order pyavd renders
 //! the running-config. The templates only place these values.
 
+mod baseline;
 mod qos;
 
+pub use baseline::Baseline;
 pub use qos::{DscpMap, Ecn, Qos, TxQueue, Watchdog};
 
 use super::common::{self, Bgp, Management, ServerVlan};
@@ -44,6 +46,8 @@ pub struct EosView<'a> {
     pub dlb: Option<Dlb>,
     /// eBGP underlay.
     pub bgp: Bgp<'a>,
+    /// The device baseline (users, AAA, NTP, ...), when the intent has one.
+    pub baseline: Option<Baseline<'a>>,
 }
 
 /// `load-balance sand profile default` fields.
@@ -122,6 +126,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> Result<EosView<'a>, String> {
                 unverified: p.support == Support::Unverified,
             }),
         bgp: Bgp::new(&d.bgp),
+        baseline: baseline::view(d),
     })
 }
 

@@ -3,6 +3,7 @@
 //! structured config that templates only print). SONiC's `config_db.json` is data, built as typed values
 //! and serialized; NX-OS and EOS get a view their templates print.
 
+pub mod cli_baseline;
 pub mod common;
 pub mod eos;
 pub mod nxos;

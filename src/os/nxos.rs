@@ -1,8 +1,10 @@
 //! The NX-OS view: everything `templates/nxos/` prints, in NX-OS spelling and running-config order.
 //! The templates only place these values.
 
+mod baseline;
 mod qos;
 
+pub use baseline::Baseline;
 pub use qos::{ClassMap, Ecn, NetworkQosClass, Qos, QosInClass, QueuingClass, Watchdog};
 
 use super::common::{self, Bgp, Management, ServerVlan};
@@ -41,6 +43,8 @@ pub struct NxosView<'a> {
     pub interfaces: Vec<Port<'a>>,
     /// eBGP underlay.
     pub bgp: Bgp<'a>,
+    /// The device baseline (users, AAA, NTP, ...), when the intent has one.
+    pub baseline: Option<Baseline<'a>>,
 }
 
 /// One front-panel port.
@@ -121,6 +125,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
             .then_some(pf.max_mtu),
         interfaces: d.interfaces.iter().map(|i| port(i, pf)).collect(),
         bgp: Bgp::new(&d.bgp),
+        baseline: baseline::view(d),
     }
 }
 

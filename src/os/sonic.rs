@@ -18,6 +18,7 @@ mod device;
 mod l3;
 mod pfcwd;
 mod qos;
+mod system;
 
 pub use db::{ConfigDb, Part, Row, Table, Value};
 pub use device::device_type;
@@ -69,6 +70,7 @@ pub fn config_db<'a>(
         w.add(&mut db, d);
     }
     bgp::add(&mut db, d);
+    system::add(&mut db, d);
     Ok(db)
 }
 

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub mod inventory;
+pub mod secrets;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -87,6 +88,7 @@ pub struct Renderer {
     env: Environment<'static>,
     catalog: &'static Catalog,
     config_db: sonic::ConfigDbBuilder,
+    env_secrets: Option<secrets::EnvSecrets>,
 }
 
 impl Renderer {
@@ -109,7 +111,15 @@ impl Renderer {
             env,
             catalog,
             config_db: sonic::ConfigDbBuilder::new(),
+            env_secrets: None,
         })
+    }
+
+    /// This renderer, filling the `AIFAB_ENV(NAME)` placeholders with `values` (`aifab render --out`
+    /// only: every other output keeps the placeholders).
+    pub fn with_env_secrets(mut self, values: secrets::EnvSecrets) -> Renderer {
+        self.env_secrets = Some(values);
+        self
     }
 
     /// Template names, for tests.
@@ -137,6 +147,10 @@ impl Renderer {
                         .map_err(|e| format!("{}: {e}", d.hostname))?;
                     self.template(d, template, &ctx)?
                 }
+            };
+            let content = match &self.env_secrets {
+                Some(s) => s.fill(&content),
+                None => content,
             };
             check_lines(&content).map_err(|e| format!("{}: {}: {e}", d.hostname, o.file))?;
             files.push(OutFile {

@@ -1,0 +1,156 @@
+//! Device baseline rules (`AIF-BASE-001` to `-003`): local passwords are sha512-crypt hashes, banner
+//! lines cannot inject config, and a local admin remains when AAA does not answer.
+
+use crate::diag::Finding;
+use crate::intent::Intent;
+use crate::intent::baseline::{Baseline, UserRole};
+use crate::rules::Rule;
+
+/// The longest banner line aifab renders.
+const BANNER_LINE_MAX: usize = 200;
+
+/// Runs the baseline rules.
+pub(super) fn rules(intent: &Intent, out: &mut Vec<Finding>) {
+    let Some(b) = &intent.baseline else {
+        return;
+    };
+    passwords(b, out);
+    banner(b, out);
+    local_admin(b, out);
+}
+
+/// AIF-BASE-001: every password is a sha512-crypt hash. The message never repeats the value: it may
+/// be a real password typed in the wrong field.
+fn passwords(b: &Baseline, out: &mut Vec<Finding>) {
+    for (i, u) in b.users.iter().enumerate() {
+        if let Err(why) = sha512_crypt_shape(&u.password_hash) {
+            out.push(
+                Finding::new(
+                    Rule::PasswordNotHashed,
+                    format!("user `{}`: `password_hash` {why}", u.name),
+                )
+                .at(format!("/baseline/users/{i}/password_hash"))
+                .hint("give the sha512-crypt hash, not the password: `mkpasswd -m sha-512` (Debian package whois) or `openssl passwd -6` prints it; a hash is `$6$<salt>$<86 characters>`"),
+            );
+        }
+    }
+}
+
+/// Whether `h` has the shape of a sha512-crypt hash: `$6$`, an optional `rounds=N$`, a salt of 1-16
+/// characters of `./0-9A-Za-z`, `$`, then 86 of them. The error says what is wrong, without `h`.
+pub fn sha512_crypt_shape(h: &str) -> Result<(), &'static str> {
+    let crypt = |s: &str| {
+        s.bytes()
+            .all(|c| c == b'.' || c == b'/' || c.is_ascii_alphanumeric())
+    };
+    let Some(rest) = h.strip_prefix("$6$") else {
+        return Err(
+            "is not a sha512-crypt hash (it does not start with `$6$`; clear text is refused)",
+        );
+    };
+    let rest = match rest.strip_prefix("rounds=") {
+        Some(r) => {
+            let (n, after) = r
+                .split_once('$')
+                .ok_or("has `rounds=` without a `$` after it")?;
+            match n.parse::<u32>() {
+                Ok(1000..=999_999_999) => after,
+                _ => return Err("has a `rounds=` count outside 1000-999999999"),
+            }
+        }
+        None => rest,
+    };
+    let (salt, hash) = rest
+        .split_once('$')
+        .ok_or("has no `$` between the salt and the hash")?;
+    if salt.is_empty() || salt.len() > 16 || !crypt(salt) {
+        return Err("has a salt that is not 1-16 characters of `./0-9A-Za-z`");
+    }
+    if hash.len() != 86 || !crypt(hash) {
+        return Err("has a hash part that is not 86 characters of `./0-9A-Za-z`");
+    }
+    Ok(())
+}
+
+/// AIF-BASE-002: each banner line is printable ASCII without the NX-OS delimiter `#`, the command
+/// separator `;`, braces (Jinja in older ansible-core) or a line `EOF` (which ends an EOS banner).
+fn banner(b: &Baseline, out: &mut Vec<Finding>) {
+    for (i, line) in b.banner.iter().enumerate() {
+        if let Some(why) = banner_line_problem(line) {
+            out.push(
+                Finding::new(Rule::BannerLineUnsafe, format!("banner line {}: {why}", i + 1))
+                    .at(format!("/baseline/banner/{i}"))
+                    .hint("one list item per line, printable ASCII only, without `#`, `;`, `{` or `}`, and no line reading `EOF`"),
+            );
+        }
+    }
+}
+
+/// What makes a banner line unsafe, if anything.
+pub fn banner_line_problem(line: &str) -> Option<String> {
+    if let Some(c) = line.chars().find(|c| !(' '..='~').contains(c)) {
+        return Some(if c == '\n' || c == '\r' {
+            "contains a line break (give each line as its own list item)".into()
+        } else {
+            format!("contains {c:?}, which is not printable ASCII")
+        });
+    }
+    if let Some(c) = line.chars().find(|c| "#;{}".contains(*c)) {
+        return Some(format!(
+            "contains `{c}`, which could end the banner or start a command"
+        ));
+    }
+    if line.trim().eq_ignore_ascii_case("EOF") {
+        return Some("reads `EOF`, which ends a banner on EOS".into());
+    }
+    (line.len() > BANNER_LINE_MAX).then(|| format!("is longer than {BANNER_LINE_MAX} characters"))
+}
+
+/// AIF-BASE-003: at least one local admin.
+fn local_admin(b: &Baseline, out: &mut Vec<Finding>) {
+    if !b.users.iter().any(|u| u.role == UserRole::Admin) {
+        out.push(
+            Finding::new(Rule::NoLocalAdmin, "the baseline has no local user with role `admin`")
+                .at("/baseline/users")
+                .hint("add one `admin` user with a sha512-crypt `password_hash`: AAA falls back to it, and a full-replace push (EOS, SONiC) must not remove every way in"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_shapes() {
+        let h86 = "a".repeat(86);
+        assert!(sha512_crypt_shape(&format!("$6$salt$${h86}")).is_err());
+        assert!(sha512_crypt_shape(&format!("$6$salt${h86}")).is_ok());
+        assert!(sha512_crypt_shape(&format!("$6$rounds=5000$salt${h86}")).is_ok());
+        for bad in [
+            "hunter2",
+            "$1$abc$def",
+            "$6$$x",
+            "$6$salt$short",
+            "$6$rounds=5$s$x",
+        ] {
+            assert!(sha512_crypt_shape(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn banner_lines() {
+        assert_eq!(banner_line_problem("Authorized use only."), None);
+        for bad in [
+            "a\nb",
+            "x # y",
+            "end; reload",
+            "EOF",
+            " eof ",
+            "{{ x }}",
+            "tab\there",
+        ] {
+            assert!(banner_line_problem(bad).is_some(), "{bad:?}");
+        }
+    }
+}

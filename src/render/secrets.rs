@@ -1,0 +1,154 @@
+//! Secrets read from the environment (`{env: NAME}` in the intent): only `aifab render --out` reads
+//! them, and only there do their values replace the `AIFAB_ENV(NAME)` placeholders. Every other output
+//! (golden checks, `render --check`, `diff`, reports) keeps the placeholder, so a value never reaches a
+//! review. `{vault: name}` placeholders are left to `ansible/deploy.yml`.
+
+use crate::diag::Finding;
+use crate::intent::Intent;
+use crate::intent::baseline::SecretSource;
+use crate::model::baseline::ENV_TOKEN;
+use crate::rules::Rule;
+use std::collections::BTreeMap;
+
+/// The longest secret aifab accepts from the environment.
+pub const MAX_LEN: usize = 64;
+
+/// The values of the intent's environment secrets, by variable name.
+#[derive(Clone, Debug, Default)]
+pub struct EnvSecrets(BTreeMap<String, String>);
+
+impl EnvSecrets {
+    /// Reads every `{env: NAME}` of the intent through `lookup` (the process environment in the CLI).
+    /// Every unset or unsafe variable is an `AIF-BASE-004` error at the place the intent names it; the
+    /// message never shows the value.
+    pub fn read(
+        intent: &Intent,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<EnvSecrets, Vec<Finding>> {
+        let mut values = BTreeMap::new();
+        let mut errs = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (name, pointer) in env_names(intent) {
+            // Each variable once, at the first place that names it.
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            match lookup(&name).map(|v| check_value(&v).map(|()| v)) {
+                Some(Ok(v)) => {
+                    values.insert(name, v);
+                }
+                Some(Err(why)) => errs.push(problem(&name, &pointer, why)),
+                None => errs.push(problem(&name, &pointer, "is not set")),
+            }
+        }
+        if errs.is_empty() {
+            Ok(EnvSecrets(values))
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// `text` with every `AIFAB_ENV(NAME)` this set knows replaced by its value.
+    pub fn fill(&self, text: &str) -> String {
+        if !text.contains(ENV_TOKEN) {
+            return text.to_string();
+        }
+        let mut out = text.to_string();
+        for (name, value) in &self.0 {
+            out = out.replace(&format!("{ENV_TOKEN}{name})"), value);
+        }
+        out
+    }
+
+    /// The values, for tests that look for leaks.
+    pub fn values(&self) -> impl Iterator<Item = &str> {
+        self.0.values().map(String::as_str)
+    }
+}
+
+fn problem(name: &str, pointer: &str, why: &str) -> Finding {
+    Finding::new(
+        Rule::EnvSecretUnusable,
+        format!("environment variable `{name}` {why}"),
+    )
+    .at(pointer)
+    .hint(format!(
+        "export {name} before `aifab render --out` (1-{MAX_LEN} characters: letters, digits and `!%*+-./=?^_~`), or name a vault secret instead: `{{vault: <name>}}`"
+    ))
+}
+
+/// Whether a value is safe in every OS's config line and in config_db JSON: 1-64 characters, each a
+/// letter, digit or one of `!%*+-./=?^_~` (no space, quote, `#`, `,`, `:`, `@`, `;`, brace or
+/// backslash). The error never includes the value.
+pub fn check_value(v: &str) -> Result<(), &'static str> {
+    if v.is_empty() || v.len() > MAX_LEN {
+        return Err("must be 1-64 characters long");
+    }
+    let ok = |c: char| c.is_ascii_alphanumeric() || "!%*+-./=?^_~".contains(c);
+    if v.chars().all(ok) {
+        Ok(())
+    } else {
+        Err(
+            "holds a character that is not safe in a config line (only letters, digits and `!%*+-./=?^_~` are)",
+        )
+    }
+}
+
+/// Every `{env: NAME}` of the intent with its JSON pointer, in intent order.
+fn env_names(intent: &Intent) -> Vec<(String, String)> {
+    let Some(b) = &intent.baseline else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut push = |s: &SecretSource, pointer: String| {
+        if let SecretSource::Env { env } = s {
+            out.push((env.clone(), pointer));
+        }
+    };
+    for (i, s) in b.aaa.iter().flat_map(|a| a.servers.iter().enumerate()) {
+        push(&s.key, format!("/baseline/aaa/servers/{i}/key/env"));
+    }
+    for (i, u) in b.snmp.iter().flat_map(|s| s.users.iter().enumerate()) {
+        push(
+            &u.auth_key,
+            format!("/baseline/snmp/users/{i}/auth_key/env"),
+        );
+        push(
+            &u.priv_key,
+            format!("/baseline/snmp/users/{i}/priv_key/env"),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_without_echo() {
+        assert!(check_value("s3cret.Key-1").is_ok());
+        for bad in [
+            "",
+            "with space",
+            "a#b",
+            "x,y",
+            "q\"",
+            "new\nline",
+            "semi;colon",
+            "{x}",
+        ] {
+            let e = check_value(bad).unwrap_err();
+            assert!(bad.is_empty() || !e.contains(bad), "{e}");
+        }
+    }
+
+    #[test]
+    fn fill_replaces_only_known_tokens() {
+        let s = EnvSecrets([("K".to_string(), "v1".to_string())].into());
+        assert_eq!(
+            s.fill("key 0 AIFAB_ENV(K) AIFAB_ENV(L) AIFAB_SECRET(K)"),
+            "key 0 v1 AIFAB_ENV(L) AIFAB_SECRET(K)"
+        );
+    }
+}
