@@ -85,7 +85,8 @@ fn every_front_panel_port_is_used_or_shut() {
                 .get(d.hostname.as_str())
                 .unwrap_or_else(|| panic!("{path}: no config for {}", d.hostname));
             let pf = &catalog.get(&d.platform).expect("platform").1;
-            let all: BTreeSet<String> = (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect();
+            let all: BTreeSet<String> =
+                (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect();
             let used: BTreeSet<String> = d.interfaces.iter().map(|i| i.name.clone()).collect();
             assert_eq!(ports.up, used, "{path}: {}: ports brought up", d.hostname);
             assert!(ports.up.is_disjoint(&ports.shut), "{}", d.hostname);

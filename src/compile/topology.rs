@@ -183,6 +183,7 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
                 zone: p.zone,
                 group: p.group,
                 rail: p.rail,
+                plane: p.plane,
                 index: p.index,
                 loopback: Ipv4Addr::UNSPECIFIED,
                 management: None,
@@ -543,7 +544,8 @@ fn unused_ports(w: &Wiring, devices: &mut [DraftDevice]) {
         }
         let cache = w.ports_of(d);
         let mut used = d.interfaces.iter().map(|i| i.port).peekable();
-        let mut unused = Vec::with_capacity((cache.count() as usize).saturating_sub(d.interfaces.len()));
+        let mut unused =
+            Vec::with_capacity((cache.count() as usize).saturating_sub(d.interfaces.len()));
         for port in 1..=cache.count() {
             if used.next_if_eq(&port).is_some() {
                 continue;

@@ -40,6 +40,8 @@ pub struct Device {
     pub group: Option<u32>,
     /// Rail (leaves), 1-based.
     pub rail: Option<u32>,
+    /// Spine plane (three-tier spines and super-spines), 1-based.
+    pub plane: Option<u32>,
     /// Index within the role (and zone), 1-based.
     pub index: u32,
     /// Loopback0 address, also the BGP router-id.

@@ -16,7 +16,10 @@ pub fn front_panel<'a, T>(
     mut unused: impl FnMut(&'a UnusedPort) -> T,
 ) -> Vec<T> {
     let mut out = Vec::with_capacity(d.interfaces.len() + d.unused_ports.len());
-    let (mut a, mut b) = (d.interfaces.iter().peekable(), d.unused_ports.iter().peekable());
+    let (mut a, mut b) = (
+        d.interfaces.iter().peekable(),
+        d.unused_ports.iter().peekable(),
+    );
     loop {
         let take_used = match (a.peek(), b.peek()) {
             (None, None) => return out,

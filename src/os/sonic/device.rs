@@ -51,7 +51,10 @@ fn unused_ports<'a>(
                 ("lanes", text(&row.lanes)),
                 ("speed", Value::Num(row.speed)),
             ];
-            Ok((Cow::Borrowed(u.name.as_str()), Row::new(fields.into_iter().chain(fec))))
+            Ok((
+                Cow::Borrowed(u.name.as_str()),
+                Row::new(fields.into_iter().chain(fec)),
+            ))
         })
         .collect()
 }
