@@ -105,10 +105,21 @@ fn render(intent: &str, name: &str) -> PathBuf {
 struct Device {
     os: String,
     role: String,
+    /// The rollout groups it must be in, after the fabric prefix (`zone1`, `group2`, `rail3`, `plane1`).
+    rollout: Vec<String>,
 }
 
-/// hostname → device, from the compiled model (independent of the inventory writer).
-fn devices(intent: &str) -> BTreeMap<String, Device> {
+/// The fabric's group prefix: its name with `-` as `_` (the example names need nothing else).
+fn prefix(intent: &str) -> String {
+    fabric_name(intent).replace('-', "_")
+}
+
+/// `fabric.name` of an intent, from `aifab compile`.
+fn fabric_name(intent: &str) -> String {
+    compiled(intent)["name"].as_str().expect("name").to_string()
+}
+
+fn compiled(intent: &str) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
         .args(["compile", intent, "--format", "json"])
         .current_dir(root())
@@ -119,7 +130,12 @@ fn devices(intent: &str) -> BTreeMap<String, Device> {
         "aifab compile {intent} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let model: Value = serde_json::from_slice(&out.stdout).expect("compile prints JSON");
+    serde_json::from_slice(&out.stdout).expect("compile prints JSON")
+}
+
+/// hostname → device, from the compiled model (independent of the inventory writer).
+fn devices(intent: &str) -> BTreeMap<String, Device> {
+    let model = compiled(intent);
     let s = |d: &Value, k: &str| {
         d[k].as_str()
             .unwrap_or_else(|| panic!("device without {k}: {d}"))
@@ -135,6 +151,10 @@ fn devices(intent: &str) -> BTreeMap<String, Device> {
                 Device {
                     os: s(d, "os"),
                     role: s(d, "role"),
+                    rollout: ["zone", "group", "rail", "plane"]
+                        .iter()
+                        .filter_map(|k| d[*k].as_u64().map(|n| format!("{k}{n}")))
+                        .collect(),
                 },
             )
         })
@@ -196,18 +216,17 @@ fn check(intent: &str, name: &str) -> BTreeMap<String, Value> {
         "{intent}: inventory hosts vs rendered devices"
     );
 
+    let f = prefix(intent);
     for (host, d) in &devs {
         let hv = &hostvars[host];
-        assert!(
-            group_hosts(&inv, &d.os).contains(&host.as_str()),
-            "{intent}: {host} not in group {}",
-            d.os
-        );
-        let role_group = d.role.replace('-', "_");
-        assert!(
-            group_hosts(&inv, &role_group).contains(&host.as_str()),
-            "{intent}: {host} not in group {role_group}"
-        );
+        let groups = [d.os.clone(), d.role.replace('-', "_")];
+        for g in groups.iter().chain(&d.rollout) {
+            let g = format!("{f}_{g}");
+            assert!(
+                group_hosts(&inv, &g).contains(&host.as_str()),
+                "{intent}: {host} not in group {g}"
+            );
+        }
         let network_os = hv.get("ansible_network_os").and_then(Value::as_str);
         let connection = hv.get("ansible_connection").and_then(Value::as_str);
         match d.os.as_str() {
@@ -389,4 +408,132 @@ fn access_check_refuses_a_config_without_users_or_secrets() {
         text.contains("z1-g1-r1: z1-g1-r1.cfg has no `username` line"),
         "{text}"
     );
+}
+
+/// Every host under `group`, through its children, in an `ansible-inventory --list` document.
+fn hosts_under(inv: &Value, group: &str) -> std::collections::BTreeSet<String> {
+    let mut out: std::collections::BTreeSet<String> = group_hosts(inv, group)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    for child in inv[group]["children"].as_array().into_iter().flatten() {
+        out.extend(hosts_under(inv, child.as_str().expect("child name")));
+    }
+    out
+}
+
+#[test]
+fn two_fabrics_inventories_merge_apart() {
+    if skip() {
+        return;
+    }
+    let intents = ["intents/pod1-1024.yaml", "intents/three-tier-small.yaml"];
+    let dirs: Vec<PathBuf> = intents
+        .iter()
+        .zip(["merge-a", "merge-b"])
+        .map(|(i, n)| render(i, n))
+        .collect();
+    let invs: Vec<String> = dirs
+        .iter()
+        .map(|d| d.join("inventory.yml").to_str().expect("utf-8").to_string())
+        .collect();
+    let out = run(
+        "ansible-inventory",
+        &["-i", &invs[0], "-i", &invs[1], "--list"],
+    );
+    let inv: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let hostvars = inv["_meta"]["hostvars"].as_object().expect("hostvars");
+    let groups: Vec<&String> = inv.as_object().expect("object").keys().collect();
+    let mut total = 0;
+    for intent in intents {
+        let (f, name) = (prefix(intent), fabric_name(intent));
+        let devs = devices(intent);
+        let want: std::collections::BTreeSet<String> = devs.keys().cloned().collect();
+        total += want.len();
+        assert_eq!(hosts_under(&inv, &f), want, "{intent}: hosts of group {f}");
+        // Every group of this fabric holds only its hosts, and each host knows its fabric.
+        for g in groups.iter().filter(|g| g.starts_with(&format!("{f}_"))) {
+            let hosts = hosts_under(&inv, g);
+            assert!(!hosts.is_empty(), "{intent}: empty group {g}");
+            assert!(
+                hosts.is_subset(&want),
+                "{intent}: {g} holds another fabric's hosts"
+            );
+        }
+        for h in &want {
+            assert_eq!(hostvars[h]["aifab_fabric"], name.as_str(), "{intent}: {h}");
+            let os = &devs[h].os;
+            assert_eq!(hostvars[h]["aifab_os"], os.as_str(), "{intent}: {h}");
+        }
+    }
+    assert_eq!(hostvars.len(), total, "hosts of both fabrics, none shared");
+    // The playbook takes the merged inventories as they are.
+    let out = run(
+        "ansible-playbook",
+        &[
+            "-i",
+            &invs[0],
+            "-i",
+            &invs[1],
+            "ansible/deploy.yml",
+            "--syntax-check",
+        ],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("playbook: ansible/deploy.yml"));
+    grouping_play_finds_each_hosts_folder(&invs, &dirs);
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Runs deploy.yml's first play (group by `aifab_os`, on the control node only) and a play on the
+/// group it makes, on the merged inventories: every SONiC host of both fabrics lands in `aifab_sonic`
+/// and resolves its rendered folder to its own inventory's folder.
+fn grouping_play_finds_each_hosts_folder(invs: &[String], dirs: &[PathBuf]) {
+    let deploy = std::fs::read_to_string(root().join("ansible/deploy.yml")).expect("deploy.yml");
+    let start = deploy
+        .find("- name: Group the hosts by OS")
+        .expect("grouping play");
+    let end = start
+        + deploy[start..]
+            .find("\n# ---")
+            .expect("end of the grouping play");
+    let play = format!(
+        "---\n{}\n- name: show\n  hosts: aifab_sonic\n  gather_facts: false\n  vars:\n    \
+         aifab_dir: \"{{{{ aifab_out | default(inventory_dir) }}}}\"\n  tasks:\n    \
+         - ansible.builtin.debug:\n        msg: \"AIFAB {{{{ inventory_hostname }}}} {{{{ aifab_dir }}}}\"\n",
+        &deploy[start..end]
+    );
+    let path = dirs[0].join("grouping.yml");
+    std::fs::write(&path, play).expect("write play");
+    let out = run(
+        "ansible-playbook",
+        &[
+            "-i",
+            &invs[0],
+            "-i",
+            &invs[1],
+            path.to_str().expect("utf-8"),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut seen = 0;
+    for line in text
+        .lines()
+        .filter_map(|l| l.split("\"msg\": \"AIFAB ").nth(1))
+    {
+        let (host, dir) = line
+            .trim_end_matches('"')
+            .split_once(' ')
+            .expect("host dir");
+        let want = if host.starts_with('z') {
+            &dirs[1]
+        } else {
+            &dirs[0]
+        };
+        assert_eq!(Path::new(dir), want.as_path(), "{host}");
+        seen += 1;
+    }
+    // three-tier-small has four SONiC spines; pod1-1024 has none.
+    assert_eq!(seen, 4, "SONiC hosts grouped:\n{text}");
 }

@@ -64,14 +64,20 @@ fn every_rendered_port_is_its_skus_row() {
                 .expect("config_db.json");
             let db: Value = serde_json::from_str(&file.content).expect("json");
             let ports = db["PORT"].as_object().expect("PORT");
-            assert_eq!(ports.len(), d.interfaces.len(), "{path}: {}", d.hostname);
-            for i in &d.interfaces {
-                let at = format!("{path}: {}: {}", d.hostname, i.name);
-                let row = sku.port(i.port).unwrap_or_else(|| panic!("{at}: no row"));
+            // Used ports and the shut unused ones alike: every front-panel port is its SKU's row.
+            let used = d.interfaces.iter().map(|i| (i.port, &i.name));
+            let all: Vec<(u32, &String)> = used
+                .chain(d.unused_ports.iter().map(|u| (u.port, &u.name)))
+                .collect();
+            assert_eq!(ports.len(), all.len(), "{path}: {}", d.hostname);
+            assert_eq!(all.len() as u32, pf.ports.count, "{path}: {}", d.hostname);
+            for (port, name) in all {
+                let at = format!("{path}: {}: {name}", d.hostname);
+                let row = sku.port(port).unwrap_or_else(|| panic!("{at}: no row"));
                 let e = ports
                     .get(&row.name)
                     .unwrap_or_else(|| panic!("{at}: no PORT {}", row.name));
-                assert_eq!(row.name, i.name, "{at}: name");
+                assert_eq!(&row.name, name, "{at}: name");
                 assert_eq!(field(e, "lanes"), Some(row.lanes.as_str()), "{at}: lanes");
                 assert_eq!(field(e, "alias"), Some(row.alias.as_str()), "{at}: alias");
                 let index = row.index.to_string();

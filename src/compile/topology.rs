@@ -12,6 +12,7 @@ use crate::diag::Finding;
 use crate::intent::{Intent, Role, Topology};
 use crate::model::{
     BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, PortKind, QosPlan, Summary,
+    UnusedPort,
 };
 use crate::place::{self, Overridable, Placement};
 use crate::platform::{Catalog, Os, Platform};
@@ -157,6 +158,7 @@ pub fn build(
         spine_uplinks(&w, &mut devices, &mut links);
     }
     sort_ports(&mut devices, &mut links);
+    unused_ports(&w, &mut devices);
     Ok(Draft {
         name: intent.fabric.name.clone(),
         devices,
@@ -181,10 +183,12 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
                 zone: p.zone,
                 group: p.group,
                 rail: p.rail,
+                plane: p.plane,
                 index: p.index,
                 loopback: Ipv4Addr::UNSPECIFIED,
                 management: None,
                 interfaces: Vec::new(),
+                unused_ports: Vec::new(),
                 server_subnet: None,
                 bgp: BgpPlan {
                     asn: 0,
@@ -529,6 +533,30 @@ fn sort_ports(devices: &mut [DraftDevice], links: &mut [DraftLink]) {
             e.iface = remap[e.dev][e.iface];
         }
         l.upper.iface = remap[l.upper.dev][l.upper.iface];
+    }
+}
+
+/// Every front-panel port of an expanded device that no link uses (its platform's ports 1..=count
+/// minus its interfaces), in port order. Devices `--only` left unexpanded get none: they are not rendered.
+fn unused_ports(w: &Wiring, devices: &mut [DraftDevice]) {
+    for (d, selected) in devices.iter_mut().zip(&w.selected) {
+        if !selected {
+            continue;
+        }
+        let cache = w.ports_of(d);
+        let mut used = d.interfaces.iter().map(|i| i.port).peekable();
+        let mut unused =
+            Vec::with_capacity((cache.count() as usize).saturating_sub(d.interfaces.len()));
+        for port in 1..=cache.count() {
+            if used.next_if_eq(&port).is_some() {
+                continue;
+            }
+            unused.push(UnusedPort {
+                name: cache.name(port).to_string(),
+                port,
+            });
+        }
+        d.unused_ports = unused;
     }
 }
 

@@ -43,6 +43,8 @@ pub struct Device {
     pub group: Option<u32>,
     /// Rail (leaves), 1-based.
     pub rail: Option<u32>,
+    /// Spine plane (three-tier spines and super-spines), 1-based.
+    pub plane: Option<u32>,
     /// Index within the role (and zone), 1-based.
     pub index: u32,
     /// Loopback0 address, also the BGP router-id.
@@ -51,6 +53,9 @@ pub struct Device {
     pub management: Option<ManagementAddr>,
     /// Every used front-panel port, by port number.
     pub interfaces: Vec<Interface>,
+    /// Every front-panel port no link uses, by port number: rendered shut with a description, so a
+    /// replace push leaves no port in its default state. Empty on devices `--only` did not expand.
+    pub unused_ports: Vec<UnusedPort>,
     /// `rail-subnet` server mode: the server VLAN and the leaf's gateway address.
     pub server_subnet: Option<ServerSubnet>,
     /// eBGP underlay.
@@ -121,6 +126,15 @@ pub enum Direction {
     Down,
     /// Towards a higher tier.
     Up,
+}
+
+/// A front-panel port of the platform that no link uses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnusedPort {
+    /// OS interface name (`Ethernet1/17`, `Ethernet17/1`, `Ethernet64`).
+    pub name: String,
+    /// Front-panel port number, 1-based.
+    pub port: u32,
 }
 
 /// One front-panel port in use.

@@ -1,9 +1,39 @@
-//! View pieces the CLI OSes (NX-OS, EOS) print alike: header notes, eBGP, the management address and
-//! the server VLAN's gateway.
+//! View pieces the CLI OSes (NX-OS, EOS) print alike: header notes, eBGP, the management address,
+//! the server VLAN's gateway and the front-panel ports in port order (unused ones included).
 
-use crate::model::{BgpPlan, Device, ManagementAddr};
+use crate::model::{BgpPlan, Device, Interface, ManagementAddr, UnusedPort};
 use serde::Serialize;
 use std::net::{IpAddr, Ipv4Addr};
+
+/// The description of a front-panel port no link uses (rendered shut on every OS).
+pub const UNUSED_DESCRIPTION: &str = "aifab: unused";
+
+/// Every front-panel port of `d` in port order, used or not, each mapped by `used` or `unused`: the
+/// order a running-config lists them in.
+pub fn front_panel<'a, T>(
+    d: &'a Device,
+    mut used: impl FnMut(&'a Interface) -> T,
+    mut unused: impl FnMut(&'a UnusedPort) -> T,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(d.interfaces.len() + d.unused_ports.len());
+    let (mut a, mut b) = (
+        d.interfaces.iter().peekable(),
+        d.unused_ports.iter().peekable(),
+    );
+    loop {
+        let take_used = match (a.peek(), b.peek()) {
+            (None, None) => return out,
+            (Some(i), Some(u)) => i.port < u.port,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        if take_used {
+            out.extend(a.next().map(&mut used));
+        } else {
+            out.extend(b.next().map(&mut unused));
+        }
+    }
+}
 
 /// The eBGP underlay as both CLIs print it.
 #[derive(Clone, Debug, Serialize)]

@@ -9,7 +9,7 @@ pub use qos::{DscpMap, Ecn, Qos, TxQueue, Watchdog};
 
 use super::common::{self, Bgp, Management, ServerVlan};
 use crate::intent::DlbMode;
-use crate::model::{Device, Interface, QpHashPlan};
+use crate::model::{Device, Interface, QpHashPlan, UnusedPort};
 use crate::platform::{Platform, QpHashMethod, Support};
 use serde::Serialize;
 use std::net::Ipv4Addr;
@@ -36,7 +36,7 @@ pub struct EosView<'a> {
     pub pfc_watchdog: Option<Watchdog>,
     /// The server VLAN and its gateway interface (`rail-subnet` leaves).
     pub server_vlan: Option<ServerVlan<'a>>,
-    /// Front-panel ports.
+    /// Every front-panel port in port order: the used ones and, shut, the unused ones.
     pub interfaces: Vec<Port<'a>>,
     /// Loopback0 address.
     pub loopback: Ipv4Addr,
@@ -86,6 +86,8 @@ pub struct Port<'a> {
     pub access_vlan: Option<u16>,
     /// Routed address with prefix length.
     pub address: Option<&'a str>,
+    /// No link uses the port: it is shut, with only its description (the other fields are unused).
+    pub unused: bool,
 }
 
 /// Dynamic (flowlet-style) load balancing.
@@ -115,7 +117,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> Result<EosView<'a>, String> {
         qos: Qos::new(&d.qos, pf)?,
         pfc_watchdog: Watchdog::new(&d.qos.watchdog),
         server_vlan: ServerVlan::new(d),
-        interfaces: d.interfaces.iter().map(port).collect(),
+        interfaces: common::front_panel(d, port, unused_port),
         loopback: d.loopback,
         management: Management::new(d.management.as_ref()),
         dlb: d
@@ -146,5 +148,17 @@ fn port(i: &Interface) -> Port<'_> {
         mtu: i.mtu,
         access_vlan: i.vlan,
         address: i.address.as_deref(),
+        unused: false,
+    }
+}
+
+fn unused_port(u: &UnusedPort) -> Port<'_> {
+    Port {
+        name: &u.name,
+        description: common::UNUSED_DESCRIPTION,
+        mtu: 0,
+        access_vlan: None,
+        address: None,
+        unused: true,
     }
 }

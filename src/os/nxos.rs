@@ -8,7 +8,7 @@ pub use baseline::Baseline;
 pub use qos::{ClassMap, Ecn, NetworkQosClass, Qos, QosInClass, QueuingClass, Watchdog};
 
 use super::common::{self, Bgp, Management, ServerVlan};
-use crate::model::{Device, Interface};
+use crate::model::{Device, Interface, UnusedPort};
 use crate::platform::{Platform, QpHashMethod, Support};
 use serde::Serialize;
 use std::net::Ipv4Addr;
@@ -39,7 +39,7 @@ pub struct NxosView<'a> {
     pub management: Option<Management>,
     /// loopback0 address.
     pub loopback: Ipv4Addr,
-    /// Front-panel ports.
+    /// Every front-panel port in port order: the used ones and, shut, the unused ones.
     pub interfaces: Vec<Port<'a>>,
     /// eBGP underlay.
     pub bgp: Bgp<'a>,
@@ -62,6 +62,8 @@ pub struct Port<'a> {
     pub mtu: u32,
     /// Cable length in metres, when it is long enough to need pause-buffer settings aifab cannot source.
     pub long_cable_m: Option<u32>,
+    /// No link uses the port: it is shut, with only its description (the other fields are unused).
+    pub unused: bool,
 }
 
 /// `hardware profile dlb`.
@@ -123,7 +125,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
             .iter()
             .any(|i| i.vlan.is_some())
             .then_some(pf.max_mtu),
-        interfaces: d.interfaces.iter().map(|i| port(i, pf)).collect(),
+        interfaces: common::front_panel(d, |i| port(i, pf), unused_port),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),
     }
@@ -141,6 +143,19 @@ fn port<'a>(i: &'a Interface, pf: &Platform) -> Port<'a> {
             .pause_buffer_above_m
             .is_some_and(|limit| i.cable_m > limit)
             .then_some(i.cable_m),
+        unused: false,
+    }
+}
+
+fn unused_port(u: &UnusedPort) -> Port<'_> {
+    Port {
+        name: &u.name,
+        description: common::UNUSED_DESCRIPTION,
+        address: None,
+        access_vlan: None,
+        mtu: 0,
+        long_cable_m: None,
+        unused: true,
     }
 }
 

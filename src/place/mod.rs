@@ -37,6 +37,8 @@ pub struct Placed {
     pub group: Option<u32>,
     /// Rail (leaves), 1-based.
     pub rail: Option<u32>,
+    /// Spine plane (three-tier spines and super-spines), 1-based.
+    pub plane: Option<u32>,
     /// Index within the role (and zone), 1-based.
     pub index: u32,
     /// 0-based position among all devices of the role: the allocation key of addresses and ASNs.
@@ -81,6 +83,7 @@ struct Slot {
     zone: Option<u32>,
     group: Option<u32>,
     rail: Option<u32>,
+    plane: Option<u32>,
     index: u32,
     seq: u32,
 }
@@ -89,11 +92,13 @@ struct Slot {
 fn slots(c: &Counts) -> Vec<Slot> {
     let mut out = Vec::with_capacity((c.super_spines + c.spines() + c.leaves()) as usize);
     let zone = |z: u32| c.three_tier.then_some(z);
+    // Super-spine k is in plane k / supers_per_plane; spine n of every zone in plane n mod planes.
     out.extend((0..c.super_spines).map(|i| Slot {
         role: Role::SuperSpine,
         zone: None,
         group: None,
         rail: None,
+        plane: Some(i / c.supers_per_plane.max(1) + 1),
         index: i + 1,
         seq: i,
     }));
@@ -103,6 +108,7 @@ fn slots(c: &Counts) -> Vec<Slot> {
             zone: zone(z + 1),
             group: None,
             rail: None,
+            plane: c.three_tier.then_some(i % c.planes.max(1) + 1),
             index: i + 1,
             seq: z * c.spines_per_zone + i,
         }));
@@ -113,6 +119,7 @@ fn slots(c: &Counts) -> Vec<Slot> {
             zone: zone(g / c.groups_per_zone + 1),
             group: Some(g + 1),
             rail: Some(r + 1),
+            plane: None,
             index: g * c.rails + r + 1,
             seq: g * c.rails + r,
         }));
@@ -135,6 +142,7 @@ fn placed(
         zone: slot.zone,
         group: slot.group,
         rail: slot.rail,
+        plane: slot.plane,
         index: slot.index,
         seq: slot.seq,
         platform: String::new(),
@@ -213,6 +221,7 @@ pub fn stand_in(intent: &Intent, catalog: &Catalog) -> Placement {
         zone: None,
         group: first,
         rail: first,
+        plane: None,
         index: 1,
         seq: 0,
     };

@@ -1,12 +1,74 @@
-//! The Ansible inventory written next to the configs: groups per OS (with each OS's connection variables
-//! from `vendors/<os>.yaml`) and per role, `ansible_host` from the management addresses when the intent
-//! has them, and `aifab_config` naming each device's rendered file.
+//! The Ansible inventory written next to the configs. Every group is namespaced by the fabric
+//! ([`group_prefix`]), so the inventories of two fabrics merged with `-i a -i b` keep their hosts and
+//! groups apart: `<fabric>` holds every device and the fabric's `aifab_fabric`; `<fabric>_<os>` (each
+//! OS's connection variables from `vendors/<os>.yaml`, plus `aifab_os`) holds the hosts and their
+//! variables (`ansible_host` from the management address, `aifab_config`, `aifab_platform`); rollout
+//! groups hold host names only: per role (`<fabric>_leaf`), zone (`<fabric>_zone2`), server group or
+//! scalable unit (`<fabric>_group3`), rail (`<fabric>_rail1`) and spine plane (`<fabric>_plane1`), for
+//! the ones the fabric has.
 
 use super::OutFile;
-use crate::model::FabricModel;
+use crate::model::{Device, FabricModel};
 use crate::platform::Catalog;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+/// Group names Ansible reserves.
+const RESERVED: [&str; 2] = ["all", "ungrouped"];
+
+/// The fabric's group name and the prefix of all its groups: the fabric name with every character an
+/// Ansible group name cannot hold (anything but ASCII letters, digits and `_`) as `_`, `_` in front of
+/// a leading digit, and `_fabric` after a name Ansible reserves (`all`, `ungrouped`). Two fabric
+/// names that differ only in `-` and `_` get the same prefix: give merged fabrics distinct names.
+pub fn group_prefix(fabric: &str) -> String {
+    let mut s: String = fabric
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if RESERVED.contains(&s.as_str()) {
+        s.push_str("_fabric");
+    }
+    s
+}
+
+/// A rollout group: its kind (in output order) and number, or the role.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Rollout {
+    Role(&'static str),
+    Zone(u32),
+    Group(u32),
+    Rail(u32),
+    Plane(u32),
+}
+
+impl Rollout {
+    /// The groups a device belongs to.
+    fn of(d: &Device) -> impl Iterator<Item = Rollout> {
+        [
+            Some(Rollout::Role(d.role.as_str())),
+            d.zone.map(Rollout::Zone),
+            d.group.map(Rollout::Group),
+            d.rail.map(Rollout::Rail),
+            d.plane.map(Rollout::Plane),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The group name after the fabric prefix.
+    fn suffix(&self) -> String {
+        match self {
+            Rollout::Role(r) => r.replace('-', "_"),
+            Rollout::Zone(n) => format!("zone{n}"),
+            Rollout::Group(n) => format!("group{n}"),
+            Rollout::Rail(n) => format!("rail{n}"),
+            Rollout::Plane(n) => format!("plane{n}"),
+        }
+    }
+}
 
 /// Renders `inventory.yml`.
 pub fn inventory(
@@ -14,15 +76,12 @@ pub fn inventory(
     catalog: &Catalog,
     only: Option<&globset::GlobMatcher>,
 ) -> OutFile {
-    let mut by_os: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    let mut by_role: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, d) in model.devices.iter().enumerate() {
-        if only.is_some_and(|g| !g.is_match(&d.hostname)) {
-            continue;
-        }
-        by_os.entry(d.os.as_str()).or_default().push(i);
-        by_role.entry(d.role.as_str()).or_default().push(i);
-    }
+    let devices: Vec<&Device> = model
+        .devices
+        .iter()
+        .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+        .collect();
+    let f = group_prefix(&model.name);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -33,22 +92,43 @@ pub fn inventory(
         s,
         "# Push with: ansible-playbook -i inventory.yml ansible/deploy.yml -e aifab_out=<this folder> --check --diff"
     );
-    let _ = writeln!(s, "all:");
-    let _ = writeln!(s, "  children:");
-    let _ = writeln!(s, "    {}:", model.name.replace('-', "_"));
+    let _ = writeln!(
+        s,
+        "# Groups are named {f}_*: inventories of several fabrics merge (-i a/inventory.yml -i b/inventory.yml)."
+    );
+    let _ = writeln!(s, "all:\n  children:\n    {f}:");
+    let _ = writeln!(
+        s,
+        "      vars:\n        aifab_fabric: {}",
+        yaml_scalar(&model.name)
+    );
     let _ = writeln!(s, "      children:");
-    for (os, idx) in &by_os {
-        let _ = writeln!(s, "        {os}:");
-        let vars = crate::platform::Os::parse(os).and_then(|o| catalog.ansible.get(&o));
-        if let Some(vars) = vars.filter(|v| !v.is_empty()) {
-            let _ = writeln!(s, "          vars:");
+    os_groups(&mut s, &f, &devices, catalog);
+    rollout_groups(&mut s, &f, &devices);
+    OutFile {
+        path: "inventory.yml".into(),
+        content: s,
+        device: String::new(),
+    }
+}
+
+/// `<fabric>_<os>` groups: the OS's connection variables and every host with its variables.
+fn os_groups(s: &mut String, f: &str, devices: &[&Device], catalog: &Catalog) {
+    let mut by_os: BTreeMap<&str, Vec<&Device>> = BTreeMap::new();
+    for d in devices {
+        by_os.entry(d.os.as_str()).or_default().push(d);
+    }
+    for (os, hosts) in &by_os {
+        let _ = writeln!(s, "        {f}_{os}:");
+        let _ = writeln!(s, "          vars:");
+        let _ = writeln!(s, "            aifab_os: {os}");
+        if let Some(vars) = crate::platform::Os::parse(os).and_then(|o| catalog.ansible.get(&o)) {
             for (k, v) in vars {
                 let _ = writeln!(s, "            {k}: {}", yaml_scalar(v));
             }
         }
         let _ = writeln!(s, "          hosts:");
-        for &i in idx {
-            let d = &model.devices[i];
+        for d in hosts {
             let config = catalog
                 .outputs
                 .get(&d.os)
@@ -63,17 +143,22 @@ pub fn inventory(
             let _ = writeln!(s, "              aifab_platform: {}", d.platform);
         }
     }
-    for (role, idx) in &by_role {
-        let _ = writeln!(s, "        {}:", role.replace('-', "_"));
-        let _ = writeln!(s, "          hosts:");
-        for &i in idx {
-            let _ = writeln!(s, "            {}: {{}}", model.devices[i].hostname);
+}
+
+/// The rollout groups (role, zone, server group, rail, plane), host names only.
+fn rollout_groups(s: &mut String, f: &str, devices: &[&Device]) {
+    let mut groups: BTreeMap<Rollout, Vec<&str>> = BTreeMap::new();
+    for d in devices {
+        for g in Rollout::of(d) {
+            groups.entry(g).or_default().push(&d.hostname);
         }
     }
-    OutFile {
-        path: "inventory.yml".into(),
-        content: s,
-        device: String::new(),
+    for (g, hosts) in &groups {
+        let _ = writeln!(s, "        {f}_{}:", g.suffix());
+        let _ = writeln!(s, "          hosts:");
+        for h in hosts {
+            let _ = writeln!(s, "            {h}: {{}}");
+        }
     }
 }
 
@@ -82,9 +167,33 @@ fn yaml_scalar(v: &str) -> String {
     if v.chars()
         .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c))
         && !v.is_empty()
+        && v.starts_with(|c: char| c.is_ascii_alphabetic())
     {
         v.to_string()
     } else {
         format!("{v:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_prefixes_are_ansible_group_names() {
+        assert_eq!(group_prefix("pod1-1024"), "pod1_1024");
+        assert_eq!(group_prefix("Zones_2"), "Zones_2");
+        assert_eq!(group_prefix("all"), "all_fabric");
+        assert_eq!(group_prefix("ungrouped"), "ungrouped_fabric");
+        assert_eq!(group_prefix("9x"), "_9x");
+        assert_eq!(group_prefix("a.b c\n"), "a_b_c_");
+        for name in ["pod1-1024", "all", "9x", "é-x", ""] {
+            let p = group_prefix(name);
+            assert!(
+                p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !p.starts_with(|c: char| c.is_ascii_digit()),
+                "{name} -> {p}"
+            );
+        }
     }
 }

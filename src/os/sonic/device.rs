@@ -1,13 +1,15 @@
 //! DEVICE_METADATA, PORT, DEVICE_NEIGHBOR(_METADATA) and MGMT_PORT/MGMT_INTERFACE
 //! (docs/platforms/sonic.md#ports-and-lanes, #device-type, #management).
 //!
-//! PORT carries the SKU's `port_config.ini` row of each used port (name, lanes, alias, index, FEC), so
+//! PORT carries the SKU's `port_config.ini` row of every front-panel port (name, lanes, alias, index,
+//! FEC; an unused port `admin_status` down with the unused-port description), so
 //! the file a switch boots from has what portsyncd, xcvrd and ledd read. No `mac`: it is per switch;
 //! `config reload` fills it from the platform and `config save -y` keeps it (docs/platforms/sonic.md#loading).
 
 use super::db::{ConfigDb, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
+use crate::os::common::UNUSED_DESCRIPTION;
 use crate::platform::SonicFacts;
 use std::borrow::Cow;
 
@@ -22,6 +24,39 @@ pub fn device_type(role: Role) -> &'static str {
         Role::Leaf => "BackEndToRRouter",
         Role::Spine | Role::SuperSpine => "BackEndLeafRouter",
     }
+}
+
+/// PORT rows of the front-panel ports no link uses: the SKU's row, `admin_status` down and the
+/// unused-port description, so a `config reload` leaves no port up in its default state.
+fn unused_ports<'a>(
+    d: &'a Device,
+    sku: &'a SonicFacts,
+) -> Result<Vec<(Cow<'a, str>, Row<'a>)>, String> {
+    let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
+    d.unused_ports
+        .iter()
+        .map(|u| {
+            let row = sku.port(u.port).ok_or_else(|| {
+                format!(
+                    "{}: {}: port {} is not in the port table of HWSKU {}",
+                    d.hostname, u.name, u.port, sku.hwsku
+                )
+            })?;
+            let fec = sku.fec_of(row).map(|f| ("fec", f.as_str().into()));
+            let fields = [
+                ("admin_status", "down".into()),
+                ("alias", text(&row.alias)),
+                ("description", text(UNUSED_DESCRIPTION)),
+                ("index", Value::Num(u64::from(row.index))),
+                ("lanes", text(&row.lanes)),
+                ("speed", Value::Num(row.speed)),
+            ];
+            Ok((
+                Cow::Borrowed(u.name.as_str()),
+                Row::new(fields.into_iter().chain(fec)),
+            ))
+        })
+        .collect()
 }
 
 /// Adds DEVICE_METADATA, PORT, DEVICE_NEIGHBOR(_METADATA) and the management port.
@@ -73,6 +108,7 @@ pub(super) fn add<'a>(
         let peer = Row::new([("name", text(&i.peer)), ("port", text(&i.peer_port))]);
         neighbor.push((name, peer));
     }
+    port.extend(unused_ports(d, sku)?);
     db.put("PORT", Table::owned(port));
     db.put("DEVICE_NEIGHBOR", Table::owned(neighbor));
     // One entry per switch peer (servers have no metadata to give).
