@@ -1,8 +1,9 @@
 //! `aifab diff`: what changes on which switch between two intents (or an intent and its version at a
 //! git revision), what it means for the lossless fabric, and the SONiC JSON patches.
 
-use super::Exit;
 use super::exit::front_failed;
+use super::{Exit, lockfile};
+use aifab::lock::read::Loaded;
 use aifab::diag::Source;
 use aifab::pipeline::{self, Front, FrontError};
 use aifab::platform::{Catalog, Os};
@@ -88,6 +89,25 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
     Ok(Source::new(format!("{path}@{rev}"), text))
 }
 
+/// The locks of the two sides: with `--against REV` the lock at REV (read with `git show`, none when
+/// git has none) and the lock in the work tree; with two intents the lock beside each. The new side
+/// falls back to the old side's lock (an edited copy of an intent has none of its own).
+fn sides_locks(args: &Args, new_path: &str) -> Result<(Option<Loaded>, Option<Loaded>), FrontError> {
+    let old = match (&args.against, args.intents.as_slice()) {
+        (Some(rev), _) => {
+            let p = lockfile::path(new_path).to_string_lossy().into_owned();
+            match git_show(rev, &p) {
+                Ok(src) => Some(aifab::lock::read::parse(src)?),
+                Err(_) => None,
+            }
+        }
+        (None, [old, _]) => aifab::lock::read::read_file(&lockfile::path(old))?,
+        _ => None,
+    };
+    let new = aifab::lock::read::read_file(&lockfile::path(new_path))?;
+    Ok((old, new))
+}
+
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
 /// do not turn every device into a change.
 fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile>, Exit> {
@@ -123,9 +143,14 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(e) => return cannot_diff(e),
     };
+    let (old_lock, new_lock) = match sides_locks(&args, &new_path) {
+        Ok(l) => l,
+        Err(e) => return cannot_diff(e),
+    };
+    let new_lock = new_lock.or_else(|| old_lock.clone());
     let (old, new) = match (
-        pipeline::front_source(old_src),
-        pipeline::front_source(new_src),
+        pipeline::front_source_locked(old_src, None, old_lock.as_ref()),
+        pipeline::front_source_locked(new_src, None, new_lock.as_ref()),
     ) {
         (Ok(a), Ok(b)) => (a, b),
         // Both sides are reported when both are invalid.
