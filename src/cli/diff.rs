@@ -3,8 +3,8 @@
 
 use super::exit::front_failed;
 use super::{Exit, lockfile};
-use aifab::lock::read::Loaded;
 use aifab::diag::Source;
+use aifab::lock::read::Loaded;
 use aifab::pipeline::{self, Front, FrontError};
 use aifab::platform::{Catalog, Os};
 use aifab::render::{Meta, OutFile, Renderer};
@@ -92,7 +92,10 @@ fn git_show(rev: &str, path: &str) -> Result<Source, String> {
 /// The locks of the two sides: with `--against REV` the lock at REV (read with `git show`, none when
 /// git has none) and the lock in the work tree; with two intents the lock beside each. The new side
 /// falls back to the old side's lock (an edited copy of an intent has none of its own).
-fn sides_locks(args: &Args, new_path: &str) -> Result<(Option<Loaded>, Option<Loaded>), FrontError> {
+fn sides_locks(
+    args: &Args,
+    new_path: &str,
+) -> Result<(Option<Loaded>, Option<Loaded>), FrontError> {
     let old = match (&args.against, args.intents.as_slice()) {
         (Some(rev), _) => {
             let p = lockfile::path(new_path).to_string_lossy().into_owned();

@@ -93,8 +93,7 @@ pub fn run(args: Args) -> Exit {
         Ok(l) => l,
         Err(status) => return status,
     };
-    let front = match front_locked_or_exit(&args.intent, args.quiet, only.as_ref(), prev.as_ref())
-    {
+    let front = match front_locked_or_exit(&args.intent, args.quiet, only.as_ref(), prev.as_ref()) {
         Ok(f) => f,
         Err(status) => return status,
     };

@@ -193,7 +193,11 @@ struct Sides<'a> {
 }
 
 impl<'a> Sides<'a> {
-    fn new(old_model: &'a FabricModel, new_model: &'a FabricModel, catalog: &'a Catalog) -> Sides<'a> {
+    fn new(
+        old_model: &'a FabricModel,
+        new_model: &'a FabricModel,
+        catalog: &'a Catalog,
+    ) -> Sides<'a> {
         let (old, new) = (old_model, new_model);
         let by_name = |m: &'a FabricModel| -> BTreeMap<&'a str, &'a Device> {
             m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect()
@@ -232,7 +236,8 @@ impl<'a> Sides<'a> {
 
 /// Every rule of the change report, in the order of `docs/change-report.md`.
 const RULES: [fn(&Sides) -> Vec<Change>; 14] = [
-    devices, renumber, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp, ack,
+    devices, renumber, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp,
+    ack,
 ];
 
 /// Compares two compiled fabrics device by device and explains the differences, most severe first.
@@ -274,7 +279,11 @@ fn devices(s: &Sides) -> Vec<Change> {
             plural(added.len(), Counted::Device),
             preview(&added),
             s.renumbered.len(),
-            if s.renumbered.len() == 1 { "device" } else { "devices" }
+            if s.renumbered.len() == 1 {
+                "device"
+            } else {
+                "devices"
+            }
         );
         out.push(Change::per_switch(
             ChangeRule::Devices,
@@ -315,7 +324,11 @@ fn renumber(s: &Sides) -> Vec<Change> {
     let summary = format!(
         "{} existing {} renumbered or re-cabled ({}; {}: {}): render needs --allow-renumber",
         list.len(),
-        if list.len() == 1 { "switch" } else { "switches" },
+        if list.len() == 1 {
+            "switch"
+        } else {
+            "switches"
+        },
         preview(&names),
         first.device,
         first.changes.first().map_or("", String::as_str)
