@@ -41,9 +41,18 @@ fn located(
         .with_span(source, span)
 }
 
+/// Largest lock file read, in bytes (256 MiB): a 100K-GPU fabric's lock is about 30 MB.
+pub const MAX_LOCK_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Reads the lock at `path`: `Ok(None)` when there is none, `Err` with every problem when it is unusable
 /// (the [`Source`] the findings locate in, or an I/O error text).
 pub fn read_file(path: &std::path::Path) -> Result<Option<Loaded>, LockError> {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOCK_BYTES) {
+        return Err(LockError::Io(format!(
+            "{}: larger than {MAX_LOCK_BYTES} bytes",
+            path.display()
+        )));
+    }
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -63,7 +72,7 @@ pub enum LockError {
 
 /// Parses and checks lock text (schema, values, collisions).
 pub fn parse(source: Source) -> Result<Loaded, LockError> {
-    let doc = match load::load(&source) {
+    let doc = match load::load_unbounded(&source) {
         Ok(d) => d,
         Err(f) => return Err(LockError::Invalid(Box::new(source), f)),
     };
