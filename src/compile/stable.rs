@@ -147,11 +147,13 @@ pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
     let mut order = Vec::new();
     for (i, c) in plan.iter().enumerate() {
         let key = (c.lower.0, c.upper.0);
-        by_pair.entry(key).or_insert_with(|| {
-            order.push(key);
-            Vec::new()
-        });
-        by_pair.get_mut(&key).map(|v| v.push(i));
+        by_pair
+            .entry(key)
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(i);
     }
     let mut pending = Vec::new();
     for key in order {
