@@ -41,12 +41,13 @@ fn live(model: &FabricModel) -> Lock {
             retired: false,
         })
         .collect();
-    let rail_subnet = |leaf: &str| {
-        model
-            .devices
-            .iter()
-            .any(|d| d.hostname == leaf && d.server_subnet.is_some())
-    };
+    let rail: HashSet<&str> = model
+        .devices
+        .iter()
+        .filter(|d| d.server_subnet.is_some())
+        .map(|d| d.hostname.as_str())
+        .collect();
+    let rail_subnet = |leaf: &str| rail.contains(leaf);
     let mut links = Vec::new();
     let mut servers = Vec::new();
     for l in &model.links {

@@ -1,5 +1,9 @@
-//! Reading a lock file: the project's YAML loader (spans for every node), the lock schema, well-formed
-//! values and collisions, every problem at once and located `file:line:col` in the lock.
+//! Reading a lock file: the lock schema, well-formed values and collisions, every problem at once and
+//! located `file:line:col` in the lock by the project's YAML loader (spans for every node).
+//!
+//! A lock grows with the fabric (tens of MB at 100K GPUs), so a lock that reads cleanly is deserialized
+//! straight into its types; the loader, which records a span for every node, runs only when there is a
+//! problem to locate.
 
 use super::{Lock, VERSION};
 use crate::diag::{Finding, Source, Span};
@@ -15,14 +19,32 @@ pub struct Loaded {
     pub lock: Lock,
     /// Its file.
     pub source: Source,
-    /// Spans of every node, by JSON pointer.
-    pub spans: SpanMap,
+    /// Spans of every node, by JSON pointer: loaded on the first finding.
+    spans: std::sync::OnceLock<SpanMap>,
 }
 
 impl Loaded {
+    /// The lock read from `source`, its spans not loaded yet.
+    fn new(lock: Lock, source: Source) -> Loaded {
+        Loaded {
+            lock,
+            source,
+            spans: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Spans of every node (the loader runs once, on first use).
+    pub fn spans(&self) -> &SpanMap {
+        self.spans.get_or_init(|| {
+            load::load_unbounded(&self.source)
+                .map(|d| d.spans)
+                .unwrap_or_default()
+        })
+    }
+
     /// A finding of `rule` at `pointer` in the lock file.
     pub fn finding(&self, rule: Rule, pointer: &str, message: String, hint: &str) -> Finding {
-        located(&self.source, &self.spans, rule, pointer, message, hint)
+        located(&self.source, self.spans(), rule, pointer, message, hint)
     }
 }
 
@@ -72,33 +94,12 @@ pub enum LockError {
 
 /// Parses and checks lock text (schema, values, collisions).
 pub fn parse(source: Source) -> Result<Loaded, LockError> {
-    let doc = match load::load_unbounded(&source) {
-        Ok(d) => d,
-        Err(f) => return Err(LockError::Invalid(Box::new(source), f)),
-    };
-    if !doc.findings.is_empty() {
-        return Err(LockError::Invalid(Box::new(source), doc.findings));
-    }
-    let lock = match serde_path_to_error::deserialize::<_, Lock>(doc.value) {
+    let lock = match serde_norway::from_str::<Lock>(&source.text) {
         Ok(l) => l,
-        Err(e) => {
-            let pointer = pointer_of(e.path());
-            let f = located(
-                &source,
-                &doc.spans,
-                Rule::LockSchema,
-                &pointer,
-                format!("lock `{}`: {}", load::display_path(&pointer), e.inner()),
-                "see `aifab schema --lock`; or delete the lock and render again (that renumbers nothing only if the intent did not change)",
-            );
-            return Err(LockError::Invalid(Box::new(source), vec![f]));
-        }
+        // Located by the loader; a lock only the loader reads is read from it.
+        Err(_) => located_parse(&source)?,
     };
-    let loaded = Loaded {
-        lock,
-        source,
-        spans: doc.spans,
-    };
+    let loaded = Loaded::new(lock, source);
     let mut errs = values(&loaded);
     errs.extend(collisions(&loaded));
     if errs.is_empty() {
@@ -107,6 +108,29 @@ pub fn parse(source: Source) -> Result<Loaded, LockError> {
         crate::validate::sort_findings(&mut errs);
         Err(LockError::Invalid(Box::new(loaded.source), errs))
     }
+}
+
+/// The lock through the project's loader, its first problem located.
+fn located_parse(source: &Source) -> Result<Lock, LockError> {
+    let invalid = |f| LockError::Invalid(Box::new(source.clone()), f);
+    let doc = match load::load_unbounded(source) {
+        Ok(d) => d,
+        Err(f) => return Err(invalid(f)),
+    };
+    if !doc.findings.is_empty() {
+        return Err(invalid(doc.findings));
+    }
+    serde_path_to_error::deserialize::<_, Lock>(doc.value).map_err(|e| {
+        let pointer = pointer_of(e.path());
+        invalid(vec![located(
+            source,
+            &doc.spans,
+            Rule::LockSchema,
+            &pointer,
+            format!("lock `{}`: {}", load::display_path(&pointer), e.inner()),
+            "see `aifab schema --lock`; or delete the lock and render again (that renumbers nothing only if the intent did not change)",
+        )])
+    })
 }
 
 /// A serde path as a JSON pointer (`devices[3].asn` → `/devices/3/asn`).
@@ -286,7 +310,7 @@ impl<'a> Seen<'a> {
         if let Some(prev) = self.first.get(&(kind, value.clone())) {
             let (line, _) = self
                 .l
-                .spans
+                .spans()
                 .locate(prev)
                 .map(|s| self.l.source.line_col(s.offset))
                 .unwrap_or((0, 0));
