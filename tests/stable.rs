@@ -384,3 +384,42 @@ proptest! {
         prop_assert!(!text.is_empty());
     }
 }
+
+#[test]
+fn rail_subnets_of_another_size_never_overlap_the_held_ones() {
+    // Fewer servers per group: the rail subnets shrink from /27 to /28, so the leaves get new ones
+    // (a renumbering the render reports), and none overlaps a subnet the lock still holds.
+    let full = read(MIXED);
+    let smaller = edit(&full, "servers_per_group: 16", "16", "8");
+    let (_, l1, m2, l2) = change(&full, &smaller);
+    let r = renumbered(&l1, &l2);
+    assert!(
+        r.iter()
+            .any(|r| r.device == "g1-rail1"
+                && r.changes.iter().any(|c| c.starts_with("server subnet"))),
+        "{r:?}"
+    );
+    let mut nets: Vec<ipnetwork::Ipv4Network> = l2
+        .devices
+        .iter()
+        .filter_map(|d| d.server_subnet.as_deref())
+        .map(|s| s.parse().expect("subnet"))
+        .collect();
+    nets.extend(
+        l1.devices
+            .iter()
+            .filter_map(|d| d.server_subnet.as_deref())
+            .map(|s| s.parse::<ipnetwork::Ipv4Network>().expect("subnet")),
+    );
+    nets.sort_by_key(|n| (u32::from(n.network()), n.prefix()));
+    nets.dedup();
+    for w in nets.windows(2) {
+        assert!(
+            u32::from(w[0].broadcast()) < u32::from(w[1].network()),
+            "{} overlaps {}",
+            w[0],
+            w[1]
+        );
+    }
+    assert!(m2.devices.iter().any(|d| d.hostname == "g4-rail1"));
+}

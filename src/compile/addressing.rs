@@ -14,7 +14,7 @@
 //! pool accounting `aifab plan` prints.
 
 use super::shape::Shape;
-use super::stable::{Index, take_free, v4};
+use super::stable::{Blocks, Index, take_free, v4};
 use super::topology::{Draft, DraftDevice, End};
 use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
@@ -311,8 +311,8 @@ fn loopback_networks(f: &mut Draft) {
 /// Subnets the lock holds, which new cables and servers step over.
 #[derive(Default)]
 struct Held {
-    fabric: HashSet<u64>,
-    server: HashSet<u64>,
+    fabric: Blocks,
+    server: Blocks,
 }
 
 impl Held {
@@ -370,23 +370,17 @@ fn block(
     start: u64,
     step: i64,
     size: u64,
-    held: &mut HashSet<u64>,
+    held: &mut Blocks,
 ) -> Result<u64, Vec<Finding>> {
     let (lo, hi) = (pool.base as u64, pool.base as u64 + pool.size - size);
-    take_free(
-        pool.base as u64 + start * size,
-        step * size as i64,
-        lo,
-        hi,
-        held,
-    )
-    .map(|v| (v - pool.base as u64) / size)
-    .ok_or_else(|| {
-        vec![pool.too_small(
-            pool.size + size,
-            "the links and the lock's reserved subnets",
-        )]
-    })
+    held.take(pool.base as u64 + start * size, step, (lo, hi), size)
+        .map(|v| (v - pool.base as u64) / size)
+        .ok_or_else(|| {
+            vec![pool.too_small(
+                pool.size + size,
+                "the links and the lock's reserved subnets",
+            )]
+        })
 }
 
 /// Local ASNs: one per leaf in leaf order, the spine ASN of the spine's zone, the super-spine ASN.
@@ -409,7 +403,7 @@ fn server_31s(
     sl: &Pool,
     f: &mut Draft,
     lock: Option<&Index>,
-    held: &mut HashSet<u64>,
+    held: &mut Blocks,
 ) -> Result<(), Vec<Finding>> {
     for l in f
         .links
@@ -448,14 +442,14 @@ fn rail_subnets(
     bits: u32,
     f: &mut Draft,
     lock: Option<&Index>,
-    held: &mut HashSet<u64>,
+    held: &mut Blocks,
 ) -> Result<(), Vec<Finding>> {
     let size = 1u64 << bits;
     let plen = 32 - bits as u8;
     for d in f.devices.iter_mut().filter(|d| d.role == Role::Leaf) {
         let b = match lock {
             None => d.seq as u64,
-            Some(ix) => match kept_subnet(ix, &d.hostname) {
+            Some(ix) => match kept_subnet(ix, &d.hostname, plen) {
                 Some(first) => (first as u64).wrapping_sub(sl.base as u64) / size,
                 None => block(sl, d.seq as u64, 1, size, held)?,
             },
@@ -483,17 +477,19 @@ fn rail_subnets(
     Ok(())
 }
 
-/// The rail subnet's first address the lock keeps for a leaf.
-fn kept_subnet(ix: &Index, leaf: &str) -> Option<u32> {
+/// The rail subnet's first address the lock keeps for a leaf, if it still has the prefix length the
+/// servers per group need (else the leaf gets a new one: a renumbering the render reports).
+fn kept_subnet(ix: &Index, leaf: &str, plen: u8) -> Option<u32> {
     let s = ix.device(leaf)?.server_subnet.as_deref()?;
     crate::lock::read::subnet(s, true)
         .ok()
+        .filter(|n| n.prefix() == plen)
         .map(|n| u32::from(n.network()))
 }
 
 /// Switch links: leaf-spine link n takes the n-th /31 from the bottom of the pool, spine-super-spine
 /// link n the n-th from the top; both ends become each other's BGP neighbor.
-fn fabric_31s(fl: &Pool, f: &mut Draft, held: &mut HashSet<u64>) -> Result<(), Vec<Finding>> {
+fn fabric_31s(fl: &Pool, f: &mut Draft, held: &mut Blocks) -> Result<(), Vec<Finding>> {
     // Only reached with spine-super-spine links, when the capacity check guarantees a /31 or more.
     let top_block = (fl.size / 2).saturating_sub(1);
     let lock = !held.is_empty();

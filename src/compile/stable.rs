@@ -10,7 +10,7 @@
 
 use crate::lock::{Lock, LockDevice, LockLink};
 use crate::model::LinkTier;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr};
 
 /// A lock indexed for the compiler.
@@ -25,16 +25,61 @@ pub struct Index<'a> {
     pub asns: HashSet<u64>,
     /// Every management address held.
     pub management: HashSet<IpAddr>,
-    /// First address of every switch /31 held.
-    pub fabric: HashSet<u64>,
-    /// First address of every server /31 and rail subnet held.
-    pub server: HashSet<u64>,
+    /// Every switch /31 held.
+    pub fabric: Blocks,
+    /// Every server /31 and rail subnet held.
+    pub server: Blocks,
+}
+
+/// Address blocks held: first address → size.
+#[derive(Clone, Debug, Default)]
+pub struct Blocks(BTreeMap<u64, u64>);
+
+impl Blocks {
+    /// Holds the block of `size` addresses from `first`.
+    pub fn hold(&mut self, first: u64, size: u64) {
+        self.0.insert(first, size);
+    }
+
+    /// Whether any held block shares an address with `size` addresses from `first`.
+    pub fn overlaps(&self, first: u64, size: u64) -> bool {
+        self.0
+            .range(..first + size)
+            .next_back()
+            .is_some_and(|(s, n)| s + n > first)
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The first block of `size` from `start`, stepping a block at a time in `dir` (+1 up, -1 down) and
+    /// staying within `lo..=hi` (first addresses), that overlaps no held block; it is held.
+    pub fn take(&mut self, start: u64, dir: i64, (lo, hi): (u64, u64), size: u64) -> Option<u64> {
+        let mut v = start;
+        loop {
+            if v < lo || v > hi {
+                return None;
+            }
+            if !self.overlaps(v, size) {
+                self.hold(v, size);
+                return Some(v);
+            }
+            v = v.checked_add_signed(dir * size as i64)?;
+        }
+    }
+}
+
+/// A subnet's first address and size.
+fn block_of(subnet: &str) -> Option<(u32, u64)> {
+    crate::lock::read::subnet(subnet, true)
+        .ok()
+        .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)))
 }
 
 fn even(subnet: &str) -> Option<u32> {
-    crate::lock::read::subnet(subnet, true)
-        .ok()
-        .map(|n| u32::from(n.network()))
+    block_of(subnet).map(|(first, _)| first)
 }
 
 impl<'a> Index<'a> {
@@ -47,19 +92,22 @@ impl<'a> Index<'a> {
             ix.loopbacks.insert(u32::from(d.router_id) as u64);
             ix.asns.insert(d.asn as u64);
             ix.management.extend(d.management);
-            ix.server
-                .extend(d.server_subnet.as_deref().and_then(even).map(u64::from));
+            if let Some((first, size)) = d.server_subnet.as_deref().and_then(block_of) {
+                ix.server.hold(first as u64, size);
+            }
         }
         for k in &lock.links {
             ix.pairs
                 .entry((k.lower.as_str(), k.upper.as_str()))
                 .or_default()
                 .push(k);
-            ix.fabric.extend(even(&k.subnet).map(u64::from));
+            if let Some((first, size)) = block_of(&k.subnet) {
+                ix.fabric.hold(first as u64, size);
+            }
         }
         for v in &lock.servers {
             if let Some(e) = even(&v.subnet) {
-                ix.server.insert(e as u64);
+                ix.server.hold(e as u64, 2);
                 if !v.retired {
                     ix.servers.insert((v.leaf.as_str(), v.port), e);
                 }
@@ -242,6 +290,18 @@ pub fn v4(ip: Ipv4Addr) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_step_over_any_overlap() {
+        let mut b = Blocks::default();
+        b.hold(32, 32); // a held /27 at .32
+        assert!(
+            b.overlaps(0, 64) && b.overlaps(40, 2) && !b.overlaps(64, 64) && !b.overlaps(0, 32)
+        );
+        assert_eq!(b.take(0, 1, (0, 1000), 64), Some(64));
+        assert_eq!(b.take(0, 1, (0, 1000), 32), Some(0));
+        assert_eq!(b.take(0, 1, (0, 60), 32), None);
+    }
 
     #[test]
     fn take_free_steps_over_held_values_and_stops_at_the_bounds() {
