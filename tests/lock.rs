@@ -80,7 +80,19 @@ fn render_writes_the_lock_and_check_needs_it_current() {
     );
     let (code, out) = run(&d, &["render", "three-tier-small.yaml", "--check", &golden]);
     assert_eq!(code, 0, "{out}");
-    // A lock that no longer says what render would write is stale.
+    // A lock that does not read as render writes it (here: two lines swapped) is stale.
+    let text = lock_text(&d);
+    let (a, b) = ("  - {name: ss1,", "  - {name: ss2,");
+    let swapped = text
+        .replacen(a, "@@", 1)
+        .replacen(b, a, 1)
+        .replacen("@@", b, 1);
+    std::fs::write(d.join("three-tier-small.lock.yaml"), &swapped).expect("write");
+    let (code, out) = run(&d, &["render", "three-tier-small.yaml", "--check", &golden]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("three-tier-small.lock.yaml: stale"), "{out}");
+    std::fs::write(d.join("three-tier-small.lock.yaml"), &text).expect("write");
+    // A lock that is not a lock at all is refused with its location.
     edit_file(
         &d.join("three-tier-small.lock.yaml"),
         "lower_port: 61, upper: z1-spine1",

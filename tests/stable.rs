@@ -423,3 +423,40 @@ fn rail_subnets_of_another_size_never_overlap_the_held_ones() {
     }
     assert!(m2.devices.iter().any(|d| d.hostname == "g4-rail1"));
 }
+
+#[test]
+fn a_device_pinned_before_it_exists_takes_its_pinned_values() {
+    let base = edit(&read(SMALL), "spine_asn:", "65020-65021", "65020-65029");
+    let grown = edit(
+        &edit(&base, "servers: 16", "16", "24"),
+        "zones: 2",
+        "2",
+        "3",
+    );
+    let m1 = compile(&base, None);
+    let mut l1 = from_model(&m1, None, false);
+    let ip: std::net::Ipv4Addr = "10.20.0.200".parse().expect("ip");
+    l1.devices.push(aifab::lock::LockDevice {
+        name: "z3-g5-r1".into(),
+        loopback: ip,
+        router_id: ip,
+        asn: 65290,
+        management: None,
+        server_subnet: None,
+        retired: false,
+    });
+    let m2 = compile(&grown, Some(&l1));
+    let d = m2
+        .devices
+        .iter()
+        .find(|d| d.hostname == "z3-g5-r1")
+        .expect("z3-g5-r1");
+    assert_eq!((d.loopback, d.bgp.router_id, d.bgp.asn), (ip, ip, 65290));
+    // The next leaf did not take the pinned ASN or loopback.
+    assert!(
+        m2.devices
+            .iter()
+            .filter(|x| x.hostname != "z3-g5-r1")
+            .all(|x| x.loopback != ip && x.bgp.asn != 65290)
+    );
+}
