@@ -460,3 +460,36 @@ fn a_device_pinned_before_it_exists_takes_its_pinned_values() {
             .all(|x| x.loopback != ip && x.bgp.asn != 65290)
     );
 }
+
+#[test]
+fn pod1_from_16_to_32_spines_keeps_every_identity() {
+    let base = read(POD1);
+    let grown = edit(
+        &base,
+        "hostname: \"spine{index:02}\"",
+        "count: 16",
+        "count: 32",
+    );
+    let (m1, l1, m2, l2) = change(&base, &grown);
+    assert_eq!(identities_kept(&m1, &m2), 48);
+    // 32 uplinks per leaf over 32 spines instead of 16: one of each leaf's two cables per spine moves.
+    assert_eq!(minimal_recabling(&l1, &l2), 32 * 16);
+    let held: Vec<_> = m1.devices.iter().map(|d| d.loopback).collect();
+    for d in m2.devices.iter().filter(|d| !held.contains(&d.loopback)) {
+        assert!(
+            !m1.devices.iter().any(|x| x.hostname == d.hostname),
+            "{} renumbered",
+            d.hostname
+        );
+    }
+    // And back to 16: the cables to the spines that stay keep their ports and /31s.
+    let m3 = compile(&base, Some(&l2));
+    identities_kept(&m2, &m3);
+    let l3 = from_model(&m3, Some(&l2), false);
+    assert_eq!(minimal_recabling(&l2, &l3), 0);
+    // The leaf ports whose spine left now go to a spine that stays: those leaves are re-cabled, and
+    // reported; the spines that stay only gain cables on free ports.
+    let r = renumbered(&l2, &l3);
+    assert_eq!(r.len(), 32);
+    assert!(r.iter().all(|r| r.device.ends_with("-leaf")), "{r:?}");
+}
