@@ -18,6 +18,7 @@ pub mod diag;
 pub mod intent;
 pub mod kinds;
 pub mod load;
+pub mod lock;
 pub mod model;
 pub mod os;
 pub mod pipeline;

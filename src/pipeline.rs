@@ -6,7 +6,7 @@
 //! placement and compile errors follow with their warnings.
 
 use crate::check;
-use crate::compile::{compile_placed, shape};
+use crate::compile::{compile_locked, shape};
 use crate::diag::{Finding, Source, Span, has_errors};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap};
@@ -40,6 +40,17 @@ pub enum FrontError {
     Io(String),
     /// The intent is invalid: every finding, errors and warnings, located.
     Invalid(Box<Source>, Vec<Finding>),
+    /// The lock beside the intent is unusable: every finding, located in the lock file.
+    Lock(Box<Source>, Vec<Finding>),
+}
+
+impl From<crate::lock::read::LockError> for FrontError {
+    fn from(e: crate::lock::read::LockError) -> FrontError {
+        match e {
+            crate::lock::read::LockError::Io(s) => FrontError::Io(s),
+            crate::lock::read::LockError::Invalid(src, f) => FrontError::Lock(src, f),
+        }
+    }
 }
 
 /// Reads an intent file, refusing to read more than [`load::MAX_FILE_BYTES`]. `Ok(Err(finding))` when
@@ -107,6 +118,17 @@ pub fn front_source_with(
     source: Source,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<Front, FrontError> {
+    front_source_locked(source, only, None)
+}
+
+/// [`front_source_with`] keeping what `lock` allocated (`None`: the arithmetic alone, as without a lock
+/// file). The lock is checked against the intent first (pools, ASN ranges); its problems come back as
+/// [`FrontError::Lock`].
+pub fn front_source_locked(
+    source: Source,
+    only: Option<&globset::GlobMatcher>,
+    lock: Option<&crate::lock::read::Loaded>,
+) -> Result<Front, FrontError> {
     let (intent, spans) = match validate::load_and_validate_partial(&source) {
         Ok(x) => x,
         Err(invalid) => {
@@ -114,7 +136,13 @@ pub fn front_source_with(
             return Err(FrontError::Invalid(Box::new(source), findings));
         }
     };
-    match checked_model(&intent, Catalog::builtin(), only) {
+    if let Some(l) = lock {
+        let errs = crate::lock::check::against(l, &intent);
+        if !errs.is_empty() {
+            return Err(FrontError::Lock(Box::new(l.source.clone()), errs));
+        }
+    }
+    match checked_model(&intent, Catalog::builtin(), only, lock.map(|l| &l.lock)) {
         Ok((model, mut findings)) => {
             findings.extend(note_warnings(&model));
             findings.extend(acknowledged(&model));
@@ -155,6 +183,7 @@ fn checked_model(
     intent: &Intent,
     catalog: &Catalog,
     only: Option<&globset::GlobMatcher>,
+    lock: Option<&crate::lock::Lock>,
 ) -> Result<(FabricModel, Vec<Finding>), Vec<Finding>> {
     let mut findings = check::intent_rules(intent);
     let shape = shape::shape(intent);
@@ -166,7 +195,7 @@ fn checked_model(
     if has_errors(&findings) {
         return Err(findings);
     }
-    let compiled = shape.and_then(|s| compile_placed(intent, catalog, &s, placement, only));
+    let compiled = shape.and_then(|s| compile_locked(intent, catalog, &s, placement, only, lock));
     match compiled {
         Ok(model) => {
             findings.extend(check::management_rules(intent, &model));

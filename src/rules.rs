@@ -26,6 +26,8 @@ pub enum Stage {
     /// Fabric arithmetic, names and platform support while placing and compiling (`src/place`,
     /// `src/compile`, `src/pipeline.rs`).
     Compile,
+    /// Reading and checking the allocation lock beside the intent (`src/lock`; docs/lock.md).
+    Lock,
 }
 
 impl Stage {
@@ -36,6 +38,7 @@ impl Stage {
             Stage::Schema => "schema",
             Stage::Checks => "checks",
             Stage::Compile => "compile",
+            Stage::Lock => "lock",
         }
     }
 }
@@ -198,6 +201,12 @@ rules! {
     UnknownPlatform = ("AIF-PLAT-001", Error, Compile, "The platform must be in `vendors/`"),
 
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
+
+    LockSchema = ("AIF-LOCK-001", Error, Lock, "The lock file follows the lock schema (`aifab schema --lock`)"),
+    LockBadValue = ("AIF-LOCK-002", Error, Lock, "Lock entries hold well-formed /31s, subnets and port numbers"),
+    LockCollision = ("AIF-LOCK-003", Error, Lock, "No name, address, leaf ASN or port is held twice in the lock"),
+    LockOutOfPool = ("AIF-LOCK-004", Error, Lock, "Lock addresses and ASNs stay inside the intent's pools and ranges"),
+    LockNeedsFullRender = ("AIF-LOCK-005", Error, Lock, "`--only` needs a lock that already holds every cable it renders"),
 }
 
 impl Rule {

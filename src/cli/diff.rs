@@ -1,10 +1,11 @@
 //! `aifab diff`: what changes on which switch between two intents (or an intent and its version at a
 //! git revision), what it means for the lossless fabric, and the SONiC JSON patches.
 
-use super::Exit;
 use super::exit::front_failed;
 use super::git::git_show;
+use super::{Exit, lockfile};
 use aifab::diag::Source;
+use aifab::lock::read::Loaded;
 use aifab::model::FabricModel;
 use aifab::pipeline::{self, Front, FrontError};
 use aifab::platform::{Catalog, Os};
@@ -64,10 +65,11 @@ enum OldSide {
 }
 
 impl OldSide {
-    /// The old side through the pipeline front; `None` when there is no old intent.
-    fn front(&self) -> Result<Option<Front>, FrontError> {
+    /// The old side through the pipeline front (with the old side's lock); `None` when there is no
+    /// old intent.
+    fn front(&self, lock: Option<&Loaded>) -> Result<Option<Front>, FrontError> {
         match self {
-            OldSide::Intent(s) => pipeline::front_source(s.clone()).map(Some),
+            OldSide::Intent(s) => pipeline::front_source_locked(s.clone(), None, lock).map(Some),
             OldSide::Absent(_) => Ok(None),
         }
     }
@@ -81,6 +83,28 @@ fn empty_like(m: &FabricModel) -> FabricModel {
         links: Vec::new(),
         summary: Default::default(),
     }
+}
+
+/// The locks of the two sides: with `--against REV` the lock at REV (read with `git show`, none when
+/// git has none) and the lock in the work tree; with two intents the lock beside each. The new side
+/// falls back to the old side's lock (an edited copy of an intent has none of its own).
+fn sides_locks(
+    args: &Args,
+    new_path: &str,
+) -> Result<(Option<Loaded>, Option<Loaded>), FrontError> {
+    let old = match (&args.against, args.intents.as_slice()) {
+        (Some(rev), _) => {
+            let p = lockfile::path(new_path).to_string_lossy().into_owned();
+            match git_show(rev, &p) {
+                Ok(Some(src)) => Some(aifab::lock::read::parse(src)?),
+                Ok(None) | Err(_) => None,
+            }
+        }
+        (None, [old, _]) => aifab::lock::read::read_file(&lockfile::path(old))?,
+        _ => None,
+    };
+    let new = aifab::lock::read::read_file(&lockfile::path(new_path))?;
+    Ok((old, new))
 }
 
 /// Renders one side. Both sides are rendered under the same intent name (`label`), so the file headers
@@ -122,7 +146,15 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(e) => return cannot_diff(e),
     };
-    let (old, new) = match (old_src.front(), pipeline::front_source(new_src)) {
+    let (old_lock, new_lock) = match sides_locks(&args, &new_path) {
+        Ok(l) => l,
+        Err(e) => return cannot_diff(e),
+    };
+    let new_lock = new_lock.or_else(|| old_lock.clone());
+    let (old, new) = match (
+        old_src.front(old_lock.as_ref()),
+        pipeline::front_source_locked(new_src, None, new_lock.as_ref()),
+    ) {
         (Ok(a), Ok(b)) => (a, b),
         // Both sides are reported when both are invalid.
         (a, b) => {

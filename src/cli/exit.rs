@@ -55,6 +55,15 @@ pub fn front_failed(err: FrontError, invalid: Exit, consequence: &str) -> Exit {
             eprintln!("error: {e}");
             Exit::Trouble
         }
+        FrontError::Lock(source, findings) => {
+            print_findings(&source, &findings);
+            eprintln!(
+                "{}: invalid lock ({} problems); {consequence}",
+                source.name,
+                findings.len()
+            );
+            invalid
+        }
         FrontError::Invalid(source, findings) => {
             print_findings(&source, &findings);
             let n = findings.iter().filter(|f| f.is_error()).count();

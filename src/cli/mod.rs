@@ -8,6 +8,7 @@ mod compile;
 mod diff;
 mod exit;
 mod git;
+mod lockfile;
 mod plan;
 mod render;
 mod schema;
@@ -51,16 +52,28 @@ pub fn emit(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
 }
 
-/// Runs the pipeline front; on failure prints what went wrong and returns the exit status (an invalid
-/// intent is [`Exit::Trouble`], "nothing written": the command could not run, and 1 stays the code of
-/// a real difference). Warnings are printed unless `quiet`. With `only`,
-/// ports and cables are expanded only for the matching devices (see [`aifab::compile::compile_only`]).
+/// Runs the pipeline front with the lock beside the intent (when there is one); on failure prints what
+/// went wrong and returns the exit status (an invalid intent or lock is [`Exit::Trouble`], "nothing
+/// written": the command could not run, and 1 stays the code of a real difference). Warnings are printed unless `quiet`. With `only`, ports and cables are expanded only for
+/// the matching devices (see [`aifab::compile::compile_only`]).
 pub fn front_or_exit(
     path: &str,
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<aifab::pipeline::Front, Exit> {
-    let front = aifab::pipeline::front_with(path, only)
+    let lock = lockfile::load(path, false)?;
+    front_locked_or_exit(path, quiet, only, lock.as_ref())
+}
+
+/// [`front_or_exit`] with the lock given (`None`: the arithmetic alone).
+pub fn front_locked_or_exit(
+    path: &str,
+    quiet: bool,
+    only: Option<&globset::GlobMatcher>,
+    lock: Option<&aifab::lock::read::Loaded>,
+) -> Result<aifab::pipeline::Front, Exit> {
+    let front = aifab::pipeline::read_source(path)
+        .and_then(|src| aifab::pipeline::front_source_locked(src, only, lock))
         .map_err(|e| front_failed(e, Exit::Trouble, "nothing written"))?;
     if !quiet {
         print_findings(&front.source, &front.warnings);

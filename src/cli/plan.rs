@@ -98,12 +98,20 @@ fn old_front(rev: &str, path: &str) -> Result<Option<aifab::pipeline::Front>, Ex
         eprintln!("error: {e}");
         Exit::Trouble
     })?;
-    match src {
-        None => Ok(None),
-        Some(s) => aifab::pipeline::front_source(s)
-            .map(Some)
-            .map_err(|e| super::exit::front_failed(e, Exit::Trouble, "cannot plan")),
-    }
+    let Some(src) = src else { return Ok(None) };
+    // The lock as it was at `rev`, when git has one: the old side's allocation.
+    let lock_path = super::lockfile::path(path).to_string_lossy().into_owned();
+    let lock = match super::git::git_show(rev, &lock_path) {
+        Ok(Some(l)) => Some(aifab::lock::read::parse(l)),
+        Ok(None) | Err(_) => None,
+    };
+    let lock = match lock.transpose() {
+        Ok(l) => l,
+        Err(e) => return Err(super::exit::front_failed(e.into(), Exit::Trouble, "cannot plan")),
+    };
+    aifab::pipeline::front_source_locked(src, None, lock.as_ref())
+        .map(Some)
+        .map_err(|e| super::exit::front_failed(e, Exit::Trouble, "cannot plan"))
 }
 
 /// Hostnames whose rendered files differ between the two sides (every new device when `old` is

@@ -1,6 +1,6 @@
 //! `aifab render`: write every device's configuration, or check it against golden files.
 
-use super::{Exit, front_or_exit, only_matcher, only_matches_some};
+use super::{Exit, front_locked_or_exit, lockfile, only_matcher, only_matches_some};
 use aifab::platform::Catalog;
 use aifab::render::{Meta, Renderer};
 use aifab::review::{Status, compare_tree, compare_tree_where};
@@ -28,6 +28,16 @@ pub struct Args {
     /// No warnings or progress.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Render even if it renumbers or re-cables a device the lock holds (the list is printed).
+    #[arg(long)]
+    pub allow_renumber: bool,
+    /// Drop the lock's retired entries (devices and cables that left the fabric): their space may be
+    /// reused from this render on.
+    #[arg(long)]
+    pub release: bool,
+    /// Neither read nor write the lock beside the intent: the arithmetic allocation alone.
+    #[arg(long)]
+    pub no_lock: bool,
 }
 
 /// A progress bar on stderr that appears only on a terminal, only once a render has taken a second, and
@@ -81,13 +91,26 @@ pub fn run(args: Args) -> Exit {
         Ok(o) => o,
         Err(status) => return status,
     };
-    let front = match front_or_exit(&args.intent, args.quiet, only.as_ref()) {
+    let prev = match lockfile::load(&args.intent, args.no_lock) {
+        Ok(l) => l,
+        Err(status) => return status,
+    };
+    let front = match front_locked_or_exit(&args.intent, args.quiet, only.as_ref(), prev.as_ref()) {
         Ok(f) => f,
         Err(status) => return status,
     };
     if let Err(status) = only_matches_some(&front.model, args.only.as_deref(), only.as_ref()) {
         return status;
     }
+    // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
+    let next = (only.is_none() && !args.no_lock)
+        .then(|| lockfile::next(&front.model, prev.as_ref(), args.release));
+    if let Some(n) = &next
+        && let Err(status) = lockfile::guard(prev.as_ref(), n, args.allow_renumber)
+    {
+        return status;
+    }
+    let lock_text = next.as_ref().map(|n| lockfile::text(n, &args.intent));
     let renderer = match Renderer::new(Catalog::builtin()) {
         Ok(r) => r,
         Err(e) => {
@@ -107,7 +130,7 @@ pub fn run(args: Args) -> Exit {
                     "{}: an environment secret is unset or unusable; nothing written",
                     args.intent
                 );
-                return Exit::Invalid;
+                return Exit::Trouble;
             }
         }
     } else {
@@ -138,6 +161,12 @@ pub fn run(args: Args) -> Exit {
         // The process ends next: freeing a large model node by node (half a million interfaces at
         // 100K GPUs) would only delay the exit.
         std::mem::forget(front);
+        let result = result.and_then(|w| {
+            lock_text
+                .as_deref()
+                .map_or(Ok(()), |t| lockfile::write(&args.intent, t))
+                .map(|()| w)
+        });
         return match result {
             Ok(_) => {
                 if !args.quiet {
@@ -189,6 +218,19 @@ pub fn run(args: Args) -> Exit {
                 return Exit::Trouble;
             }
         };
+        let lock_current = lock_text
+            .as_deref()
+            .is_none_or(|t| args.bless || lockfile::is_current(&args.intent, t));
+        if args.bless
+            && let Some(t) = &lock_text
+            && let Err(e) = lockfile::write(&args.intent, t)
+        {
+            eprintln!("error: {e}");
+            return Exit::Trouble;
+        }
+        if diffs.is_empty() && !lock_current {
+            return Exit::Differs;
+        }
         if diffs.is_empty() {
             if !args.quiet {
                 eprintln!("{}: {} files identical", dir.display(), files.len());

@@ -65,7 +65,8 @@ pub fn check_file(path: &Path) -> Outcome {
     // platform support) and unverified-syntax warnings come from the compile stage.
     let findings = match aifab::pipeline::front_source(source.clone()) {
         Ok(front) => front.warnings,
-        Err(aifab::pipeline::FrontError::Invalid(_, findings)) => findings,
+        Err(aifab::pipeline::FrontError::Invalid(_, findings))
+        | Err(aifab::pipeline::FrontError::Lock(_, findings)) => findings,
         Err(aifab::pipeline::FrontError::Io(e)) => {
             return Outcome {
                 source: Some(source),

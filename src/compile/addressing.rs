@@ -14,6 +14,7 @@
 //! pool accounting `aifab plan` prints.
 
 use super::shape::Shape;
+use super::stable::{Blocks, Index, take_free, v4};
 use super::topology::{Draft, DraftDevice, End};
 use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
@@ -147,7 +148,12 @@ impl Needs {
 }
 
 /// Fills in loopbacks, link addresses, server addressing, ASNs, BGP neighbors and networks, management.
-pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Finding>> {
+pub fn assign(
+    intent: &Intent,
+    s: &Shape,
+    f: &mut Draft,
+    lock: Option<&Index>,
+) -> Result<(), Vec<Finding>> {
     let a = &intent.fabric.addressing;
     let bgp = &intent.fabric.bgp;
     let pools = Pools::new(a)?;
@@ -160,15 +166,21 @@ pub fn assign(intent: &Intent, s: &Shape, f: &mut Draft) -> Result<(), Vec<Findi
     }
     loopbacks(&pools.lo, s, f);
     asns(bgp, f);
+    if let Some(ix) = lock {
+        keep_devices(ix, &pools.lo, bgp, f)?;
+    }
+    loopback_networks(f);
+    let mut held = Held::of(lock);
     match a.server_mode {
-        ServerMode::Routed => server_31s(&pools.sl, f),
+        ServerMode::Routed => server_31s(&pools.sl, f, lock, &mut held.server)?,
         ServerMode::RailSubnet => {
-            rail_subnets(a.server_vlan, &pools.sl, needs.server_subnet_bits, f)
+            let bits = needs.server_subnet_bits;
+            rail_subnets(a.server_vlan, &pools.sl, bits, f, lock, &mut held.server)?
         }
     }
-    fabric_31s(&pools.fl, f);
+    fabric_31s(&pools.fl, f, &mut held.fabric)?;
     neighbors_in_port_order(f);
-    let errs = management(intent, f);
+    let errs = management(intent, f, lock);
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -285,9 +297,90 @@ fn loopbacks(lo: &Pool, s: &Shape, f: &mut Draft) {
         };
         d.loopback = lo.addr(off);
         d.bgp.router_id = d.loopback;
+    }
+}
+
+/// Every switch advertises its loopback as a /32, first among its networks.
+fn loopback_networks(f: &mut Draft) {
+    for d in f.devices.iter_mut() {
         let lo_net = format!("{}/32", d.loopback);
         d.bgp.networks.push(lo_net);
     }
+}
+
+/// Subnets the lock holds, which new cables and servers step over.
+#[derive(Default)]
+struct Held {
+    fabric: Blocks,
+    server: Blocks,
+}
+
+impl Held {
+    fn of(lock: Option<&Index>) -> Held {
+        lock.map_or_else(Held::default, |ix| Held {
+            fabric: ix.fabric.clone(),
+            server: ix.server.clone(),
+        })
+    }
+}
+
+/// Devices the lock holds take its loopback, router-id and ASN; new devices step from their arithmetic
+/// values to the next free ones (leaves up the pool and the leaf ASN range, spines and super-spines down
+/// the pool; spines of a zone and the super-spines share their ASN).
+fn keep_devices(ix: &Index, lo: &Pool, bgp: &Bgp, f: &mut Draft) -> Result<(), Vec<Finding>> {
+    let mut used = ix.loopbacks.clone();
+    let mut asns = ix.asns.clone();
+    let (first, last) = (v4(lo.addr(1)), v4(lo.addr(lo.size - 2)));
+    let leaf = bgp.leaf_asn;
+    for d in f.devices.iter_mut() {
+        if let Some(e) = ix.device(&d.hostname) {
+            d.loopback = e.loopback;
+            d.bgp.router_id = e.router_id;
+            d.bgp.asn = e.asn;
+            continue;
+        }
+        let step = if d.role == Role::Leaf { 1 } else { -1 };
+        let Some(ip) = take_free(v4(d.loopback), step, first, last, &mut used) else {
+            return Err(vec![lo.too_small(
+                lo.size + 1,
+                "the switches and the lock's reserved loopbacks",
+            )]);
+        };
+        d.loopback = Ipv4Addr::from(ip as u32);
+        d.bgp.router_id = d.loopback;
+        if d.role == Role::Leaf {
+            let range = (leaf.first as u64, leaf.last as u64);
+            let Some(asn) = take_free(d.bgp.asn as u64, 1, range.0, range.1, &mut asns) else {
+                return Err(vec![Finding::new(
+                    Rule::LeafAsnsTooFew,
+                    format!("leaf ASN range {leaf} has no ASN left for {} besides those the lock holds", d.hostname),
+                )
+                .at("/fabric/bgp/leaf_asn")
+                .hint("widen the range, or release retired leaves (render --release)")]);
+            };
+            d.bgp.asn = asn as u32;
+        }
+    }
+    Ok(())
+}
+
+/// The first free block at or after (`step` > 0) or before the arithmetic one, or a pool-too-small finding.
+fn block(
+    pool: &Pool,
+    start: u64,
+    step: i64,
+    size: u64,
+    held: &mut Blocks,
+) -> Result<u64, Vec<Finding>> {
+    let (lo, hi) = (pool.base as u64, pool.base as u64 + pool.size - size);
+    held.take(pool.base as u64 + start * size, step, (lo, hi), size)
+        .map(|v| (v - pool.base as u64) / size)
+        .ok_or_else(|| {
+            vec![pool.too_small(
+                pool.size + size,
+                "the links and the lock's reserved subnets",
+            )]
+        })
 }
 
 /// Local ASNs: one per leaf in leaf order, the spine ASN of the spine's zone, the super-spine ASN.
@@ -306,14 +399,30 @@ fn asns(bgp: &Bgp, f: &mut Draft) {
 
 /// `routed` server mode: one /31 per server link, the leaf takes the even address and advertises the
 /// /31 (in link order, which is each leaf's port order).
-fn server_31s(sl: &Pool, f: &mut Draft) {
+fn server_31s(
+    sl: &Pool,
+    f: &mut Draft,
+    lock: Option<&Index>,
+    held: &mut Blocks,
+) -> Result<(), Vec<Finding>> {
     for l in f
         .links
         .iter_mut()
         .filter(|l| l.tier == LinkTier::ServerLeaf)
     {
-        let even = sl.addr(2 * l.seq);
-        let odd = sl.addr(2 * l.seq + 1);
+        let b = match lock {
+            None => l.seq,
+            Some(ix) => {
+                let d = &f.devices[l.upper.dev];
+                let kept = ix.server(&d.hostname, d.interfaces[l.upper.iface].port);
+                match kept {
+                    Some(first) => (first as u64).wrapping_sub(sl.base as u64) / 2,
+                    None => block(sl, l.seq, 1, 2, held)?,
+                }
+            }
+        };
+        let even = sl.addr(2 * b);
+        let odd = sl.addr(2 * b + 1);
         let d = &mut f.devices[l.upper.dev];
         let ifc = &mut d.interfaces[l.upper.iface];
         ifc.address = Some(format!("{even}/31"));
@@ -322,16 +431,31 @@ fn server_31s(sl: &Pool, f: &mut Draft) {
         l.subnet = Some(format!("{even}/31"));
         d.bgp.networks.push(format!("{even}/31"));
     }
+    Ok(())
 }
 
 /// `rail-subnet` server mode: server ports join the server VLAN; each leaf takes the next subnet of
 /// `2^bits` addresses, is its gateway (first host address) and advertises it.
-fn rail_subnets(vlan: u16, sl: &Pool, bits: u32, f: &mut Draft) {
+fn rail_subnets(
+    vlan: u16,
+    sl: &Pool,
+    bits: u32,
+    f: &mut Draft,
+    lock: Option<&Index>,
+    held: &mut Blocks,
+) -> Result<(), Vec<Finding>> {
     let size = 1u64 << bits;
     let plen = 32 - bits as u8;
     for d in f.devices.iter_mut().filter(|d| d.role == Role::Leaf) {
-        let net = sl.addr(d.seq as u64 * size);
-        let gw = sl.addr(d.seq as u64 * size + 1);
+        let b = match lock {
+            None => d.seq as u64,
+            Some(ix) => match kept_subnet(ix, &d.hostname, plen) {
+                Some(first) => (first as u64).wrapping_sub(sl.base as u64) / size,
+                None => block(sl, d.seq as u64, 1, size, held)?,
+            },
+        };
+        let net = sl.addr(b * size);
+        let gw = sl.addr(b * size + 1);
         d.server_subnet = Some(ServerSubnet {
             vlan,
             prefix: format!("{net}/{plen}"),
@@ -350,18 +474,35 @@ fn rail_subnets(vlan: u16, sl: &Pool, bits: u32, f: &mut Draft) {
         d.interfaces[l.upper.iface].vlan = Some(vlan);
         l.subnet = d.server_subnet.as_ref().map(|s| s.prefix.clone());
     }
+    Ok(())
+}
+
+/// The rail subnet's first address the lock keeps for a leaf, if it still has the prefix length the
+/// servers per group need (else the leaf gets a new one: a renumbering the render reports).
+fn kept_subnet(ix: &Index, leaf: &str, plen: u8) -> Option<u32> {
+    let s = ix.device(leaf)?.server_subnet.as_deref()?;
+    crate::lock::read::subnet(s, true)
+        .ok()
+        .filter(|n| n.prefix() == plen)
+        .map(|n| u32::from(n.network()))
 }
 
 /// Switch links: leaf-spine link n takes the n-th /31 from the bottom of the pool, spine-super-spine
 /// link n the n-th from the top; both ends become each other's BGP neighbor.
-fn fabric_31s(fl: &Pool, f: &mut Draft) {
+fn fabric_31s(fl: &Pool, f: &mut Draft, held: &mut Blocks) -> Result<(), Vec<Finding>> {
     // Only reached with spine-super-spine links, when the capacity check guarantees a /31 or more.
     let top_block = (fl.size / 2).saturating_sub(1);
+    let lock = !held.is_empty();
     for l in f.links.iter_mut() {
-        let block = match l.tier {
+        let (arith, step) = match l.tier {
             LinkTier::ServerLeaf => continue,
-            LinkTier::LeafSpine => l.seq,
-            LinkTier::SpineSuperSpine => top_block - l.seq,
+            LinkTier::LeafSpine => (l.seq, 1),
+            LinkTier::SpineSuperSpine => (top_block - l.seq, -1),
+        };
+        let block = match l.pinned {
+            Some(first) => (first as u64).wrapping_sub(fl.base as u64) / 2,
+            None if lock => block(fl, arith, step, 2, held)?,
+            None => arith,
         };
         let Some(lower) = l.lower else { continue };
         let even = fl.addr(2 * block);
@@ -372,6 +513,7 @@ fn fabric_31s(fl: &Pool, f: &mut Draft) {
         upper.connect(&mut f.devices, &lower);
         lower.connect(&mut f.devices, &upper);
     }
+    Ok(())
 }
 
 /// One end of a switch link with what its peer needs to know about it.
@@ -444,10 +586,15 @@ fn neighbors_in_port_order(f: &mut Draft) {
 
 /// Management addresses: each role counts up from its first address in `fabric.management`; an
 /// override's address wins.
-fn management(intent: &Intent, f: &mut Draft) -> Vec<Finding> {
+fn management(intent: &Intent, f: &mut Draft, lock: Option<&Index>) -> Vec<Finding> {
     let mut errs = Vec::new();
     if let Some(m) = &intent.fabric.management {
         errs.extend(role_management(m, f).err());
+        if let Some(ix) = lock
+            && errs.is_empty()
+        {
+            errs.extend(keep_management(ix, m, f).err());
+        }
     }
     for (i, o) in intent.overrides.iter().enumerate() {
         let Some(ip) = o.management else { continue };
@@ -504,6 +651,47 @@ fn role_management(m: &Management, f: &mut Draft) -> Result<(), Finding> {
             prefix_len: m.subnet.0.prefix(),
             gateway: m.gateway,
         });
+    }
+    Ok(())
+}
+
+/// Devices the lock holds keep its management address; new ones step up from their arithmetic address
+/// past every address the lock holds, staying inside the subnet.
+fn keep_management(ix: &Index, m: &Management, f: &mut Draft) -> Result<(), Finding> {
+    let mut used = ix.management.clone();
+    for d in f.devices.iter_mut() {
+        if let Some(ip) = ix.device(&d.hostname).and_then(|e| e.management) {
+            if let Some(a) = d.management.as_mut() {
+                a.ip = ip;
+            }
+            continue;
+        }
+        let Some(a) = d.management.as_mut() else {
+            continue;
+        };
+        while used.contains(&a.ip) {
+            let next = match a.ip {
+                IpAddr::V4(v) => u32::from(v)
+                    .checked_add(1)
+                    .map(|n| IpAddr::V4(Ipv4Addr::from(n))),
+                IpAddr::V6(_) => None,
+            };
+            match next.filter(|n| m.subnet.0.contains(*n)) {
+                Some(n) => a.ip = n,
+                None => {
+                    return Err(Finding::new(
+                        Rule::ManagementOutsideSubnet,
+                        format!(
+                            "no free management address left for {} besides those the lock holds",
+                            d.hostname
+                        ),
+                    )
+                    .at("/fabric/management/first")
+                    .hint("widen the subnet, or release retired devices (render --release)"));
+                }
+            }
+        }
+        used.insert(a.ip);
     }
     Ok(())
 }

@@ -3,8 +3,9 @@
 //! One module per concern: [`shape`] (counts and port budgets), [`topology`] (ports and links of the
 //! placed devices), [`addressing`] (loopbacks, /31s, server subnets, ASNs), [`qos`] (per-platform QoS
 //! plans) and [`features`] (DLB, QP hashing, notes for unverified syntax). Which devices exist, their
-//! names and platforms come from [`crate::place`]. Allocation is a pure function of the intent, and
-//! arithmetic: adding a server group at the end never moves an existing address or port.
+//! names and platforms come from [`crate::place`]. Without a lock, allocation is a pure function of the
+//! intent (arithmetic); with the lock beside the intent ([`crate::lock`]), [`stable`] keeps what the lock
+//! holds, so growing the fabric never renumbers or re-cables what already runs.
 
 pub mod addressing;
 pub mod baseline;
@@ -12,10 +13,12 @@ pub mod features;
 pub mod pattern;
 pub mod qos;
 pub mod shape;
+pub mod stable;
 pub mod topology;
 
 use crate::diag::Finding;
 use crate::intent::Intent;
+use crate::lock::Lock;
 use crate::model::FabricModel;
 use crate::place::{self, Placement};
 use crate::platform::Catalog;
@@ -47,6 +50,19 @@ pub fn compile_placed(
     placement: Placement,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<FabricModel, Vec<Finding>> {
+    compile_locked(intent, catalog, shape, placement, only, None)
+}
+
+/// [`compile_placed`] keeping what `lock` already allocated ([`stable`]): devices and cables the lock
+/// holds keep their addresses, ASNs and ports; new ones take free space. `None` is the arithmetic alone.
+pub fn compile_locked(
+    intent: &Intent,
+    catalog: &Catalog,
+    shape: &Shape,
+    placement: Placement,
+    only: Option<&globset::GlobMatcher>,
+    lock: Option<&Lock>,
+) -> Result<FabricModel, Vec<Finding>> {
     // A stand-in holds one device per tier, for the platform rules only: place the real fabric.
     let placement = if placement.stand_in {
         place::place(intent, catalog, &shape.counts())
@@ -56,8 +72,9 @@ pub fn compile_placed(
     if !placement.errors.is_empty() {
         return Err(placement.errors);
     }
-    let mut fabric = topology::build(intent, catalog, shape, placement, only)?;
-    addressing::assign(intent, shape, &mut fabric)?;
+    let ix = lock.map(stable::Index::new);
+    let mut fabric = topology::build(intent, catalog, shape, placement, only, ix.as_ref())?;
+    addressing::assign(intent, shape, &mut fabric, ix.as_ref())?;
     features::resolve(intent, catalog, &mut fabric)?;
     baseline::resolve(intent, &mut fabric);
     Ok(fabric.finish())

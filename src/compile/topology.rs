@@ -8,6 +8,7 @@
 
 use super::pattern;
 use super::shape::Shape;
+use super::stable::{self, Cable, Index, Ports};
 use crate::diag::Finding;
 use crate::intent::{Intent, Role, Topology};
 use crate::model::{
@@ -83,6 +84,8 @@ pub struct DraftLink {
     pub cable_m: u32,
     /// Subnet text, once addressed.
     pub subnet: Option<String>,
+    /// The subnet's first address when the lock keeps it (`None`: allocate from `seq`).
+    pub pinned: Option<u32>,
 }
 
 /// The fabric under construction.
@@ -148,14 +151,34 @@ pub fn build(
     s: &Shape,
     placement: Placement,
     only: Option<&globset::GlobMatcher>,
+    lock: Option<&Index>,
 ) -> Result<Draft, Vec<Finding>> {
     let mut devices = draft_devices(intent, placement);
     port_budgets(intent, catalog, s, &devices)?;
     let w = Wiring::new(intent, catalog, s, &devices, only);
     let mut links = server_ports(&w, &mut devices)?;
-    leaf_uplinks(&w, &mut devices, &mut links);
+    let mut plan = Vec::new();
+    leaf_uplinks(&w, &devices, &mut plan);
     if s.three_tier {
-        spine_uplinks(&w, &mut devices, &mut links);
+        spine_uplinks(&w, &devices, &mut plan);
+    }
+    if let Some(ix) = lock {
+        keep_locked_cables(&w, &devices, &mut plan, ix, only.is_some())?;
+    }
+    for c in plan {
+        let mut link = connect(
+            &mut devices,
+            &w.ports,
+            c.tier,
+            c.lower,
+            c.upper,
+            w.speed(c.tier),
+            w.mtu,
+            w.cable(c.tier),
+            c.seq,
+        );
+        link.pinned = c.pinned;
+        links.push(link);
     }
     sort_ports(&mut devices, &mut links);
     unused_ports(&w, &mut devices);
@@ -165,6 +188,36 @@ pub fn build(
         links,
         summary: summary(s),
     })
+}
+
+/// Puts the planned cables on the ports and /31s the lock keeps ([`stable::cables`]). With `--only`
+/// (`partial`) a cable the lock does not hold is refused: its ports depend on cables not built.
+fn keep_locked_cables(
+    w: &Wiring,
+    devices: &[DraftDevice],
+    plan: &mut [Cable],
+    ix: &Index,
+    partial: bool,
+) -> Result<(), Vec<Finding>> {
+    let mut ports = Ports {
+        names: devices.iter().map(|d| d.hostname.as_str()).collect(),
+        counts: devices.iter().map(|d| w.ports_of(d).count()).collect(),
+        taken: devices
+            .iter()
+            .map(|d| d.interfaces.iter().map(|i| i.port).collect())
+            .collect(),
+    };
+    let new = stable::cables(plan, ix, &mut ports);
+    if partial && new > 0 {
+        return Err(vec![
+            Finding::new(
+                Rule::LockNeedsFullRender,
+                format!("{new} cables of the selected devices are not in the lock yet"),
+            )
+            .hint("render the whole fabric once (without --only) so the lock holds them, then render with --only"),
+        ]);
+    }
+    Ok(())
 }
 
 /// The placed devices as drafts: named and placed, without ports, addresses or features yet.
@@ -353,6 +406,22 @@ impl<'a> Wiring<'a> {
     fn ports_of(&self, d: &DraftDevice) -> &PortCache {
         &self.ports[d.platform.as_str()]
     }
+
+    /// The link speed of a switch tier.
+    fn speed(&self, tier: LinkTier) -> u32 {
+        match tier {
+            LinkTier::SpineSuperSpine => self.s.spine_uplink_speed.gbps(),
+            _ => self.s.leaf_uplink_speed.gbps(),
+        }
+    }
+
+    /// The cable length of a switch tier.
+    fn cable(&self, tier: LinkTier) -> u32 {
+        match tier {
+            LinkTier::SpineSuperSpine => self.spine_super_cable,
+            _ => self.leaf_spine_cable,
+        }
+    }
 }
 
 /// Server ports on the leaves, the lowest ports in slot order, each with its server-leaf cable.
@@ -401,6 +470,7 @@ fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink
                 speed_gbps: s.nic_speed.gbps(),
                 cable_m: w.server_cable,
                 subnet: None,
+                pinned: None,
             });
         }
     }
@@ -439,7 +509,7 @@ fn server_names(
 
 /// Leaf uplinks to the spines of the leaf's zone: the leaf's highest ports, uplink k to spine k mod
 /// count; a spine's port is the leaf's ordinal in the zone × links per spine + link.
-fn leaf_uplinks(w: &Wiring, devices: &mut [DraftDevice], links: &mut Vec<DraftLink>) {
+fn leaf_uplinks(w: &Wiring, devices: &[DraftDevice], plan: &mut Vec<Cable>) {
     let s = w.s;
     for li in 0..s.leaves() {
         let di = w.index_of(Role::Leaf, li);
@@ -453,26 +523,20 @@ fn leaf_uplinks(w: &Wiring, devices: &mut [DraftDevice], links: &mut Vec<DraftLi
             if !w.selected[di] && !w.selected[si] {
                 continue;
             }
-            let leaf_port = leaf_ports - s.leaf_up + 1 + k;
-            let spine_port = local * s.links_per_spine + link_no + 1;
-            links.push(connect(
-                devices,
-                &w.ports,
-                LinkTier::LeafSpine,
-                (di, leaf_port),
-                (si, spine_port),
-                s.leaf_uplink_speed.gbps(),
-                w.mtu,
-                w.leaf_spine_cable,
-                li as u64 * s.leaf_up as u64 + k as u64,
-            ));
+            plan.push(Cable {
+                tier: LinkTier::LeafSpine,
+                lower: (di, leaf_ports - s.leaf_up + 1 + k),
+                upper: (si, local * s.links_per_spine + link_no + 1),
+                seq: li as u64 * s.leaf_up as u64 + k as u64,
+                pinned: None,
+            });
         }
     }
 }
 
 /// Spine uplinks to the super-spines of the spine's plane: the spine's highest ports, spread like the
 /// leaf uplinks.
-fn spine_uplinks(w: &Wiring, devices: &mut [DraftDevice], links: &mut Vec<DraftLink>) {
+fn spine_uplinks(w: &Wiring, devices: &[DraftDevice], plan: &mut Vec<Cable>) {
     let s = w.s;
     let spines_per_plane_per_zone = s.spines_per_zone / s.planes;
     for gi in 0..s.spines() {
@@ -489,19 +553,13 @@ fn spine_uplinks(w: &Wiring, devices: &mut [DraftDevice], links: &mut Vec<DraftL
             if !w.selected[si] && !w.selected[ssi] {
                 continue;
             }
-            let spine_port = spine_ports - s.spine_up + 1 + k;
-            let ss_port = ordinal * s.links_per_super + link_no + 1;
-            links.push(connect(
-                devices,
-                &w.ports,
-                LinkTier::SpineSuperSpine,
-                (si, spine_port),
-                (ssi, ss_port),
-                s.spine_uplink_speed.gbps(),
-                w.mtu,
-                w.spine_super_cable,
-                gi as u64 * s.spine_up as u64 + k as u64,
-            ));
+            plan.push(Cable {
+                tier: LinkTier::SpineSuperSpine,
+                lower: (si, spine_ports - s.spine_up + 1 + k),
+                upper: (ssi, ordinal * s.links_per_super + link_no + 1),
+                seq: gi as u64 * s.spine_up as u64 + k as u64,
+                pinned: None,
+            });
         }
     }
 }
@@ -669,6 +727,7 @@ fn connect(
         speed_gbps,
         cable_m,
         subnet: None,
+        pinned: None,
     }
 }
 

@@ -134,6 +134,12 @@ pub fn load(source: &Source) -> Result<Document, Vec<Finding>> {
     if source.text.len() > MAX_FILE_BYTES {
         return Err(vec![file_too_large(source, source.text.len())]);
     }
+    load_unbounded(source)
+}
+
+/// [`load`] without the file-size check, for files whose size the caller bounds itself (an allocation
+/// lock grows with the fabric: [`crate::lock::read::MAX_LOCK_BYTES`]).
+pub fn load_unbounded(source: &Source) -> Result<Document, Vec<Finding>> {
     let mut b = Builder::new(source);
     let mut parser = Parser::new_from_str(&source.text);
     let fatal = loop {

@@ -2,6 +2,7 @@
 //! switches and ports, and how disruptive each change is. Every rule is documented in
 //! `docs/change-report.md` and has a test.
 
+use crate::lock::build::{Renumbered, from_model, renumbered};
 use crate::model::{Device, Direction, FabricModel, Interface, PortKind};
 use crate::platform::Catalog;
 use crate::units::Size;
@@ -78,6 +79,10 @@ pub enum ChangeRule {
     /// An acknowledged error (an accepted exception) is added, removed or given another reason.
     #[serde(rename = "CHG-ACK")]
     Ack,
+    /// A switch on both sides changes loopback, router-id, ASN, management address or server subnet,
+    /// or one of its cables moves to another port, peer or /31 (docs/lock.md).
+    #[serde(rename = "CHG-RENUMBER")]
+    Renumber,
 }
 
 impl ChangeRule {
@@ -98,6 +103,7 @@ impl ChangeRule {
             ChangeRule::Bgp => "CHG-BGP",
             ChangeRule::SonicReload => "CHG-SONIC-RELOAD",
             ChangeRule::Ack => "CHG-ACK",
+            ChangeRule::Renumber => "CHG-RENUMBER",
         }
     }
 }
@@ -147,6 +153,7 @@ impl Change {
 #[derive(Clone, Copy)]
 enum Counted {
     Switch,
+    Device,
     Port,
     Link,
 }
@@ -155,6 +162,7 @@ enum Counted {
 fn plural(n: usize, what: Counted) -> String {
     let (one, many) = match what {
         Counted::Switch => ("switch", "switches"),
+        Counted::Device => ("device", "devices"),
         Counted::Port => ("port", "ports"),
         Counted::Link => ("link", "links"),
     };
@@ -180,10 +188,17 @@ struct Sides<'a> {
     /// Devices on both sides, (old, new), in hostname order.
     both: Vec<(&'a Device, &'a Device)>,
     catalog: &'a Catalog,
+    /// Devices on both sides whose allocation or cabling moves.
+    renumbered: Vec<Renumbered>,
 }
 
 impl<'a> Sides<'a> {
-    fn new(old: &'a FabricModel, new: &'a FabricModel, catalog: &'a Catalog) -> Sides<'a> {
+    fn new(
+        old_model: &'a FabricModel,
+        new_model: &'a FabricModel,
+        catalog: &'a Catalog,
+    ) -> Sides<'a> {
+        let (old, new) = (old_model, new_model);
         let by_name = |m: &'a FabricModel| -> BTreeMap<&'a str, &'a Device> {
             m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect()
         };
@@ -192,11 +207,16 @@ impl<'a> Sides<'a> {
             .iter()
             .filter_map(|(k, a)| new.get(k).map(|b| (*a, *b)))
             .collect();
+        let renumbered = renumbered(
+            &from_model(old_model, None, false),
+            &from_model(new_model, None, false),
+        );
         Sides {
             old,
             new,
             both,
             catalog,
+            renumbered,
         }
     }
 
@@ -215,8 +235,9 @@ impl<'a> Sides<'a> {
 }
 
 /// Every rule of the change report, in the order of `docs/change-report.md`.
-const RULES: [fn(&Sides) -> Vec<Change>; 13] = [
-    devices, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp, ack,
+const RULES: [fn(&Sides) -> Vec<Change>; 14] = [
+    devices, renumber, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp,
+    ack,
 ];
 
 /// Compares two compiled fabrics device by device and explains the differences, most severe first.
@@ -254,9 +275,15 @@ fn devices(s: &Sides) -> Vec<Change> {
     let mut out = Vec::new();
     if !added.is_empty() {
         let summary = format!(
-            "{} added ({})",
-            plural(added.len(), Counted::Switch),
-            preview(&added)
+            "{} added ({}), {} existing {} renumbered",
+            plural(added.len(), Counted::Device),
+            preview(&added),
+            s.renumbered.len(),
+            if s.renumbered.len() == 1 {
+                "device"
+            } else {
+                "devices"
+            }
         );
         out.push(Change::per_switch(
             ChangeRule::Devices,
@@ -279,6 +306,40 @@ fn devices(s: &Sides) -> Vec<Change> {
         ));
     }
     out
+}
+
+/// `CHG-RENUMBER`: switches on both sides whose loopback, router-id, ASN, management address or server
+/// subnet changes, or whose cables move (another port, peer or /31), by name with the first change.
+fn renumber(s: &Sides) -> Vec<Change> {
+    let list = &s.renumbered;
+    let Some(first) = list.first() else {
+        return Vec::new();
+    };
+    let names: Vec<&str> = list.iter().map(|r| r.device.as_str()).collect();
+    let ports = list
+        .iter()
+        .flat_map(|r| &r.changes)
+        .filter(|c| c.starts_with("port ") || c.starts_with("server port "))
+        .count();
+    let summary = format!(
+        "{} existing {} renumbered or re-cabled ({}; {}: {}): render needs --allow-renumber",
+        list.len(),
+        if list.len() == 1 {
+            "switch"
+        } else {
+            "switches"
+        },
+        preview(&names),
+        first.device,
+        first.changes.first().map_or("", String::as_str)
+    );
+    vec![Change {
+        rule: ChangeRule::Renumber,
+        impact: Impact::Disruptive,
+        summary,
+        switches: list.len(),
+        ports,
+    }]
 }
 
 /// `CHG-PLATFORM`: a switch keeps its name on another platform.

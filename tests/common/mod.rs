@@ -33,7 +33,7 @@ pub fn render(path: &str) -> (FabricModel, Vec<OutFile>) {
     (m, files)
 }
 
-/// Every example intent in intents/.
+/// Every example intent in intents/ (not the locks beside them).
 pub fn example_intents() -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir("intents")
         .expect("intents/")
@@ -41,6 +41,8 @@ pub fn example_intents() -> Vec<String> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .map(|p| p.to_string_lossy().into_owned())
+        // `<intent>.lock.yaml` beside an intent is its allocation lock (docs/lock.md), not an intent.
+        .filter(|p| !p.ends_with(".lock.yaml"))
         .collect();
     v.sort();
     v

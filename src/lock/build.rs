@@ -1,0 +1,269 @@
+//! The lock a compiled fabric implies ([`from_model`]), and what a new lock renumbers or re-cables on
+//! devices the old one already held ([`renumbered`]).
+
+use super::{Lock, LockDevice, LockLink, LockServer, VERSION, natural_cmp};
+use crate::model::{FabricModel, LinkTier};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The lock for `model`: every device, switch link and (routed) server /31 it holds. Entries of
+/// `previous` whose device left the fabric are kept as `retired` (their space stays reserved) unless
+/// `release` drops them.
+pub fn from_model(model: &FabricModel, previous: Option<&Lock>, release: bool) -> Lock {
+    let mut lock = live(model);
+    if let (Some(prev), false) = (previous, release) {
+        retire(&mut lock, prev, model);
+    }
+    lock.sort();
+    lock
+}
+
+/// The entries the model holds.
+fn live(model: &FabricModel) -> Lock {
+    let port: HashMap<(&str, &str), u32> = model
+        .devices
+        .iter()
+        .flat_map(|d| {
+            d.interfaces
+                .iter()
+                .map(move |i| ((d.hostname.as_str(), i.name.as_str()), i.port))
+        })
+        .collect();
+    let devices = model
+        .devices
+        .iter()
+        .map(|d| LockDevice {
+            name: d.hostname.clone(),
+            loopback: d.loopback,
+            router_id: d.bgp.router_id,
+            asn: d.bgp.asn,
+            management: d.management.as_ref().map(|m| m.ip),
+            server_subnet: d.server_subnet.as_ref().map(|s| s.prefix.clone()),
+            retired: false,
+        })
+        .collect();
+    let rail: HashSet<&str> = model
+        .devices
+        .iter()
+        .filter(|d| d.server_subnet.is_some())
+        .map(|d| d.hostname.as_str())
+        .collect();
+    let rail_subnet = |leaf: &str| rail.contains(leaf);
+    let mut links = Vec::new();
+    let mut servers = Vec::new();
+    for l in &model.links {
+        let (Some(subnet), Some(&up)) = (&l.subnet, port.get(&(l.b.as_str(), l.b_port.as_str())))
+        else {
+            continue;
+        };
+        if l.tier == LinkTier::ServerLeaf {
+            if !rail_subnet(&l.b) {
+                servers.push(LockServer {
+                    leaf: l.b.clone(),
+                    port: up,
+                    subnet: subnet.clone(),
+                    retired: false,
+                });
+            }
+        } else if let Some(&lo) = port.get(&(l.a.as_str(), l.a_port.as_str())) {
+            links.push(LockLink {
+                lower: l.a.clone(),
+                lower_port: lo,
+                upper: l.b.clone(),
+                upper_port: up,
+                subnet: subnet.clone(),
+                retired: false,
+            });
+        }
+    }
+    Lock {
+        version: VERSION,
+        devices,
+        links,
+        servers,
+    }
+}
+
+/// Adds `prev`'s entries for devices (and server ports) the model no longer has, as retired.
+fn retire(lock: &mut Lock, prev: &Lock, model: &FabricModel) {
+    let present: HashSet<&str> = model.devices.iter().map(|d| d.hostname.as_str()).collect();
+    for d in prev
+        .devices
+        .iter()
+        .filter(|d| !present.contains(d.name.as_str()))
+    {
+        lock.devices.push(LockDevice {
+            retired: true,
+            ..d.clone()
+        });
+    }
+    for k in prev
+        .links
+        .iter()
+        .filter(|k| !present.contains(k.lower.as_str()) || !present.contains(k.upper.as_str()))
+    {
+        lock.links.push(LockLink {
+            retired: true,
+            ..k.clone()
+        });
+    }
+    let ports: HashSet<(String, u32)> = lock
+        .servers
+        .iter()
+        .map(|v| (v.leaf.clone(), v.port))
+        .collect();
+    let subnets: HashSet<String> = lock.servers.iter().map(|v| v.subnet.clone()).collect();
+    // A server port the fabric no longer uses (its leaf left, or the group shrank): reserved.
+    for v in prev
+        .servers
+        .iter()
+        .filter(|v| !ports.contains(&(v.leaf.clone(), v.port)) && !subnets.contains(&v.subnet))
+    {
+        lock.servers.push(LockServer {
+            retired: true,
+            ..v.clone()
+        });
+    }
+}
+
+/// One existing device whose allocation a change moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Renumbered {
+    /// Hostname.
+    pub device: String,
+    /// What moves, one phrase each (`loopback 10.0.0.1 -> 10.0.0.9`, `port 57: spine1:3 -> spine3:1`).
+    pub changes: Vec<String>,
+}
+
+/// Devices `old` held (live) that keep their name in `new` but change loopback, router-id, ASN,
+/// management address or server subnet, or whose live cables or server /31s move. A device or cable
+/// that leaves the fabric, or one that is added, is not a renumbering.
+pub fn renumbered(old: &Lock, new: &Lock) -> Vec<Renumbered> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let newdev: HashMap<&str, &LockDevice> = new
+        .devices
+        .iter()
+        .filter(|d| !d.retired)
+        .map(|d| (d.name.as_str(), d))
+        .collect();
+    for o in old.devices.iter().filter(|d| !d.retired) {
+        if let Some(n) = newdev.get(o.name.as_str()) {
+            for c in device_changes(o, n) {
+                out.entry(o.name.clone()).or_default().push(c);
+            }
+        }
+    }
+    recabled(old, new, &newdev, &mut out);
+    servers_moved(old, new, &newdev, &mut out);
+    let mut v: Vec<Renumbered> = out
+        .into_iter()
+        .map(|(device, changes)| Renumbered { device, changes })
+        .collect();
+    v.sort_by(|a, b| natural_cmp(&a.device, &b.device));
+    v
+}
+
+fn device_changes(o: &LockDevice, n: &LockDevice) -> Vec<String> {
+    let mut c = Vec::new();
+    let mut cmp = |what: &str, a: String, b: String| {
+        if a != b {
+            c.push(format!("{what} {a} -> {b}"));
+        }
+    };
+    cmp("loopback", o.loopback.to_string(), n.loopback.to_string());
+    cmp(
+        "router-id",
+        o.router_id.to_string(),
+        n.router_id.to_string(),
+    );
+    cmp("ASN", o.asn.to_string(), n.asn.to_string());
+    let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "none".into());
+    cmp(
+        "management",
+        opt(&o.management.map(|m| m.to_string())),
+        opt(&n.management.map(|m| m.to_string())),
+    );
+    cmp(
+        "server subnet",
+        opt(&o.server_subnet),
+        opt(&n.server_subnet),
+    );
+    c
+}
+
+type End<'a> = (&'a str, u32);
+
+/// What a live link puts on each of its two ports: (peer, peer port, subnet).
+fn ends(lock: &Lock) -> HashMap<End<'_>, (String, u32, &str)> {
+    let mut m = HashMap::new();
+    for k in lock.links.iter().filter(|k| !k.retired) {
+        m.insert(
+            (k.lower.as_str(), k.lower_port),
+            (k.upper.clone(), k.upper_port, k.subnet.as_str()),
+        );
+        m.insert(
+            (k.upper.as_str(), k.upper_port),
+            (k.lower.clone(), k.lower_port, k.subnet.as_str()),
+        );
+    }
+    m
+}
+
+/// Ports of existing devices whose cable or /31 differs: a cable between two devices that both stay
+/// must stay; a port of an existing device that gets a different cable is re-cabled.
+fn recabled(
+    old: &Lock,
+    new: &Lock,
+    present: &HashMap<&str, &LockDevice>,
+    out: &mut BTreeMap<String, Vec<String>>,
+) {
+    let (before, after) = (ends(old), ends(new));
+    let mut moved: Vec<(String, String)> = Vec::new();
+    for ((dev, port), (peer, pport, subnet)) in &before {
+        if !present.contains_key(dev) {
+            continue;
+        }
+        let was = format!("{peer}:{pport} {subnet}");
+        match after.get(&(*dev, *port)) {
+            Some((p2, pp2, s2)) if p2 == peer && pp2 == pport && s2 == subnet => {}
+            Some((p2, pp2, s2)) => moved.push((
+                dev.to_string(),
+                format!("port {port}: {was} -> {p2}:{pp2} {s2}"),
+            )),
+            None if present.contains_key(peer.as_str()) => {
+                moved.push((dev.to_string(), format!("port {port}: {was} -> unused")))
+            }
+            None => {}
+        }
+    }
+    moved.sort();
+    for (dev, what) in moved {
+        out.entry(dev).or_default().push(what);
+    }
+}
+
+/// Server /31s that move on a leaf port that keeps its server.
+fn servers_moved(
+    old: &Lock,
+    new: &Lock,
+    present: &HashMap<&str, &LockDevice>,
+    out: &mut BTreeMap<String, Vec<String>>,
+) {
+    let after: HashMap<(&str, u32), &str> = new
+        .servers
+        .iter()
+        .filter(|v| !v.retired)
+        .map(|v| ((v.leaf.as_str(), v.port), v.subnet.as_str()))
+        .collect();
+    for v in old.servers.iter().filter(|v| !v.retired) {
+        if !present.contains_key(v.leaf.as_str()) {
+            continue;
+        }
+        if let Some(s) = after.get(&(v.leaf.as_str(), v.port))
+            && *s != v.subnet
+        {
+            out.entry(v.leaf.clone())
+                .or_default()
+                .push(format!("server port {}: {} -> {s}", v.port, v.subnet));
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The allocation lock: what `render` allocated to whom, kept beside the intent as
+//! `<intent-stem>.lock.yaml` and read on the next render, so growing a fabric never renumbers what
+//! already runs (docs/lock.md).
+//!
+//! One module per job: the types and their text form here, [`read`] (YAML with spans, syntax and
+//! collisions located `file:line:col`), [`check`] (the lock against the intent's pools and ASN ranges),
+//! [`build`] (the lock a compiled model implies, and what a change renumbers). The compiler applies it
+//! in [`crate::compile::stable`].
+
+pub mod build;
+pub mod check;
+pub mod read;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+
+/// The lock format version this aifab reads and writes.
+pub const VERSION: u32 = 1;
+
+/// Everything allocated to devices and links, sorted by name, one line per entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Lock {
+    /// Lock format version (1).
+    pub version: u32,
+    /// One entry per switch.
+    #[serde(default)]
+    pub devices: Vec<LockDevice>,
+    /// One entry per switch-to-switch cable.
+    #[serde(default)]
+    pub links: Vec<LockLink>,
+    /// One entry per server NIC /31 (`server_mode: routed`).
+    #[serde(default)]
+    pub servers: Vec<LockServer>,
+}
+
+/// What one switch holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockDevice {
+    /// Hostname.
+    pub name: String,
+    /// Loopback0 address (from the `loopbacks` pool).
+    pub loopback: Ipv4Addr,
+    /// BGP router-id.
+    pub router_id: Ipv4Addr,
+    /// Local ASN.
+    pub asn: u32,
+    /// Management address, when the fabric has `fabric.management`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub management: Option<IpAddr>,
+    /// The leaf's server subnet (`server_mode: rail-subnet`), e.g. `10.2.0.0/27`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_subnet: Option<String>,
+    /// The device left the fabric; its space stays reserved until released (`render --release`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub retired: bool,
+}
+
+/// One switch-to-switch cable: lower (leaf or spine) port to upper (spine or super-spine) port, and its /31.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockLink {
+    /// The lower-tier switch.
+    pub lower: String,
+    /// Its front-panel port number (1-based).
+    pub lower_port: u32,
+    /// The upper-tier switch.
+    pub upper: String,
+    /// Its front-panel port number (1-based).
+    pub upper_port: u32,
+    /// The link's /31 (from `fabric_links`); the upper switch takes the even address.
+    pub subnet: String,
+    /// An end left the fabric; the /31 stays reserved until released.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub retired: bool,
+}
+
+/// One server NIC's /31 on a leaf port.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockServer {
+    /// The leaf.
+    pub leaf: String,
+    /// The leaf's front-panel port number (1-based).
+    pub port: u32,
+    /// The /31 (from `server_links`); the leaf takes the even address.
+    pub subnet: String,
+    /// The leaf or the port left the fabric; the /31 stays reserved until released.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub retired: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The lock file of an intent: `dir/x.yaml` → `dir/x.lock.yaml`.
+pub fn path_for(intent: &Path) -> PathBuf {
+    let stem = intent
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    intent.with_file_name(format!("{stem}.lock.yaml"))
+}
+
+/// The lock's JSON Schema (draft 2020-12), pretty-printed, ending with a newline.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(Lock);
+    let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Compares names as people read them: `leaf2` before `leaf10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, _) => return Ordering::Less,
+            (_, None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let (n, rx) = split_digits(x);
+                let (m, ry) = split_digits(y);
+                match n.len().cmp(&m.len()).then(n.cmp(m)) {
+                    Ordering::Equal => (x, y) = (rx, ry),
+                    o => return o,
+                }
+            }
+            (Some(c), Some(d)) => match c.cmp(d) {
+                Ordering::Equal => (x, y) = (&x[1..], &y[1..]),
+                o => return o,
+            },
+        }
+    }
+}
+
+/// Leading digits without leading zeros, and the rest.
+fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
+    let end = s
+        .iter()
+        .position(|c| !c.is_ascii_digit())
+        .unwrap_or(s.len());
+    let zeros = s[..end].iter().take_while(|c| **c == b'0').count();
+    (&s[zeros.min(end.saturating_sub(1))..end], &s[end..])
+}
+
+impl Lock {
+    /// Sorts every list by name (natural order), then port: the order [`Lock::to_yaml`] writes.
+    pub fn sort(&mut self) {
+        self.devices.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+        self.links.sort_by(|a, b| {
+            natural_cmp(&a.lower, &b.lower)
+                .then(a.lower_port.cmp(&b.lower_port))
+                .then(natural_cmp(&a.upper, &b.upper))
+                .then(a.upper_port.cmp(&b.upper_port))
+        });
+        self.servers
+            .sort_by(|a, b| natural_cmp(&a.leaf, &b.leaf).then(a.port.cmp(&b.port)));
+    }
+
+    /// The lock file's text: a header naming the intent, then one flow mapping per line, so a grow is a
+    /// diff of added lines.
+    pub fn to_yaml(&self, intent_name: &str) -> String {
+        let mut s = format!(
+            "# aifab allocation lock for {intent_name}: what render allocated to whom.\n\
+             # Commit it with the intent; see docs/lock.md (pin by editing, release with --release).\n\
+             version: {}\n",
+            self.version
+        );
+        section(&mut s, "devices", &self.devices, device_line);
+        section(&mut s, "links", &self.links, link_line);
+        section(&mut s, "servers", &self.servers, server_line);
+        s
+    }
+}
+
+/// `name: []` or `name:` and one `  - {...}` line per entry.
+fn section<T>(s: &mut String, name: &str, items: &[T], line: fn(&T) -> String) {
+    if items.is_empty() {
+        let _ = writeln!(s, "{name}: []");
+        return;
+    }
+    let _ = writeln!(s, "{name}:");
+    for i in items {
+        let _ = writeln!(s, "  - {{{}}}", line(i));
+    }
+}
+
+fn retired(r: bool) -> &'static str {
+    if r { ", retired: true" } else { "" }
+}
+
+fn device_line(d: &LockDevice) -> String {
+    let mut s = format!(
+        "name: {}, loopback: {}, router_id: {}, asn: {}",
+        d.name, d.loopback, d.router_id, d.asn
+    );
+    if let Some(m) = d.management {
+        let _ = write!(s, ", management: \"{m}\"");
+    }
+    if let Some(n) = &d.server_subnet {
+        let _ = write!(s, ", server_subnet: {n}");
+    }
+    s.push_str(retired(d.retired));
+    s
+}
+
+fn link_line(l: &LockLink) -> String {
+    format!(
+        "lower: {}, lower_port: {}, upper: {}, upper_port: {}, subnet: {}{}",
+        l.lower,
+        l.lower_port,
+        l.upper,
+        l.upper_port,
+        l.subnet,
+        retired(l.retired)
+    )
+}
+
+fn server_line(v: &LockServer) -> String {
+    format!(
+        "leaf: {}, port: {}, subnet: {}{}",
+        v.leaf,
+        v.port,
+        v.subnet,
+        retired(v.retired)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_reads_numbers() {
+        let mut v = vec!["leaf10", "leaf2", "leaf1", "spine1", "leaf02"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["leaf1", "leaf02", "leaf2", "leaf10", "spine1"]);
+    }
+
+    #[test]
+    fn lock_path_sits_beside_the_intent() {
+        assert_eq!(
+            path_for(Path::new("intents/pod1-1024.yaml")),
+            PathBuf::from("intents/pod1-1024.lock.yaml")
+        );
+    }
+}

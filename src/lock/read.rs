@@ -1,0 +1,328 @@
+//! Reading a lock file: the lock schema, well-formed values and collisions, every problem at once and
+//! located `file:line:col` in the lock by the project's YAML loader (spans for every node).
+//!
+//! A lock grows with the fabric (tens of MB at 100K GPUs), so a lock that reads cleanly is deserialized
+//! straight into its types; the loader, which records a span for every node, runs only when there is a
+//! problem to locate.
+
+use super::{Lock, VERSION};
+use crate::diag::{Finding, Source, Span};
+use crate::load::{self, SpanMap};
+use crate::rules::Rule;
+use ipnetwork::Ipv4Network;
+use std::collections::HashMap;
+
+/// A lock read from its file, with what locates its entries.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The lock.
+    pub lock: Lock,
+    /// Its file.
+    pub source: Source,
+    /// Spans of every node, by JSON pointer: loaded on the first finding.
+    spans: std::sync::OnceLock<SpanMap>,
+}
+
+impl Loaded {
+    /// The lock read from `source`, its spans not loaded yet.
+    fn new(lock: Lock, source: Source) -> Loaded {
+        Loaded {
+            lock,
+            source,
+            spans: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Spans of every node (the loader runs once, on first use).
+    pub fn spans(&self) -> &SpanMap {
+        self.spans.get_or_init(|| {
+            load::load_unbounded(&self.source)
+                .map(|d| d.spans)
+                .unwrap_or_default()
+        })
+    }
+
+    /// A finding of `rule` at `pointer` in the lock file.
+    pub fn finding(&self, rule: Rule, pointer: &str, message: String, hint: &str) -> Finding {
+        located(&self.source, self.spans(), rule, pointer, message, hint)
+    }
+}
+
+fn located(
+    source: &Source,
+    spans: &SpanMap,
+    rule: Rule,
+    pointer: &str,
+    message: String,
+    hint: &str,
+) -> Finding {
+    let span = spans.locate(pointer).unwrap_or(Span { offset: 0, len: 0 });
+    Finding::new(rule, message)
+        .at(pointer)
+        .hint(hint)
+        .with_span(source, span)
+}
+
+/// Largest lock file read, in bytes (256 MiB): a 100K-GPU fabric's lock is about 30 MB.
+pub const MAX_LOCK_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads the lock at `path`: `Ok(None)` when there is none, `Err` with every problem when it is unusable
+/// (the [`Source`] the findings locate in, or an I/O error text).
+pub fn read_file(path: &std::path::Path) -> Result<Option<Loaded>, LockError> {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOCK_BYTES) {
+        return Err(LockError::Io(format!(
+            "{}: larger than {MAX_LOCK_BYTES} bytes",
+            path.display()
+        )));
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(LockError::Io(format!("{}: {e}", path.display()))),
+    };
+    parse(Source::new(path.display().to_string(), text)).map(Some)
+}
+
+/// Why a lock cannot be used.
+#[derive(Debug)]
+pub enum LockError {
+    /// The file could not be read.
+    Io(String),
+    /// The lock is invalid: every finding, located in the lock file.
+    Invalid(Box<Source>, Vec<Finding>),
+}
+
+/// Parses and checks lock text (schema, values, collisions).
+pub fn parse(source: Source) -> Result<Loaded, LockError> {
+    let lock = match serde_norway::from_str::<Lock>(&source.text) {
+        Ok(l) => l,
+        // Located by the loader; a lock only the loader reads is read from it.
+        Err(_) => located_parse(&source)?,
+    };
+    let loaded = Loaded::new(lock, source);
+    let mut errs = values(&loaded);
+    errs.extend(collisions(&loaded));
+    if errs.is_empty() {
+        Ok(loaded)
+    } else {
+        crate::validate::sort_findings(&mut errs);
+        Err(LockError::Invalid(Box::new(loaded.source), errs))
+    }
+}
+
+/// The lock through the project's loader, its first problem located.
+fn located_parse(source: &Source) -> Result<Lock, LockError> {
+    let invalid = |f| LockError::Invalid(Box::new(source.clone()), f);
+    let doc = match load::load_unbounded(source) {
+        Ok(d) => d,
+        Err(f) => return Err(invalid(f)),
+    };
+    if !doc.findings.is_empty() {
+        return Err(invalid(doc.findings));
+    }
+    serde_path_to_error::deserialize::<_, Lock>(doc.value).map_err(|e| {
+        let pointer = pointer_of(e.path());
+        invalid(vec![located(
+            source,
+            &doc.spans,
+            Rule::LockSchema,
+            &pointer,
+            format!("lock `{}`: {}", load::display_path(&pointer), e.inner()),
+            "see `aifab schema --lock`; or delete the lock and render again (that renumbers nothing only if the intent did not change)",
+        )])
+    })
+}
+
+/// A serde path as a JSON pointer (`devices[3].asn` → `/devices/3/asn`).
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut p = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => p.push_str(&format!("/{index}")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                p = load::child_pointer(&p, key)
+            }
+            Segment::Unknown => {}
+        }
+    }
+    p
+}
+
+/// A /31 (or, with `any_len`, any prefix) without host bits, or why not.
+pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, String> {
+    let n: Ipv4Network = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not an IPv4 prefix"))?;
+    if n.ip() != n.network() {
+        return Err(format!("`{text}` has host bits set"));
+    }
+    if !any_len && n.prefix() != 31 {
+        return Err(format!("`{text}` is not a /31"));
+    }
+    Ok(n)
+}
+
+/// Version, well-formed subnets, port numbers and names.
+fn values(l: &Loaded) -> Vec<Finding> {
+    let mut errs = Vec::new();
+    let mut bad = |ptr: String, msg: String| {
+        errs.push(l.finding(
+            Rule::LockBadValue,
+            &ptr,
+            msg,
+            "fix the entry by hand, or delete it and render again to re-allocate it",
+        ));
+    };
+    if l.lock.version != VERSION {
+        bad(
+            "/version".into(),
+            format!(
+                "lock version {} (this aifab reads {VERSION})",
+                l.lock.version
+            ),
+        );
+    }
+    for (i, d) in l.lock.devices.iter().enumerate() {
+        if !safe_name(&d.name) {
+            bad(
+                format!("/devices/{i}/name"),
+                format!("`{}` is not a switch name", d.name),
+            );
+        }
+        if let Some(Err(e)) = d.server_subnet.as_deref().map(|s| subnet(s, true)) {
+            bad(format!("/devices/{i}/server_subnet"), e);
+        }
+    }
+    for (i, k) in l.lock.links.iter().enumerate() {
+        for (field, name) in [("lower", &k.lower), ("upper", &k.upper)] {
+            if !safe_name(name) {
+                bad(
+                    format!("/links/{i}/{field}"),
+                    format!("`{name}` is not a switch name"),
+                );
+            }
+        }
+        for (field, port) in [("lower_port", k.lower_port), ("upper_port", k.upper_port)] {
+            if port == 0 {
+                bad(format!("/links/{i}/{field}"), "ports count from 1".into());
+            }
+        }
+        if let Err(e) = subnet(&k.subnet, false) {
+            bad(format!("/links/{i}/subnet"), e);
+        }
+    }
+    for (i, v) in l.lock.servers.iter().enumerate() {
+        if v.port == 0 {
+            bad(format!("/servers/{i}/port"), "ports count from 1".into());
+        }
+        if let Err(e) = subnet(&v.subnet, false) {
+            bad(format!("/servers/{i}/subnet"), e);
+        }
+    }
+    errs
+}
+
+/// A switch name as the lock may hold it: letters, digits, `-`, `_`, `.`.
+fn safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Every value held twice: device names, loopbacks and router-ids (a device's router-id may equal its
+/// own loopback), management addresses, server subnets, link and server /31s, and a switch port used by
+/// two live entries.
+fn collisions(l: &Loaded) -> Vec<Finding> {
+    let mut seen = Seen::new(l);
+    for (i, d) in l.lock.devices.iter().enumerate() {
+        seen.once("name", d.name.clone(), format!("/devices/{i}/name"));
+        seen.once(
+            "address",
+            d.loopback.to_string(),
+            format!("/devices/{i}/loopback"),
+        );
+        if d.router_id != d.loopback {
+            seen.once(
+                "address",
+                d.router_id.to_string(),
+                format!("/devices/{i}/router_id"),
+            );
+        }
+        if let Some(m) = d.management {
+            seen.once(
+                "management address",
+                m.to_string(),
+                format!("/devices/{i}/management"),
+            );
+        }
+        if let Some(s) = &d.server_subnet {
+            seen.once("subnet", s.clone(), format!("/devices/{i}/server_subnet"));
+        }
+    }
+    for (i, k) in l.lock.links.iter().enumerate() {
+        seen.once("subnet", k.subnet.clone(), format!("/links/{i}/subnet"));
+        if !k.retired {
+            seen.once(
+                "port",
+                format!("{}:{}", k.lower, k.lower_port),
+                format!("/links/{i}/lower_port"),
+            );
+            seen.once(
+                "port",
+                format!("{}:{}", k.upper, k.upper_port),
+                format!("/links/{i}/upper_port"),
+            );
+        }
+    }
+    for (i, v) in l.lock.servers.iter().enumerate() {
+        seen.once("subnet", v.subnet.clone(), format!("/servers/{i}/subnet"));
+        if !v.retired {
+            seen.once(
+                "port",
+                format!("{}:{}", v.leaf, v.port),
+                format!("/servers/{i}/port"),
+            );
+        }
+    }
+    seen.errs
+}
+
+/// First holders of each value, and the findings for second ones.
+struct Seen<'a> {
+    l: &'a Loaded,
+    first: HashMap<(&'static str, String), String>,
+    errs: Vec<Finding>,
+}
+
+impl<'a> Seen<'a> {
+    fn new(l: &'a Loaded) -> Seen<'a> {
+        Seen {
+            l,
+            first: HashMap::new(),
+            errs: Vec::new(),
+        }
+    }
+
+    /// Records `value` of `kind` at `ptr`, or reports it as held twice.
+    fn once(&mut self, kind: &'static str, value: String, ptr: String) {
+        if let Some(prev) = self.first.get(&(kind, value.clone())) {
+            let (line, _) = self
+                .l
+                .spans()
+                .locate(prev)
+                .map(|s| self.l.source.line_col(s.offset))
+                .unwrap_or((0, 0));
+            let msg = format!("{kind} {value} is held twice (first on line {line})");
+            self.errs.push(self.l.finding(
+                Rule::LockCollision,
+                &ptr,
+                msg,
+                "give one of the two entries another value, or delete one and render again",
+            ));
+            return;
+        }
+        self.first.insert((kind, value), ptr);
+    }
+}
