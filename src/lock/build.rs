@@ -177,11 +177,14 @@ fn device_changes(o: &LockDevice, n: &LockDevice) -> Vec<String> {
     );
     cmp("ASN", o.asn.to_string(), n.asn.to_string());
     let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "none".into());
-    cmp(
-        "management",
-        opt(&o.management.map(|m| m.to_string())),
-        opt(&n.management.map(|m| m.to_string())),
-    );
+    // A first management address moves nothing that runs: only a held one can be renumbered.
+    if let Some(held) = o.management {
+        cmp(
+            "management",
+            held.to_string(),
+            opt(&n.management.map(|m| m.to_string())),
+        );
+    }
     cmp(
         "server subnet",
         opt(&o.server_subnet),
