@@ -6,6 +6,7 @@
 //! it. Features no public source confirms carry `support: unverified`; renderers emit them only with a
 //! comment pointing at that section, and `aifab validate` warns about them.
 
+mod extend;
 pub mod release;
 mod sonic;
 
@@ -27,10 +28,13 @@ pub struct VendorFile {
     pub os: Os,
     /// Public documents cited by `sources` entries, by short id (e.g. `cisco-qos-10.5`).
     pub references: BTreeMap<String, String>,
-    /// Files rendered for each device of this OS.
+    /// Files rendered for each device of this OS (built-in files only: an extension file leaves it out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<OutputSpec>,
     /// Ansible group variables of this OS in the rendered `inventory.yml`
-    /// (`ansible_network_os`, `ansible_connection`, ...).
+    /// (`ansible_network_os`, `ansible_connection`, ...). An extension file's entries override the
+    /// built-in ones.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ansible: BTreeMap<String, String>,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
@@ -337,6 +341,9 @@ impl Catalog {
                     errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
                 }
                 platforms.insert(format!("{os}/{name}"), (*os, p));
+            }
+            if file.outputs.is_empty() {
+                errors.push(format!("vendors/{os}.yaml: outputs: no file is rendered"));
             }
             for o in &file.outputs {
                 if let Err(e) = o.producer() {
