@@ -93,8 +93,17 @@ pub fn front(path: &str) -> Result<Front, FrontError> {
 
 /// [`front`], expanding ports and cables only for the devices `only` matches.
 pub fn front_with(path: &str, only: Option<&globset::GlobMatcher>) -> Result<Front, FrontError> {
+    front_in(path, only, Catalog::builtin())
+}
+
+/// [`front_with`] on a given platform catalog (the built-in one plus a site's platforms).
+pub fn front_in(
+    path: &str,
+    only: Option<&globset::GlobMatcher>,
+    catalog: &Catalog,
+) -> Result<Front, FrontError> {
     let source = read_source(path)?;
-    front_source_with(source, only)
+    front_source_in(source, only, catalog)
 }
 
 /// Runs the front of the pipeline on text already read (e.g. from `git show`).
@@ -107,6 +116,15 @@ pub fn front_source_with(
     source: Source,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<Front, FrontError> {
+    front_source_in(source, only, Catalog::builtin())
+}
+
+/// [`front_source_with`] on a given platform catalog.
+pub fn front_source_in(
+    source: Source,
+    only: Option<&globset::GlobMatcher>,
+    catalog: &Catalog,
+) -> Result<Front, FrontError> {
     let (intent, spans) = match validate::load_and_validate_partial(&source) {
         Ok(x) => x,
         Err(invalid) => {
@@ -114,7 +132,7 @@ pub fn front_source_with(
             return Err(FrontError::Invalid(Box::new(source), findings));
         }
     };
-    match checked_model(&intent, Catalog::builtin(), only) {
+    match checked_model(&intent, catalog, only) {
         Ok((model, mut findings)) => {
             findings.extend(note_warnings(&model));
             findings.extend(acknowledged(&model));

@@ -5,7 +5,7 @@ use super::Exit;
 use super::exit::front_failed;
 use aifab::diag::Source;
 use aifab::pipeline::{self, Front, FrontError};
-use aifab::platform::{Catalog, Os};
+use aifab::platform::Os;
 use aifab::render::{Meta, OutFile, Renderer};
 use aifab::review::gcu::Release;
 use aifab::review::route::{self, Plan};
@@ -30,6 +30,10 @@ pub struct Args {
     /// accepts; default 202405.
     #[arg(long)]
     pub sonic_release: Option<String>,
+    /// Site platforms and templates (both sides render with them; the project file is looked up
+    /// from the new intent).
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// Diff output formats.
@@ -123,9 +127,13 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(e) => return cannot_diff(e),
     };
+    let site = match super::site::Site::load(new_path.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
     let (old, new) = match (
-        pipeline::front_source(old_src),
-        pipeline::front_source(new_src),
+        pipeline::front_source_in(old_src, None, site.catalog),
+        pipeline::front_source_in(new_src, None, site.catalog),
     ) {
         (Ok(a), Ok(b)) => (a, b),
         // Both sides are reported when both are invalid.
@@ -136,12 +144,9 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
-    let renderer = match Renderer::new(Catalog::builtin()) {
+    let renderer = match site.renderer() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Exit::Trouble;
-        }
+        Err(status) => return status,
     };
     let (old_files, new_files) = match (
         render(&renderer, &old, &new_path),
@@ -169,7 +174,7 @@ pub fn run(args: Args) -> Exit {
             Exit::Success
         };
     }
-    let mut changes = change::report(&old.model, &new.model, Catalog::builtin());
+    let mut changes = change::report(&old.model, &new.model, site.catalog);
     changes.extend(route::change(&plans, release, assumed));
     change::sort(&mut changes);
     let names = |f: &Front| -> BTreeSet<String> {

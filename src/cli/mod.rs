@@ -10,6 +10,7 @@ mod exit;
 mod plan;
 mod render;
 mod schema;
+mod site;
 mod validate;
 
 pub use exit::Exit;
@@ -57,8 +58,9 @@ pub fn front_or_exit(
     path: &str,
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
+    catalog: &aifab::platform::Catalog,
 ) -> Result<aifab::pipeline::Front, Exit> {
-    let front = aifab::pipeline::front_with(path, only)
+    let front = aifab::pipeline::front_in(path, only, catalog)
         .map_err(|e| front_failed(e, Exit::Invalid, "nothing written"))?;
     if !quiet {
         print_findings(&front.source, &front.warnings);

@@ -15,6 +15,9 @@ pub struct Args {
     /// `dot` / `mermaid`: the topology, collapsed per tier group for large fabrics.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: Format,
+    /// Site platforms and templates.
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// Plan formats.
@@ -32,7 +35,11 @@ pub enum Format {
 
 /// Runs `aifab plan`.
 pub fn run(args: Args) -> Exit {
-    let front = match front_or_exit(&args.intent, false, None) {
+    let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
+    let front = match front_or_exit(&args.intent, false, None, site.catalog) {
         Ok(f) => f,
         Err(status) => return status,
     };

@@ -1,8 +1,7 @@
 //! `aifab render`: write every device's configuration, or check it against golden files.
 
 use super::{Exit, front_or_exit, only_matcher};
-use aifab::platform::Catalog;
-use aifab::render::{Meta, Renderer};
+use aifab::render::Meta;
 use aifab::review::{Status, compare_tree};
 use std::path::PathBuf;
 
@@ -26,6 +25,9 @@ pub struct Args {
     /// No warnings or progress.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Site platforms and templates.
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// A progress bar on stderr that appears only on a terminal, only once a render has taken a second, and
@@ -79,16 +81,17 @@ pub fn run(args: Args) -> Exit {
         Ok(o) => o,
         Err(status) => return status,
     };
-    let front = match front_or_exit(&args.intent, args.quiet, only.as_ref()) {
+    let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
+    let front = match front_or_exit(&args.intent, args.quiet, only.as_ref(), site.catalog) {
         Ok(f) => f,
         Err(status) => return status,
     };
-    let renderer = match Renderer::new(Catalog::builtin()) {
+    let renderer = match site.renderer() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Exit::Trouble;
-        }
+        Err(status) => return status,
     };
     let meta = Meta::for_intent_path(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);

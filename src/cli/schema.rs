@@ -1,4 +1,5 @@
-//! `aifab schema`: prints the intent JSON Schema or the Markdown reference generated from it.
+//! `aifab schema`: prints the intent JSON Schema or the Markdown reference generated from it, or
+//! (`--platforms`) the JSON Schema of a platform file.
 
 use super::Exit;
 use std::io::Write;
@@ -19,6 +20,10 @@ pub struct Args {
     /// What to print.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+    /// Print the JSON Schema of a platform file (`vendors/<os>.yaml`, or a site's `--platforms` file)
+    /// instead of the intent's.
+    #[arg(long, conflicts_with = "format")]
+    pub platforms: bool,
 }
 
 /// The text `aifab schema --format <format>` prints (ends with a newline).
@@ -31,7 +36,11 @@ pub fn text(format: Format) -> String {
 
 /// Runs `aifab schema`.
 pub fn run(args: Args) -> Exit {
-    let out = text(args.format);
+    let out = if args.platforms {
+        aifab::platform::schema_json()
+    } else {
+        text(args.format)
+    };
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(out.as_bytes())

@@ -305,6 +305,15 @@ pub struct Catalog {
     pub ansible: BTreeMap<Os, BTreeMap<String, String>>,
 }
 
+/// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
+/// `--platforms` files), pretty-printed with a final newline.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(VendorFile).to_value();
+    let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
 /// The vendor files compiled into the binary.
 pub const VENDOR_FILES: [(Os, &str); 3] = [
     (Os::Nxos, include_str!("../../vendors/nxos.yaml")),
