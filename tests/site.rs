@@ -120,6 +120,28 @@ fn a_platform_without_a_source_is_refused_with_its_location() {
     assert!(err.contains("help: "), "{err}");
     assert!(!dir.join("out").exists(), "nothing written");
 
+    // A keyword that reaches the config carries no separator or line break.
+    let injected = good.replace(
+        "queue_keyword: tx-queue",
+        "queue_keyword: \"tx-queue ; reload\"",
+    );
+    assert_ne!(injected, good);
+    std::fs::write(dir.join("eos.yaml"), &injected).expect("write");
+    let o = common::aifab(&[
+        "validate",
+        "tests/site/pod.yaml",
+        "--platforms",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "eos.yaml:{key_line}:3: platform 7804r3: queue_keyword"
+        )),
+        "{err}"
+    );
+
     // A shape error points at the offending key.
     std::fs::write(
         dir.join("eos.yaml"),

@@ -477,6 +477,16 @@ impl Platform {
         if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
             out.push("naming uses {card} but ports_per_card is missing".into());
         }
+        // Keywords printed into configs: lowercase words and `-` only (no separator or line break).
+        let keywords = [
+            ("ecn_unit.keyword", Some(&self.ecn_unit.keyword)),
+            ("queue_keyword", self.queue_keyword.as_ref()),
+        ];
+        for (fact, k) in keywords.into_iter().filter_map(|(f, k)| k.map(|k| (f, k))) {
+            if k.is_empty() || !k.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                out.push(format!("{fact} {k:?}: only lowercase letters and `-`"));
+            }
+        }
         if self.ecn_unit.bytes == 0 {
             out.push("ecn_unit.bytes must be at least 1".into());
         }
