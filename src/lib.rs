@@ -24,6 +24,7 @@ pub mod os;
 pub mod pipeline;
 pub mod place;
 pub mod platform;
+pub mod project;
 pub mod render;
 pub mod review;
 pub mod rules;

@@ -104,8 +104,17 @@ pub fn front(path: &str) -> Result<Front, FrontError> {
 
 /// [`front`], expanding ports and cables only for the devices `only` matches.
 pub fn front_with(path: &str, only: Option<&globset::GlobMatcher>) -> Result<Front, FrontError> {
+    front_in(path, only, Catalog::builtin())
+}
+
+/// [`front_with`] on a given platform catalog (the built-in one plus a site's platforms).
+pub fn front_in(
+    path: &str,
+    only: Option<&globset::GlobMatcher>,
+    catalog: &Catalog,
+) -> Result<Front, FrontError> {
     let source = read_source(path)?;
-    front_source_with(source, only)
+    front_source_in(source, only, catalog)
 }
 
 /// Runs the front of the pipeline on text already read (e.g. from `git show`).
@@ -118,15 +127,34 @@ pub fn front_source_with(
     source: Source,
     only: Option<&globset::GlobMatcher>,
 ) -> Result<Front, FrontError> {
-    front_source_locked(source, only, None)
+    front_source_in(source, only, Catalog::builtin())
+}
+
+/// [`front_source_with`] on a given platform catalog.
+pub fn front_source_in(
+    source: Source,
+    only: Option<&globset::GlobMatcher>,
+    catalog: &Catalog,
+) -> Result<Front, FrontError> {
+    front_source_locked_in(source, only, catalog, None)
 }
 
 /// [`front_source_with`] keeping what `lock` allocated (`None`: the arithmetic alone, as without a lock
-/// file). The lock is checked against the intent first (pools, ASN ranges); its problems come back as
-/// [`FrontError::Lock`].
+/// file), on the built-in catalog.
 pub fn front_source_locked(
     source: Source,
     only: Option<&globset::GlobMatcher>,
+    lock: Option<&crate::lock::read::Loaded>,
+) -> Result<Front, FrontError> {
+    front_source_locked_in(source, only, Catalog::builtin(), lock)
+}
+
+/// The pipeline front on a given catalog, keeping what `lock` allocated. The lock is checked against
+/// the intent first (pools, ASN ranges); its problems come back as [`FrontError::Lock`].
+pub fn front_source_locked_in(
+    source: Source,
+    only: Option<&globset::GlobMatcher>,
+    catalog: &Catalog,
     lock: Option<&crate::lock::read::Loaded>,
 ) -> Result<Front, FrontError> {
     let (intent, spans) = match validate::load_and_validate_partial(&source) {
@@ -142,7 +170,7 @@ pub fn front_source_locked(
             return Err(FrontError::Lock(Box::new(l.source.clone()), errs));
         }
     }
-    match checked_model(&intent, Catalog::builtin(), only, lock.map(|l| &l.lock)) {
+    match checked_model(&intent, catalog, only, lock.map(|l| &l.lock)) {
         Ok((model, mut findings)) => {
             findings.extend(note_warnings(&model));
             findings.extend(acknowledged(&model));

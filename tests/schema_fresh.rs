@@ -1,12 +1,14 @@
-//! `schema/intent.schema.json` and `docs/intent-reference.md` are generated from the intent types; this
-//! test fails when either is stale. Regenerate with
+//! `schema/intent.schema.json` and `docs/intent-reference.md` are generated from the intent types, and
+//! `schema/platform.schema.json` from the platform file types; this test fails when one is stale.
+//! Regenerate with
 //!
 //! ```sh
 //! cargo run -q -- schema > schema/intent.schema.json
 //! cargo run -q -- schema --format markdown > docs/intent-reference.md
+//! cargo run -q -- schema --platforms > schema/platform.schema.json
 //! ```
 //!
-//! or run this test with `AIFAB_BLESS=1` to rewrite both files.
+//! or run this test with `AIFAB_BLESS=1` to rewrite them.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -61,5 +63,14 @@ fn markdown_reference_is_fresh() {
         "docs/intent-reference.md",
         &["schema", "--format", "markdown"],
         "cargo run -q -- schema --format markdown > docs/intent-reference.md",
+    );
+}
+
+#[test]
+fn platform_schema_is_fresh() {
+    check(
+        "schema/platform.schema.json",
+        &["schema", "--platforms"],
+        "cargo run -q -- schema --platforms > schema/platform.schema.json",
     );
 }

@@ -13,6 +13,9 @@ pub struct Args {
     /// Only devices whose hostname matches this glob (`su1-*`).
     #[arg(long)]
     pub only: Option<String>,
+    /// Site platforms and templates.
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// Model output formats.
@@ -30,7 +33,11 @@ pub fn run(args: Args) -> Exit {
         Ok(o) => o,
         Err(status) => return status,
     };
-    let front = match front_or_exit(&args.intent, false, only.as_ref()) {
+    let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
+    let front = match front_or_exit(&args.intent, false, only.as_ref(), site.catalog) {
         Ok(f) => f,
         Err(status) => return status,
     };

@@ -36,6 +36,10 @@ pub struct Args {
     /// accepts; default 202405.
     #[arg(long)]
     pub sonic_release: Option<String>,
+    /// Site platforms and templates (both sides render with them; the project file is looked up
+    /// from the new intent).
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// Diff output formats.
@@ -67,9 +71,11 @@ enum OldSide {
 impl OldSide {
     /// The old side through the pipeline front (with the old side's lock); `None` when there is no
     /// old intent.
-    fn front(&self, lock: Option<&Loaded>) -> Result<Option<Front>, FrontError> {
+    fn front(&self, lock: Option<&Loaded>, catalog: &Catalog) -> Result<Option<Front>, FrontError> {
         match self {
-            OldSide::Intent(s) => pipeline::front_source_locked(s.clone(), None, lock).map(Some),
+            OldSide::Intent(s) => {
+                pipeline::front_source_locked_in(s.clone(), None, catalog, lock).map(Some)
+            }
             OldSide::Absent(_) => Ok(None),
         }
     }
@@ -146,14 +152,18 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(e) => return cannot_diff(e),
     };
+    let site = match super::site::Site::load(new_path.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
     let (old_lock, new_lock) = match sides_locks(&args, &new_path) {
         Ok(l) => l,
         Err(e) => return cannot_diff(e),
     };
     let new_lock = new_lock.or_else(|| old_lock.clone());
     let (old, new) = match (
-        old_src.front(old_lock.as_ref()),
-        pipeline::front_source_locked(new_src, None, new_lock.as_ref()),
+        old_src.front(old_lock.as_ref(), site.catalog),
+        pipeline::front_source_locked_in(new_src, None, site.catalog, new_lock.as_ref()),
     ) {
         (Ok(a), Ok(b)) => (a, b),
         // Both sides are reported when both are invalid.
@@ -164,12 +174,9 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
-    let renderer = match Renderer::new(Catalog::builtin()) {
+    let renderer = match site.renderer() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Exit::Trouble;
-        }
+        Err(status) => return status,
     };
     let old_rendered = match &old {
         Some(f) => render(&renderer, f, &new_path),
@@ -207,7 +214,7 @@ pub fn run(args: Args) -> Exit {
             Exit::Success
         };
     }
-    let mut changes = change::report(&old_model, &new.model, Catalog::builtin());
+    let mut changes = change::report(&old_model, &new.model, site.catalog);
     changes.extend(route::change(&plans, release, assumed));
     change::sort(&mut changes);
     let names = |m: &FabricModel| -> BTreeSet<String> {

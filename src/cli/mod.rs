@@ -12,6 +12,7 @@ mod lockfile;
 mod plan;
 mod render;
 mod schema;
+mod site;
 mod validate;
 
 pub use exit::Exit;
@@ -60,9 +61,10 @@ pub fn front_or_exit(
     path: &str,
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
+    catalog: &aifab::platform::Catalog,
 ) -> Result<aifab::pipeline::Front, Exit> {
     let lock = lockfile::load(path, false)?;
-    front_locked_or_exit(path, quiet, only, lock.as_ref())
+    front_locked_or_exit(path, quiet, only, lock.as_ref(), catalog)
 }
 
 /// [`front_or_exit`] with the lock given (`None`: the arithmetic alone).
@@ -71,9 +73,10 @@ pub fn front_locked_or_exit(
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
     lock: Option<&aifab::lock::read::Loaded>,
+    catalog: &aifab::platform::Catalog,
 ) -> Result<aifab::pipeline::Front, Exit> {
     let front = aifab::pipeline::read_source(path)
-        .and_then(|src| aifab::pipeline::front_source_locked(src, only, lock))
+        .and_then(|src| aifab::pipeline::front_source_locked_in(src, only, catalog, lock))
         .map_err(|e| front_failed(e, Exit::Trouble, "nothing written"))?;
     if !quiet {
         print_findings(&front.source, &front.warnings);

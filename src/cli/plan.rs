@@ -25,6 +25,9 @@ pub struct Args {
     /// revision (all of them when the intent did not exist there).
     #[arg(long)]
     pub against: Option<String>,
+    /// Site platforms and templates.
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// Plan formats.
@@ -44,7 +47,11 @@ pub enum Format {
 
 /// Runs `aifab plan`.
 pub fn run(args: Args) -> Exit {
-    let front = match front_or_exit(&args.intent, false, None) {
+    let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
+    let front = match front_or_exit(&args.intent, false, None, site.catalog) {
         Ok(f) => f,
         Err(status) => return status,
     };
@@ -57,24 +64,24 @@ pub fn run(args: Args) -> Exit {
         Format::Summary => super::emit(&summary(m)),
         Format::Dot => super::emit(&dot(m)),
         Format::Mermaid => super::emit(&mermaid(m)),
-        Format::Rollout => return rollout(&args, &front),
+        Format::Rollout => return rollout(&args, &front, site.catalog),
     }
     Exit::Success
 }
 
 /// `--format rollout`: every switch, or with `--against` the switches whose configs change, in
 /// batches.
-fn rollout(args: &Args, new: &aifab::pipeline::Front) -> Exit {
+fn rollout(args: &Args, new: &aifab::pipeline::Front, catalog: &'static Catalog) -> Exit {
     let old = match &args.against {
         None => None,
-        Some(rev) => match old_front(rev, &args.intent) {
+        Some(rev) => match old_front(rev, &args.intent, catalog) {
             Ok(o) => Some(o),
             Err(status) => return status,
         },
     };
     let changed = match &old {
         None => None,
-        Some(old) => match changed_devices(old.as_ref(), new, &args.intent) {
+        Some(old) => match changed_devices(old.as_ref(), new, &args.intent, catalog) {
             Ok(c) => Some(c),
             Err(status) => return status,
         },
@@ -86,14 +93,18 @@ fn rollout(args: &Args, new: &aifab::pipeline::Front) -> Exit {
         .filter(|d| changed.as_ref().is_none_or(|c| c.contains(&d.hostname)))
         .collect();
     let old_model = old.as_ref().and_then(|o| o.as_ref()).map(|f| &f.model);
-    let reload = rollout::needing_reload(old_model, m, Catalog::builtin());
+    let reload = rollout::needing_reload(old_model, m, catalog);
     let plan = rollout::plan(m, &devices, &reload, args.uplink_percent);
     super::emit(&plan.to_yaml());
     Exit::Success
 }
 
 /// The intent at `rev` through the pipeline front; `Ok(None)` when it did not exist there.
-fn old_front(rev: &str, path: &str) -> Result<Option<aifab::pipeline::Front>, Exit> {
+fn old_front(
+    rev: &str,
+    path: &str,
+    catalog: &Catalog,
+) -> Result<Option<aifab::pipeline::Front>, Exit> {
     let src = super::git::git_show(rev, path).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Trouble
@@ -107,9 +118,15 @@ fn old_front(rev: &str, path: &str) -> Result<Option<aifab::pipeline::Front>, Ex
     };
     let lock = match lock.transpose() {
         Ok(l) => l,
-        Err(e) => return Err(super::exit::front_failed(e.into(), Exit::Trouble, "cannot plan")),
+        Err(e) => {
+            return Err(super::exit::front_failed(
+                e.into(),
+                Exit::Trouble,
+                "cannot plan",
+            ));
+        }
     };
-    aifab::pipeline::front_source_locked(src, None, lock.as_ref())
+    aifab::pipeline::front_source_locked_in(src, None, catalog, lock.as_ref())
         .map(Some)
         .map_err(|e| super::exit::front_failed(e, Exit::Trouble, "cannot plan"))
 }
@@ -120,8 +137,9 @@ fn changed_devices(
     old: Option<&aifab::pipeline::Front>,
     new: &aifab::pipeline::Front,
     label: &str,
+    catalog: &'static Catalog,
 ) -> Result<BTreeSet<String>, Exit> {
-    let r = Renderer::new(Catalog::builtin()).map_err(|e| {
+    let r = Renderer::new(catalog).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Trouble
     })?;

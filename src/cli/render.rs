@@ -2,7 +2,7 @@
 
 use super::{Exit, front_locked_or_exit, lockfile, only_matcher, only_matches_some};
 use aifab::platform::Catalog;
-use aifab::render::{Meta, Renderer};
+use aifab::render::Meta;
 use aifab::review::{Status, compare_tree, compare_tree_where};
 use std::path::PathBuf;
 
@@ -38,6 +38,9 @@ pub struct Args {
     /// Neither read nor write the lock beside the intent: the arithmetic allocation alone.
     #[arg(long)]
     pub no_lock: bool,
+    /// Site platforms and templates.
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// A progress bar on stderr that appears only on a terminal, only once a render has taken a second, and
@@ -91,11 +94,21 @@ pub fn run(args: Args) -> Exit {
         Ok(o) => o,
         Err(status) => return status,
     };
+    let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
     let prev = match lockfile::load(&args.intent, args.no_lock) {
         Ok(l) => l,
         Err(status) => return status,
     };
-    let front = match front_locked_or_exit(&args.intent, args.quiet, only.as_ref(), prev.as_ref()) {
+    let front = match front_locked_or_exit(
+        &args.intent,
+        args.quiet,
+        only.as_ref(),
+        prev.as_ref(),
+        site.catalog,
+    ) {
         Ok(f) => f,
         Err(status) => return status,
     };
@@ -111,12 +124,9 @@ pub fn run(args: Args) -> Exit {
         return status;
     }
     let lock_text = next.as_ref().map(|n| lockfile::text(n, &args.intent));
-    let renderer = match Renderer::new(Catalog::builtin()) {
+    let renderer = match site.renderer() {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Exit::Trouble;
-        }
+        Err(status) => return status,
     };
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
     let renderer = if args.out.is_some() {
@@ -141,7 +151,7 @@ pub fn run(args: Args) -> Exit {
     if let Some(out) = &args.out {
         // Stream: each device's files are written by the thread that rendered them.
         let mut written = (0, 0);
-        let others = others_kept(only.as_ref());
+        let others = others_kept(only.as_ref(), site.catalog);
         let result = aifab::write::write_keeping(out, others.as_deref(), |stage| {
             let sink = |f: &aifab::render::OutFile| stage.put(f);
             written = renderer
@@ -206,7 +216,7 @@ pub fn run(args: Args) -> Exit {
             );
             return Exit::Trouble;
         }
-        let mine = |path: &str| checked(only.as_ref(), path);
+        let mine = |path: &str| checked(only.as_ref(), site.catalog, path);
         let compared = match only {
             Some(_) => compare_tree_where(dir, &files, &mine),
             None => compare_tree(dir, &files),
@@ -238,7 +248,7 @@ pub fn run(args: Args) -> Exit {
             return Exit::Success;
         }
         if args.bless {
-            let others = others_kept(only.as_ref());
+            let others = others_kept(only.as_ref(), site.catalog);
             let result = aifab::write::write_keeping(dir, others.as_deref(), |stage| {
                 files.iter().try_for_each(|f| stage.put(f))
             });
@@ -272,10 +282,13 @@ type PathFilter<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 /// With `--only`: which files of the previous output a partial render keeps, by path: every file
 /// that does not belong to a device the glob matches (the rest of the fabric, files others put there).
 /// The inventory is rendered whole and replaces the old one.
-fn others_kept(only: Option<&globset::GlobMatcher>) -> Option<PathFilter<'_>> {
+fn others_kept<'a>(
+    only: Option<&'a globset::GlobMatcher>,
+    catalog: &'a Catalog,
+) -> Option<PathFilter<'a>> {
     let only = only?;
     Some(Box::new(move |path: &str| {
-        Catalog::builtin()
+        catalog
             .device_of(path)
             .is_none_or(|host| !only.is_match(host))
     }))
@@ -283,8 +296,8 @@ fn others_kept(only: Option<&globset::GlobMatcher>) -> Option<PathFilter<'_>> {
 
 /// Which files `--check` compares: all of them, or with `--only` the files of the matched devices and
 /// the files no device owns (the inventory, rendered whole).
-fn checked(only: Option<&globset::GlobMatcher>, path: &str) -> bool {
-    match (only, Catalog::builtin().device_of(path)) {
+fn checked(only: Option<&globset::GlobMatcher>, catalog: &Catalog, path: &str) -> bool {
+    match (only, catalog.device_of(path)) {
         (Some(g), Some(host)) => g.is_match(host),
         _ => true,
     }

@@ -1,5 +1,5 @@
-//! `aifab schema`: prints the intent JSON Schema or the Markdown reference generated from it, or the
-//! lock file's JSON Schema (`--lock`).
+//! `aifab schema`: prints the intent JSON Schema or the Markdown reference generated from it, the
+//! lock file's JSON Schema (`--lock`), or the JSON Schema of a platform file (`--platforms`).
 
 use super::Exit;
 use std::io::Write;
@@ -21,8 +21,12 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
     /// The lock file's JSON Schema instead (`<intent>.lock.yaml`, docs/lock.md).
-    #[arg(long, conflicts_with = "format")]
+    #[arg(long, conflicts_with_all = ["format", "platforms"])]
     pub lock: bool,
+    /// Print the JSON Schema of a platform file (`vendors/<os>.yaml`, or a site's `--platforms` file)
+    /// instead of the intent's.
+    #[arg(long, conflicts_with = "format")]
+    pub platforms: bool,
 }
 
 /// The text `aifab schema --format <format>` prints (ends with a newline).
@@ -37,6 +41,8 @@ pub fn text(format: Format) -> String {
 pub fn run(args: Args) -> Exit {
     let out = if args.lock {
         aifab::lock::schema_json()
+    } else if args.platforms {
+        aifab::platform::schema_json()
     } else {
         text(args.format)
     };

@@ -30,6 +30,9 @@ pub struct Args {
     /// Print only findings: no `<file>: valid` lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Site platforms and templates (templates are parsed, so a broken one fails here).
+    #[command(flatten)]
+    pub site: super::site::SiteArgs,
 }
 
 /// What checking one file gave.
@@ -42,8 +45,9 @@ pub struct Outcome {
     pub io_error: Option<String>,
 }
 
-/// Checks one intent file: YAML, schema, then the semantic rules of [`aifab::check::run`].
-pub fn check_file(path: &Path) -> Outcome {
+/// Checks one intent file against `catalog`: YAML, schema, then the semantic rules of
+/// [`aifab::check::run`].
+pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog) -> Outcome {
     let source = match aifab::pipeline::read_bounded(path) {
         Err(e) => {
             return Outcome {
@@ -63,7 +67,7 @@ pub fn check_file(path: &Path) -> Outcome {
     };
     // The shared front (load, schema, rules, compile): fabric-arithmetic findings (pools, ports,
     // platform support) and unverified-syntax warnings come from the compile stage.
-    let findings = match aifab::pipeline::front_source(source.clone()) {
+    let findings = match aifab::pipeline::front_source_in(source.clone(), None, catalog) {
         Ok(front) => front.warnings,
         Err(aifab::pipeline::FrontError::Invalid(_, findings))
         | Err(aifab::pipeline::FrontError::Lock(_, findings)) => findings,
@@ -98,7 +102,18 @@ pub fn run(args: Args) -> Exit {
     let mut invalid = false;
     let mut stderr = std::io::stderr().lock();
     for path in &args.intents {
-        let outcome = check_file(path);
+        let site = match super::site::Site::load(path, &args.site) {
+            Ok(s) => s,
+            Err(_) => {
+                io_failed = true;
+                continue;
+            }
+        };
+        if site.templates.is_some() && site.renderer().is_err() {
+            io_failed = true;
+            continue;
+        }
+        let outcome = check_file(path, site.catalog);
         if let Some(msg) = &outcome.io_error {
             io_failed = true;
             let _ = writeln!(stderr, "aifab validate: {msg}");

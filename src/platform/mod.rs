@@ -6,6 +6,7 @@
 //! it. Features no public source confirms carry `support: unverified`; renderers emit them only with a
 //! comment pointing at that section, and `aifab validate` warns about them.
 
+mod extend;
 pub mod release;
 mod sonic;
 
@@ -27,10 +28,13 @@ pub struct VendorFile {
     pub os: Os,
     /// Public documents cited by `sources` entries, by short id (e.g. `cisco-qos-10.5`).
     pub references: BTreeMap<String, String>,
-    /// Files rendered for each device of this OS.
+    /// Files rendered for each device of this OS (built-in files only: an extension file leaves it out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<OutputSpec>,
     /// Ansible group variables of this OS in the rendered `inventory.yml`
-    /// (`ansible_network_os`, `ansible_connection`, ...).
+    /// (`ansible_network_os`, `ansible_connection`, ...). An extension file's entries override the
+    /// built-in ones.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ansible: BTreeMap<String, String>,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
@@ -301,6 +305,15 @@ pub struct Catalog {
     pub ansible: BTreeMap<Os, BTreeMap<String, String>>,
 }
 
+/// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
+/// `--platforms` files), pretty-printed with a final newline.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(VendorFile).to_value();
+    let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
 /// The vendor files compiled into the binary.
 pub const VENDOR_FILES: [(Os, &str); 3] = [
     (Os::Nxos, include_str!("../../vendors/nxos.yaml")),
@@ -348,6 +361,9 @@ impl Catalog {
                     errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
                 }
                 platforms.insert(format!("{os}/{name}"), (*os, p));
+            }
+            if file.outputs.is_empty() {
+                errors.push(format!("vendors/{os}.yaml: outputs: no file is rendered"));
             }
             for o in &file.outputs {
                 if let Err(e) = o.producer() {
@@ -471,6 +487,16 @@ impl Platform {
         }
         if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
             out.push("naming uses {card} but ports_per_card is missing".into());
+        }
+        // Keywords printed into configs: lowercase words and `-` only (no separator or line break).
+        let keywords = [
+            ("ecn_unit.keyword", Some(&self.ecn_unit.keyword)),
+            ("queue_keyword", self.queue_keyword.as_ref()),
+        ];
+        for (fact, k) in keywords.into_iter().filter_map(|(f, k)| k.map(|k| (f, k))) {
+            if k.is_empty() || !k.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                out.push(format!("{fact} {k:?}: only lowercase letters and `-`"));
+            }
         }
         if self.ecn_unit.bytes == 0 {
             out.push("ecn_unit.bytes must be at least 1".into());

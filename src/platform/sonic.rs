@@ -90,6 +90,18 @@ impl SonicFacts {
     /// Consistency problems of the facts, for a platform with `count` front-panel ports at `speeds`.
     pub fn problems(&self, count: u32, speeds: &[Speed]) -> Vec<String> {
         let mut out = Vec::new();
+        // HWSKU and platform are folder names; they reach DEVICE_METADATA and GENERATED.txt.
+        for (field, v) in [("hwsku", &self.hwsku), ("platform", &self.platform)] {
+            if v.is_empty()
+                || !v
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            {
+                out.push(format!(
+                    "{field} {v:?}: only letters, digits, `.`, `_` and `-`"
+                ));
+            }
+        }
         if self.port_table.len() < count as usize {
             out.push(format!(
                 "sonic.port_table has {} rows for {count} ports: copy every row of the SKU's port_config.ini",
@@ -153,8 +165,14 @@ fn row_problems(row: &SonicPort) -> Vec<String> {
             row.lanes
         ));
     }
-    if row.alias.is_empty() || row.alias.len() > 128 {
-        out.push(format!("alias {:?}: 1 to 128 characters", row.alias));
+    if row.alias.is_empty()
+        || row.alias.len() > 128
+        || !row.alias.chars().all(|c| c.is_ascii_graphic())
+    {
+        out.push(format!(
+            "alias {:?}: 1 to 128 printable ASCII characters, no spaces",
+            row.alias
+        ));
     }
     out
 }

@@ -15,6 +15,11 @@ use serde::Serialize;
 
 pub mod inventory;
 pub mod secrets;
+mod site;
+
+/// The prefix under which every built-in template stays reachable when a site template overrides it:
+/// `{% extends "builtin/eos/device.j2" %}`.
+pub const BUILTIN: &str = "builtin/";
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
@@ -94,8 +99,21 @@ pub struct Renderer {
 impl Renderer {
     /// The built-in templates.
     pub fn new(catalog: &'static Catalog) -> Result<Renderer, String> {
+        Renderer::with_templates(catalog, None)
+    }
+
+    /// The built-in templates, each also under `builtin/<os>/<name>` (for `{% extends %}`), then a
+    /// site's templates from `dir` (`<dir>/<os>/<name>.j2`), which override built-in ones of the same
+    /// name. Templates read only what the built-in ones read (`view`/`generated` and `meta`: values
+    /// validated before render), have no loader (no file outside the set), no auto-escaping, and their
+    /// output goes through the same control-character check.
+    pub fn with_templates(
+        catalog: &'static Catalog,
+        dir: Option<&std::path::Path>,
+    ) -> Result<Renderer, String> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
         let syntax = minijinja::syntax::SyntaxConfig::builder()
             .trim_blocks(true)
             .lstrip_blocks(true)
@@ -106,6 +124,14 @@ impl Renderer {
         for (name, src) in embedded::TEMPLATES {
             env.add_template(name, src)
                 .map_err(|e| format!("template {name}: {e:#}"))?;
+            env.add_template_owned(format!("{BUILTIN}{name}"), *src)
+                .map_err(|e| format!("template {name}: {e:#}"))?;
+        }
+        if let Some(dir) = dir {
+            for (name, src) in site::templates(dir)? {
+                env.add_template_owned(name.clone(), src)
+                    .map_err(|e| format!("{}/{name}: {e:#}", dir.display()))?;
+            }
         }
         Ok(Renderer {
             env,

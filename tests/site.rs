@@ -1,0 +1,210 @@
+//! A site's own platforms and templates, without rebuilding aifab (docs/extending.md): the folder
+//! tests/site adds an EOS SKU aifab does not ship (the 4-slot 7804R3) and fills a block of the EOS
+//! device template, found through its project file; the same works with --platforms/--templates; a
+//! broken platform file is refused with its location; a site template reads nothing but the view.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("aifab-test-site-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Renders and returns spine01.cfg, asserting success.
+fn render_spine(args: &[&str], out: &Path) -> String {
+    let mut all = vec!["render"];
+    all.extend_from_slice(args);
+    all.extend(["--out", out.to_str().expect("utf-8"), "-q"]);
+    let o = common::aifab(&all);
+    assert!(o.status.success(), "{all:?}: {}", text(&o.stderr));
+    std::fs::read_to_string(out.join("spine01.cfg")).expect("spine01.cfg")
+}
+
+fn check_spine(cfg: &str) {
+    let ports: Vec<&str> = cfg
+        .lines()
+        .filter_map(|l| l.strip_prefix("interface Ethernet"))
+        .collect();
+    // 4 line cards from slot 3: Ethernet3/1/1 .. Ethernet6/36/1, every port used or shut.
+    assert_eq!(ports.len(), 144, "the 7804R3 has 144 ports");
+    assert_eq!(ports.first(), Some(&"3/1/1"));
+    assert_eq!(ports.last(), Some(&"6/36/1"));
+    // The site block sits where the built-in template declares it: after BGP, before `end`.
+    assert!(
+        cfg.ends_with(
+            "!\nbanner motd\nManaged by aifab: spine01. Changes outside the intent are overwritten.\nEOF\n!\nend\n"
+        ),
+        "{}",
+        &cfg[cfg.len().saturating_sub(300)..]
+    );
+    assert!(
+        cfg.contains("\nrouter bgp 65000\n"),
+        "built-in sections still render"
+    );
+}
+
+#[test]
+fn the_project_file_adds_a_sku_and_a_template_block() {
+    let out = temp("project");
+    check_spine(&render_spine(&["tests/site/pod.yaml"], &out));
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn flags_do_the_same_from_anywhere() {
+    // An intent outside the repository has no project file: without flags the SKU is unknown.
+    let dir = temp("flags");
+    let intent = dir.join("pod.yaml");
+    std::fs::copy("tests/site/pod.yaml", &intent).expect("copy intent");
+    let intent = intent.to_str().expect("utf-8");
+    let o = common::aifab(&["validate", intent]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("eos/7804r3"),
+        "{}",
+        text(&o.stderr)
+    );
+    let flags = [
+        intent,
+        "--platforms",
+        "tests/site/platforms",
+        "--templates",
+        "tests/site/templates",
+    ];
+    let o = common::aifab(&[&["validate"][..], &flags[..]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = common::aifab(&[&["compile"][..], &flags[..]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("\"eos/7804r3\""));
+    check_spine(&render_spine(&flags, &dir.join("out")));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_platform_without_a_source_is_refused_with_its_location() {
+    let dir = temp("bad");
+    let good = std::fs::read_to_string("tests/site/platforms/eos.yaml").expect("read");
+    let bad: String = good
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("max_mtu: \"avd"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        bad.lines().count() + 1,
+        good.lines().count(),
+        "one source line dropped"
+    );
+    std::fs::write(dir.join("eos.yaml"), &bad).expect("write");
+    let key_line = bad.lines().position(|l| l == "  7804r3:").expect("key") + 1;
+    let o = common::aifab(&[
+        "render",
+        "tests/site/pod.yaml",
+        "--out",
+        dir.join("out").to_str().expect("utf-8"),
+        "--platforms",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    let at =
+        format!("eos.yaml:{key_line}:3: platform 7804r3: fact `max_mtu` has no entry in `sources`");
+    assert!(err.contains(&at), "{err}");
+    assert!(err.contains("help: "), "{err}");
+    assert!(!dir.join("out").exists(), "nothing written");
+
+    // A keyword that reaches the config carries no separator or line break.
+    let injected = good.replace(
+        "queue_keyword: tx-queue",
+        "queue_keyword: \"tx-queue ; reload\"",
+    );
+    assert_ne!(injected, good);
+    std::fs::write(dir.join("eos.yaml"), &injected).expect("write");
+    let o = common::aifab(&[
+        "validate",
+        "tests/site/pod.yaml",
+        "--platforms",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "eos.yaml:{key_line}:3: platform 7804r3: queue_keyword"
+        )),
+        "{err}"
+    );
+
+    // A shape error points at the offending key.
+    std::fs::write(
+        dir.join("eos.yaml"),
+        "os: eos\nplatforms:\n  x:\n    bogus: 1\n",
+    )
+    .expect("write");
+    let o = common::aifab(&[
+        "validate",
+        "tests/site/pod.yaml",
+        "--platforms",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("eos.yaml:4:5: ") && err.contains("unknown field `bogus`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_site_template_reads_only_the_view() {
+    for (name, body) in [
+        ("intent", "{{ intent }}"),
+        ("model", "{{ device.hostname }}"),
+        ("file", "{% include \"/etc/passwd\" %}"),
+        ("escape", "{% include \"../../../etc/passwd\" %}"),
+    ] {
+        let dir = temp(&format!("tpl-{name}"));
+        std::fs::create_dir_all(dir.join("eos")).expect("mkdir");
+        let tpl = format!(
+            "{{% extends \"builtin/eos/device.j2\" %}}\n{{% block site_top %}}{body}\n{{% endblock %}}\n"
+        );
+        std::fs::write(dir.join("eos/device.j2"), tpl).expect("write");
+        let o = common::aifab(&[
+            "render",
+            "tests/site/pod.yaml",
+            "--check",
+            "golden/pod1-1024",
+            "--templates",
+            dir.to_str().expect("utf-8"),
+            "-q",
+        ]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let why = ["is undefined", "not found"];
+        assert!(
+            err.contains("eos/device.j2") && why.iter().any(|w| err.contains(w)),
+            "{name}: {err}"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn the_platform_schema_is_printed() {
+    let o = common::aifab(&["schema", "--platforms"]);
+    assert!(o.status.success());
+    let schema: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let props = &schema["properties"];
+    for key in ["os", "references", "platforms"] {
+        assert!(props.get(key).is_some(), "{key}");
+    }
+    assert_eq!(schema["additionalProperties"], false);
+}
