@@ -310,8 +310,9 @@ fn check_render(case: &Case, has_errors: bool) -> Result<(), String> {
         let code = out.status.code().unwrap_or(-1);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if has_errors {
-            if code != 1 {
-                return Err(format!("{what}: exit {code}, expected 1:\n{stderr}"));
+            // render cannot run on an invalid intent: 2 (1 is a difference found by --check or diff).
+            if code != 2 {
+                return Err(format!("{what}: exit {code}, expected 2:\n{stderr}"));
             }
             if out_dir.exists() {
                 return Err(format!("{what}: an invalid intent created {out_arg}"));
