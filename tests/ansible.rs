@@ -537,3 +537,108 @@ fn grouping_play_finds_each_hosts_folder(invs: &[String], dirs: &[PathBuf]) {
     // three-tier-small has four SONiC spines; pod1-1024 has none.
     assert_eq!(seen, 4, "SONiC hosts grouped:\n{text}");
 }
+
+/// The batches `ansible/rollout.yml` walks (`--tags plan` prints each batch and contacts no switch):
+/// exactly the plan's batches, in its order; a plan naming a host the inventory lacks is refused.
+#[test]
+fn rollout_walks_the_plan_batches_in_order() {
+    if skip() {
+        return;
+    }
+    for (intent, name) in [
+        ("intents/mixed-sonic-nxos.yaml", "rollout-mixed"),
+        ("intents/three-tier-small.yaml", "rollout-3tier"),
+    ] {
+        let dir = render(intent, name);
+        let plan = Command::new(env!("CARGO_BIN_EXE_aifab"))
+            .args(["plan", intent, "--format", "rollout"])
+            .current_dir(root())
+            .output()
+            .expect("run aifab plan");
+        assert!(
+            plan.status.success(),
+            "{}",
+            String::from_utf8_lossy(&plan.stderr)
+        );
+        let plan_file = dir.join("rollout-plan.yml");
+        std::fs::write(&plan_file, &plan.stdout).expect("write plan");
+        let v: serde_norway::Value = serde_norway::from_slice(&plan.stdout).expect("plan YAML");
+        let mut want: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+        for h in v["aifab_rollout_hosts"].as_sequence().expect("hosts") {
+            let h = h.as_str().expect("host name");
+            let n = v["aifab_rollout_batch_of"][h].as_u64().expect("batch");
+            want.entry(n).or_default().push(h.to_string());
+        }
+        let inv = dir.join("inventory.yml");
+        let (inv_s, plan_s) = (
+            inv.to_str().expect("utf-8"),
+            format!("@{}", plan_file.display()),
+        );
+        run(
+            "ansible-playbook",
+            &[
+                "-i",
+                inv_s,
+                "ansible/rollout.yml",
+                "--syntax-check",
+                "-e",
+                &plan_s,
+            ],
+        );
+        let out = run(
+            "ansible-playbook",
+            &[
+                "-i",
+                inv_s,
+                "ansible/rollout.yml",
+                "-e",
+                &plan_s,
+                "--tags",
+                "plan",
+            ],
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut got: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+        let mut order = Vec::new();
+        for line in text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("\"msg\": \"batch "))
+        {
+            let (n, hosts) = line
+                .trim_end_matches('"')
+                .split_once(": ")
+                .expect("batch line");
+            let n: u64 = n.parse().expect("batch number");
+            order.push(n);
+            got.insert(n, hosts.split(", ").map(str::to_string).collect());
+        }
+        assert_eq!(got, want, "{intent}: batches walked\n{text}");
+        assert!(
+            order.windows(2).all(|w| w[0] < w[1]),
+            "{intent}: order {order:?}"
+        );
+    }
+    // A plan for hosts this inventory does not have stops before anything runs.
+    let dir = render("intents/mixed-sonic-nxos.yaml", "rollout-foreign");
+    let foreign = dir.join("foreign-plan.yml");
+    std::fs::write(
+        &foreign,
+        "aifab_rollout_serial: [1]\naifab_rollout_hosts: [not-a-switch]\n",
+    )
+    .expect("write");
+    let out = Command::new(tool("ansible-playbook"))
+        .arg("-i")
+        .arg(dir.join("inventory.yml"))
+        .args(["ansible/rollout.yml", "--tags", "plan", "-e"])
+        .arg(format!("@{}", foreign.display()))
+        .current_dir(root())
+        .env("ANSIBLE_NOCOLOR", "1")
+        .output()
+        .expect("run ansible-playbook");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("hosts the inventory lacks: not-a-switch"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

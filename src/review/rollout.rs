@@ -228,8 +228,9 @@ pub fn needing_reload(
 }
 
 impl Rollout {
-    /// The plan as YAML: readable in review, and the vars file `ansible/deploy.yml` reads
-    /// (`aifab_rollout_hosts` in push order, `aifab_rollout_serial` the batch sizes for `serial`).
+    /// The plan as YAML: readable in review, and the extra-vars file `ansible/rollout.yml` walks
+    /// (`aifab_rollout_hosts` in push order, `aifab_rollout_serial` the batch sizes for `serial`,
+    /// `aifab_rollout_batch_of` each host's batch, `aifab_rollout_reload_hosts` the reload window).
     pub fn to_yaml(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(
@@ -239,7 +240,7 @@ impl Rollout {
         );
         let _ = writeln!(
             s,
-            "# Walk it with: ansible-playbook ansible/deploy.yml -e aifab_rollout=<this file> (ansible/README.md)"
+            "# Walk it with: ansible-playbook -i <out>/inventory.yml ansible/rollout.yml -e @<this file> (ansible/README.md)"
         );
         let _ = writeln!(s, "aifab_rollout_fabric: {}", self.fabric);
         let _ = writeln!(s, "aifab_rollout_uplink_percent: {}", self.uplink_percent);
@@ -257,8 +258,27 @@ impl Rollout {
             .collect();
         let _ = writeln!(s, "aifab_rollout_serial: [{}]", sizes.join(", "));
         if self.batches.is_empty() {
+            let _ = writeln!(s, "aifab_rollout_reload_hosts: []");
+            let _ = writeln!(s, "aifab_rollout_batch_of: {{}}");
             let _ = writeln!(s, "aifab_rollout_hosts: []   # no switch changes");
             return s;
+        }
+        let reload_hosts: Vec<&str> = self
+            .batches
+            .iter()
+            .filter(|b| b.reload)
+            .flat_map(|b| b.hosts.iter().map(String::as_str))
+            .collect();
+        let _ = writeln!(
+            s,
+            "aifab_rollout_reload_hosts: [{}]",
+            reload_hosts.join(", ")
+        );
+        let _ = writeln!(s, "aifab_rollout_batch_of:");
+        for b in &self.batches {
+            for h in &b.hosts {
+                let _ = writeln!(s, "  {h}: {}", b.number);
+            }
         }
         let _ = writeln!(s, "aifab_rollout_hosts:");
         for b in &self.batches {
