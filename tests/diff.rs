@@ -294,3 +294,66 @@ fn a_new_or_reworded_acknowledgement_is_a_change_to_review() {
         "{c:?}"
     );
 }
+
+#[test]
+fn every_change_names_its_switches() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.fabric.mtu = 9100;
+    b.load_balancing.dlb.mode = aifab::intent::DlbMode::Flowlet;
+    let c = changes(&a, &b);
+    assert!(!c.is_empty());
+    for x in &c {
+        assert_eq!(x.devices.len(), x.switches, "{x:?}");
+        let first = x.devices.first().expect("a named switch");
+        assert!(x.summary.contains(first.as_str()), "{x:?}");
+    }
+    // DLB on the NX-OS leaves: the change carries the egress-QoS caveat (AIF-LB-005).
+    let d = only(&c, "CHG-DLB");
+    assert!(d.summary.contains("AIF-LB-005"), "{}", d.summary);
+    assert!(
+        d.devices.iter().all(|h| h.ends_with("-leaf")),
+        "{:?}",
+        d.devices
+    );
+}
+
+#[test]
+fn fewer_spines_recable_the_leaf_uplinks_and_name_them() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.fabric.topology.spine.count = 8; // each leaf now runs two cables to each of 8 spines
+    let c = changes(&a, &b);
+    let r = only(&c, "CHG-RECABLE");
+    assert_eq!(r.impact, Impact::Disruptive);
+    assert!(r.ports > 0, "{r:?}");
+    assert!(r.devices.iter().any(|h| h == "su1-r1-leaf"), "{r:?}");
+    assert!(r.devices.iter().any(|h| h == "spine01"), "{r:?}");
+    let gone = c
+        .iter()
+        .find(|x| x.rule == "CHG-DEVICES" && x.impact == Impact::Disruptive)
+        .expect("spines removed");
+    assert_eq!(gone.devices.len(), 8);
+    assert!(gone.devices.contains(&"spine16".to_string()));
+}
+
+#[test]
+fn removing_servers_is_a_ports_change_on_their_leaves() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.fabric.topology.servers -= 1; // the last group keeps its 8 leaves, one server fewer
+    let c = changes(&a, &b);
+    let p = c
+        .iter()
+        .find(|x| x.rule == "CHG-PORTS" && x.impact == Impact::Disruptive)
+        .unwrap_or_else(|| panic!("no CHG-PORTS in {c:#?}"));
+    assert_eq!((p.ports, p.switches), (8, 8), "{p:?}");
+    assert!(p.devices.iter().all(|h| h.starts_with("su4-")), "{p:?}");
+    // Adding it back gains the same ports.
+    let back = changes(&b, &a);
+    let g = back
+        .iter()
+        .find(|x| x.rule == "CHG-PORTS" && x.impact == Impact::NonDisruptive)
+        .expect("ports gained");
+    assert_eq!(g.ports, 8);
+}

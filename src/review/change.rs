@@ -83,6 +83,12 @@ pub enum ChangeRule {
     /// or one of its cables moves to another port, peer or /31 (docs/lock.md).
     #[serde(rename = "CHG-RENUMBER")]
     Renumber,
+    /// A port on both sides gets another peer: the cable is moved on the floor.
+    #[serde(rename = "CHG-RECABLE")]
+    Recable,
+    /// Ports of a switch on both sides lose their cable (servers or links removed) or gain one.
+    #[serde(rename = "CHG-PORTS")]
+    Ports,
 }
 
 impl ChangeRule {
@@ -104,6 +110,8 @@ impl ChangeRule {
             ChangeRule::SonicReload => "CHG-SONIC-RELOAD",
             ChangeRule::Ack => "CHG-ACK",
             ChangeRule::Renumber => "CHG-RENUMBER",
+            ChangeRule::Recable => "CHG-RECABLE",
+            ChangeRule::Ports => "CHG-PORTS",
         }
     }
 }
@@ -134,19 +142,31 @@ pub struct Change {
     pub switches: usize,
     /// Ports affected (0 when the change is per switch).
     pub ports: usize,
+    /// Every switch affected, by name (the summary names the first few).
+    pub devices: Vec<String>,
 }
 
 impl Change {
-    /// A change counted in switches only.
-    fn per_switch(rule: ChangeRule, impact: Impact, summary: String, switches: usize) -> Change {
+    /// A change counted in switches only, naming them.
+    fn per_switch(rule: ChangeRule, impact: Impact, summary: String, names: &[&str]) -> Change {
         Change {
             rule,
             impact,
             summary,
-            switches,
+            switches: names.len(),
             ports: 0,
+            devices: names.iter().map(|n| n.to_string()).collect(),
         }
     }
+}
+
+/// `3 switches (a, b, c)`, `12 switches (a, b, c, … 9 more)`: a count with the first names.
+fn named(names: &[&str]) -> String {
+    format!(
+        "{} ({})",
+        plural(names.len(), Counted::Switch),
+        preview(names)
+    )
 }
 
 /// What a count in a summary counts.
@@ -190,6 +210,8 @@ struct Sides<'a> {
     catalog: &'a Catalog,
     /// Devices on both sides whose allocation or cabling moves.
     renumbered: Vec<Renumbered>,
+    /// Cables moved, and ports that lost or gained one, on switches on both sides.
+    cabling: crate::review::cabling::Cabling,
 }
 
 impl<'a> Sides<'a> {
@@ -217,6 +239,7 @@ impl<'a> Sides<'a> {
             both,
             catalog,
             renumbered,
+            cabling: crate::review::cabling::compare(old_model, new_model),
         }
     }
 
@@ -228,16 +251,19 @@ impl<'a> Sides<'a> {
             .filter(|(a, b)| a.platform == b.platform)
     }
 
-    /// How many same-platform pairs `differ` says changed.
-    fn count(&self, differ: impl Fn(&Device, &Device) -> bool) -> usize {
-        self.same_platform().filter(|(a, b)| differ(a, b)).count()
+    /// The same-platform switches `differ` says changed, by name.
+    fn changed(&self, differ: impl Fn(&Device, &Device) -> bool) -> Vec<&'a str> {
+        self.same_platform()
+            .filter(|(a, b)| differ(a, b))
+            .map(|(_, b)| b.hostname.as_str())
+            .collect()
     }
 }
 
 /// Every rule of the change report, in the order of `docs/change-report.md`.
-const RULES: [fn(&Sides) -> Vec<Change>; 14] = [
-    devices, renumber, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash, mtu, addr, bgp,
-    ack,
+const RULES: [fn(&Sides) -> Vec<Change>; 16] = [
+    devices, renumber, recable, ports, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash,
+    mtu, addr, bgp, ack,
 ];
 
 /// Compares two compiled fabrics device by device and explains the differences, most severe first.
@@ -289,7 +315,7 @@ fn devices(s: &Sides) -> Vec<Change> {
             ChangeRule::Devices,
             Impact::NonDisruptive,
             summary,
-            added.len(),
+            &added,
         ));
     }
     if !removed.is_empty() {
@@ -302,7 +328,7 @@ fn devices(s: &Sides) -> Vec<Change> {
             ChangeRule::Devices,
             Impact::Disruptive,
             summary,
-            removed.len(),
+            &removed,
         ));
     }
     out
@@ -339,44 +365,94 @@ fn renumber(s: &Sides) -> Vec<Change> {
         summary,
         switches: list.len(),
         ports,
+        devices: names.iter().map(|n| n.to_string()).collect(),
     }]
+}
+
+/// `CHG-RECABLE`: ports of switches on both sides that keep a cable but plug into another peer or peer
+/// port: a cable moved on the floor (its link's BGP session goes down until both ends are cabled).
+fn recable(s: &Sides) -> Vec<Change> {
+    let c = &s.cabling;
+    if c.recabled == 0 {
+        return Vec::new();
+    }
+    let names: Vec<&str> = c.recabled_switches.iter().map(String::as_str).collect();
+    vec![Change {
+        rule: ChangeRule::Recable,
+        impact: Impact::Disruptive,
+        summary: format!(
+            "{} re-cabled on {} (another peer or peer port: move these cables on the floor; each link is down until both ends are done)",
+            plural(c.recabled, Counted::Link),
+            named(&names)
+        ),
+        switches: names.len(),
+        ports: c.recabled,
+        devices: c.recabled_switches.clone(),
+    }]
+}
+
+/// `CHG-PORTS`: ports of switches on both sides that lose their cable (servers or links removed:
+/// disruptive for what was on them) or gain one (non-disruptive).
+fn ports(s: &Sides) -> Vec<Change> {
+    let c = &s.cabling;
+    let mut out = Vec::new();
+    let mut push = |n: usize, who: &[String], impact: Impact, what: &str| {
+        if n == 0 {
+            return;
+        }
+        let names: Vec<&str> = who.iter().map(String::as_str).collect();
+        out.push(Change {
+            rule: ChangeRule::Ports,
+            impact,
+            summary: format!("{} {what} on {}", plural(n, Counted::Port), named(&names)),
+            switches: names.len(),
+            ports: n,
+            devices: who.to_vec(),
+        });
+    };
+    push(
+        c.removed,
+        &c.removed_switches,
+        Impact::Disruptive,
+        "lose their cable (servers or links removed; the ports are shut as unused)",
+    );
+    push(
+        c.added,
+        &c.added_switches,
+        Impact::NonDisruptive,
+        "get a cable (servers or links added)",
+    );
+    out
 }
 
 /// `CHG-PLATFORM`: a switch keeps its name on another platform.
 fn platform(s: &Sides) -> Vec<Change> {
-    let n = s
+    let names: Vec<&str> = s
         .both
         .iter()
         .filter(|(a, b)| a.platform != b.platform)
-        .count();
-    if n == 0 {
-        return Vec::new();
-    }
-    let summary = format!(
-        "platform changed on {} (the switch is replaced and re-provisioned)",
-        plural(n, Counted::Switch)
-    );
-    vec![Change::per_switch(
-        ChangeRule::Platform,
-        Impact::Disruptive,
-        summary,
-        n,
-    )]
+        .map(|(_, b)| b.hostname.as_str())
+        .collect();
+    switches(ChangeRule::Platform, Impact::Disruptive, &names, |sw| {
+        format!("platform changed on {sw} (the switch is replaced and re-provisioned)")
+    })
 }
 
 /// `CHG-LOSSLESS`: the no-drop priority set changed, one line per old→new set.
 fn lossless(s: &Sides) -> Vec<Change> {
-    let mut sets: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut sets: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
     for (a, b) in s.same_platform() {
         let (x, y) = (&a.qos.lossless_priorities, &b.qos.lossless_priorities);
         if x != y {
-            *sets.entry((list(x), list(y))).or_default() += 1;
+            sets.entry((list(x), list(y)))
+                .or_default()
+                .push(b.hostname.as_str());
         }
     }
     sets.into_iter()
-        .map(|((from, to), count)| {
-            let summary = format!("lossless priority set changed {from}→{to} on {} (PFC and buffer re-carve: traffic loss while it applies)", plural(count, Counted::Switch));
-            Change::per_switch(ChangeRule::Lossless, Impact::Disruptive, summary, count)
+        .map(|((from, to), names)| {
+            let summary = format!("lossless priority set changed {from}→{to} on {} (PFC and buffer re-carve: traffic loss while it applies)", named(&names));
+            Change::per_switch(ChangeRule::Lossless, Impact::Disruptive, summary, &names)
         })
         .collect()
 }
@@ -404,29 +480,33 @@ fn ecn(s: &Sides) -> Vec<Change> {
     }
     changes
         .into_iter()
-        .map(|((prio, what), (sw, ports))| Change {
-            rule: ChangeRule::Ecn,
-            impact: Impact::NonDisruptive,
-            summary: format!("ECN on priority {prio} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), plural(sw.len(), Counted::Switch)),
-            switches: sw.len(),
-            ports,
+        .map(|((prio, what), (sw, ports))| {
+            let names: Vec<&str> = sw.into_iter().collect();
+            Change {
+                rule: ChangeRule::Ecn,
+                impact: Impact::NonDisruptive,
+                summary: format!("ECN on priority {prio} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), named(&names)),
+                switches: names.len(),
+                ports,
+                devices: names.iter().map(|n| n.to_string()).collect(),
+            }
         })
         .collect()
 }
 
-/// A per-switch change of `rule` when `n` switches changed (none otherwise); `summary` gets the count
-/// (`3 switches`).
+/// A per-switch change of `rule` when the switches `names` changed (none otherwise); `summary` gets
+/// the count with the first names (`3 switches (a, b, c)`).
 fn switches(
     rule: ChangeRule,
     impact: Impact,
-    n: usize,
+    names: &[&str],
     summary: impl FnOnce(String) -> String,
 ) -> Vec<Change> {
-    if n == 0 {
+    if names.is_empty() {
         return Vec::new();
     }
-    let summary = summary(plural(n, Counted::Switch));
-    vec![Change::per_switch(rule, impact, summary, n)]
+    let summary = summary(named(names));
+    vec![Change::per_switch(rule, impact, summary, names)]
 }
 
 /// `CHG-DSCP`: the DSCP → priority map changed.
@@ -434,7 +514,7 @@ fn dscp(s: &Sides) -> Vec<Change> {
     switches(
         ChangeRule::Dscp,
         Impact::Disruptive,
-        s.count(|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc),
+        &s.changed(|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc),
         |sw| {
             format!(
                 "DSCP classification changed on {sw} (flows move between queues; lossless traffic may drop while ends disagree)"
@@ -445,61 +525,67 @@ fn dscp(s: &Sides) -> Vec<Change> {
 
 /// `CHG-SCHED`: strict queues or bandwidth shares changed.
 fn sched(s: &Sides) -> Vec<Change> {
-    let n = s.count(|a, b| {
+    let n = s.changed(|a, b| {
         a.qos
             .queues
             .iter()
             .zip(b.qos.queues.iter())
             .any(|(x, y)| x.strict != y.strict || x.bandwidth != y.bandwidth)
     });
-    switches(ChangeRule::Sched, Impact::NonDisruptive, n, |sw| {
+    switches(ChangeRule::Sched, Impact::NonDisruptive, &n, |sw| {
         format!("queue scheduling (strict queues or bandwidth shares) changed on {sw}")
     })
 }
 
 /// `CHG-WATCHDOG`: PFC watchdog on/off, timers or action changed.
 fn watchdog(s: &Sides) -> Vec<Change> {
-    let n = s.count(|a, b| {
+    let n = s.changed(|a, b| {
         let (x, y) = (&a.qos.watchdog, &b.qos.watchdog);
         (x.enabled, x.detect_ms, x.restore_ms, x.action)
             != (y.enabled, y.detect_ms, y.restore_ms, y.action)
     });
-    switches(ChangeRule::Watchdog, Impact::NonDisruptive, n, |sw| {
+    switches(ChangeRule::Watchdog, Impact::NonDisruptive, &n, |sw| {
         format!("PFC watchdog settings changed on {sw}")
     })
 }
 
-/// `CHG-DLB`: DLB changed; reload required where the platform says so, else non-disruptive.
+/// `CHG-DLB`: DLB changed; reload required where the platform says so, else non-disruptive. Where
+/// the platform skips egress QoS for DLB flows (NX-OS) and DLB is on after the change, the summary
+/// carries that caveat (AIF-LB-005: ECN marking and strict CNP/CTS queues lost on DLB uplinks).
 fn dlb(s: &Sides) -> Vec<Change> {
-    let facts = |d: &Device| {
-        d.dlb.as_ref().map(|p| {
-            (
-                p.mode,
-                p.mac.clone(),
-                p.flowlet_gap_us,
-                p.interfaces.clone(),
-            )
-        })
+    let same = |a: &Device, b: &Device| match (&a.dlb, &b.dlb) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x.same_setting(y),
+        _ => false,
     };
-    let (mut reload, mut live) = (0, 0);
+    let platform = |d: &Device| s.catalog.get(&d.platform).map(|(_, p)| &p.dlb);
+    let (mut reload, mut live) = (Vec::new(), Vec::new());
+    let mut bypass = false;
     for (a, b) in s.same_platform() {
-        if facts(a) == facts(b) {
+        if same(a, b) {
             continue;
         }
-        let needs_reload = s
-            .catalog
-            .get(&b.platform)
-            .is_some_and(|(_, p)| p.dlb.reload_required);
-        if needs_reload { reload += 1 } else { live += 1 }
+        let facts = platform(b);
+        bypass |= b.dlb.is_some() && facts.is_some_and(|f| f.bypasses_egress_qos);
+        if facts.is_some_and(|f| f.reload_required) {
+            reload.push(b.hostname.as_str());
+        } else {
+            live.push(b.hostname.as_str());
+        }
     }
-    let mut out = switches(ChangeRule::Dlb, Impact::ReloadRequired, reload, |sw| {
-        format!("DLB (hardware profile dlb) changed on {sw} (reload required)")
+    let caveat = if bypass {
+        "; DLB flows skip egress QoS there: no ECN marking and no strict CNP/CTS queues on DLB uplinks (AIF-LB-005)"
+    } else {
+        ""
+    };
+    let mut out = switches(ChangeRule::Dlb, Impact::ReloadRequired, &reload, |sw| {
+        format!("DLB (hardware profile dlb) changed on {sw} (reload required{caveat})")
     });
     out.extend(switches(
         ChangeRule::Dlb,
         Impact::NonDisruptive,
-        live,
-        |sw| format!("DLB changed on {sw} (flows are re-spread once)"),
+        &live,
+        |sw| format!("DLB changed on {sw} (flows are re-spread once{caveat})"),
     ));
     out
 }
@@ -509,7 +595,7 @@ fn hash(s: &Sides) -> Vec<Change> {
     switches(
         ChangeRule::Hash,
         Impact::NonDisruptive,
-        s.count(|a, b| a.qp_hash.is_some() != b.qp_hash.is_some()),
+        &s.changed(|a, b| a.qp_hash.is_some() != b.qp_hash.is_some()),
         |sw| {
             format!(
                 "RoCE QP hashing turned on or off on {sw} (ECMP rehash: flows move paths once, brief reordering)"
@@ -522,7 +608,7 @@ fn hash(s: &Sides) -> Vec<Change> {
 /// line per rule and change. The config changes only in a header comment, but the fabric now accepts
 /// (or no longer accepts) an exception a reviewer must see.
 fn ack(s: &Sides) -> Vec<Change> {
-    let mut changes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut changes: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for (a, b) in &s.both {
         let old: BTreeMap<&str, &str> = a
             .acknowledged
@@ -544,17 +630,17 @@ fn ack(s: &Sides) -> Vec<Change> {
                 }
                 _ => continue,
             };
-            *changes.entry(text).or_default() += 1;
+            changes.entry(text).or_default().push(b.hostname.as_str());
         }
     }
     changes
         .into_iter()
-        .map(|(text, n)| {
+        .map(|(text, names)| {
             let summary = format!(
                 "{text} on {}: an accepted exception; review the reason",
-                plural(n, Counted::Switch)
+                named(&names)
             );
-            Change::per_switch(ChangeRule::Ack, Impact::NonDisruptive, summary, n)
+            Change::per_switch(ChangeRule::Ack, Impact::NonDisruptive, summary, &names)
         })
         .collect()
 }
@@ -591,17 +677,19 @@ fn mtu(s: &Sides) -> Vec<Change> {
     if links == 0 && sw.is_empty() {
         return Vec::new();
     }
+    let names: Vec<&str> = sw.into_iter().collect();
     let summary = format!(
         "MTU changed on {} of {} (BGP sessions flap; both ends must change together)",
         plural(links, Counted::Link),
-        plural(sw.len(), Counted::Switch)
+        named(&names)
     );
     vec![Change {
         rule: ChangeRule::Mtu,
         impact: Impact::Disruptive,
         summary,
-        switches: sw.len(),
+        switches: names.len(),
         ports: links,
+        devices: names.iter().map(|n| n.to_string()).collect(),
     }]
 }
 
@@ -611,28 +699,31 @@ fn addr(s: &Sides) -> Vec<Change> {
     if links == 0 && sw.is_empty() {
         return Vec::new();
     }
+    let names: Vec<&str> = sw.into_iter().collect();
     let summary = format!(
         "addresses changed on {} of {} (sessions and server routes on them reset)",
         plural(links, Counted::Link),
-        plural(sw.len(), Counted::Switch)
+        named(&names)
     );
     vec![Change {
         rule: ChangeRule::Addr,
         impact: Impact::Disruptive,
         summary,
-        switches: sw.len(),
+        switches: names.len(),
         ports: links,
+        devices: names.iter().map(|n| n.to_string()).collect(),
     }]
 }
 
 /// `CHG-BGP`: a switch's ASN or router-id changed.
 fn bgp(s: &Sides) -> Vec<Change> {
-    let n = s
+    let n: Vec<&str> = s
         .both
         .iter()
         .filter(|(a, b)| a.bgp.asn != b.bgp.asn || a.loopback != b.loopback)
-        .count();
-    switches(ChangeRule::Bgp, Impact::Disruptive, n, |sw| {
+        .map(|(_, b)| b.hostname.as_str())
+        .collect();
+    switches(ChangeRule::Bgp, Impact::Disruptive, &n, |sw| {
         format!("BGP ASN or router-id changed on {sw} (every session of those switches resets)")
     })
 }

@@ -57,6 +57,7 @@ pub fn compare_tree_where(
     Ok(diff_files(&disk, &new))
 }
 
+pub mod cabling;
 pub mod change;
 pub mod gcu;
 pub mod patch;

@@ -126,6 +126,7 @@ pub fn change(plans: &[Plan], release: Release, assumed: bool) -> Option<Change>
         ),
         switches: n,
         ports: 0,
+        devices: routed.iter().map(|p| p.host.clone()).collect(),
     })
 }
 
