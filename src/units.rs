@@ -592,3 +592,8 @@ mod tests {
         assert!(AsnRange::parse("10-5").is_err());
     }
 }
+
+/// Greatest common divisor (Euclid), for reducing ratios and timers.
+pub fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}

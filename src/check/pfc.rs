@@ -66,7 +66,7 @@ fn watchdog_problem(l: &WatchdogLimits, d_us: u64, r_us: u64) -> Option<String> 
         return Some(format!("timers must be multiples of {} ms", l.step_ms));
     }
     if let (Some([lo, hi]), Some([md, mr])) = (l.poll_interval_ms, l.max_multiplier) {
-        let g = gcd(d, r);
+        let g = crate::units::gcd(d, r);
         let ok = (lo..=hi)
             .rev()
             .any(|p| g.is_multiple_of(p) && d / p >= 1 && d / p <= md && r / p <= mr);
@@ -77,8 +77,4 @@ fn watchdog_problem(l: &WatchdogLimits, d_us: u64, r_us: u64) -> Option<String> 
         }
     }
     None
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }

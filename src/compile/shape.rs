@@ -118,23 +118,57 @@ impl Shape {
     }
 }
 
-/// Uplinks needed for `down` ports at `down_speed` under `ratio`, at `up_speed`: exact or an error text.
-fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Result<u32, String> {
+/// Why uplinks do not come out whole, and the nearest ratios that make them whole.
+#[derive(Debug, PartialEq)]
+struct NotWhole {
+    message: String,
+    nearest: Option<String>,
+}
+
+/// Uplinks needed for `down` ports at `down_speed` under `ratio`, at `up_speed`: exact, or why not with
+/// the nearest ratios that give whole uplinks.
+fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Result<u32, NotWhole> {
     let down_bw = down as u128 * down_speed.gbps() as u128;
     let num = down_bw * ratio.up as u128;
     let den = ratio.down as u128 * up_speed.gbps() as u128;
     if num / den > MAX_COUNT as u128 {
-        return Err(format!(
-            "{down} x {down_speed} at {ratio} needs more than {MAX_COUNT} {up_speed} uplinks"
-        ));
+        return Err(NotWhole {
+            message: format!(
+                "{down} x {down_speed} at {ratio} needs more than {MAX_COUNT} {up_speed} uplinks"
+            ),
+            nearest: None,
+        });
     }
     if !num.is_multiple_of(den) {
-        return Err(format!(
-            "{down} x {down_speed} = {down_bw}G down at {ratio} needs {}G up, which is not a whole number of {up_speed} links",
-            num as f64 / ratio.down as f64
-        ));
+        return Err(NotWhole {
+            message: format!(
+                "{down} x {down_speed} = {down_bw}G down at {ratio} needs {:.2}G up, which is not a whole number of {up_speed} links",
+                num as f64 / ratio.down as f64
+            ),
+            nearest: nearest_ratios(down_bw as u64, (num / den) as u64, up_speed),
+        });
     }
     Ok((num / den) as u32)
+}
+
+/// The ratios on either side of a fractional uplink count `floor(x)` that give whole uplinks:
+/// `48:7 (7 x 400G up) or 6:1 (8 x 400G up)`.
+fn nearest_ratios(down_bw: u64, floor: u64, up_speed: Speed) -> Option<String> {
+    let options: Vec<String> = [floor, floor + 1]
+        .into_iter()
+        .filter(|&n| n >= 1 && n <= MAX_COUNT)
+        .map(|n| {
+            let up_bw = n * up_speed.gbps() as u64;
+            let g = crate::units::gcd(down_bw, up_bw);
+            format!("{}:{} ({n} x {up_speed} up)", down_bw / g, up_bw / g)
+        })
+        .collect();
+    (!options.is_empty()).then(|| {
+        format!(
+            "the nearest ratios with whole uplinks are {}",
+            options.join(" or ")
+        )
+    })
 }
 
 /// Largest fabric aifab builds, in GPUs (server NICs): ten times the largest published AI fabric.
@@ -327,9 +361,15 @@ fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<
     .map_err(|e| {
         refuse(
             Rule::OversubscriptionUplinks,
-            format!("leaf: {e}"),
+            format!("leaf: {}", e.message),
             "/fabric/topology/leaf/oversubscription",
-            "change the oversubscription or servers_per_group so the uplinks come out whole",
+            e.nearest.map_or_else(
+                || {
+                    "change the oversubscription or servers_per_group so the uplinks come out whole"
+                        .to_string()
+                },
+                |n| format!("{n}; or change servers_per_group"),
+            ),
         )
     })?;
     let spines_per_zone = t.spine.count;
@@ -437,9 +477,12 @@ fn spine_uplinks(t: &Topology, ss: &SuperSpineTier, s: &mut Shape) -> Result<(),
     .map_err(|e| {
         refuse(
             Rule::OversubscriptionUplinks,
-            format!("spine: {e}"),
+            format!("spine: {}", e.message),
             "/fabric/topology/spine/oversubscription",
-            "change the spine oversubscription so the uplinks come out whole",
+            e.nearest.map_or_else(
+                || "change the spine oversubscription so the uplinks come out whole".to_string(),
+                |n| format!("{n} (spine oversubscription)"),
+            ),
         )
     })?;
     let p = planes(ss, s.spines_per_zone)?;
@@ -536,5 +579,14 @@ mod tests {
         assert_eq!(uplinks(32, Speed(400), r(4, 1), Speed(400)), Ok(8));
         assert_eq!(uplinks(32, Speed(400), r(1, 1), Speed(800)), Ok(16));
         assert!(uplinks(30, Speed(400), r(4, 1), Speed(400)).is_err());
+        // 16 x 400G at 7:1 is 914.29G up: 2 or 3 uplinks, i.e. 8:1 or 16:3.
+        let e = uplinks(16, Speed(400), r(7, 1), Speed(400)).expect_err("not whole");
+        assert!(e.message.contains("914.29G up"), "{}", e.message);
+        assert_eq!(
+            e.nearest.as_deref(),
+            Some(
+                "the nearest ratios with whole uplinks are 8:1 (2 x 400G up) or 16:3 (3 x 400G up)"
+            )
+        );
     }
 }
