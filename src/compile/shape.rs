@@ -156,7 +156,7 @@ fn uplinks(down: u32, down_speed: Speed, ratio: Ratio, up_speed: Speed) -> Resul
 fn nearest_ratios(down_bw: u64, floor: u64, up_speed: Speed) -> Option<String> {
     let options: Vec<String> = [floor, floor + 1]
         .into_iter()
-        .filter(|&n| n >= 1 && n <= MAX_COUNT)
+        .filter(|n| (1..=MAX_COUNT).contains(n))
         .map(|n| {
             let up_bw = n * up_speed.gbps() as u64;
             let g = crate::units::gcd(down_bw, up_bw);
