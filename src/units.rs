@@ -556,6 +556,11 @@ impl JsonSchema for AsnRange {
     }
 }
 
+/// Greatest common divisor (Euclid), for reducing ratios and timers.
+pub fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,9 +596,4 @@ mod tests {
         assert_eq!((r.len(), r.nth(199), r.nth(200)), (200, Some(65299), None));
         assert!(AsnRange::parse("10-5").is_err());
     }
-}
-
-/// Greatest common divisor (Euclid), for reducing ratios and timers.
-pub fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
