@@ -58,5 +58,7 @@ pub fn compile_placed(
     let mut fabric = topology::build(intent, catalog, shape, placement, only)?;
     addressing::assign(intent, shape, &mut fabric)?;
     features::resolve(intent, catalog, &mut fabric)?;
-    Ok(fabric.finish())
+    let mut model = fabric.finish();
+    model.hosts = crate::hosts::plan(intent).map(std::sync::Arc::new);
+    Ok(model)
 }

@@ -133,6 +133,7 @@ impl Draft {
             devices,
             links,
             summary: self.summary,
+            hosts: None,
         }
     }
 }
