@@ -5,7 +5,7 @@
 //!
 //! - `# expect: AIF-XXX-NNN at <snippet>`: `aifab validate --format json` reports that rule on the line
 //!   where `<snippet>` occurs (the line is found in the file's text, never hard-coded); an error file exits
-//!   1 and `aifab render` writes nothing, a warning file (no error at all) exits 0 and renders;
+//!   1 and `aifab render` exits 2 and writes nothing, a warning file (no error at all) exits 0 and renders;
 //! - `# unreachable: AIF-XXX-NNN at <snippet>`: the rule cannot fire with the built-in platform profiles
 //!   (they lack the number it compares with). The file is a tripwire: the day a profile gains that number
 //!   and the rule fires, this test fails and the header must become `# expect:`.
@@ -276,7 +276,7 @@ fn scratch(case: &Case) -> PathBuf {
     dir
 }
 
-/// `aifab render <f> --out <tmp>/out -q`: an invalid intent exits 1 and creates nothing; a valid one
+/// `aifab render <f> --out <tmp>/out -q`: an invalid intent exits 2 and creates nothing; a valid one
 /// (warnings only) exits 0 and writes its files inside the output folder.
 fn check_render(case: &Case, has_errors: bool) -> Result<(), String> {
     let dir = scratch(case);
@@ -291,8 +291,9 @@ fn check_render(case: &Case, has_errors: bool) -> Result<(), String> {
         let code = out.status.code().unwrap_or(-1);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if has_errors {
-            if code != 1 {
-                return Err(format!("{what}: exit {code}, expected 1:\n{stderr}"));
+            // `render` of an invalid intent is trouble (2); 1 means "differs" (--check).
+            if code != 2 {
+                return Err(format!("{what}: exit {code}, expected 2:\n{stderr}"));
             }
             if out_dir.exists() {
                 return Err(format!("{what}: an invalid intent created {out_arg}"));
