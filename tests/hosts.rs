@@ -1,4 +1,4 @@
-//! The host output (`hosts/`): Spiderpool objects valid against Spiderpool's own CRD schemas (vendored in
+//! The host output (`hosts/`): one netplan file per server and the shared files, Spiderpool objects valid against Spiderpool's own CRD schemas (vendored in
 //! `tests/hosts/`, see its README) in both server addressing modes and both CNIs, pools that never hand
 //! out a switch address, and netplan files that send each NIC's traffic through its own rail.
 
@@ -232,8 +232,11 @@ fn netplan_sends_each_nic_through_its_own_rail() {
         let cabled = cabling(&model);
         let mut seen: BTreeSet<Ipv4Addr> = BTreeSet::new();
         let mut nics = 0;
-        for f in files.iter().filter(|f| f.path.ends_with("/netplan.yaml")) {
-            let server = f.path.split('/').nth(1).expect("server");
+        for f in files
+            .iter()
+            .filter(|f| f.path.starts_with("hosts/netplan/"))
+        {
+            let server = f.path["hosts/netplan/".len()..].trim_end_matches(".yaml");
             let doc: Value = serde_norway::from_str(&f.content).expect("netplan YAML");
             let eths = doc["network"]["ethernets"].as_object().expect("ethernets");
             let mut tables = BTreeSet::new();
@@ -304,4 +307,28 @@ fn no_name_reaches_a_host_file_unchecked() {
     let err = aifab::hosts::files(&Meta::new("x.yaml", "f"), &model).expect_err("refused");
     assert!(err.contains("eth:0"), "{err}");
     assert_eq!(aifab::hosts::name_rules(&model).len(), 1);
+}
+
+#[test]
+fn one_file_per_server_and_the_shared_files() {
+    let (model, files) = common::render(MIXED);
+    let hosts: Vec<&str> = files
+        .iter()
+        .filter(|f| f.path.starts_with("hosts/"))
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(hosts.len(), model.summary.servers as usize + 3, "{hosts:?}");
+    for shared in [
+        "hosts/nic-qos.sh",
+        "hosts/nccl.env",
+        "hosts/kubernetes/spiderpool.yaml",
+    ] {
+        assert!(hosts.contains(&shared), "{shared}");
+    }
+    assert!(
+        files
+            .iter()
+            .filter(|f| f.path.starts_with("hosts/"))
+            .all(|f| f.device.is_empty())
+    );
 }

@@ -184,13 +184,20 @@ fn servers_mean_what_their_switches_mean() {
             server_leaves.entry(&l.a).or_default().insert(&l.b);
         }
         assert!(!server_leaves.is_empty(), "{path}: no servers");
+        let shared: Vec<_> = files
+            .iter()
+            .filter(|f| f.path == "hosts/nic-qos.sh" || f.path == "hosts/nccl.env")
+            .collect();
+        let got = host::read(&shared);
         for (server, its_leaves) in &server_leaves {
-            let prefix = format!("hosts/{server}/");
-            let mine: Vec<_> = files
+            let its_nics: BTreeSet<&str> = model
+                .links
                 .iter()
-                .filter(|f| f.path.starts_with(&prefix))
+                .filter(|l| l.a == *server)
+                .map(|l| l.a_port.as_str())
                 .collect();
-            let got = host::read(&mine);
+            let scripted: BTreeSet<&str> = got.nics.iter().map(String::as_str).collect();
+            assert_eq!(scripted, its_nics, "{path}: {server}: the script's NICs");
             let class = |name: &str| &intent.qos.classes[name];
             // The intent's meaning, per priority.
             assert_eq!(got.trust, "dscp", "{path}: {server}");
@@ -201,7 +208,7 @@ fn servers_mean_what_their_switches_mean() {
             assert_eq!(got.lossless, want_prio.lossless, "{path}: {server}: PFC");
             assert_eq!(got.prio_tc, (0..8).collect::<Vec<u8>>(), "{path}: {server}");
             assert_eq!(
-                got.nics.len(),
+                its_nics.len(),
                 its_leaves.len(),
                 "{path}: {server}: one NIC per rail"
             );

@@ -2,11 +2,11 @@
 //!
 //! With an enabled `hosts` section the model carries a [`HostsPlan`]; this layer reads it with the
 //! server links and the rail leaves' QoS plans and writes, under `hosts/`:
-//! - `<server>/netplan.yaml`: each rail NIC's address, a routing table per rail and a source rule, so a
-//!   NIC's traffic leaves through its own rail ([`netplan`]);
-//! - `<server>/nic-qos.sh`: the ConnectX QoS (`mlnx_qos` trust, DSCP map, PFC, ETS) and DCQCN settings
-//!   ([`nic_qos`]);
-//! - `<server>/nccl.env`: NCCL's traffic classes, GID index and QPs per connection ([`nccl`]);
+//! - `netplan/<server>.yaml`, one file per server: each rail NIC's address, a routing table per rail and
+//!   a source rule, so a NIC's traffic leaves through its own rail ([`netplan`]);
+//! - `nic-qos.sh`, for every server: the ConnectX QoS (`mlnx_qos` trust, DSCP map, PFC, ETS) and DCQCN
+//!   settings of the rail NICs ([`nic_qos`]);
+//! - `nccl.env`, for every server: NCCL's traffic classes, GID index and QPs per connection ([`nccl`]);
 //! - `kubernetes/spiderpool.yaml`: a SpiderIPPool per rail leaf or NIC and a SpiderMultusConfig per rail
 //!   ([`spiderpool`]).
 //!
@@ -39,36 +39,20 @@ pub fn is_host_path(path: &str) -> bool {
     path.strip_prefix(DIR).is_some_and(|r| r.starts_with('/'))
 }
 
-/// Every host file of the fabric, in a stable order (servers in link order, then Kubernetes), or
-/// nothing when the model has no host plan.
+/// Every host file of the fabric, in a stable order (servers in link order, the shared files, then
+/// Kubernetes), or nothing when the model has no host plan.
 pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, String> {
     let Some(plan) = model.hosts.as_deref() else {
         return Ok(Vec::new());
     };
     let servers = servers(model)?;
-    let per_server: Result<Vec<Vec<OutFile>>, String> = servers
+    let per_server: Result<Vec<OutFile>, String> = servers
         .par_iter()
-        .map(|s| server_files(meta, model, plan, s))
+        .map(|s| Ok(netplan_file(meta, plan, s)))
         .collect();
-    let mut out: Vec<OutFile> = per_server?.into_iter().flatten().collect();
-    out.extend(kubernetes(meta, model, plan, &servers)?);
+    let mut out = per_server?;
+    out.extend(shared(meta, model, plan, &servers)?);
     Ok(out)
-}
-
-/// The Kubernetes file, when the plan asks for it.
-fn kubernetes(
-    meta: &Meta,
-    model: &FabricModel,
-    plan: &HostsPlan,
-    servers: &[Server],
-) -> Result<Option<OutFile>, String> {
-    plan.kubernetes
-        .as_ref()
-        .map(|k| {
-            spiderpool::document(meta, model, plan, k, servers)
-                .map(|text| file(format!("{DIR}/kubernetes/spiderpool.yaml"), text))
-        })
-        .transpose()
 }
 
 /// Hands every host file to `sink` as soon as it exists, servers in parallel. Returns the number of
@@ -82,25 +66,16 @@ pub fn each(
         return Ok((0, 0));
     };
     let servers = servers(model)?;
-    let per_server: Vec<Result<(usize, u64), String>> = servers
+    let per_server: Result<Vec<u64>, String> = servers
         .par_iter()
         .map(|s| {
-            let mut n = (0, 0);
-            for f in server_files(meta, model, plan, s)? {
-                sink(&f)?;
-                n.0 += 1;
-                n.1 += f.content.len() as u64;
-            }
-            Ok(n)
+            let f = netplan_file(meta, plan, s);
+            sink(&f)?;
+            Ok(f.content.len() as u64)
         })
         .collect();
-    let mut total = (0, 0);
-    for r in per_server {
-        let (a, b) = r?;
-        total.0 += a;
-        total.1 += b;
-    }
-    if let Some(f) = kubernetes(meta, model, plan, &servers)? {
+    let mut total = (servers.len(), per_server?.iter().sum());
+    for f in shared(meta, model, plan, &servers)? {
         sink(&f)?;
         total.0 += 1;
         total.1 += f.content.len() as u64;
@@ -108,28 +83,56 @@ pub fn each(
     Ok(total)
 }
 
-/// The three files of one server.
-fn server_files(
+/// `hosts/netplan/<server>.yaml`: the one file that differs per server.
+fn netplan_file(meta: &Meta, plan: &HostsPlan, s: &Server) -> OutFile {
+    file(
+        format!("{DIR}/netplan/{}.yaml", s.name),
+        netplan::file(meta, plan, s),
+    )
+}
+
+/// The files every server shares: the NIC script and the NCCL environment (the same on every server:
+/// NIC names follow one pattern per rail and every leaf's QoS plan maps DSCPs alike; checked here), and
+/// the Spiderpool objects when asked for.
+fn shared(
     meta: &Meta,
     model: &FabricModel,
     plan: &HostsPlan,
-    s: &Server,
+    servers: &[Server],
 ) -> Result<Vec<OutFile>, String> {
-    let qos = nic_qos::NicQos::of(model, plan, s)?;
-    Ok(vec![
+    let Some(first) = servers.first() else {
+        return Ok(Vec::new());
+    };
+    let qos = nic_qos::NicQos::of(model, plan, first)?;
+    let same_names = |s: &Server| {
+        s.nics
+            .iter()
+            .map(|n| n.name)
+            .eq(first.nics.iter().map(|n| n.name))
+    };
+    servers.par_iter().try_for_each(|s| {
+        if !same_names(s) || nic_qos::NicQos::of(model, plan, s)? != qos {
+            return Err(format!(
+                "{}: its NICs or their QoS differ from {}'s: the shared hosts/nic-qos.sh cannot serve both",
+                s.name, first.name
+            ));
+        }
+        Ok(())
+    })?;
+    let mut out = vec![
         file(
-            format!("{DIR}/{}/netplan.yaml", s.name),
-            netplan::file(meta, plan, s),
+            format!("{DIR}/nic-qos.sh"),
+            nic_qos::script(meta, first, &qos),
         ),
-        file(
-            format!("{DIR}/{}/nic-qos.sh", s.name),
-            nic_qos::script(meta, s, &qos),
-        ),
-        file(
-            format!("{DIR}/{}/nccl.env", s.name),
-            nccl::file(meta, plan, s, &qos),
-        ),
-    ])
+        file(format!("{DIR}/nccl.env"), nccl::file(meta, plan, &qos)),
+    ];
+    if let Some(k) = &plan.kubernetes {
+        out.push(file(
+            format!("{DIR}/kubernetes/spiderpool.yaml"),
+            spiderpool::document(meta, model, plan, k, servers)?,
+        ));
+    }
+    Ok(out)
 }
 
 fn file(path: String, content: String) -> OutFile {

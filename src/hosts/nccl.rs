@@ -7,7 +7,6 @@
 //! - `NCCL_IB_GID_INDEX`: the GID table entry of the NIC's IPv4 RoCEv2 address;
 //! - `NCCL_IB_QPS_PER_CONNECTION`: QPs per connection, when the switches hash on the destination QP.
 
-use super::Server;
 use super::nic_qos::NicQos;
 use crate::model::hosts::HostsPlan;
 use crate::render::Meta;
@@ -19,12 +18,12 @@ pub fn tc_byte(dscp: u8) -> u16 {
 }
 
 /// `KEY=value` lines for a systemd `EnvironmentFile=` or `set -a; . ./nccl.env`.
-pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
+pub fn file(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
     let mut o = String::with_capacity(512);
     let _ = writeln!(
         o,
         "{}",
-        super::header(meta, &format!("NCCL environment of {}", s.name))
+        super::header(meta, "NCCL environment of every server")
     );
     let _ = writeln!(o, "NCCL_IB_GID_INDEX={}", plan.gid_index);
     let _ = writeln!(o, "NCCL_IB_TC={}", tc_byte(q.data_dscp));

@@ -132,7 +132,8 @@ fn joined<T: ToString>(v: impl IntoIterator<Item = T>, sep: &str) -> String {
         .join(sep)
 }
 
-/// The script of one server: every rail NIC gets the same settings. NIC names are checked Linux
+/// The script every server runs (`s` gives the rail NIC names, the same on every server): every rail
+/// NIC gets the same settings. NIC names are checked Linux
 /// interface names, and are single-quoted as well.
 pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
     let mut o = String::with_capacity(2048);
@@ -141,7 +142,7 @@ pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
     let _ = writeln!(
         o,
         "{}",
-        super::header(meta, &format!("ConnectX QoS of {}", s.name))
+        super::header(meta, "ConnectX QoS of every server's rail NICs")
     );
     let _ = writeln!(
         o,

@@ -1,6 +1,7 @@
-//! The fourth reader: the lossless meaning of one server, read back out of its rendered
-//! `hosts/<server>/nic-qos.sh` and `nccl.env` (the `mlnx_qos` calls, the DCQCN sysfs writes and the
-//! NCCL variables), as the NIC and NCCL would apply them. Every NIC of the loop gets the same settings.
+//! The fourth reader: the lossless meaning of the servers, read back out of the rendered
+//! `hosts/nic-qos.sh` and `hosts/nccl.env` that every server runs (the `mlnx_qos` calls, the DCQCN sysfs
+//! writes and the NCCL variables), as the NIC and NCCL would apply them. Every NIC of the loop gets the
+//! same settings.
 use aifab::render::OutFile;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,7 +41,7 @@ fn list(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// Reads one server's files.
+/// Reads the servers' shared files.
 pub fn read(files: &[&OutFile]) -> HostMeaning {
     let find = |suffix: &str| {
         files

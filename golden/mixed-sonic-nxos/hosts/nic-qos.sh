@@ -1,5 +1,5 @@
 #!/bin/sh
-# aifab: ConnectX QoS of gpu018 (fabric mixed1, intent mixed-sonic-nxos.yaml); see docs/hosts.md
+# aifab: ConnectX QoS of every server's rail NICs (fabric mixed1, intent mixed-sonic-nxos.yaml); see docs/hosts.md
 # needs root, mlnx_qos (MLNX_OFED / DOCA-OFED mlnx-tools) and the mlx5 driver's ecn sysfs
 set -eu
 for nic in 'eth0' 'eth1' 'eth2' 'eth3' 'eth4' 'eth5' 'eth6' 'eth7'; do
