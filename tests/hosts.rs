@@ -332,3 +332,30 @@ fn one_file_per_server_and_the_shared_files() {
             .all(|f| f.device.is_empty())
     );
 }
+
+/// `--only` renders no host file (they need every server link): `--out` keeps the previous ones and
+/// `--check` leaves them out of the comparison.
+#[test]
+fn only_keeps_the_host_files() {
+    let dir = std::env::temp_dir().join(format!("aifab-hosts-only-{}", std::process::id()));
+    let out = dir.to_string_lossy().into_owned();
+    let full = common::aifab(&["render", MIXED, "--out", &out, "-q"]);
+    assert_eq!(full.status.code(), Some(0), "{full:?}");
+    let before = std::fs::read_to_string(dir.join("hosts/nic-qos.sh")).expect("nic-qos.sh");
+    let only = common::aifab(&["render", MIXED, "--out", &out, "--only", "g1-rail1", "-q"]);
+    assert_eq!(only.status.code(), Some(0), "{only:?}");
+    let after = std::fs::read_to_string(dir.join("hosts/nic-qos.sh")).expect("kept");
+    assert_eq!(before, after);
+    assert!(dir.join("hosts/netplan/gpu032.yaml").exists());
+    let check = common::aifab(&[
+        "render",
+        MIXED,
+        "--check",
+        "golden/mixed-sonic-nxos",
+        "--only",
+        "g1-rail1",
+        "-q",
+    ]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
