@@ -359,3 +359,28 @@ fn only_keeps_the_host_files() {
     assert_eq!(check.status.code(), Some(0), "{check:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The NIC script is valid POSIX shell (`sh -n`) and quotes every NIC name.
+#[test]
+fn the_nic_script_parses_as_shell() {
+    let (_, files) = common::render(MIXED);
+    let script = files
+        .iter()
+        .find(|f| f.path == "hosts/nic-qos.sh")
+        .expect("nic-qos.sh");
+    assert!(script.content.starts_with("#!/bin/sh\n"));
+    assert!(script.content.contains("for nic in 'eth0' 'eth1'"));
+    let path = std::env::temp_dir().join(format!("aifab-nic-qos-{}.sh", std::process::id()));
+    std::fs::write(&path, &script.content).expect("write");
+    let out = std::process::Command::new("sh")
+        .arg("-n")
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let out = out.expect("run sh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -3,12 +3,12 @@
 //! `mlnx_qos` calls and DCQCN sysfs writes.
 //!
 //! - `mlnx_qos --trust dscp`: classify by DSCP (the fabric is routed and untagged);
-//! - `--dscp2prio set,<dscp>,<prio>` for all 64 DSCPs: the class DSCPs to their priority and every
+//! - `--dscp2prio set,<dscp>,<prio>` for all 64 DSCPs (the option repeats within one call): the class DSCPs to their priority and every
 //!   other DSCP to the default class (ConnectX's own default is DSCP/8, which would put unclassified
 //!   DSCP 24-31 on a lossless priority 3);
 //! - `--pfc`: one flag per priority, set for the lossless priorities;
 //! - `--prio_tc 0,1,...,7`: traffic class = priority, as on the switches;
-//! - `--tsa` / `--tc_bw`: strict TCs for strict classes, ETS shares as the switches' `bandwidth`;
+//! - `--tsa` / `--tcbw`: strict TCs for strict classes, ETS shares as the switches' `bandwidth`;
 //! - `ecn/roce_np/enable/<p>`, `ecn/roce_rp/enable/<p>`: DCQCN notification and reaction point on each
 //!   lossless priority that marks ECN;
 //! - `ecn/roce_np/cnp_dscp`, `ecn/roce_np/cnp_802p_prio`: the CNPs the NIC sends use the switches' CNP
@@ -154,20 +154,20 @@ pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
     let defaults: Vec<u8> = (0u8..64)
         .filter(|d| !q.classes.iter().any(|(_, ds, _)| ds.contains(d)))
         .collect();
+    let set = |dscps: &[u8], prio: u8| {
+        joined(
+            dscps.iter().map(|d| format!("--dscp2prio set,{d},{prio}")),
+            " ",
+        )
+    };
     let _ = writeln!(o, "  # default class: every DSCP no class names");
-    let _ = writeln!(
-        o,
-        "  for dscp in {}; do mlnx_qos -i \"$nic\" --dscp2prio \"set,$dscp,{}\"; done",
-        joined(&defaults, " "),
-        q.default_priority
-    );
+    let _ = write!(o, "  mlnx_qos -i \"$nic\"");
+    for chunk in defaults.chunks(8) {
+        let _ = write!(o, " \\\n    {}", set(chunk, q.default_priority));
+    }
+    let _ = writeln!(o);
     for (name, dscps, prio) in &q.classes {
-        for d in dscps {
-            let _ = writeln!(
-                o,
-                "  mlnx_qos -i \"$nic\" --dscp2prio set,{d},{prio} # {name}"
-            );
-        }
+        let _ = writeln!(o, "  mlnx_qos -i \"$nic\" {} # {name}", set(dscps, *prio));
     }
     let _ = writeln!(o, "  mlnx_qos -i \"$nic\" --pfc {}", flags(&q.pfc));
     let _ = writeln!(o, "  mlnx_qos -i \"$nic\" --prio_tc 0,1,2,3,4,5,6,7");
@@ -177,7 +177,7 @@ pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
     );
     let _ = writeln!(
         o,
-        "  mlnx_qos -i \"$nic\" --tsa {tsa} --tc_bw {}",
+        "  mlnx_qos -i \"$nic\" --tsa {tsa} --tcbw {}",
         joined(q.tc_bw, ",")
     );
     for p in &q.ecn {

@@ -20,7 +20,7 @@ pub struct HostMeaning {
     pub prio_tc: Vec<u8>,
     /// Strict traffic classes (`--tsa`).
     pub strict: BTreeSet<u8>,
-    /// ETS share per traffic class (`--tc_bw`).
+    /// ETS share per traffic class (`--tcbw`).
     pub tc_bw: Vec<u8>,
     /// Priorities with both DCQCN points enabled.
     pub ecn: BTreeSet<u8>,
@@ -67,7 +67,9 @@ pub fn read(files: &[&OutFile]) -> HostMeaning {
 
 fn read_script(text: &str, m: &mut HostMeaning) {
     let (mut np, mut rp) = (BTreeSet::new(), BTreeSet::new());
-    for line in text.lines().map(str::trim) {
+    // Join `\`-continued lines first, as the shell does.
+    let joined = text.replace(" \\\n", " ");
+    for line in joined.lines().map(str::trim) {
         let words: Vec<&str> = line.split_whitespace().collect();
         if let Some(rest) = line.strip_prefix("for nic in ") {
             let rest = rest.trim_end_matches("; do");
@@ -75,18 +77,6 @@ fn read_script(text: &str, m: &mut HostMeaning) {
                 .split(' ')
                 .map(|w| w.trim_matches('\'').to_string())
                 .collect();
-        } else if let Some(rest) = line.strip_prefix("for dscp in ") {
-            // for dscp in <list>; do mlnx_qos -i "$nic" --dscp2prio "set,$dscp,<p>"; done
-            let (ds, tail) = rest.split_once("; do ").expect("loop body");
-            let p: u8 = tail
-                .split("set,$dscp,")
-                .nth(1)
-                .and_then(|t| t.split('"').next())
-                .and_then(|t| t.parse().ok())
-                .expect("loop priority");
-            for d in ds.split(' ') {
-                m.dscp.insert(d.parse().expect("dscp"), p);
-            }
         } else if words.first() == Some(&"mlnx_qos") {
             mlnx_qos(&words, m);
         } else if words.first() == Some(&"echo") {
@@ -148,7 +138,7 @@ fn mlnx_qos(words: &[&str], m: &mut HostMeaning) {
                     .map(|(tc, _)| tc as u8)
                     .collect();
             }
-            "--tc_bw" => m.tc_bw = list(value),
+            "--tcbw" => m.tc_bw = list(value),
             "#" => break,
             other => panic!("unknown mlnx_qos flag {other}"),
         }
