@@ -176,3 +176,34 @@ pub enum SnmpPriv {
     /// AES-128 (CFB).
     Aes128,
 }
+
+/// The server NIC family whose QoS tooling the host output speaks (`hosts.nic`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum NicModel {
+    /// NVIDIA ConnectX (ConnectX-6 Dx and later): `mlnx_qos` from MLNX_OFED / DOCA-OFED `mlnx-tools`
+    /// and the mlx5 driver's `ecn` sysfs for DCQCN.
+    #[default]
+    Connectx,
+}
+
+/// The Spiderpool CNI a rail's SpiderMultusConfig uses (`hosts.kubernetes.cni`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpiderCni {
+    /// SR-IOV VFs with RDMA isolation: `cniType: sriov`, a VF resource per rail.
+    #[default]
+    Sriov,
+    /// Macvlan on the rail NIC with a shared RDMA device: `cniType: macvlan`.
+    Macvlan,
+}
+
+impl SpiderCni {
+    /// The `cniType` Spiderpool's SpiderMultusConfig spells (`sriov`, `macvlan`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpiderCni::Sriov => "sriov",
+            SpiderCni::Macvlan => "macvlan",
+        }
+    }
+}

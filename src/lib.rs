@@ -15,6 +15,7 @@
 pub mod check;
 pub mod compile;
 pub mod diag;
+pub mod hosts;
 pub mod intent;
 pub mod kinds;
 pub mod load;

@@ -227,6 +227,7 @@ fn checked_model(
     match compiled {
         Ok(model) => {
             findings.extend(check::management_rules(intent, &model));
+            findings.extend(crate::hosts::name_rules(&model));
             if has_errors(&findings) {
                 return Err(findings);
             }

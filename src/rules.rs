@@ -200,6 +200,12 @@ rules! {
 
     UnknownPlatform = ("AIF-PLAT-001", Error, Compile, "The platform must be in `vendors/`"),
 
+    HostDataClass = ("AIF-HOST-001", Error, Checks, "NCCL's data class is a lossless class"),
+    HostCtsClass = ("AIF-HOST-002", Error, Checks, "A CTS class needs its host traffic class (NCCL_IB_FIFO_TC)"),
+    HostCnpClass = ("AIF-HOST-003", Error, Checks, "DCQCN needs the class the NICs send CNPs in"),
+    HostNames = ("AIF-HOST-004", Error, Compile, "Host files need lower-case server names and Linux NIC names"),
+    HostRouteTables = ("AIF-HOST-005", Error, Checks, "The rails' routing tables avoid the kernel's tables"),
+
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
 
     LockSchema = ("AIF-LOCK-001", Error, Lock, "The lock file follows the lock schema (`aifab schema --lock`)"),

@@ -5,10 +5,10 @@
 //!
 //! - `# expect: AIF-XXX-NNN at <snippet>`: `aifab validate --format json` reports that rule on the line
 //!   where `<snippet>` occurs (the line is found in the file's text, never hard-coded); an error file exits
-//!   1 and `aifab render` writes nothing, a warning file (no error at all) exits 0 and renders;
+//!   1 and `aifab render` exits 2 and writes nothing, a warning file (no error at all) exits 0 and renders;
 //! - `# render-out: AIF-XXX-NNN at <snippet>`: a rule only `aifab render --out` checks (a secret read
 //!   from the environment, which the test leaves unset): `validate` passes without it, and `render --out`
-//!   exits 1 reporting it on the snippet's line and writes nothing;
+//!   exits 2 reporting it on the snippet's line and writes nothing;
 //! - `# unreachable: AIF-XXX-NNN at <snippet>`: the rule cannot fire with the built-in platform profiles
 //!   (they lack the number it compares with). The file is a tripwire: the day a profile gains that number
 //!   and the rule fires, this test fails and the header must become `# expect:`.
@@ -294,7 +294,7 @@ fn scratch(case: &Case) -> PathBuf {
     dir
 }
 
-/// `aifab render <f> --out <tmp>/out -q`: an invalid intent exits 1 and creates nothing; a valid one
+/// `aifab render <f> --out <tmp>/out -q`: an invalid intent exits 2 and creates nothing; a valid one
 /// (warnings only) exits 0 and writes its files inside the output folder.
 fn check_render(case: &Case, has_errors: bool) -> Result<(), String> {
     let dir = scratch(case);

@@ -1,6 +1,7 @@
 //! One intent, one meaning: for every device of every example intent, read the lossless QoS meaning
 //! back out of the *rendered text* with a per-OS reader and compare it with what the intent says.
-//! The same assertions run for NX-OS, EOS and SONiC.
+//! The same assertions run for NX-OS, EOS and SONiC; a fourth reader reads each server's NIC and NCCL
+//! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back.
 
 mod common;
 #[path = "meaning/eos.rs"]
@@ -8,6 +9,8 @@ mod eos;
 #[allow(dead_code)] // the benchmark's fabrics; this test uses one
 #[path = "../src/bench/fabrics.rs"]
 mod fabrics;
+#[path = "meaning/host.rs"]
+mod host;
 #[path = "meaning/nxos.rs"]
 mod nxos;
 #[path = "meaning/sonic.rs"]
@@ -154,4 +157,147 @@ fn check_meaning(
             );
         }
     }
+}
+
+/// The servers agree with the switches: for every example intent with a `hosts` section, every
+/// server's NICs map each DSCP to the intent's priority, run PFC on exactly the lossless priorities its
+/// rail leaves read back, DCQCN on the lossless priorities whose queue marks ECN on the leaves, strict
+/// TCs where the leaves' queues are strict, send CNPs in the switches' CNP class, and NCCL marks its data
+/// and CTS with DSCPs the leaves put in a lossless and a strict queue.
+#[test]
+fn servers_mean_what_their_switches_mean() {
+    let mut servers_checked = 0;
+    for path in common::example_intents() {
+        let intent = common::intent(&path);
+        let Some(hosts) = intent.hosts.as_ref().filter(|h| h.enabled) else {
+            continue;
+        };
+        let (model, files) = common::render(&path);
+        let catalog = aifab::platform::Catalog::builtin();
+        let want_prio = expected(&intent, aifab::platform::StrictQueues::AtPriority);
+        let mut leaves: BTreeMap<&str, &aifab::model::Device> = BTreeMap::new();
+        for d in &model.devices {
+            leaves.insert(d.hostname.as_str(), d);
+        }
+        let mut server_leaves: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for l in model.links.iter().filter(|l| l.tier == "server-leaf") {
+            server_leaves.entry(&l.a).or_default().insert(&l.b);
+        }
+        assert!(!server_leaves.is_empty(), "{path}: no servers");
+        let shared: Vec<_> = files
+            .iter()
+            .filter(|f| f.path == "hosts/nic-qos.sh" || f.path == "hosts/nccl.env")
+            .collect();
+        let got = host::read(&shared);
+        for (server, its_leaves) in &server_leaves {
+            let its_nics: BTreeSet<&str> = model
+                .links
+                .iter()
+                .filter(|l| l.a == *server)
+                .map(|l| l.a_port.as_str())
+                .collect();
+            let scripted: BTreeSet<&str> = got.nics.iter().map(String::as_str).collect();
+            assert_eq!(scripted, its_nics, "{path}: {server}: the script's NICs");
+            let class = |name: &str| &intent.qos.classes[name];
+            // The intent's meaning, per priority.
+            assert_eq!(got.trust, "dscp", "{path}: {server}");
+            assert_eq!(
+                got.dscp, want_prio.dscp,
+                "{path}: {server}: DSCP -> priority"
+            );
+            assert_eq!(got.lossless, want_prio.lossless, "{path}: {server}: PFC");
+            assert_eq!(got.prio_tc, (0..8).collect::<Vec<u8>>(), "{path}: {server}");
+            assert_eq!(
+                its_nics.len(),
+                its_leaves.len(),
+                "{path}: {server}: one NIC per rail"
+            );
+            let cnp = class(hosts.cnp_class.as_deref().expect("cnp class"));
+            let cnp_dscp = cnp.dscp.as_ref().expect("cnp dscp")[0].0;
+            assert_eq!(
+                got.cnp,
+                (Some(cnp_dscp), cnp.priority),
+                "{path}: {server}: CNP"
+            );
+            let data_dscp = class(&hosts.data_class).dscp.as_ref().expect("data dscp")[0].0;
+            assert_eq!(
+                got.nccl_tc,
+                Some(u16::from(data_dscp) * 4),
+                "{path}: {server}"
+            );
+            if let Some(cts) = &hosts.cts_class {
+                let d = class(cts).dscp.as_ref().expect("cts dscp")[0].0;
+                assert_eq!(got.nccl_fifo_tc, Some(u16::from(d) * 4), "{path}: {server}");
+            }
+            // The same, against what each rail leaf's rendered config reads back as.
+            for leaf in its_leaves {
+                let d = leaves[leaf];
+                let (_, platform) = catalog.get(&d.platform).expect("platform");
+                let queue_of = prio_to_queue(&intent, platform.strict_queues, &want_prio);
+                let leaf_files: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
+                let sw = match d.os {
+                    Os::Nxos => nxos::read(&leaf_files),
+                    Os::Eos => eos::read(&leaf_files),
+                    Os::Sonic => sonic::read(&leaf_files),
+                };
+                let at = format!("{path}: {server} vs {leaf}");
+                assert_eq!(got.lossless, sw.lossless, "{at}: PFC priorities");
+                for (dscp, prio) in &got.dscp {
+                    assert_eq!(
+                        sw.dscp.get(dscp),
+                        Some(&queue_of[prio]),
+                        "{at}: DSCP {dscp}"
+                    );
+                }
+                let ecn: BTreeSet<u8> = sw
+                    .lossless
+                    .iter()
+                    .copied()
+                    .filter(|p| sw.ecn.contains_key(&queue_of[p]))
+                    .collect();
+                assert_eq!(got.ecn, ecn, "{at}: DCQCN priorities");
+                let used: BTreeSet<u8> = got.dscp.values().copied().collect();
+                let strict: BTreeSet<u8> = used
+                    .iter()
+                    .copied()
+                    .filter(|p| sw.strict.contains(&queue_of[p]))
+                    .collect();
+                assert_eq!(got.strict, strict, "{at}: strict TCs");
+                let (cd, cp) = (got.cnp.0.expect("cnp dscp"), got.cnp.1.expect("cnp prio"));
+                assert_eq!(sw.dscp.get(&cd), Some(&queue_of[&cp]), "{at}: CNP DSCP");
+                assert!(sw.strict.contains(&queue_of[&cp]), "{at}: CNP queue strict");
+                let tc = got.nccl_tc.expect("NCCL_IB_TC");
+                assert_eq!(tc % 4, 0, "{at}: ECN bits in NCCL_IB_TC");
+                let data_prio = got.dscp[&((tc / 4) as u8)];
+                assert!(
+                    sw.lossless.contains(&data_prio),
+                    "{at}: NCCL data not lossless"
+                );
+                if let Some(f) = got.nccl_fifo_tc {
+                    let p = got.dscp[&((f / 4) as u8)];
+                    assert!(
+                        sw.strict.contains(&queue_of[&p]),
+                        "{at}: CTS queue not strict"
+                    );
+                }
+            }
+            servers_checked += 1;
+        }
+    }
+    assert!(servers_checked > 0, "no example intent has a hosts section");
+}
+
+/// Priority → the switch queue of the class on that priority, on a platform: the intent's meaning
+/// per queue ([`expected`]) joined with its meaning per priority on the DSCPs.
+fn prio_to_queue(
+    intent: &aifab::intent::Intent,
+    strict: aifab::platform::StrictQueues,
+    by_prio: &Meaning,
+) -> BTreeMap<u8, u8> {
+    let by_queue = expected(intent, strict);
+    by_prio
+        .dscp
+        .iter()
+        .map(|(d, p)| (*p, by_queue.dscp[d]))
+        .collect()
 }

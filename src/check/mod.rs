@@ -68,6 +68,7 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     lb::intent_rules(intent, &mut out);
     ack::intent_rules(intent, &mut out);
     baseline::rules(intent, &mut out);
+    crate::hosts::rules(intent, &mut out);
     out
 }
 
@@ -99,6 +100,12 @@ pub fn partial_intent_rules(p: &crate::validate::Partial) -> Vec<Finding> {
         .all(|s| p.clean(s))
     {
         management::pool_rules(intent, &mut out);
+    }
+    if ["/hosts", "/qos", "/fabric/topology"]
+        .iter()
+        .all(|s| p.clean(s))
+    {
+        crate::hosts::rules(intent, &mut out);
     }
     out
 }

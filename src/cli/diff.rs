@@ -88,6 +88,7 @@ fn empty_like(m: &FabricModel) -> FabricModel {
         devices: Vec::new(),
         links: Vec::new(),
         summary: Default::default(),
+        hosts: None,
     }
 }
 

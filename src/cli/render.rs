@@ -295,10 +295,12 @@ fn others_kept<'a>(
 }
 
 /// Which files `--check` compares: all of them, or with `--only` the files of the matched devices and
-/// the files no device owns (the inventory, rendered whole).
+/// the files no device owns except the host files (the inventory, rendered whole).
 fn checked(only: Option<&globset::GlobMatcher>, catalog: &Catalog, path: &str) -> bool {
     match (only, catalog.device_of(path)) {
         (Some(g), Some(host)) => g.is_match(host),
-        _ => true,
+        // A narrowed render has no host files (they need every server link): keep them out of it.
+        (Some(_), None) => !aifab::hosts::is_host_path(path),
+        (None, _) => true,
     }
 }

@@ -77,5 +77,7 @@ pub fn compile_locked(
     addressing::assign(intent, shape, &mut fabric, ix.as_ref())?;
     features::resolve(intent, catalog, &mut fabric)?;
     baseline::resolve(intent, &mut fabric);
-    Ok(fabric.finish())
+    let mut model = fabric.finish();
+    model.hosts = crate::hosts::plan(intent).map(std::sync::Arc::new);
+    Ok(model)
 }

@@ -137,6 +137,7 @@ impl Draft {
             devices,
             links,
             summary: self.summary,
+            hosts: None,
         }
     }
 }

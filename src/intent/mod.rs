@@ -15,6 +15,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub mod hosts;
+
 /// An aifab intent: one lossless RoCEv2 back-end fabric, its QoS and its load balancing.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +46,10 @@ pub struct Intent {
     /// instead of rejecting the intent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub acknowledge: Vec<Acknowledgement>,
+    /// The servers' half of the lossless classes: NIC QoS, NCCL, per-rail routing and Kubernetes pools,
+    /// written under `hosts/` (docs/hosts.md). Absent: no host output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<hosts::Hosts>,
 }
 
 /// One acknowledged exception: a rule id and the reason, which is printed in the configs it affects.

@@ -13,6 +13,8 @@ use std::fmt;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 
+pub mod hosts;
+
 /// The compiled fabric.
 #[derive(Clone, Debug, Serialize)]
 pub struct FabricModel {
@@ -24,6 +26,9 @@ pub struct FabricModel {
     pub links: Vec<Link>,
     /// Counts for `aifab plan` and the tests.
     pub summary: Summary,
+    /// The servers' settings, when the intent has an enabled `hosts` section (`hosts/` output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<Arc<hosts::HostsPlan>>,
 }
 
 /// One switch.

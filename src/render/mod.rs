@@ -243,7 +243,8 @@ impl Renderer {
     }
 
     /// Renders every device in parallel and hands each file to `sink` as soon as it exists (for
-    /// streaming writes: the fabric's output is never all in memory), then the inventory. Calls `tick`
+    /// streaming writes: the fabric's output is never all in memory), then the inventory and the host
+    /// files ([`crate::hosts`], not with `only`). Calls `tick`
     /// after each device. Returns the number of files and bytes.
     pub fn fabric_each(
         &self,
@@ -284,7 +285,12 @@ impl Renderer {
         }
         let inv = inventory::inventory(model, self.catalog, None);
         sink(&inv).map_err(|e| vec![e])?;
-        Ok((n + 1, bytes + inv.content.len() as u64))
+        // The host files need every server link: a render narrowed by `only` keeps the old ones.
+        let (hn, hbytes) = match only {
+            Some(_) => (0, 0),
+            None => crate::hosts::each(meta, model, sink).map_err(|e| vec![e])?,
+        };
+        Ok((n + 1 + hn, bytes + inv.content.len() as u64 + hbytes))
     }
 
     /// [`Renderer::fabric`], calling `tick` after each device (for a progress bar).
@@ -314,6 +320,12 @@ impl Renderer {
             }
         }
         files.push(inventory::inventory(model, self.catalog, None));
+        if only.is_none() {
+            match crate::hosts::files(meta, model) {
+                Ok(h) => files.extend(h),
+                Err(e) => errs.push(e),
+            }
+        }
         if errs.is_empty() {
             Ok(files)
         } else {

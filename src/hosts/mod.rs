@@ -1,0 +1,153 @@
+//! The host layer: the servers' half of the fabric, from the same compiled model as the switches.
+//!
+//! With an enabled `hosts` section the model carries a [`HostsPlan`]; this layer reads it with the
+//! server links and the rail leaves' QoS plans and writes, under `hosts/`:
+//! - `netplan/<server>.yaml`, one file per server: each rail NIC's address, a routing table per rail and
+//!   a source rule, so a NIC's traffic leaves through its own rail ([`netplan`]);
+//! - `nic-qos.sh`, for every server: the ConnectX QoS (`mlnx_qos` trust, DSCP map, PFC, ETS) and DCQCN
+//!   settings of the rail NICs ([`nic_qos`]);
+//! - `nccl.env`, for every server: NCCL's traffic classes, GID index and QPs per connection ([`nccl`]);
+//! - `kubernetes/spiderpool.yaml`: a SpiderIPPool per rail leaf or NIC and a SpiderMultusConfig per rail
+//!   ([`spiderpool`]).
+//!
+//! The values are computed here, in Rust; the writers only print them. Every name that reaches a file
+//! is checked first ([`names`]): server names are RFC 1123 labels (Kubernetes node names, folder names),
+//! NIC names Linux interface names, so nothing can break out of a YAML scalar or a shell word.
+//! docs/hosts.md says what each line does and where each fact comes from.
+
+pub mod names;
+pub mod nccl;
+pub mod netplan;
+pub mod nic_qos;
+pub mod plan;
+pub mod servers;
+pub mod spiderpool;
+
+pub use plan::{name_rules, plan, rules};
+pub use servers::{Nic, Server, servers};
+
+use crate::model::FabricModel;
+use crate::model::hosts::HostsPlan;
+use crate::render::{Meta, OutFile};
+use rayon::prelude::*;
+
+/// The folder under the output folder that holds every host file.
+pub const DIR: &str = "hosts";
+
+/// Whether a path of the output folder is a host file (no switch owns it).
+pub fn is_host_path(path: &str) -> bool {
+    path.strip_prefix(DIR).is_some_and(|r| r.starts_with('/'))
+}
+
+/// Every host file of the fabric, in a stable order (servers in link order, the shared files, then
+/// Kubernetes), or nothing when the model has no host plan.
+pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, String> {
+    let Some(plan) = model.hosts.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let servers = servers(model)?;
+    let per_server: Result<Vec<OutFile>, String> = servers
+        .par_iter()
+        .map(|s| Ok(netplan_file(meta, plan, s)))
+        .collect();
+    let mut out = per_server?;
+    out.extend(shared(meta, model, plan, &servers)?);
+    Ok(out)
+}
+
+/// Hands every host file to `sink` as soon as it exists, servers in parallel. Returns the number of
+/// files and bytes.
+pub fn each(
+    meta: &Meta,
+    model: &FabricModel,
+    sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
+) -> Result<(usize, u64), String> {
+    let Some(plan) = model.hosts.as_deref() else {
+        return Ok((0, 0));
+    };
+    let servers = servers(model)?;
+    let per_server: Result<Vec<u64>, String> = servers
+        .par_iter()
+        .map(|s| {
+            let f = netplan_file(meta, plan, s);
+            sink(&f)?;
+            Ok(f.content.len() as u64)
+        })
+        .collect();
+    let mut total = (servers.len(), per_server?.iter().sum());
+    for f in shared(meta, model, plan, &servers)? {
+        sink(&f)?;
+        total.0 += 1;
+        total.1 += f.content.len() as u64;
+    }
+    Ok(total)
+}
+
+/// `hosts/netplan/<server>.yaml`: the one file that differs per server.
+fn netplan_file(meta: &Meta, plan: &HostsPlan, s: &Server) -> OutFile {
+    file(
+        format!("{DIR}/netplan/{}.yaml", s.name),
+        netplan::file(meta, plan, s),
+    )
+}
+
+/// The files every server shares: the NIC script and the NCCL environment (the same on every server:
+/// NIC names follow one pattern per rail and every leaf's QoS plan maps DSCPs alike; checked here), and
+/// the Spiderpool objects when asked for.
+fn shared(
+    meta: &Meta,
+    model: &FabricModel,
+    plan: &HostsPlan,
+    servers: &[Server],
+) -> Result<Vec<OutFile>, String> {
+    let Some(first) = servers.first() else {
+        return Ok(Vec::new());
+    };
+    let qos = nic_qos::NicQos::of(model, plan, first)?;
+    let same_names = |s: &Server| {
+        s.nics
+            .iter()
+            .map(|n| n.name)
+            .eq(first.nics.iter().map(|n| n.name))
+    };
+    servers.par_iter().try_for_each(|s| {
+        if !same_names(s) || nic_qos::NicQos::of(model, plan, s)? != qos {
+            return Err(format!(
+                "{}: its NICs or their QoS differ from {}'s: the shared hosts/nic-qos.sh cannot serve both",
+                s.name, first.name
+            ));
+        }
+        Ok(())
+    })?;
+    let mut out = vec![
+        file(
+            format!("{DIR}/nic-qos.sh"),
+            nic_qos::script(meta, first, &qos),
+        ),
+        file(format!("{DIR}/nccl.env"), nccl::file(meta, plan, &qos)),
+    ];
+    if let Some(k) = &plan.kubernetes {
+        out.push(file(
+            format!("{DIR}/kubernetes/spiderpool.yaml"),
+            spiderpool::document(meta, model, plan, k, servers)?,
+        ));
+    }
+    Ok(out)
+}
+
+fn file(path: String, content: String) -> OutFile {
+    OutFile {
+        path,
+        content,
+        device: String::new(),
+    }
+}
+
+/// The header line every host file starts with (after a shebang): the server (or `fabric`), the
+/// fabric and the intent, from the checked [`Meta`].
+pub fn header(meta: &Meta, what: &str) -> String {
+    format!(
+        "# aifab: {what} (fabric {}, intent {}); see docs/hosts.md",
+        meta.fabric, meta.intent_file
+    )
+}

@@ -1,0 +1,54 @@
+//! The server's rail NICs as a netplan file: each NIC's address and MTU, a routing table per rail
+//! holding the NIC's own subnet and the whole server pool through the rail's gateway, and a rule that
+//! sends traffic from the NIC's address to that table: RDMA from a NIC leaves through its own rail,
+//! whatever the main table says.
+
+use super::Server;
+use crate::model::hosts::HostsPlan;
+use crate::render::Meta;
+use std::fmt::Write as _;
+
+/// The routing table of `rail`.
+pub fn table(plan: &HostsPlan, rail: u32) -> u32 {
+    plan.route_table + rail.saturating_sub(1)
+}
+
+/// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`). NIC names are checked Linux
+/// interface names, and quoted as well.
+pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
+    let mut o = String::with_capacity(400 * s.nics.len() + 200);
+    let _ = writeln!(
+        o,
+        "{}",
+        super::header(meta, &format!("rail NICs of {}", s.name))
+    );
+    let _ = writeln!(
+        o,
+        "# install as /etc/netplan/60-aifab-rails.yaml, then `netplan apply`"
+    );
+    let _ = writeln!(o, "network:");
+    let _ = writeln!(o, "  version: 2");
+    let _ = writeln!(o, "  ethernets:");
+    for n in &s.nics {
+        let t = table(plan, n.rail);
+        let _ = writeln!(
+            o,
+            "    \"{}\": # rail {} to {}",
+            n.name, n.rail, n.leaf.hostname
+        );
+        let _ = writeln!(o, "      addresses: [\"{}/{}\"]", n.ip, n.prefix_len);
+        let _ = writeln!(o, "      mtu: {}", plan.mtu);
+        let _ = writeln!(o, "      routes:");
+        let _ = writeln!(o, "        - to: \"{}\"", n.subnet());
+        let _ = writeln!(o, "          scope: link");
+        let _ = writeln!(o, "          table: {t}");
+        let _ = writeln!(o, "        - to: \"{}\"", plan.server_pool);
+        let _ = writeln!(o, "          via: \"{}\"", n.gateway);
+        let _ = writeln!(o, "          on-link: true");
+        let _ = writeln!(o, "          table: {t}");
+        let _ = writeln!(o, "      routing-policy:");
+        let _ = writeln!(o, "        - from: \"{}\"", n.ip);
+        let _ = writeln!(o, "          table: {t}");
+    }
+    o
+}

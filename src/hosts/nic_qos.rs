@@ -1,0 +1,205 @@
+//! The NIC half of the QoS classes for NVIDIA ConnectX: the values ([`NicQos`]) come from the rail
+//! leaves' QoS plans, the same plans the switch configs print; [`script`] only prints them as
+//! `mlnx_qos` calls and DCQCN sysfs writes.
+//!
+//! - `mlnx_qos --trust dscp`: classify by DSCP (the fabric is routed and untagged);
+//! - `--dscp2prio set,<dscp>,<prio>` for all 64 DSCPs (the option repeats within one call): the class DSCPs to their priority and every
+//!   other DSCP to the default class (ConnectX's own default is DSCP/8, which would put unclassified
+//!   DSCP 24-31 on a lossless priority 3);
+//! - `--pfc`: one flag per priority, set for the lossless priorities;
+//! - `--prio_tc 0,1,...,7`: traffic class = priority, as on the switches;
+//! - `--tsa` / `--tcbw`: strict TCs for strict classes, ETS shares as the switches' `bandwidth`;
+//! - `ecn/roce_np/enable/<p>`, `ecn/roce_rp/enable/<p>`: DCQCN notification and reaction point on each
+//!   lossless priority that marks ECN;
+//! - `ecn/roce_np/cnp_dscp`, `ecn/roce_np/cnp_802p_prio`: the CNPs the NIC sends use the switches' CNP
+//!   class.
+
+use super::Server;
+use crate::model::hosts::HostsPlan;
+use crate::model::{ClassPlan, FabricModel, QosPlan};
+use crate::render::Meta;
+use std::fmt::Write as _;
+
+/// What the NIC must be set to, OS-neutral.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NicQos {
+    /// Priority of each DSCP 0-63.
+    pub dscp_to_prio: Vec<u8>,
+    /// Priority of the default class.
+    pub default_priority: u8,
+    /// `(class name, DSCPs, priority)` of every class with DSCPs, highest priority first.
+    pub classes: Vec<(String, Vec<u8>, u8)>,
+    /// PFC on each priority 0-7.
+    pub pfc: [bool; 8],
+    /// Strict traffic classes 0-7.
+    pub strict: [bool; 8],
+    /// ETS share of each traffic class 0-7 (0 for strict and unused ones).
+    pub tc_bw: [u8; 8],
+    /// Priorities where DCQCN runs (lossless with ECN), ascending.
+    pub ecn: Vec<u8>,
+    /// DSCP and priority of the CNPs the NIC sends.
+    pub cnp: Option<(u8, u8)>,
+    /// DSCP NCCL marks its data with.
+    pub data_dscp: u8,
+    /// DSCP of NCCL's clear-to-send messages.
+    pub cts_dscp: Option<u8>,
+}
+
+impl NicQos {
+    /// The NIC settings of server `s`: from its rail leaves' QoS plans, which must agree on every
+    /// DSCP's priority and the lossless priorities (they do: every plan comes from the intent's classes).
+    pub fn of(_model: &FabricModel, plan: &HostsPlan, s: &Server) -> Result<NicQos, String> {
+        let first = s
+            .nics
+            .first()
+            .ok_or_else(|| format!("{}: no NIC", s.name))?;
+        let q = &first.leaf.qos;
+        for n in &s.nics[1..] {
+            let other = &n.leaf.qos;
+            if other.dscp_to_tc != q.dscp_to_tc
+                || other.lossless_priorities != q.lossless_priorities
+            {
+                return Err(format!(
+                    "{}: leaves {} and {} map DSCPs to different priorities",
+                    s.name, first.leaf.hostname, n.leaf.hostname
+                ));
+            }
+        }
+        from_plan(q, plan).map_err(|e| format!("{}: {e}", s.name))
+    }
+}
+
+/// The NIC settings of one QoS plan.
+pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
+    let class = |name: &str| -> Result<&ClassPlan, String> {
+        q.classes
+            .iter()
+            .find(|c| c.name == name && !c.dscp.is_empty())
+            .ok_or_else(|| format!("no class `{name}` with DSCPs in the QoS plan"))
+    };
+    let mut pfc = [false; 8];
+    let mut strict = [false; 8];
+    let mut tc_bw = [0u8; 8];
+    let mut ecn = Vec::new();
+    for c in &q.classes {
+        let p = usize::from(c.priority.min(7));
+        pfc[p] = c.lossless;
+        strict[p] = c.strict;
+        tc_bw[p] = if c.strict {
+            0
+        } else {
+            c.bandwidth.unwrap_or(0)
+        };
+        if c.lossless && c.ecn.is_some() {
+            ecn.push(c.priority);
+        }
+    }
+    ecn.sort_unstable();
+    let data = class(&plan.data_class)?;
+    let cts = plan.cts_class.as_deref().map(class).transpose()?;
+    let cnp = plan.cnp_class.as_deref().map(class).transpose()?;
+    Ok(NicQos {
+        dscp_to_prio: q.dscp_to_tc.clone(),
+        default_priority: q.default_priority,
+        classes: q
+            .classes
+            .iter()
+            .filter(|c| !c.dscp.is_empty())
+            .map(|c| (c.name.clone(), c.dscp.clone(), c.priority))
+            .collect(),
+        pfc,
+        strict,
+        tc_bw,
+        ecn,
+        cnp: cnp.map(|c| (c.dscp[0], c.priority)),
+        data_dscp: data.dscp[0],
+        cts_dscp: cts.map(|c| c.dscp[0]),
+    })
+}
+
+/// `0,0,0,1,0,0,0,0`.
+fn flags(v: &[bool; 8]) -> String {
+    v.iter()
+        .map(|&b| if b { "1" } else { "0" })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn joined<T: ToString>(v: impl IntoIterator<Item = T>, sep: &str) -> String {
+    v.into_iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The script every server runs (`s` gives the rail NIC names, the same on every server): every rail
+/// NIC gets the same settings. NIC names are checked Linux
+/// interface names, and are single-quoted as well.
+pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
+    let mut o = String::with_capacity(2048);
+    let nics = joined(s.nics.iter().map(|n| format!("'{}'", n.name)), " ");
+    let _ = writeln!(o, "#!/bin/sh");
+    let _ = writeln!(
+        o,
+        "{}",
+        super::header(meta, "ConnectX QoS of every server's rail NICs")
+    );
+    let _ = writeln!(
+        o,
+        "# needs root, mlnx_qos (MLNX_OFED / DOCA-OFED mlnx-tools) and the mlx5 driver's ecn sysfs"
+    );
+    let _ = writeln!(o, "set -eu");
+    let _ = writeln!(o, "for nic in {nics}; do");
+    let _ = writeln!(o, "  mlnx_qos -i \"$nic\" --trust dscp");
+    let defaults: Vec<u8> = (0u8..64)
+        .filter(|d| !q.classes.iter().any(|(_, ds, _)| ds.contains(d)))
+        .collect();
+    let set = |dscps: &[u8], prio: u8| {
+        joined(
+            dscps.iter().map(|d| format!("--dscp2prio set,{d},{prio}")),
+            " ",
+        )
+    };
+    let _ = writeln!(o, "  # default class: every DSCP no class names");
+    let _ = write!(o, "  mlnx_qos -i \"$nic\"");
+    for chunk in defaults.chunks(8) {
+        let _ = write!(o, " \\\n    {}", set(chunk, q.default_priority));
+    }
+    let _ = writeln!(o);
+    for (name, dscps, prio) in &q.classes {
+        let _ = writeln!(o, "  mlnx_qos -i \"$nic\" {} # {name}", set(dscps, *prio));
+    }
+    let _ = writeln!(o, "  mlnx_qos -i \"$nic\" --pfc {}", flags(&q.pfc));
+    let _ = writeln!(o, "  mlnx_qos -i \"$nic\" --prio_tc 0,1,2,3,4,5,6,7");
+    let tsa = joined(
+        q.strict.iter().map(|&s| if s { "strict" } else { "ets" }),
+        ",",
+    );
+    let _ = writeln!(
+        o,
+        "  mlnx_qos -i \"$nic\" --tsa {tsa} --tcbw {}",
+        joined(q.tc_bw, ",")
+    );
+    for p in &q.ecn {
+        let _ = writeln!(
+            o,
+            "  echo 1 > \"/sys/class/net/$nic/ecn/roce_np/enable/{p}\""
+        );
+        let _ = writeln!(
+            o,
+            "  echo 1 > \"/sys/class/net/$nic/ecn/roce_rp/enable/{p}\""
+        );
+    }
+    if let Some((dscp, prio)) = q.cnp {
+        let _ = writeln!(
+            o,
+            "  echo {dscp} > \"/sys/class/net/$nic/ecn/roce_np/cnp_dscp\""
+        );
+        let _ = writeln!(
+            o,
+            "  echo {prio} > \"/sys/class/net/$nic/ecn/roce_np/cnp_802p_prio\""
+        );
+    }
+    let _ = writeln!(o, "done");
+    o
+}

@@ -1,0 +1,202 @@
+//! The `hosts` section resolved into the model's [`HostsPlan`], and the rules that catch host-side
+//! mistakes (`AIF-HOST-*`, docs/checks.md).
+
+use super::names;
+use crate::diag::Finding;
+use crate::intent::hosts::Hosts;
+use crate::intent::{Intent, QosClass};
+use crate::model::hosts::{HostsPlan, KubernetesPlan};
+use crate::model::{FabricModel, LinkTier};
+use crate::rules::Rule;
+
+/// The host plan of an intent: `None` without a `hosts` section or with `enabled: false`.
+pub fn plan(intent: &Intent) -> Option<HostsPlan> {
+    let h = intent.hosts.as_ref().filter(|h| h.enabled)?;
+    let qp_hash = intent.load_balancing.hash.roce_dest_qp
+        || intent
+            .overrides
+            .iter()
+            .any(|o| o.roce_dest_qp == Some(true));
+    Some(HostsPlan {
+        nic: h.nic,
+        data_class: h.data_class.clone(),
+        cts_class: h.cts_class.clone(),
+        cnp_class: h.cnp_class.clone(),
+        gid_index: h.nccl.gid_index,
+        qps_per_connection: qp_hash.then_some(h.nccl.qps_per_connection),
+        route_table: h.route_table,
+        server_pool: intent.fabric.addressing.server_links.to_string(),
+        mtu: intent.fabric.mtu,
+        kubernetes: h.kubernetes.as_ref().map(|k| KubernetesPlan {
+            cni: k.cni,
+            namespace: k.namespace.clone(),
+            resource: k.resource.clone(),
+            inject: k.inject.clone(),
+        }),
+    })
+}
+
+/// The intent rules of the `hosts` section: the classes it names exist and suit their role, a CTS or
+/// DCQCN fabric names its host classes, the rails' routing tables are free.
+pub fn rules(intent: &Intent, out: &mut Vec<Finding>) {
+    let Some(h) = intent.hosts.as_ref().filter(|h| h.enabled) else {
+        return;
+    };
+    data_class(intent, h, out);
+    cts_class(intent, h, out);
+    cnp_class(intent, h, out);
+    route_tables(intent, h, out);
+}
+
+fn class<'i>(intent: &'i Intent, name: &str) -> Option<&'i QosClass> {
+    intent.qos.classes.get(name)
+}
+
+fn known(intent: &Intent) -> String {
+    intent
+        .qos
+        .classes
+        .keys()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// AIF-HOST-001: NCCL's data class exists and is lossless.
+fn data_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let problem = match class(intent, &h.data_class) {
+        None => format!("`hosts.data_class: {}` names no class", h.data_class),
+        Some(c) if !c.lossless || c.dscp.is_none() => format!(
+            "`hosts.data_class: {}` is not a lossless class: NCCL's RDMA data would ride a queue PFC does not protect",
+            h.data_class
+        ),
+        Some(_) => return,
+    };
+    out.push(
+        Finding::new(Rule::HostDataClass, problem)
+            .at("/hosts/data_class")
+            .hint(format!(
+                "name the lossless RoCE class (classes: {})",
+                known(intent)
+            )),
+    );
+}
+
+/// AIF-HOST-002: a fabric with a CTS class tells NCCL which traffic class its clear-to-send messages
+/// use, and that class is strict.
+fn cts_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let (problem, at) = match &h.cts_class {
+        None => match intent
+            .qos
+            .classes
+            .keys()
+            .find(|n| n.eq_ignore_ascii_case("cts"))
+        {
+            Some(n) => (
+                format!(
+                    "the fabric has a CTS class `{n}` but `hosts.cts_class` is not set: NCCL would send its clear-to-send messages in the data class"
+                ),
+                "/hosts",
+            ),
+            None => return,
+        },
+        Some(n) => match class(intent, n) {
+            None => (
+                format!("`hosts.cts_class: {n}` names no class"),
+                "/hosts/cts_class",
+            ),
+            Some(c) if !c.strict || c.dscp.is_none() => (
+                format!(
+                    "`hosts.cts_class: {n}` is not a strict class with a DSCP: CTS must overtake the data it admits"
+                ),
+                "/hosts/cts_class",
+            ),
+            Some(_) => return,
+        },
+    };
+    out.push(
+        Finding::new(Rule::HostCtsClass, problem).at(at).hint(
+            "set `cts_class: cts` (a strict class): it becomes NCCL_IB_FIFO_TC, its DSCP x 4",
+        ),
+    );
+}
+
+/// AIF-HOST-003: a fabric whose lossless classes mark ECN tells the NICs which class CNPs use, and
+/// that class is strict.
+fn cnp_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let dcqcn = intent
+        .qos
+        .classes
+        .values()
+        .any(|c| c.lossless && c.ecn.is_some());
+    let (problem, at) = match &h.cnp_class {
+        None if dcqcn => (
+            "lossless classes mark ECN but `hosts.cnp_class` is not set: the NICs would send CNPs with their own default DSCP and priority".to_string(),
+            "/hosts",
+        ),
+        None => return,
+        Some(n) => match class(intent, n) {
+            None => (format!("`hosts.cnp_class: {n}` names no class"), "/hosts/cnp_class"),
+            Some(c) if !c.strict || c.dscp.is_none() => (
+                format!("`hosts.cnp_class: {n}` is not a strict class with a DSCP: CNPs must travel ahead of the data they slow down"),
+                "/hosts/cnp_class",
+            ),
+            Some(_) => return,
+        },
+    };
+    out.push(
+        Finding::new(Rule::HostCnpClass, problem)
+            .at(at)
+            .hint("set `cnp_class: cnp` (the strict class the switches give DSCP 48): the NIC's cnp_dscp and cnp_802p_prio follow it"),
+    );
+}
+
+/// AIF-HOST-005: the rails' routing tables stay clear of the kernel's own (253 default, 254 main,
+/// 255 local) and below 2^31.
+fn route_tables(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let first = u64::from(h.route_table);
+    let last = first + u64::from(intent.fabric.topology.rails.max(1)) - 1;
+    let reserved = (253..=255).any(|t| (first..=last).contains(&t));
+    if reserved || last >= 1 << 31 {
+        out.push(
+            Finding::new(
+                Rule::HostRouteTables,
+                format!("rails use routing tables {first}-{last}, which reach the kernel's tables 253-255 or 2^31"),
+            )
+            .at("/hosts/route_table")
+            .hint("start the rails' tables elsewhere, e.g. `route_table: 100`"),
+        );
+    }
+}
+
+/// AIF-HOST-004 on the compiled model: every server name a lower-case RFC 1123 label, every NIC name a
+/// Linux interface name (the first offender of each).
+pub fn name_rules(model: &FabricModel) -> Vec<Finding> {
+    if model.hosts.is_none() {
+        return Vec::new();
+    }
+    let links = || {
+        model
+            .links
+            .iter()
+            .filter(|l| l.tier == LinkTier::ServerLeaf)
+    };
+    let mut out = Vec::new();
+    if let Some(e) = links().find_map(|l| names::check_server(&l.a).err()) {
+        out.push(
+            Finding::new(Rule::HostNames, e)
+                .at("/fabric/topology/server_hostname")
+                .hint("host files need lower-case names like `gpu{index:04}`"),
+        );
+    }
+    if let Some(e) = links().find_map(|l| names::check_nic(&l.a_port).err()) {
+        out.push(
+            Finding::new(Rule::HostNames, e)
+                .at("/fabric/topology/server_nic")
+                .hint(
+                    "use the interface names the servers have, e.g. `eth{nic}` or `ens{rail}f0np0`",
+                ),
+        );
+    }
+    out
+}

@@ -1,0 +1,134 @@
+//! The servers of a compiled fabric, read from its server links: each NIC's rail, name, address,
+//! subnet and gateway, in both server addressing modes.
+//!
+//! - `routed`: the link's /31; the leaf has the even address and is the gateway, the NIC the odd one.
+//! - `rail-subnet`: the rail leaf's subnet; the leaf is the gateway (first host address) and the NICs
+//!   on it take the next addresses in the leaf's port order (its k-th server port: gateway + 1 + k), so
+//!   the subnet holds the network, the gateway, every server and the broadcast address.
+
+use super::names;
+use crate::model::{Device, FabricModel, LinkTier};
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+
+/// One GPU server and its rail NICs.
+#[derive(Clone, Debug)]
+pub struct Server<'m> {
+    /// Hostname (checked: a lower-case RFC 1123 label).
+    pub name: &'m str,
+    /// Its NICs, by rail.
+    pub nics: Vec<Nic<'m>>,
+}
+
+/// One rail NIC of a server.
+#[derive(Clone, Debug)]
+pub struct Nic<'m> {
+    /// Rail, 1-based.
+    pub rail: u32,
+    /// Interface name (checked: a Linux interface name).
+    pub name: &'m str,
+    /// The NIC's address.
+    pub ip: Ipv4Addr,
+    /// The subnet it sits in: the /31 or the rail leaf's subnet.
+    pub network: Ipv4Addr,
+    /// Prefix length of that subnet.
+    pub prefix_len: u8,
+    /// The rail leaf's address on the subnet: the NIC's gateway.
+    pub gateway: Ipv4Addr,
+    /// The rail leaf.
+    pub leaf: &'m Device,
+}
+
+impl Nic<'_> {
+    /// `network/len`.
+    pub fn subnet(&self) -> String {
+        format!("{}/{}", self.network, self.prefix_len)
+    }
+}
+
+/// Every server of the fabric in link order (group, then slot), its NICs by rail. Errors name a server
+/// or NIC name the host files cannot carry, or a server link without an address.
+pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
+    let leaves: HashMap<&str, &Device> = model
+        .devices
+        .iter()
+        .map(|d| (d.hostname.as_str(), d))
+        .collect();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut next_on_leaf: HashMap<&str, u32> = HashMap::new();
+    let mut out: Vec<Server> = Vec::new();
+    for l in model
+        .links
+        .iter()
+        .filter(|l| l.tier == LinkTier::ServerLeaf)
+    {
+        let leaf = *leaves
+            .get(l.b.as_str())
+            .ok_or_else(|| format!("server link {}:{} has no leaf {}", l.a, l.a_port, l.b))?;
+        let k = next_on_leaf.entry(leaf.hostname.as_str()).or_insert(0);
+        let nic = nic(leaf, &l.a_port, l.subnet.as_deref(), *k)
+            .map_err(|e| format!("{}:{}: {e}", l.a, l.a_port))?;
+        *k += 1;
+        let at = *index.entry(l.a.as_str()).or_insert_with(|| {
+            out.push(Server {
+                name: &l.a,
+                nics: Vec::new(),
+            });
+            out.len() - 1
+        });
+        out[at].nics.push(nic);
+    }
+    for s in &mut out {
+        names::check_server(s.name)?;
+        s.nics.sort_by_key(|n| n.rail);
+    }
+    Ok(out)
+}
+
+/// The NIC on `leaf`'s `k`-th server port: from the /31 of the link, or from the leaf's subnet.
+fn nic<'m>(
+    leaf: &'m Device,
+    name: &'m str,
+    subnet: Option<&str>,
+    k: u32,
+) -> Result<Nic<'m>, String> {
+    names::check_nic(name)?;
+    let rail = leaf.rail.unwrap_or(0);
+    if let Some(s) = &leaf.server_subnet {
+        let network = network_of(&s.prefix)?;
+        let ip = add(s.gateway_ip, 1 + k);
+        return Ok(Nic {
+            rail,
+            name,
+            ip,
+            network,
+            prefix_len: s.prefix_len,
+            gateway: s.gateway_ip,
+            leaf,
+        });
+    }
+    let even = network_of(subnet.ok_or("the server link has no address")?)?;
+    Ok(Nic {
+        rail,
+        name,
+        ip: add(even, 1),
+        network: even,
+        prefix_len: 31,
+        gateway: even,
+        leaf,
+    })
+}
+
+/// The address of `10.2.0.0/26`.
+fn network_of(prefix: &str) -> Result<Ipv4Addr, String> {
+    prefix
+        .split('/')
+        .next()
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| format!("`{prefix}` is not an IPv4 prefix"))
+}
+
+/// `ip + n` (the compiler's capacity check keeps every address inside its pool).
+pub fn add(ip: Ipv4Addr, n: u32) -> Ipv4Addr {
+    Ipv4Addr::from(u32::from(ip).wrapping_add(n))
+}

@@ -1,0 +1,386 @@
+//! The host output (`hosts/`): one netplan file per server and the shared files, Spiderpool objects valid against Spiderpool's own CRD schemas (vendored in
+//! `tests/hosts/`, see its README) in both server addressing modes and both CNIs, pools that never hand
+//! out a switch address, and netplan files that send each NIC's traffic through its own rail.
+
+mod common;
+
+use aifab::model::{Device, FabricModel};
+use aifab::platform::Catalog;
+use aifab::render::{Meta, OutFile, Renderer};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
+
+const MIXED: &str = "intents/mixed-sonic-nxos.yaml";
+
+/// The mixed example with `edits` (`(from, to)` text replacements) applied, compiled and rendered.
+fn render_edited(edits: &[(&str, &str)]) -> (FabricModel, Vec<OutFile>) {
+    let mut text = std::fs::read_to_string(MIXED).expect("read");
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from} not in {MIXED}");
+        text = text.replace(from, to);
+    }
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    let model = aifab::compile::compile(&intent, Catalog::builtin()).expect("compile");
+    let files = Renderer::new(Catalog::builtin())
+        .expect("templates")
+        .fabric(&Meta::new("edited.yaml", &model.name), &model, None)
+        .expect("render");
+    (model, files)
+}
+
+const ROUTED: (&str, &str) = ("server_mode: rail-subnet", "server_mode: routed");
+const MACVLAN: (&str, &str) = ("cni: sriov", "cni: macvlan");
+
+/// A CRD's OpenAPI schema as the API server applies it with strict field validation (kubectl's default
+/// since 1.27): an object schema with `properties` rejects any other field.
+fn validator(kind: &str) -> jsonschema::Validator {
+    let path = format!("tests/hosts/{kind}.v2beta1.schema.json");
+    let mut schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("schema")).expect("json");
+    close(&mut schema);
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+fn close(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("properties") && !m.contains_key("additionalProperties") {
+                m.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            m.values_mut().for_each(close);
+        }
+        Value::Array(a) => a.iter_mut().for_each(close),
+        _ => {}
+    }
+}
+
+/// The documents of the Spiderpool file.
+fn spiderpool_docs(files: &[OutFile]) -> Vec<Value> {
+    let f = files
+        .iter()
+        .find(|f| f.path == "hosts/kubernetes/spiderpool.yaml")
+        .expect("spiderpool.yaml");
+    serde_norway::Deserializer::from_str(&f.content)
+        .map(|d| Value::deserialize(d).expect("YAML document"))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+#[test]
+fn spiderpool_objects_are_valid_crds_in_both_addressing_modes() {
+    let pools = validator("spiderippools");
+    let multus = validator("spidermultusconfigs");
+    // (edits, pools expected): a pool per rail leaf (32 servers, 2 groups, 8 rails), or per NIC.
+    for (edits, want_pools) in [
+        (vec![], 16),
+        (vec![ROUTED], 256),
+        (vec![MACVLAN], 16),
+        (vec![ROUTED, MACVLAN], 256),
+    ] {
+        let (_, files) = render_edited(&edits);
+        let docs = spiderpool_docs(&files);
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for d in &docs {
+            let kind = d["kind"].as_str().expect("kind").to_string();
+            let v = match kind.as_str() {
+                "SpiderIPPool" => &pools,
+                "SpiderMultusConfig" => &multus,
+                other => panic!("unexpected kind {other}"),
+            };
+            let errors: Vec<String> = v.iter_errors(d).map(|e| e.to_string()).collect();
+            assert!(
+                errors.is_empty(),
+                "{edits:?}: {kind} {}: {errors:?}",
+                d["metadata"]
+            );
+            assert_eq!(d["apiVersion"], "spiderpool.spidernet.io/v2beta1");
+            *kinds.entry(kind).or_default() += 1;
+        }
+        assert_eq!(kinds.get("SpiderIPPool"), Some(&want_pools), "{edits:?}");
+        assert_eq!(kinds.get("SpiderMultusConfig"), Some(&8), "{edits:?}");
+    }
+}
+
+/// The test's own check of the closed schema: a misspelt field is refused.
+#[test]
+fn the_closed_schemas_refuse_unknown_fields() {
+    let v = validator("spiderippools");
+    let good: Value = serde_json::json!({"apiVersion": "spiderpool.spidernet.io/v2beta1",
+        "kind": "SpiderIPPool", "metadata": {"name": "x"}, "spec": {"subnet": "10.0.0.0/24"}});
+    assert!(v.is_valid(&good));
+    let mut bad = good.clone();
+    bad["spec"]["gatway"] = "10.0.0.1".into();
+    assert!(!v.is_valid(&bad));
+}
+
+/// `a.b.c.d-e.f.g.h` or one address → the addresses.
+fn range(text: &str) -> Vec<Ipv4Addr> {
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let (a, b): (Ipv4Addr, Ipv4Addr) = (a.parse().expect("ip"), b.parse().expect("ip"));
+    (u32::from(a)..=u32::from(b)).map(Ipv4Addr::from).collect()
+}
+
+fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Every switch address of the fabric: loopbacks, routed port addresses, server-subnet gateways.
+fn switch_addresses(model: &FabricModel) -> BTreeSet<Ipv4Addr> {
+    let mut out = BTreeSet::new();
+    for d in &model.devices {
+        out.insert(d.loopback);
+        out.extend(d.interfaces.iter().filter_map(|i| i.ip));
+        out.extend(d.server_subnet.as_ref().map(|s| s.gateway_ip));
+    }
+    out
+}
+
+/// The leaf a server's NIC is cabled to, by (server, NIC).
+fn cabling(model: &FabricModel) -> BTreeMap<(String, String), &Device> {
+    let by_name: BTreeMap<&str, &Device> = model
+        .devices
+        .iter()
+        .map(|d| (d.hostname.as_str(), d))
+        .collect();
+    model
+        .links
+        .iter()
+        .filter(|l| l.tier == "server-leaf")
+        .map(|l| ((l.a.clone(), l.a_port.clone()), by_name[l.b.as_str()]))
+        .collect()
+}
+
+#[test]
+fn pools_hand_out_no_switch_address_and_pin_their_servers() {
+    for edits in [vec![], vec![ROUTED]] {
+        let (model, files) = render_edited(&edits);
+        let switches = switch_addresses(&model);
+        let cabled = cabling(&model);
+        let mut handed: BTreeSet<Ipv4Addr> = BTreeSet::new();
+        for d in spiderpool_docs(&files)
+            .iter()
+            .filter(|d| d["kind"] == "SpiderIPPool")
+        {
+            let spec = &d["spec"];
+            let name = d["metadata"]["name"].as_str().expect("name");
+            let subnet: ipnetwork::Ipv4Network = spec["subnet"]
+                .as_str()
+                .expect("subnet")
+                .parse()
+                .expect("subnet");
+            let gateway: Ipv4Addr = spec["gateway"].as_str().expect("gw").parse().expect("gw");
+            assert!(
+                switches.contains(&gateway),
+                "{name}: gateway {gateway} is no switch address"
+            );
+            let excluded: BTreeSet<Ipv4Addr> = strings(&spec["excludeIPs"])
+                .iter()
+                .flat_map(|r| range(r))
+                .collect();
+            let usable: Vec<Ipv4Addr> = strings(&spec["ips"])
+                .iter()
+                .flat_map(|r| range(r))
+                .filter(|ip| !excluded.contains(ip))
+                .collect();
+            assert!(!usable.is_empty(), "{name}: nothing to hand out");
+            for ip in &usable {
+                assert!(subnet.contains(*ip), "{name}: {ip} outside {subnet}");
+                assert!(
+                    !switches.contains(ip),
+                    "{name}: hands out switch address {ip}"
+                );
+                if subnet.prefix() < 31 {
+                    assert!(
+                        *ip != subnet.network() && *ip != subnet.broadcast(),
+                        "{name}: {ip}"
+                    );
+                }
+                assert!(handed.insert(*ip), "{name}: {ip} in two pools");
+            }
+            // Its servers are exactly those cabled to the gateway's leaf on this rail.
+            let rail: u32 = name[4..6].parse().expect("rail number");
+            let nodes: BTreeSet<&str> = strings(&spec["nodeName"]).into_iter().collect();
+            let want: BTreeSet<&str> = cabled
+                .iter()
+                .filter(|(_, leaf)| leaf.rail == Some(rail))
+                .filter(|((server, nic), leaf)| match &leaf.server_subnet {
+                    Some(s) => s.gateway_ip == gateway,
+                    None => leaf
+                        .interfaces
+                        .iter()
+                        .any(|i| i.peer == *server && i.peer_port == *nic && i.ip == Some(gateway)),
+                })
+                .map(|((server, _), _)| server.as_str())
+                .collect();
+            assert_eq!(nodes, want, "{edits:?} {name}");
+            assert_eq!(spec["routes"][0]["dst"], "10.12.0.0/16");
+            assert_eq!(spec["routes"][0]["gw"], gateway.to_string());
+        }
+        assert!(!handed.is_empty());
+    }
+}
+
+#[test]
+fn netplan_sends_each_nic_through_its_own_rail() {
+    for edits in [vec![], vec![ROUTED]] {
+        let (model, files) = render_edited(&edits);
+        let switches = switch_addresses(&model);
+        let cabled = cabling(&model);
+        let mut seen: BTreeSet<Ipv4Addr> = BTreeSet::new();
+        let mut nics = 0;
+        for f in files
+            .iter()
+            .filter(|f| f.path.starts_with("hosts/netplan/"))
+        {
+            let server = f.path["hosts/netplan/".len()..].trim_end_matches(".yaml");
+            let doc: Value = serde_norway::from_str(&f.content).expect("netplan YAML");
+            let eths = doc["network"]["ethernets"].as_object().expect("ethernets");
+            let mut tables = BTreeSet::new();
+            for (nic, e) in eths {
+                let leaf = cabled[&(server.to_string(), nic.clone())];
+                let addr = strings(&e["addresses"])[0];
+                let net: ipnetwork::Ipv4Network = addr.parse().expect("address");
+                let ip = net.ip();
+                assert!(seen.insert(ip), "{server} {nic}: {ip} used twice");
+                assert!(
+                    !switches.contains(&ip),
+                    "{server} {nic}: {ip} is a switch address"
+                );
+                let gw: Ipv4Addr = e["routes"][1]["via"]
+                    .as_str()
+                    .expect("via")
+                    .parse()
+                    .expect("via");
+                let leaf_side = leaf
+                    .interfaces
+                    .iter()
+                    .find(|i| i.peer == server && i.peer_port == *nic)
+                    .expect("leaf port");
+                match &leaf.server_subnet {
+                    Some(s) => assert_eq!(gw, s.gateway_ip, "{server} {nic}"),
+                    None => {
+                        assert_eq!(Some(gw), leaf_side.ip, "{server} {nic}");
+                        assert_eq!(Some(ip), leaf_side.peer_ip, "{server} {nic}");
+                    }
+                }
+                assert!(net.contains(gw), "{server} {nic}: gateway off the subnet");
+                let table = &e["routes"][1]["table"];
+                assert_eq!(&e["routes"][0]["table"], table);
+                assert_eq!(e["routing-policy"][0]["table"], *table);
+                assert_eq!(e["routing-policy"][0]["from"], ip.to_string());
+                assert_eq!(e["mtu"], 9100);
+                assert!(
+                    tables.insert(table.as_u64().expect("table")),
+                    "{server}: table twice"
+                );
+                nics += 1;
+            }
+            assert_eq!(eths.len(), 8, "{server}");
+        }
+        assert_eq!(nics, 256, "{edits:?}");
+    }
+}
+
+#[test]
+fn without_the_section_no_host_file_is_written() {
+    let (_, files) = common::render("intents/pod1-1024.yaml");
+    assert!(files.iter().all(|f| !f.path.starts_with("hosts/")));
+    let (_, files) = render_edited(&[(
+        "hosts:\n  nic: connectx",
+        "hosts:\n  enabled: false\n  nic: connectx",
+    )]);
+    assert!(files.iter().all(|f| !f.path.starts_with("hosts/")));
+}
+
+#[test]
+fn no_name_reaches_a_host_file_unchecked() {
+    // A NIC name that check_token accepts (`:`) but no Linux interface can have.
+    let text = std::fs::read_to_string(MIXED)
+        .expect("read")
+        .replace("server_nic: \"eth{nic}\"", "server_nic: \"eth:{nic}\"");
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    let model = aifab::compile::compile(&intent, Catalog::builtin()).expect("compile");
+    let err = aifab::hosts::files(&Meta::new("x.yaml", "f"), &model).expect_err("refused");
+    assert!(err.contains("eth:0"), "{err}");
+    assert_eq!(aifab::hosts::name_rules(&model).len(), 1);
+}
+
+#[test]
+fn one_file_per_server_and_the_shared_files() {
+    let (model, files) = common::render(MIXED);
+    let hosts: Vec<&str> = files
+        .iter()
+        .filter(|f| f.path.starts_with("hosts/"))
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(hosts.len(), model.summary.servers as usize + 3, "{hosts:?}");
+    for shared in [
+        "hosts/nic-qos.sh",
+        "hosts/nccl.env",
+        "hosts/kubernetes/spiderpool.yaml",
+    ] {
+        assert!(hosts.contains(&shared), "{shared}");
+    }
+    assert!(
+        files
+            .iter()
+            .filter(|f| f.path.starts_with("hosts/"))
+            .all(|f| f.device.is_empty())
+    );
+}
+
+/// `--only` renders no host file (they need every server link): `--out` keeps the previous ones and
+/// `--check` leaves them out of the comparison.
+#[test]
+fn only_keeps_the_host_files() {
+    let dir = std::env::temp_dir().join(format!("aifab-hosts-only-{}", std::process::id()));
+    let out = dir.to_string_lossy().into_owned();
+    let full = common::aifab(&["render", MIXED, "--out", &out, "-q"]);
+    assert_eq!(full.status.code(), Some(0), "{full:?}");
+    let before = std::fs::read_to_string(dir.join("hosts/nic-qos.sh")).expect("nic-qos.sh");
+    let only = common::aifab(&["render", MIXED, "--out", &out, "--only", "g1-rail1", "-q"]);
+    assert_eq!(only.status.code(), Some(0), "{only:?}");
+    let after = std::fs::read_to_string(dir.join("hosts/nic-qos.sh")).expect("kept");
+    assert_eq!(before, after);
+    assert!(dir.join("hosts/netplan/gpu032.yaml").exists());
+    let check = common::aifab(&[
+        "render",
+        MIXED,
+        "--check",
+        "golden/mixed-sonic-nxos",
+        "--only",
+        "g1-rail1",
+        "-q",
+    ]);
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The NIC script is valid POSIX shell (`sh -n`) and quotes every NIC name.
+#[test]
+fn the_nic_script_parses_as_shell() {
+    let (_, files) = common::render(MIXED);
+    let script = files
+        .iter()
+        .find(|f| f.path == "hosts/nic-qos.sh")
+        .expect("nic-qos.sh");
+    assert!(script.content.starts_with("#!/bin/sh\n"));
+    assert!(script.content.contains("for nic in 'eth0' 'eth1'"));
+    let path = std::env::temp_dir().join(format!("aifab-nic-qos-{}.sh", std::process::id()));
+    std::fs::write(&path, &script.content).expect("write");
+    let out = std::process::Command::new("sh")
+        .arg("-n")
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let out = out.expect("run sh");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
