@@ -642,3 +642,57 @@ fn rollout_walks_the_plan_batches_in_order() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A SONiC switch with a patch from `aifab diff --format sonic-patch` takes `config apply-patch`, one
+/// without takes the reload path: deploy.yml in check mode, run on the control node itself
+/// (`ansible_connection=local`), so no switch is needed.
+#[test]
+fn sonic_patch_replaces_the_reload_where_a_patch_exists() {
+    if skip() {
+        return;
+    }
+    let dir = render("intents/mixed-sonic-nxos.yaml", "sonic-patch-path");
+    let vault = test_vault(&dir, "vault", EXAMPLE_VAULT);
+    let patches = dir.join("patches.json");
+    std::fs::write(
+        &patches,
+        r#"{"g1-rail1": [{"op": "replace", "path": "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "value": "204800"}]}"#,
+    )
+    .expect("write patches");
+    let python = find_tool("python").or_else(|| find_tool("python3"));
+    let check = |host: &str| {
+        let mut c = Command::new(tool("ansible-playbook"));
+        c.arg("-i")
+            .arg(dir.join("inventory.yml"))
+            .args(["ansible/deploy.yml", "--check", "--limit", host])
+            .args([
+                "-e",
+                "ansible_connection=local",
+                "-e",
+                "ansible_become=false",
+            ])
+            .arg("-e")
+            .arg(format!("aifab_patches={}", patches.display()))
+            .arg("-e")
+            .arg(format!("@{}", vault.display()))
+            .current_dir(root())
+            .env("ANSIBLE_NOCOLOR", "1");
+        if let Some(p) = &python {
+            c.arg("-e")
+                .arg(format!("ansible_python_interpreter={}", p.display()));
+        }
+        let out = c.output().expect("run ansible-playbook");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{host}:\n{text}");
+        text
+    };
+    let patched = check("g1-rail1");
+    assert!(
+        patched.contains("would run `config apply-patch` with 1 operations"),
+        "{patched}"
+    );
+    assert!(!patched.contains("would run `config reload"), "{patched}");
+    let reloaded = check("g1-rail2");
+    assert!(reloaded.contains("would run `config reload"), "{reloaded}");
+    assert!(!reloaded.contains("would run `config apply-patch`"), "{reloaded}");
+}
