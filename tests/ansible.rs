@@ -694,5 +694,8 @@ fn sonic_patch_replaces_the_reload_where_a_patch_exists() {
     assert!(!patched.contains("would run `config reload"), "{patched}");
     let reloaded = check("g1-rail2");
     assert!(reloaded.contains("would run `config reload"), "{reloaded}");
-    assert!(!reloaded.contains("would run `config apply-patch`"), "{reloaded}");
+    assert!(
+        !reloaded.contains("would run `config apply-patch`"),
+        "{reloaded}"
+    );
 }

@@ -2,6 +2,8 @@
 //! of the folder alone, exit codes say 0 same / 1 differs / 2 could not run, `diff --against` handles
 //! an intent added since the revision, and the Markdown comment stays within its budget.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -262,31 +264,13 @@ fn could_not_run_is_2_and_never_1() {
     );
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .status()
-        .expect("git");
-    assert!(st.success(), "git {args:?}");
-}
-
 #[test]
 fn diff_against_a_revision_without_the_intent_adds_every_device() {
     let dir = tmpdir("git-new");
-    git(&dir, &["init", "-q"]);
+    common::git(&dir, &["init", "-q"]);
     std::fs::write(dir.join("README"), "x\n").expect("write");
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-qm", "one"]);
+    common::git(&dir, &["add", "."]);
+    common::git(&dir, &["commit", "-qm", "one"]);
     let intent = dir.join("pod.yaml");
     std::fs::copy("intents/mixed-sonic-nxos.yaml", &intent).expect("copy");
     let o = run(

@@ -165,23 +165,7 @@ fn against_a_git_revision() {
         PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-git-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("intents")).expect("mkdir");
-    let git = |args: &[&str]| {
-        let st = Command::new("git")
-            .arg("-C")
-            .arg(&dir)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .status()
-            .expect("git");
-        assert!(st.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| common::git(&dir, args);
     git(&["init", "-q"]);
     let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("read");
     let intent = dir.join("intents/x.yaml");

@@ -161,23 +161,7 @@ fn against_a_revision_plans_only_the_switches_that_change() {
         .join(format!("rollout-git-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("mkdir");
-    let git = |args: &[&str]| {
-        let st = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&dir)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@example.com",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .status()
-            .expect("git");
-        assert!(st.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| common::git(&dir, args);
     git(&["init", "-q"]);
     let text = std::fs::read_to_string("intents/three-tier-small.yaml").expect("read");
     let intent = dir.join("x.yaml");

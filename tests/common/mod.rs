@@ -103,3 +103,23 @@ pub fn python_with(modules: &[&str]) -> Option<std::path::PathBuf> {
         .is_ok_and(|o| o.status.success())
         .then_some(py)
 }
+
+/// Runs `git -C dir <args>` with a throwaway identity and no signing, as the tests' scratch
+/// repositories need; panics when git fails.
+pub fn git(dir: &std::path::Path, args: &[&str]) {
+    let st = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .status()
+        .expect("run git");
+    assert!(st.success(), "git {args:?} in {}", dir.display());
+}
