@@ -168,9 +168,11 @@ pub fn run(args: Args) -> Exit {
             .iter()
             .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
             .count();
-        // The process ends next: freeing a large model node by node (half a million interfaces at
-        // 100K GPUs) would only delay the exit.
+        // The process ends next: freeing a large model or lock node by node (half a million
+        // interfaces and hundreds of thousands of lock entries at 100K GPUs) would only delay the exit.
         std::mem::forget(front);
+        std::mem::forget(prev);
+        std::mem::forget(next);
         let result = result.and_then(|w| {
             lock_text
                 .as_deref()

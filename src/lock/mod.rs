@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod check;
+mod fast;
 pub mod read;
 
 use schemars::JsonSchema;

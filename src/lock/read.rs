@@ -1,9 +1,9 @@
 //! Reading a lock file: the lock schema, well-formed values and collisions, every problem at once and
 //! located `file:line:col` in the lock by the project's YAML loader (spans for every node).
 //!
-//! A lock grows with the fabric (tens of MB at 100K GPUs), so a lock that reads cleanly is deserialized
-//! straight into its types; the loader, which records a span for every node, runs only when there is a
-//! problem to locate.
+//! A lock grows with the fabric (tens of MB at 100K GPUs), so a lock in the form aifab writes is read
+//! line by line ([`super::fast`]), any other clean YAML is deserialized straight into its types, and
+//! the loader, which records a span for every node, runs only when there is a problem to locate.
 
 use super::{Lock, VERSION};
 use crate::diag::{Finding, Source, Span};
@@ -94,10 +94,14 @@ pub enum LockError {
 
 /// Parses and checks lock text (schema, values, collisions).
 pub fn parse(source: Source) -> Result<Loaded, LockError> {
-    let lock = match serde_norway::from_str::<Lock>(&source.text) {
-        Ok(l) => l,
-        // Located by the loader; a lock only the loader reads is read from it.
-        Err(_) => located_parse(&source)?,
+    // The form aifab writes is read directly; any other YAML goes through the YAML reader.
+    let lock = match super::fast::parse(&source.text) {
+        Some(l) => l,
+        None => match serde_norway::from_str::<Lock>(&source.text) {
+            Ok(l) => l,
+            // Located by the loader; a lock only the loader reads is read from it.
+            Err(_) => located_parse(&source)?,
+        },
     };
     let loaded = Loaded::new(lock, source);
     let mut errs = values(&loaded);
@@ -237,62 +241,72 @@ fn safe_name(s: &str) -> bool {
 fn collisions(l: &Loaded) -> Vec<Finding> {
     let mut seen = Seen::new(l);
     for (i, d) in l.lock.devices.iter().enumerate() {
-        seen.once("name", d.name.clone(), format!("/devices/{i}/name"));
+        seen.once("name", d.name.clone(), At("devices", i, "name"));
         seen.once(
             "address",
             d.loopback.to_string(),
-            format!("/devices/{i}/loopback"),
+            At("devices", i, "loopback"),
         );
         if d.router_id != d.loopback {
             seen.once(
                 "address",
                 d.router_id.to_string(),
-                format!("/devices/{i}/router_id"),
+                At("devices", i, "router_id"),
             );
         }
         if let Some(m) = d.management {
             seen.once(
                 "management address",
                 m.to_string(),
-                format!("/devices/{i}/management"),
+                At("devices", i, "management"),
             );
         }
         if let Some(s) = &d.server_subnet {
-            seen.once("subnet", s.clone(), format!("/devices/{i}/server_subnet"));
+            seen.once("subnet", s.clone(), At("devices", i, "server_subnet"));
         }
     }
     for (i, k) in l.lock.links.iter().enumerate() {
-        seen.once("subnet", k.subnet.clone(), format!("/links/{i}/subnet"));
+        seen.once("subnet", k.subnet.clone(), At("links", i, "subnet"));
         if !k.retired {
             seen.once(
                 "port",
                 format!("{}:{}", k.lower, k.lower_port),
-                format!("/links/{i}/lower_port"),
+                At("links", i, "lower_port"),
             );
             seen.once(
                 "port",
                 format!("{}:{}", k.upper, k.upper_port),
-                format!("/links/{i}/upper_port"),
+                At("links", i, "upper_port"),
             );
         }
     }
     for (i, v) in l.lock.servers.iter().enumerate() {
-        seen.once("subnet", v.subnet.clone(), format!("/servers/{i}/subnet"));
+        seen.once("subnet", v.subnet.clone(), At("servers", i, "subnet"));
         if !v.retired {
             seen.once(
                 "port",
                 format!("{}:{}", v.leaf, v.port),
-                format!("/servers/{i}/port"),
+                At("servers", i, "port"),
             );
         }
     }
     seen.errs
 }
 
+/// Where an entry's field is: section, index, field (formatted as a JSON pointer only for a finding).
+#[derive(Clone, Copy)]
+struct At(&'static str, usize, &'static str);
+
+impl At {
+    fn pointer(self) -> String {
+        format!("/{}/{}/{}", self.0, self.1, self.2)
+    }
+}
+
 /// First holders of each value, and the findings for second ones.
 struct Seen<'a> {
     l: &'a Loaded,
-    first: HashMap<(&'static str, String), String>,
+    first: HashMap<(&'static str, String), At>,
     errs: Vec<Finding>,
 }
 
@@ -305,24 +319,29 @@ impl<'a> Seen<'a> {
         }
     }
 
-    /// Records `value` of `kind` at `ptr`, or reports it as held twice.
-    fn once(&mut self, kind: &'static str, value: String, ptr: String) {
-        if let Some(prev) = self.first.get(&(kind, value.clone())) {
-            let (line, _) = self
-                .l
-                .spans()
-                .locate(prev)
-                .map(|s| self.l.source.line_col(s.offset))
-                .unwrap_or((0, 0));
-            let msg = format!("{kind} {value} is held twice (first on line {line})");
-            self.errs.push(self.l.finding(
-                Rule::LockCollision,
-                &ptr,
-                msg,
-                "give one of the two entries another value, or delete one and render again",
-            ));
-            return;
-        }
-        self.first.insert((kind, value), ptr);
+    /// Records `value` of `kind` at `at`, or reports it as held twice.
+    fn once(&mut self, kind: &'static str, value: String, at: At) {
+        use std::collections::hash_map::Entry;
+        let prev = match self.first.entry((kind, value)) {
+            Entry::Vacant(v) => {
+                v.insert(at);
+                return;
+            }
+            Entry::Occupied(o) => (*o.get(), o.key().1.clone()),
+        };
+        let (first, value) = prev;
+        let (line, _) = self
+            .l
+            .spans()
+            .locate(&first.pointer())
+            .map(|s| self.l.source.line_col(s.offset))
+            .unwrap_or((0, 0));
+        let msg = format!("{kind} {value} is held twice (first on line {line})");
+        self.errs.push(self.l.finding(
+            Rule::LockCollision,
+            &at.pointer(),
+            msg,
+            "give one of the two entries another value, or delete one and render again",
+        ));
     }
 }

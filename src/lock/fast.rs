@@ -1,0 +1,276 @@
+//! A reader for the lock exactly as aifab writes it: comment lines, `key: value` at the top, and lists
+//! of one-line flow mappings (`  - {name: spine1, loopback: 10.0.0.1, asn: 65000}`) of plain or
+//! double-quoted scalars. A 100K-GPU lock holds hundreds of thousands of such lines; reading them
+//! straight into the lock's types is several times faster than a YAML parser. Anything outside that form (a hand edit in
+//! another YAML style, an escape, a word YAML reads as null or a boolean) gives `None`, and the caller
+//! reads the file with the YAML reader instead, which also locates problems.
+
+use super::{Lock, LockDevice, LockLink, LockServer};
+use std::net::{IpAddr, Ipv4Addr};
+
+/// One entry's fields, in file order.
+type Fields<'t> = Vec<(&'t str, Scalar<'t>)>;
+
+/// The lock, when `text` is in the form aifab writes; `None` otherwise.
+pub fn parse(text: &str) -> Option<Lock> {
+    let mut lock = Lock::default();
+    let (mut version, mut section, mut seen) = (None, "", Vec::new());
+    for line in text.lines() {
+        let t = line.trim_end();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if let Some(entry) = t.strip_prefix("  - ") {
+            let f = flow_map(entry)?;
+            match section {
+                "devices" => lock.devices.push(device(&f)?),
+                "links" => lock.links.push(link(&f)?),
+                "servers" => lock.servers.push(server(&f)?),
+                _ => return None,
+            }
+            continue;
+        }
+        if t.starts_with([' ', '\t', '-']) {
+            return None;
+        }
+        let (key, value) = t.split_once(':')?;
+        if seen.contains(&key) {
+            return None;
+        }
+        seen.push(key);
+        match (key, value.trim()) {
+            ("version", v) => version = Some(u32::try_from(scalar(v)?.number()?).ok()?),
+            ("devices" | "links" | "servers", "") => section = key,
+            ("devices" | "links" | "servers", "[]") => section = "",
+            _ => return None,
+        }
+    }
+    lock.version = version?;
+    Some(lock)
+}
+
+/// A scalar of the written form.
+#[derive(Clone, Copy, Debug)]
+enum Scalar<'t> {
+    Number(u64),
+    Bool(bool),
+    Text(&'t str),
+}
+
+impl<'t> Scalar<'t> {
+    fn number(self) -> Option<u64> {
+        match self {
+            Scalar::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+    fn text(self) -> Option<&'t str> {
+        match self {
+            Scalar::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// The fields of `f` as `want` lists them: each known at most once, unknown ones refused.
+fn pick<'t, const N: usize>(f: &Fields<'t>, want: [&str; N]) -> Option<[Option<Scalar<'t>>; N]> {
+    let mut out = [None; N];
+    for (k, v) in f {
+        let i = want.iter().position(|w| w == k)?;
+        if out[i].replace(*v).is_some() {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+fn u32_of(s: Option<Scalar>) -> Option<u32> {
+    u32::try_from(s?.number()?).ok()
+}
+
+fn retired(s: Option<Scalar>) -> Option<bool> {
+    match s {
+        None => Some(false),
+        Some(Scalar::Bool(b)) => Some(b),
+        Some(_) => None,
+    }
+}
+
+fn device(f: &Fields) -> Option<LockDevice> {
+    let [name, lo, rid, asn, mgmt, subnet, ret] = pick(
+        f,
+        [
+            "name",
+            "loopback",
+            "router_id",
+            "asn",
+            "management",
+            "server_subnet",
+            "retired",
+        ],
+    )?;
+    Some(LockDevice {
+        name: name?.text()?.to_string(),
+        loopback: lo?.text()?.parse::<Ipv4Addr>().ok()?,
+        router_id: rid?.text()?.parse::<Ipv4Addr>().ok()?,
+        asn: u32_of(asn)?,
+        management: match mgmt {
+            None => None,
+            Some(m) => Some(m.text()?.parse::<IpAddr>().ok()?),
+        },
+        server_subnet: match subnet {
+            None => None,
+            Some(s) => Some(s.text()?.to_string()),
+        },
+        retired: retired(ret)?,
+    })
+}
+
+fn link(f: &Fields) -> Option<LockLink> {
+    let [lower, lp, upper, up, subnet, ret] = pick(
+        f,
+        [
+            "lower",
+            "lower_port",
+            "upper",
+            "upper_port",
+            "subnet",
+            "retired",
+        ],
+    )?;
+    Some(LockLink {
+        lower: lower?.text()?.to_string(),
+        lower_port: u32_of(lp)?,
+        upper: upper?.text()?.to_string(),
+        upper_port: u32_of(up)?,
+        subnet: subnet?.text()?.to_string(),
+        retired: retired(ret)?,
+    })
+}
+
+fn server(f: &Fields) -> Option<LockServer> {
+    let [leaf, port, subnet, ret] = pick(f, ["leaf", "port", "subnet", "retired"])?;
+    Some(LockServer {
+        leaf: leaf?.text()?.to_string(),
+        port: u32_of(port)?,
+        subnet: subnet?.text()?.to_string(),
+        retired: retired(ret)?,
+    })
+}
+
+/// `{k: v, k: v}` with plain or double-quoted values and no nesting.
+fn flow_map(s: &str) -> Option<Fields<'_>> {
+    let inner = s.strip_prefix('{')?.strip_suffix('}')?;
+    let mut out = Vec::with_capacity(7);
+    for part in split_top(inner)? {
+        let (k, v) = part.split_once(": ")?;
+        let k = k.trim();
+        if !plain_key(k) {
+            return None;
+        }
+        out.push((k, scalar(v.trim())?));
+    }
+    Some(out)
+}
+
+/// Splits at `,` outside double quotes; `None` on brackets or braces (nesting is left to YAML).
+fn split_top(s: &str) -> Option<Vec<&str>> {
+    let (mut parts, mut start, mut quoted) = (Vec::with_capacity(7), 0, false);
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'{' | b'}' | b'[' | b']' if !quoted => return None,
+            b',' if !quoted => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quoted {
+        return None;
+    }
+    parts.push(&s[start..]);
+    Some(parts)
+}
+
+fn plain_key(k: &str) -> bool {
+    !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+}
+
+/// A scalar as YAML would read it, for the forms aifab writes: an unsigned integer, `true`/`false`,
+/// a double-quoted string without escapes, or a plain string of name, address and subnet characters
+/// that YAML cannot read as anything else.
+fn scalar(v: &str) -> Option<Scalar<'_>> {
+    if let Some(q) = v.strip_prefix('"') {
+        let q = q.strip_suffix('"')?;
+        return (!q.contains(['"', '\\'])).then_some(Scalar::Text(q));
+    }
+    match v {
+        "true" => return Some(Scalar::Bool(true)),
+        "false" => return Some(Scalar::Bool(false)),
+        _ => {}
+    }
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        if v.len() > 1 && v.starts_with('0') {
+            return None;
+        }
+        return v.parse::<u64>().ok().map(Scalar::Number);
+    }
+    let plain = v
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
+    let first = v.bytes().next()?;
+    let special = matches!(
+        v.to_ascii_lowercase().as_str(),
+        "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n" | ".nan" | ".inf"
+    );
+    // A single dot could make a plain scalar a float (`1.5`, `1e3`): leave those to YAML.
+    let float_like = first.is_ascii_digit() && v.matches('.').count() == 1;
+    (plain && !special && !float_like && first != b'.' && first != b'-').then_some(Scalar::Text(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn both(text: &str) -> (Option<Lock>, Option<Lock>) {
+        (parse(text), serde_norway::from_str::<Lock>(text).ok())
+    }
+
+    #[test]
+    fn the_written_form_reads_as_yaml_reads_it() {
+        let text = "# comment\nversion: 1\ndevices:\n  - {name: spine1, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 65000, management: \"198.51.100.10\"}\n  - {name: z9, loopback: 10.0.0.2, router_id: 10.0.0.2, asn: 4200000000, server_subnet: 10.2.0.0/27, retired: true}\nlinks:\n  - {lower: leaf1, lower_port: 33, upper: spine1, upper_port: 1, subnet: 10.1.0.0/31}\nservers: []\n";
+        let (fast, yaml) = both(text);
+        assert!(fast.is_some());
+        assert_eq!(fast, yaml);
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_yaml_reader() {
+        for text in [
+            "version: 1\ndevices:\n  - name: a\n    loopback: 10.0.0.1\n",
+            "version: 1\ndevices:\n  - {name: null, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices:\n  - {name: \"a\\u0041\", loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices: [{name: a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}]\n",
+            "version: 1\nversion: 1\n",
+            "version: 1\ndevices:\n  - {name: a, name: b, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\nextra: 2\n",
+            "version: 1.5\n",
+            "version: 01\n",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_example_locks_read_the_same_both_ways() {
+        for name in ["pod1-1024", "mixed-sonic-nxos", "three-tier-small"] {
+            let path = format!("{}/intents/{name}.lock.yaml", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("example lock");
+            let (fast, yaml) = both(&text);
+            assert!(fast.is_some(), "{path}: not in the written form");
+            assert_eq!(fast, yaml, "{path}");
+        }
+    }
+}
