@@ -70,17 +70,9 @@ impl Rollout {
     }
 }
 
-/// Renders `inventory.yml`.
-pub fn inventory(
-    model: &FabricModel,
-    catalog: &Catalog,
-    only: Option<&globset::GlobMatcher>,
-) -> OutFile {
-    let devices: Vec<&Device> = model
-        .devices
-        .iter()
-        .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
-        .collect();
+/// Renders `inventory.yml`, always for the whole fabric (an `--only` render keeps it whole).
+pub fn inventory(model: &FabricModel, catalog: &Catalog) -> OutFile {
+    let devices: Vec<&Device> = model.devices.iter().collect();
     let f = group_prefix(&model.name);
     let mut s = String::new();
     let _ = writeln!(

@@ -283,7 +283,7 @@ impl Renderer {
         if !errs.is_empty() {
             return Err(errs);
         }
-        let inv = inventory::inventory(model, self.catalog, None);
+        let inv = inventory::inventory(model, self.catalog);
         sink(&inv).map_err(|e| vec![e])?;
         // The host files need every server link: a render narrowed by `only` keeps the old ones.
         let (hn, hbytes) = match only {
@@ -319,7 +319,7 @@ impl Renderer {
                 Err(e) => errs.push(e),
             }
         }
-        files.push(inventory::inventory(model, self.catalog, None));
+        files.push(inventory::inventory(model, self.catalog));
         if only.is_none() {
             match crate::hosts::files(meta, model) {
                 Ok(h) => files.extend(h),
