@@ -208,3 +208,71 @@ fn the_platform_schema_is_printed() {
     }
     assert_eq!(schema["additionalProperties"], false);
 }
+
+/// The GX2 has no sourced packet buffer: an ECN class gets a warning and a config comment, not a
+/// check. A site platform that copies it with a `buffer` fact from the site's data sheet gets the
+/// check (AIF-QOS-002) and no warning.
+#[test]
+fn a_site_buffer_fact_bounds_ecn_where_no_public_source_does() {
+    let dir = temp("buffer");
+    let vendors = std::fs::read_to_string("vendors/nxos.yaml").expect("vendors/nxos.yaml");
+    let block: Vec<&str> = vendors
+        .lines()
+        .skip_while(|l| *l != "  n9k-c9332d-gx2b:")
+        .skip(1)
+        .take_while(|l| l.starts_with("    ") || l.is_empty())
+        .collect();
+    assert!(block.len() > 10, "the GX2B profile is found");
+    assert!(
+        !block.iter().any(|l| l.trim_start().starts_with("buffer:")),
+        "the built-in GX2B has no buffer fact"
+    );
+    let mut site = String::from(
+        "os: nxos\nreferences:\n  site-datasheet: \"Our copy of the vendor data sheet\"\nplatforms:\n  gx2b-site:\n    buffer: \"40MB\"\n",
+    );
+    for l in &block {
+        site.push_str(l);
+        site.push('\n');
+        if l.trim_start() == "sources:" {
+            site.push_str(
+                "      buffer: \"site-datasheet packet buffer; see docs/extending.md; verified\"\n",
+            );
+        }
+    }
+    let platforms = dir.join("platforms");
+    std::fs::create_dir_all(&platforms).expect("mkdir");
+    std::fs::write(platforms.join("nxos.yaml"), site).expect("write site platform");
+    let intent = std::fs::read_to_string("intents/three-tier-small.yaml").expect("intent");
+    let deep = intent.replace("max: 2MB", "max: 100MB");
+    assert_ne!(deep, intent, "the example's ECN max is rewritten");
+    let built_in = dir.join("built-in.yaml");
+    std::fs::write(&built_in, &deep).expect("write");
+    let site_intent = dir.join("site.yaml");
+    std::fs::write(
+        &site_intent,
+        deep.replace("platform: nxos/n9k-c9332d-gx2b", "platform: nxos/gx2b-site"),
+    )
+    .expect("write");
+
+    let o = common::aifab(&["validate", built_in.to_str().expect("utf-8")]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("nxos/n9k-c9332d-gx2b: ECN max not checked against the packet buffer"),
+        "{err}"
+    );
+
+    let o = common::aifab(&[
+        "validate",
+        site_intent.to_str().expect("utf-8"),
+        "--platforms",
+        platforms.to_str().expect("utf-8"),
+    ]);
+    let err = text(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("AIF-QOS-002") && err.contains("exceeds the 40MB buffer of nxos/gx2b-site"),
+        "{err}"
+    );
+    assert!(!err.contains("ECN max not checked"), "{err}");
+}

@@ -218,8 +218,8 @@ fn qp_hash(intent: &Intent, pf: &Platform, d: &mut DraftDevice, refusals: &mut R
     });
 }
 
-/// Notes for platform facts the configs rely on without a confirming source: watchdog timer lines,
-/// assumed port lanes.
+/// Notes for platform facts the configs rely on without a confirming source: watchdog timer lines, ECN
+/// thresholds on a platform without a sourced packet buffer.
 fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
     let os = d.os.as_str();
     if pf.watchdog_timers == Support::Unverified && intent.qos.pfc_watchdog.enabled {
@@ -227,6 +227,13 @@ fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
             NoteFeature::PfcWatchdog,
             os,
             "PFC watchdog timer lines unverified on this platform",
+        ));
+    }
+    if pf.buffer.is_none() && intent.qos.classes.values().any(|c| c.ecn.is_some()) {
+        d.notes.push(Note::new(
+            NoteFeature::EcnBuffer,
+            os,
+            "ECN max not checked against the packet buffer, whose size no public source gives",
         ));
     }
 }

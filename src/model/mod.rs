@@ -423,6 +423,9 @@ pub enum NoteFeature {
     QpHash,
     /// PFC watchdog timer lines whose spelling is unconfirmed.
     PfcWatchdog,
+    /// ECN thresholds on a platform whose packet buffer no public source gives, so AIF-QOS-002 could not
+    /// bound them.
+    EcnBuffer,
 }
 
 impl NoteFeature {
@@ -432,6 +435,7 @@ impl NoteFeature {
             NoteFeature::Dlb => "dlb",
             NoteFeature::QpHash => "qp-hash",
             NoteFeature::PfcWatchdog => "pfc-watchdog",
+            NoteFeature::EcnBuffer => "ecn-buffer",
         }
     }
 
@@ -442,6 +446,8 @@ impl NoteFeature {
             (NoteFeature::Dlb, _) => "dlb",
             (NoteFeature::QpHash, _) => "qp-hash",
             (NoteFeature::PfcWatchdog, _) => "pfc-watchdog",
+            (NoteFeature::EcnBuffer, "sonic") => "buffers",
+            (NoteFeature::EcnBuffer, _) => "queuing-and-ecn",
         }
     }
 
@@ -451,6 +457,7 @@ impl NoteFeature {
             NoteFeature::Dlb => "/load_balancing/dlb/mode",
             NoteFeature::QpHash => "/load_balancing/hash/roce_dest_qp",
             NoteFeature::PfcWatchdog => "/qos/pfc_watchdog",
+            NoteFeature::EcnBuffer => "/qos/classes",
         }
     }
 }
