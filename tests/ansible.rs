@@ -699,3 +699,72 @@ fn sonic_patch_replaces_the_reload_where_a_patch_exists() {
         "{reloaded}"
     );
 }
+
+/// The EOS timed commit (tasks/push-eos.yml) sends what filter_plugins/aifab_eos.py makes of a rendered
+/// config: the session, a clean config, every config line in the file's order (no comment, blank or
+/// `end`; banner text without waiting for a prompt), then `commit timer`. Run through ansible itself,
+/// so the filter is found the way the playbooks find it; a bad timer is refused.
+#[test]
+fn eos_timed_commit_sends_the_whole_file_in_a_session() {
+    if skip() {
+        return;
+    }
+    let dir = render("intents/three-tier-small.yaml", "eos-session");
+    let cfg = dir.join("z1-g1-r1.cfg");
+    let text = std::fs::read_to_string(&cfg).expect("rendered EOS config");
+    let session = |timer: &str, out: &Path| {
+        let mut c = Command::new(tool("ansible"));
+        c.args(["localhost", "-c", "local", "-m", "ansible.builtin.copy", "-a"])
+            .arg(format!(
+                "content={{{{ lookup('ansible.builtin.file', '{}') | aifab_eos_session('aifab_test', '{timer}') | to_json }}}} dest={}",
+                cfg.display(),
+                out.display()
+            ))
+            .current_dir(root())
+            .env("ANSIBLE_FILTER_PLUGINS", root().join("ansible/filter_plugins"))
+            .env("ANSIBLE_NOCOLOR", "1");
+        if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
+            c.arg("-e")
+                .arg(format!("ansible_python_interpreter={}", p.display()));
+        }
+        c.output().expect("run ansible")
+    };
+    let out = dir.join("session.json");
+    let o = session("00:05:00", &out);
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cmds: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("session.json")).expect("json");
+    let command = |v: &Value| v["command"].as_str().expect("command").to_string();
+    let sent: Vec<String> = cmds.iter().map(command).collect();
+    assert_eq!(sent[0], "configure session aifab_test");
+    assert_eq!(sent[1], "rollback clean-config");
+    assert_eq!(sent.last().map(String::as_str), Some("commit timer 00:05:00"));
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('!') && t != "end"
+        })
+        .collect();
+    assert_eq!(&sent[2..sent.len() - 1], lines.as_slice(), "the file's lines, in order");
+    assert!(lines.iter().any(|l| l.starts_with("username ")));
+    let banner = sent.iter().position(|c| c == "banner login").expect("banner");
+    let eof = sent.iter().position(|c| c == "EOF").expect("EOF");
+    for (i, c) in cmds.iter().enumerate() {
+        let sendonly = c["sendonly"].as_bool().unwrap_or(false);
+        assert_eq!(sendonly, (banner..eof).contains(&i), "{i}: {}", command(c));
+    }
+    let o = session("5 minutes", &dir.join("bad.json"));
+    assert!(!o.status.success(), "a malformed timer is refused");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("commit timer must be hh:mm:ss"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
