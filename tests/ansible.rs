@@ -743,7 +743,10 @@ fn eos_timed_commit_sends_the_whole_file_in_a_session() {
     let sent: Vec<String> = cmds.iter().map(command).collect();
     assert_eq!(sent[0], "configure session aifab_test");
     assert_eq!(sent[1], "rollback clean-config");
-    assert_eq!(sent.last().map(String::as_str), Some("commit timer 00:05:00"));
+    assert_eq!(
+        sent.last().map(String::as_str),
+        Some("commit timer 00:05:00")
+    );
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim_end)
@@ -752,9 +755,16 @@ fn eos_timed_commit_sends_the_whole_file_in_a_session() {
             !t.is_empty() && !t.starts_with('!') && t != "end"
         })
         .collect();
-    assert_eq!(&sent[2..sent.len() - 1], lines.as_slice(), "the file's lines, in order");
+    assert_eq!(
+        &sent[2..sent.len() - 1],
+        lines.as_slice(),
+        "the file's lines, in order"
+    );
     assert!(lines.iter().any(|l| l.starts_with("username ")));
-    let banner = sent.iter().position(|c| c == "banner login").expect("banner");
+    let banner = sent
+        .iter()
+        .position(|c| c == "banner login")
+        .expect("banner");
     let eof = sent.iter().position(|c| c == "EOF").expect("EOF");
     for (i, c) in cmds.iter().enumerate() {
         let sendonly = c["sendonly"].as_bool().unwrap_or(false);
@@ -767,4 +777,55 @@ fn eos_timed_commit_sends_the_whole_file_in_a_session() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
+}
+
+/// The rollout's PFC watchdog check (drain-/verify-bgp-{eos,nxos}.yml) counts events with
+/// filter_plugins/aifab_pfcwd.py: EOS sums `stuckCount` (a port without events is absent), NX-OS sums
+/// the counters of every ROW_qosgrp_stats_entry (one row prints as a dict, several as a list), never
+/// the entry's type or the qos-group number. Run through ansible so the filter loads as the playbooks
+/// load it.
+#[test]
+fn pfc_watchdog_events_are_counted_from_each_os_json() {
+    if skip() {
+        return;
+    }
+    let eos_none = r#"{"interfaces": {}}"#;
+    let eos_two = r#"{"interfaces": {"Ethernet1/1": {"txQueues": {"3": {"stuckCount": 2, "recoveryCount": 2}}}, "Ethernet2/1": {"txQueues": {}}}}"#;
+    let nxos_one_row = r#"{"TABLE_module": {"ROW_module": {"TABLE_queuing_interface": {"ROW_queuing_interface": {"if_name_str": "Ethernet1/1 Interface PFC watchdog", "TABLE_qosgrp_stats": {"ROW_qosgrp_stats": {"eq-qosgrp": 3, "TABLE_qosgrp_stats_entry": {"ROW_qosgrp_stats_entry": {"q-stat-type": "Shutdown", "q-stat-count": "0"}}}}}}}}}"#;
+    let nxos_rows = r#"{"TABLE_module": {"ROW_module": {"TABLE_queuing_interface": {"ROW_queuing_interface": [{"if_name_str": "Ethernet1/1 Interface PFC watchdog", "TABLE_qosgrp_stats": {"ROW_qosgrp_stats": {"eq-qosgrp": 3, "TABLE_qosgrp_stats_entry": {"ROW_qosgrp_stats_entry": [{"q-stat-type": "Shutdown", "q-stat-count": "1"}, {"q-stat-type": "Restored", "q-stat-count": 1}]}}}}, {"if_name_str": "Ethernet1/2 Interface PFC watchdog", "TABLE_qosgrp_stats": {"ROW_qosgrp_stats": {"eq-qosgrp": 3, "TABLE_qosgrp_stats_entry": {"ROW_qosgrp_stats_entry": {"q-stat-type": "Dropped", "q-stat-count": "5"}}}}}]}}}}"#;
+    let dir = std::env::temp_dir().join(format!("aifab-test-pfcwd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let count = |json: &str, os: &str| -> String {
+        let input = dir.join(format!("{os}-{}.json", json.len()));
+        let out = dir.join(format!("{os}-{}.out", json.len()));
+        std::fs::write(&input, json).expect("write");
+        let mut c = Command::new(tool("ansible"));
+        c.args(["localhost", "-c", "local", "-m", "ansible.builtin.copy", "-a"])
+            .arg(format!(
+                "content={{{{ lookup('ansible.builtin.file', '{}') | from_json | aifab_pfcwd_events('{os}') }}}} dest={}",
+                input.display(),
+                out.display()
+            ))
+            .current_dir(root())
+            .env("ANSIBLE_FILTER_PLUGINS", root().join("ansible/filter_plugins"))
+            .env("ANSIBLE_NOCOLOR", "1");
+        if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
+            c.arg("-e")
+                .arg(format!("ansible_python_interpreter={}", p.display()));
+        }
+        let o = c.output().expect("run ansible");
+        assert!(
+            o.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        std::fs::read_to_string(&out).expect("count")
+    };
+    assert_eq!(count(eos_none, "eos"), "0");
+    assert_eq!(count(eos_two, "eos"), "2");
+    assert_eq!(count(nxos_one_row, "nxos"), "0");
+    assert_eq!(count(nxos_rows, "nxos"), "7");
+    let _ = std::fs::remove_dir_all(&dir);
 }
