@@ -700,6 +700,32 @@ fn sonic_patch_replaces_the_reload_where_a_patch_exists() {
     );
 }
 
+/// `ansible localhost -m copy` writing the value of the Jinja2 expression `expr` to `out`, with the
+/// playbooks' filter plugins (ansible/filter_plugins) loaded, as the playbooks load them.
+fn ansible_expr(expr: &str, out: &Path) -> Output {
+    let mut c = Command::new(tool("ansible"));
+    c.args([
+        "localhost",
+        "-c",
+        "local",
+        "-m",
+        "ansible.builtin.copy",
+        "-a",
+    ])
+    .arg(format!("content={{{{ {expr} }}}} dest={}", out.display()))
+    .current_dir(root())
+    .env(
+        "ANSIBLE_FILTER_PLUGINS",
+        root().join("ansible/filter_plugins"),
+    )
+    .env("ANSIBLE_NOCOLOR", "1");
+    if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
+        c.arg("-e")
+            .arg(format!("ansible_python_interpreter={}", p.display()));
+    }
+    c.output().expect("run ansible")
+}
+
 /// The EOS timed commit (tasks/push-eos.yml) sends what filter_plugins/aifab_eos.py makes of a rendered
 /// config: the session, a clean config, every config line in the file's order (no comment, blank or
 /// `end`; banner text without waiting for a prompt), then `commit timer`. Run through ansible itself,
@@ -713,21 +739,13 @@ fn eos_timed_commit_sends_the_whole_file_in_a_session() {
     let cfg = dir.join("z1-g1-r1.cfg");
     let text = std::fs::read_to_string(&cfg).expect("rendered EOS config");
     let session = |timer: &str, out: &Path| {
-        let mut c = Command::new(tool("ansible"));
-        c.args(["localhost", "-c", "local", "-m", "ansible.builtin.copy", "-a"])
-            .arg(format!(
-                "content={{{{ lookup('ansible.builtin.file', '{}') | aifab_eos_session('aifab_test', '{timer}') | to_json }}}} dest={}",
-                cfg.display(),
-                out.display()
-            ))
-            .current_dir(root())
-            .env("ANSIBLE_FILTER_PLUGINS", root().join("ansible/filter_plugins"))
-            .env("ANSIBLE_NOCOLOR", "1");
-        if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
-            c.arg("-e")
-                .arg(format!("ansible_python_interpreter={}", p.display()));
-        }
-        c.output().expect("run ansible")
+        ansible_expr(
+            &format!(
+                "lookup('ansible.builtin.file', '{}') | aifab_eos_session('aifab_test', '{timer}') | to_json",
+                cfg.display()
+            ),
+            out,
+        )
     };
     let out = dir.join("session.json");
     let o = session("00:05:00", &out);
@@ -800,21 +818,13 @@ fn pfc_watchdog_events_are_counted_from_each_os_json() {
         let input = dir.join(format!("{os}-{}.json", json.len()));
         let out = dir.join(format!("{os}-{}.out", json.len()));
         std::fs::write(&input, json).expect("write");
-        let mut c = Command::new(tool("ansible"));
-        c.args(["localhost", "-c", "local", "-m", "ansible.builtin.copy", "-a"])
-            .arg(format!(
-                "content={{{{ lookup('ansible.builtin.file', '{}') | from_json | aifab_pfcwd_events('{os}') }}}} dest={}",
-                input.display(),
-                out.display()
-            ))
-            .current_dir(root())
-            .env("ANSIBLE_FILTER_PLUGINS", root().join("ansible/filter_plugins"))
-            .env("ANSIBLE_NOCOLOR", "1");
-        if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
-            c.arg("-e")
-                .arg(format!("ansible_python_interpreter={}", p.display()));
-        }
-        let o = c.output().expect("run ansible");
+        let o = ansible_expr(
+            &format!(
+                "lookup('ansible.builtin.file', '{}') | from_json | aifab_pfcwd_events('{os}')",
+                input.display()
+            ),
+            &out,
+        );
         assert!(
             o.status.success(),
             "{}{}",
