@@ -62,6 +62,9 @@ fn nic_ports(i: &Intent) -> HashMap<String, (u32, u32)> {
     out
 }
 
+/// Where one server's NIC ports landed: (rail, port) -> (leaf, leaf port).
+type Homes<'m> = BTreeMap<(u32, u32), (&'m Device, &'m str)>;
+
 /// Every NIC port lands where the homing says, once.
 fn nic_ports_land_home(i: &Intent, m: &FabricModel) {
     let t = &i.fabric.topology;
@@ -69,7 +72,7 @@ fn nic_ports_land_home(i: &Intent, m: &FabricModel) {
         m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
     let names = nic_ports(i);
     // server -> (rail, port) -> (leaf, leaf port)
-    let mut seen: BTreeMap<&str, BTreeMap<(u32, u32), (&Device, &str)>> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, Homes> = BTreeMap::new();
     for l in m.links.iter().filter(|l| l.tier == LinkTier::ServerLeaf) {
         let leaf = by_name[l.b.as_str()];
         let rp = *names
