@@ -35,9 +35,9 @@ pub struct Placed {
     pub zone: Option<u32>,
     /// Server group (leaves), 1-based.
     pub group: Option<u32>,
-    /// Rail (leaves), 1-based.
+    /// Rail (rail leaves), 1-based; `None` for rack leaves.
     pub rail: Option<u32>,
-    /// Spine plane (three-tier spines and super-spines), 1-based.
+    /// Plane, 1-based: a leaf's leaf plane (`homing: two-planes`), a spine's or super-spine's spine plane.
     pub plane: Option<u32>,
     /// Index within the role (and zone), 1-based.
     pub index: u32,
