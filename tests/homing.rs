@@ -48,10 +48,7 @@ fn nic_ports(i: &Intent) -> HashMap<String, (u32, u32)> {
     let mut out = HashMap::new();
     for rail in 1..=t.rails {
         for port in 1..=t.nic_ports {
-            let mut v = vec![("rail", rail), ("nic", rail - 1)];
-            if t.nic_ports > 1 {
-                v.push(("port", port));
-            }
+            let v = [("rail", rail), ("nic", rail - 1), ("port", port)];
             let name = pattern::expand(&t.server_nic, &v).expect("nic name");
             assert!(
                 out.insert(name, (rail, port)).is_none(),
@@ -359,4 +356,69 @@ fn impossible_homing_is_refused_with_its_rule() {
     let mut i = common::intent(HPN);
     i.fabric.addressing.server_links = Prefix::parse("10.32.0.0/27").expect("prefix");
     assert_eq!(refused(&i)[0].code.id(), "AIF-ADDR-002");
+}
+
+/// Every homing on rail and rack leaves, two and three tiers, with a partial last group: the invariants
+/// hold and the counts follow the homing.
+#[test]
+fn every_homing_and_attachment_keeps_the_invariants() {
+    let homings = [
+        None,
+        Some(Homing::SameLeaf),
+        Some(Homing::TwoLeaves),
+        Some(Homing::TwoPlanes),
+    ];
+    for homing in homings {
+        for attachment in [Attachment::Rail, Attachment::Rack] {
+            for three_tier in [false, true] {
+                let i = sweep_intent(homing, attachment, three_tier);
+                let m = all_invariants(&i);
+                let sides = match homing {
+                    Some(Homing::TwoLeaves | Homing::TwoPlanes) => 2,
+                    _ => 1,
+                };
+                let per_group = sides * if attachment == Attachment::Rack { 1 } else { 2 };
+                let what = format!("{homing:?} {attachment:?} three-tier {three_tier}");
+                assert_eq!(m.summary.leaves, 2 * per_group, "{what}");
+                assert_eq!(
+                    m.summary.server_links,
+                    7 * 2 * i.fabric.topology.nic_ports,
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+/// 7 servers × 2 NICs in groups of 4 (the last group partial), 4 spines per zone, EOS everywhere.
+fn sweep_intent(homing: Option<Homing>, attachment: Attachment, three_tier: bool) -> Intent {
+    let mut i = common::intent(HPN);
+    i.overrides.clear();
+    i.load_balancing.dlb.roles.clear();
+    i.load_balancing.hash.roce_dest_qp = false;
+    i.fabric.management = None;
+    let t = &mut i.fabric.topology;
+    t.servers = 7;
+    t.homing = homing;
+    t.nic_ports = if homing.is_some() { 2 } else { 1 };
+    t.leaf.attachment = attachment;
+    t.leaf.platform = "eos/7060x5-64".into();
+    t.leaf.hostname = "leaf{index}".into();
+    t.spine.platform = "eos/7060x5-64".into();
+    t.spine.hostname = "z{zone}-spine{index}".into();
+    if three_tier {
+        t.kind = aifab::intent::TopologyKind::ThreeTier;
+        t.zones = Some(2);
+        t.cable_length.spine_super_spine = Some(Length(100));
+        t.super_spine = Some(SuperSpineTier {
+            platform: "eos/7060x5-64".into(),
+            hostname: "ss{index}".into(),
+            count: 2,
+            planes: 2,
+            os_version: None,
+        });
+        i.fabric.bgp.spine_asn = AsnRange::parse("65030-65031").expect("asn");
+        i.fabric.bgp.super_spine_asn = Some(AsnRange::parse("65001").expect("asn"));
+    }
+    i
 }

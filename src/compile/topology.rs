@@ -496,10 +496,7 @@ fn server_names(
         ],
     )
     .and_then(|n| pattern::check_token(&n).map(|_| n));
-    let mut values = vec![("rail", n.rail + 1), ("nic", n.rail)];
-    if t.nic_ports > 1 {
-        values.push(("port", n.port + 1));
-    }
+    let values = [("rail", n.rail + 1), ("nic", n.rail), ("port", n.port + 1)];
     let nic =
         pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n));
     match (sname, nic) {

@@ -120,8 +120,8 @@ pub struct Topology {
     #[serde(default = "default_server_hostname")]
     #[schemars(example = &"gpu{index:04}")]
     pub server_hostname: String,
-    /// Server NIC name pattern. Placeholders: `{rail}` (1-based), `{nic}` (0-based) and, for NICs with two
-    /// ports, `{port}` (1-based NIC port), which a two-port NIC's pattern must use.
+    /// Server NIC name pattern. Placeholders: `{rail}` (1-based), `{nic}` (0-based) and `{port}` (1-based
+    /// NIC port, always 1 on single-port NICs), which a two-port NIC's pattern must use.
     #[serde(default = "default_server_nic")]
     #[schemars(example = &"eth{nic}")]
     pub server_nic: String,
