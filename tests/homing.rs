@@ -352,6 +352,23 @@ fn impossible_homing_is_refused_with_its_rule() {
         "AIF-NAME-001",
         "rack leaves have no rail: {e:#?}"
     );
+    // Six spines make three per plane, which four uplinks cannot spread over: counts of both planes.
+    let mut i = common::intent(HPN);
+    i.fabric.topology.spine.count = 6;
+    let e = refused(&i);
+    assert_eq!(e[0].code.id(), "AIF-FAB-004");
+    assert!(
+        e[0].message.contains("3 spines of its plane"),
+        "{}",
+        e[0].message
+    );
+    assert!(
+        e[0].hint
+            .as_deref()
+            .unwrap_or_default()
+            .contains("(e.g. 2, 4, 8)"),
+        "{e:#?}"
+    );
     // A server pool too small for two /31s per NIC.
     let mut i = common::intent(HPN);
     i.fabric.addressing.server_links = Prefix::parse("10.32.0.0/27").expect("prefix");

@@ -92,8 +92,6 @@ pub struct Shape {
     pub spine_uplink_speed: Speed,
     /// Where NIC ports land: leaves per group, server ports per leaf, leaf planes.
     pub homes: Homes,
-    /// Leaf planes (2 for `homing: two-planes`): a plane's leaves reach only its spines.
-    pub leaf_planes: u32,
     /// Spines of one leaf plane in a zone.
     pub spines_per_leaf_plane: u32,
 }
@@ -416,11 +414,17 @@ fn leaf_uplinks(
             ),
             "/fabric/topology/spine/count",
             format!(
-                "use a spine count{} that divides {leaf_up} (e.g. {})",
-                if leaf_planes > 1 { " per plane" } else { "" },
+                "use a spine count{} (e.g. {})",
+                if leaf_planes > 1 {
+                    format!(
+                        " of {leaf_planes} × a number that divides {leaf_up}: each plane has its own spines"
+                    )
+                } else {
+                    format!(" that divides {leaf_up}")
+                },
                 divisors(leaf_up)
                     .iter()
-                    .map(u32::to_string)
+                    .map(|d| (d * leaf_planes).to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -462,7 +466,6 @@ fn leaf_uplinks(
         leaf_uplink_speed: t.leaf.uplink_speed,
         spine_uplink_speed: t.spine.uplink_speed.unwrap_or(t.leaf.uplink_speed),
         homes,
-        leaf_planes,
         spines_per_leaf_plane: spp,
     })
 }

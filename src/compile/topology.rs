@@ -519,7 +519,7 @@ fn server_names(
 /// leaf's ordinal among its plane's leaves in the zone × links per spine + link.
 fn leaf_uplinks(w: &Wiring, devices: &[DraftDevice], plan: &mut Vec<Cable>) {
     let s = w.s;
-    let (planes, spp) = (s.leaf_planes, s.spines_per_leaf_plane);
+    let (planes, spp) = (s.homes.leaf_planes(), s.spines_per_leaf_plane);
     for li in 0..s.leaves() {
         let di = w.index_of(Role::Leaf, li);
         let zone0 = li / s.leaves_per_zone();
