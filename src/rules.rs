@@ -176,6 +176,8 @@ rules! {
     UplinksUneven = ("AIF-FAB-004", Error, Compile, "Uplinks must spread evenly over the tier above"),
     PlanesDivide = ("AIF-FAB-005", Error, Compile, "Planes must divide the spines per zone and the super-spines"),
     FabricTooLarge = ("AIF-FAB-006", Error, Compile, "The fabric is within aifab's size limits"),
+    HomingNicPorts = ("AIF-FAB-007", Error, Compile, "Two-port NICs say where their ports home, and only they do"),
+    LeafPlanesDivide = ("AIF-FAB-008", Error, Compile, "Leaf planes divide the spines of a zone and the super-spine planes"),
     PlatformPorts = ("AIF-FAB-010", Error, Compile, "The platform has too few ports, or the wrong speed"),
 
     PoolNotIpv4 = ("AIF-ADDR-001", Error, Compile, "Pools are IPv4"),
@@ -194,6 +196,7 @@ rules! {
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),
     ServerNameUnsafe = ("AIF-NAME-003", Error, Compile, "Server hostnames and NIC names are safe tokens"),
+    NicPortNames = ("AIF-NAME-004", Error, Compile, "Two-port NICs name each port (`{port}`)"),
 
     OverrideBadGlob = ("AIF-OVR-001", Error, Compile, "An override `match` must be a valid glob"),
     OverrideMatchesNothing = ("AIF-OVR-002", Error, Compile, "An override must match a device"),
@@ -205,6 +208,7 @@ rules! {
     HostCnpClass = ("AIF-HOST-003", Error, Checks, "DCQCN needs the class the NICs send CNPs in"),
     HostNames = ("AIF-HOST-004", Error, Compile, "Host files need lower-case server names and Linux NIC names"),
     HostRouteTables = ("AIF-HOST-005", Error, Checks, "The rails' routing tables avoid the kernel's tables"),
+    HostsNeedRailNics = ("AIF-HOST-006", Error, Checks, "Host files need single-port NICs on rail leaves"),
 
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
 

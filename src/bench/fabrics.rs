@@ -1,8 +1,9 @@
 //! The benchmark fabrics of published sizes, generated as intent YAML (see [`intent_yaml`]).
 //!
 //! - `1k`: 1,024 GPUs, rail-optimized 2-tier (NX-OS leaves, EOS 7800R3 spines, a SONiC group), 48 switches.
-//! - `24k`: 24,576 GPUs Meta-style: 8 AI zones of 3,072 GPUs, a rack switch per 2 servers (16 × 400G
-//!   down), deep-buffer 7800R3 spines per zone, an aggregation tier across zones at 4:1.
+//! - `24k`: 24,576 GPUs Meta-style: 8 AI zones of 3,072 GPUs, a rack switch per 2 servers of 8 NICs
+//!   (rack leaves, 16 × 400G down), deep-buffer 7800R3 spines per zone, an aggregation tier across zones
+//!   at 4:1 (Meta's 7:1 gives no whole uplinks at this size: 192 × 400G down needs 10971.43G up).
 //! - `100k`: 100,000 GPUs xAI-style: 12,500 servers × 8 × 400G, three tiers: 128 × 400G Tomahawk 5
 //!   rail leaves, 7800R3 spines in 7 zones, 128 super-spines in 64 planes.
 //!
@@ -118,12 +119,12 @@ fabric:
   topology:
     kind: three-tier
     servers: {servers}
-    rails: 1
+    rails: 8
     nic_speed: 400G
-    servers_per_group: 16
+    servers_per_group: 2
     server_hostname: "gpu{{index:05}}"
     zones: {zones}
-    leaf: {{ platform: eos/7060x5-64, hostname: "z{{zone}}-rtsw{{group:04}}", uplink_speed: 400G }}
+    leaf: {{ platform: eos/7060x5-64, hostname: "z{{zone}}-rtsw{{rack:04}}", attachment: rack, uplink_speed: 400G }}
     spine: {{ platform: eos/7800r3, hostname: "z{{zone}}-ctsw{{index:02}}", count: 16, oversubscription: "4:1" }}
     super_spine: {{ platform: sonic/arista-7060x6-64pe-o128s2, hostname: "atsw{{index:03}}", count: 48, planes: 16 }}
     cable_length: {{ server: 3m, leaf_spine: 30m, spine_super_spine: 100m }}
@@ -138,7 +139,7 @@ overrides:
   - {{ match: "z1-rtsw00*", platform: nxos/n9k-c9364d-gx2a }}
 {ACK}
 "#,
-                servers = 3072 * zones
+                servers = 384 * zones
             )
         }
         "100k" => {

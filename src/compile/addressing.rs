@@ -4,8 +4,10 @@
 //!   from its last (super-spines first), so adding a group or a zone moves nothing;
 //! - fabric /31s: leaf-spine link n is the n-th /31 from the bottom, spine-super-spine link n the n-th
 //!   from the top; the upper-tier switch takes the even address;
-//! - server links: one /31 per NIC at (group, rail, slot) order, the leaf takes the even address; or in
-//!   `rail-subnet` mode one subnet per leaf, the leaf's gateway is the first host address;
+//! - server links: one /31 per NIC port at (group, leaf, server port) order, the leaf takes the even
+//!   address; or in `rail-subnet` mode one subnet per leaf, the leaf's gateway is the first host address.
+//!   A dual-homed NIC's two ports are two server links: two /31s, or one address in each port's leaf
+//!   subnet (each port's leaf its gateway); a rack leaf's subnet holds every NIC of its rack;
 //! - ASNs: leaves take the leaf range in leaf order; spines share the spine ASN (zone n takes the n-th
 //!   in a three-tier fabric); super-spines share theirs.
 //!
@@ -117,11 +119,11 @@ impl Needs {
         let switch_links =
             s.leaves() as u64 * s.leaf_up as u64 + s.spines() as u64 * s.spine_up as u64;
         // network + gateway + servers + broadcast
-        let hosts = s.servers_per_group as u64 + 3;
+        let hosts = s.ports_per_leaf() as u64 + 3;
         let server_subnet_bits = 64 - (hosts - 1).leading_zeros();
         let (server_blocks, server_addresses) = match mode {
             ServerMode::Routed => {
-                let nics = s.groups as u64 * s.rails as u64 * s.servers_per_group as u64;
+                let nics = s.leaves() as u64 * s.ports_per_leaf() as u64;
                 (nics, 2 * nics)
             }
             ServerMode::RailSubnet => {

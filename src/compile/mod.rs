@@ -10,6 +10,7 @@
 pub mod addressing;
 pub mod baseline;
 pub mod features;
+pub mod homing;
 pub mod pattern;
 pub mod qos;
 pub mod shape;

@@ -5,6 +5,7 @@
 //! the port arithmetic. Each runs its passes in order and stops at the first that fails, so the first
 //! problem is reported with its numbers and not buried under the problems it causes.
 
+use super::homing::{self, Homes};
 use crate::diag::Finding;
 use crate::intent::{Intent, SuperSpineTier, Topology, TopologyKind};
 use crate::rules::Rule;
@@ -31,12 +32,14 @@ pub struct Counts {
     pub planes: u32,
     /// Super-spines per plane.
     pub supers_per_plane: u32,
+    /// Where NIC ports land: leaves per group, sides, leaf planes.
+    pub homes: Homes,
 }
 
 impl Counts {
     /// All leaves.
     pub fn leaves(&self) -> u32 {
-        self.groups * self.rails
+        self.groups * self.homes.leaves_per_group()
     }
     /// All spines.
     pub fn spines(&self) -> u32 {
@@ -87,16 +90,32 @@ pub struct Shape {
     pub leaf_uplink_speed: Speed,
     /// Spine uplink speed.
     pub spine_uplink_speed: Speed,
+    /// Where NIC ports land: leaves per group, server ports per leaf, leaf planes.
+    pub homes: Homes,
+    /// Spines of one leaf plane in a zone.
+    pub spines_per_leaf_plane: u32,
 }
 
 impl Shape {
+    /// Leaves per group.
+    pub fn leaves_per_group(&self) -> u32 {
+        self.homes.leaves_per_group()
+    }
+    /// Server ports per leaf.
+    pub fn ports_per_leaf(&self) -> u32 {
+        self.homes.ports_per_leaf()
+    }
     /// Leaves per zone.
     pub fn leaves_per_zone(&self) -> u32 {
-        self.groups_per_zone * self.rails
+        self.groups_per_zone * self.leaves_per_group()
     }
     /// All leaves.
     pub fn leaves(&self) -> u32 {
-        self.groups * self.rails
+        self.groups * self.leaves_per_group()
+    }
+    /// Server ports (NIC ports) in all.
+    pub fn server_ports(&self) -> u32 {
+        self.servers * self.rails * self.homes.nic_ports
     }
     /// All spines.
     pub fn spines(&self) -> u32 {
@@ -114,6 +133,7 @@ impl Shape {
             super_spines: self.super_spines,
             planes: self.planes,
             supers_per_plane: self.supers_per_plane,
+            homes: self.homes,
         }
     }
 }
@@ -182,8 +202,10 @@ pub const MAX_COUNT: u64 = 65_536;
 pub fn counts(intent: &Intent) -> Result<Counts, Vec<Finding>> {
     let t = &intent.fabric.topology;
     bounds(t)?;
+    let homes = Homes::of(t)?;
     let three_tier = tiers(t)?;
     let z = zones(t, three_tier)?;
+    homing::planes_fit(t, homes.leaf_planes())?;
     let p = match (three_tier, &t.super_spine) {
         (true, Some(ss)) => planes(ss, t.spine.count)?,
         _ => Planes::NONE,
@@ -198,6 +220,7 @@ pub fn counts(intent: &Intent) -> Result<Counts, Vec<Finding>> {
         super_spines: p.super_spines,
         planes: p.planes,
         supers_per_plane: p.per_plane,
+        homes,
     };
     switches(c.leaves() as u64 + c.spines() as u64 + c.super_spines as u64)?;
     Ok(c)
@@ -207,9 +230,11 @@ pub fn counts(intent: &Intent) -> Result<Counts, Vec<Finding>> {
 pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     let t = &intent.fabric.topology;
     bounds(t)?;
+    let homes = Homes::of(t)?;
     let three_tier = tiers(t)?;
     let z = zones(t, three_tier)?;
-    let mut s = leaf_uplinks(t, three_tier, &z)?;
+    homing::planes_fit(t, homes.leaf_planes())?;
+    let mut s = leaf_uplinks(t, three_tier, &z, homes)?;
     if let (true, Some(ss)) = (three_tier, &t.super_spine) {
         spine_uplinks(t, ss, &mut s)?;
     }
@@ -351,9 +376,14 @@ fn zones(t: &Topology, three_tier: bool) -> Result<Zones, Vec<Finding>> {
 
 /// Leaf uplinks from the oversubscription, spread evenly over the spines of a zone; the shape of a
 /// 2-tier fabric (`AIF-FAB-003`, `-004`, `-006`).
-fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<Finding>> {
+fn leaf_uplinks(
+    t: &Topology,
+    three_tier: bool,
+    z: &Zones,
+    homes: Homes,
+) -> Result<Shape, Vec<Finding>> {
     let leaf_up = uplinks(
-        t.servers_per_group,
+        homes.ports_per_leaf(),
         t.nic_speed,
         t.leaf.oversubscription,
         t.leaf.uplink_speed,
@@ -373,25 +403,37 @@ fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<
         )
     })?;
     let spines_per_zone = t.spine.count;
-    if leaf_up == 0 || leaf_up % spines_per_zone != 0 {
+    let leaf_planes = homes.leaf_planes();
+    let spp = spines_per_zone / leaf_planes;
+    if leaf_up == 0 || leaf_up % spp != 0 {
+        let of_plane = if leaf_planes > 1 { " of its plane" } else { "" };
         return Err(refuse(
             Rule::UplinksUneven,
             format!(
-                "each leaf has {leaf_up} uplinks, which do not spread evenly over {spines_per_zone} spines"
+                "each leaf has {leaf_up} uplinks, which do not spread evenly over the {spp} spines{of_plane}"
             ),
             "/fabric/topology/spine/count",
             format!(
-                "use a spine count that divides {leaf_up} (e.g. {})",
+                "use a spine count{} (e.g. {})",
+                if leaf_planes > 1 {
+                    format!(
+                        " of {leaf_planes} × a number that divides {leaf_up}: each plane has its own spines"
+                    )
+                } else {
+                    format!(" that divides {leaf_up}")
+                },
                 divisors(leaf_up)
                     .iter()
-                    .map(u32::to_string)
+                    .map(|d| (d * leaf_planes).to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
         ));
     }
-    let links_per_spine = leaf_up / spines_per_zone;
-    let spine_down64 = z.groups_per_zone as u64 * t.rails as u64 * links_per_spine as u64;
+    let links_per_spine = leaf_up / spp;
+    let leaves_per_plane_zone =
+        z.groups_per_zone as u64 * homes.leaves_per_group() as u64 / leaf_planes as u64;
+    let spine_down64 = leaves_per_plane_zone * links_per_spine as u64;
     if spine_down64 > MAX_COUNT {
         return Err(refuse(
             Rule::FabricTooLarge,
@@ -423,6 +465,8 @@ fn leaf_uplinks(t: &Topology, three_tier: bool, z: &Zones) -> Result<Shape, Vec<
         nic_speed: t.nic_speed,
         leaf_uplink_speed: t.leaf.uplink_speed,
         spine_uplink_speed: t.spine.uplink_speed.unwrap_or(t.leaf.uplink_speed),
+        homes,
+        spines_per_leaf_plane: spp,
     })
 }
 

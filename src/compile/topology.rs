@@ -6,6 +6,7 @@
 //! highest ports, spread round-robin over the spines (uplink k goes to spine k mod count); a spine's
 //! leaf-facing ports follow the leaf order, so a new group takes new ports and moves none.
 
+use super::homing::NicPort;
 use super::pattern;
 use super::shape::Shape;
 use super::stable::{self, Cable, Index, Ports};
@@ -303,7 +304,7 @@ fn port_budgets(
 fn budget_problems(s: &Shape, d: &DraftDevice, pf: &Platform) -> Vec<String> {
     let (down, down_speed, up, up_speed) = match d.role {
         Role::Leaf => (
-            s.servers_per_group,
+            s.ports_per_leaf(),
             s.nic_speed,
             s.leaf_up,
             s.leaf_uplink_speed,
@@ -425,28 +426,29 @@ impl<'a> Wiring<'a> {
     }
 }
 
-/// Server ports on the leaves, the lowest ports in slot order, each with its server-leaf cable.
+/// Server ports on the leaves, the lowest ports in the order [`Homes`](super::homing::Homes) gives
+/// (slot, rail on rack leaves, NIC port on `same-leaf`), each with its server-leaf cable.
 fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink>, Vec<Finding>> {
     let s = w.s;
+    let (per_group, per_leaf) = (s.leaves_per_group(), s.ports_per_leaf());
     let mut links = Vec::new();
     for li in 0..s.leaves() {
         let di = w.index_of(Role::Leaf, li);
         if !w.selected[di] {
             continue;
         }
-        let (group, rail) = (
-            devices[di].group.unwrap_or(1),
-            devices[di].rail.unwrap_or(1),
-        );
-        for slot in 1..=s.servers_per_group {
-            let server_no = (group - 1) * s.servers_per_group + slot;
+        let group = devices[di].group.unwrap_or(1);
+        let j = li % per_group;
+        for k in 0..per_leaf {
+            let n = s.homes.nic_port(j, k);
+            let server_no = (group - 1) * s.servers_per_group + n.slot + 1;
             if server_no > s.servers {
                 break;
             }
-            let (sname, nic) = server_names(w.t, server_no, group, slot, rail)?;
+            let (sname, nic) = server_names(w.t, server_no, group, n)?;
             let iface = interface(
                 w.ports_of(&devices[di]),
-                slot,
+                k + 1,
                 PortKind::Server,
                 Direction::Down,
                 s.nic_speed.gbps(),
@@ -456,9 +458,8 @@ fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink
                 w.server_cable,
             );
             devices[di].interfaces.push(iface);
-            let seq = ((group - 1) * s.rails * s.servers_per_group
-                + (rail - 1) * s.servers_per_group
-                + (slot - 1)) as u64;
+            let seq =
+                ((group - 1) as u64 * per_group as u64 + j as u64) * per_leaf as u64 + k as u64;
             links.push(DraftLink {
                 tier: LinkTier::ServerLeaf,
                 lower: None,
@@ -478,21 +479,26 @@ fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink
     Ok(links)
 }
 
-/// A server's hostname and the name of its NIC on `rail`, or why they are unsafe (`AIF-NAME-003`).
+/// A server's hostname and the name of its NIC port `n`, or why they are unsafe (`AIF-NAME-003`).
 fn server_names(
     t: &Topology,
     server_no: u32,
     group: u32,
-    slot: u32,
-    rail: u32,
+    n: NicPort,
 ) -> Result<(String, String), Vec<Finding>> {
     let sname = pattern::expand(
         &t.server_hostname,
-        &[("index", server_no), ("group", group), ("slot", slot)],
+        &[
+            ("index", server_no),
+            ("group", group),
+            ("rack", group),
+            ("slot", n.slot + 1),
+        ],
     )
     .and_then(|n| pattern::check_token(&n).map(|_| n));
-    let nic = pattern::expand(&t.server_nic, &[("rail", rail), ("nic", rail - 1)])
-        .and_then(|n| pattern::check_token(&n).map(|_| n));
+    let values = [("rail", n.rail + 1), ("nic", n.rail), ("port", n.port + 1)];
+    let nic =
+        pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n));
     match (sname, nic) {
         (Ok(a), Ok(b)) => Ok((a, b)),
         (Err(e), _) => Err(vec![
@@ -508,18 +514,21 @@ fn server_names(
     }
 }
 
-/// Leaf uplinks to the spines of the leaf's zone: the leaf's highest ports, uplink k to spine k mod
-/// count; a spine's port is the leaf's ordinal in the zone × links per spine + link.
+/// Leaf uplinks to the spines of the leaf's zone and leaf plane: the leaf's highest ports, uplink k to
+/// the plane's spine k mod its count (spine n of a zone is in plane n mod planes); a spine's port is the
+/// leaf's ordinal among its plane's leaves in the zone × links per spine + link.
 fn leaf_uplinks(w: &Wiring, devices: &[DraftDevice], plan: &mut Vec<Cable>) {
     let s = w.s;
+    let (planes, spp) = (s.homes.leaf_planes(), s.spines_per_leaf_plane);
     for li in 0..s.leaves() {
         let di = w.index_of(Role::Leaf, li);
         let zone0 = li / s.leaves_per_zone();
-        let local = li % s.leaves_per_zone();
+        let plane = li % planes;
+        let local = li % s.leaves_per_zone() / planes;
         let leaf_ports = w.ports_of(&devices[di]).count();
         for k in 0..s.leaf_up {
-            let spine_local = k % s.spines_per_zone;
-            let link_no = k / s.spines_per_zone;
+            let spine_local = plane + planes * (k % spp);
+            let link_no = k / spp;
             let si = w.index_of(Role::Spine, zone0 * s.spines_per_zone + spine_local);
             if !w.selected[di] && !w.selected[si] {
                 continue;
@@ -627,11 +636,11 @@ fn summary(s: &Shape) -> Summary {
         super_spines: s.super_spines,
         servers: s.servers,
         gpus: s.servers * s.rails,
-        server_links: s.servers * s.rails,
+        server_links: s.server_ports(),
         leaf_spine_links: s.leaves() * s.leaf_up,
         spine_super_spine_links: s.spines() * s.spine_up,
         leaf_oversubscription: ratio_text(
-            s.servers_per_group as u64 * s.nic_speed.gbps() as u64,
+            s.ports_per_leaf() as u64 * s.nic_speed.gbps() as u64,
             s.leaf_up as u64 * s.leaf_uplink_speed.gbps() as u64,
         ),
         spine_oversubscription: s.three_tier.then(|| {

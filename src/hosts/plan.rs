@@ -4,7 +4,7 @@
 use super::names;
 use crate::diag::Finding;
 use crate::intent::hosts::Hosts;
-use crate::intent::{Intent, QosClass};
+use crate::intent::{Attachment, Intent, QosClass};
 use crate::model::hosts::{HostsPlan, KubernetesPlan};
 use crate::model::{FabricModel, LinkTier};
 use crate::rules::Rule;
@@ -46,6 +46,37 @@ pub fn rules(intent: &Intent, out: &mut Vec<Finding>) {
     cts_class(intent, h, out);
     cnp_class(intent, h, out);
     route_tables(intent, h, out);
+    rail_nics(intent, out);
+}
+
+/// AIF-HOST-006: the host files route one rail per NIC through that rail's leaf (a routing table and a
+/// Spiderpool pool per rail), so they need single-port NICs on rail leaves: a dual-homed NIC (two
+/// addresses, two gateways on one device) or a rack leaf (every rail on one leaf) is refused rather
+/// than written half-right.
+fn rail_nics(intent: &Intent, out: &mut Vec<Finding>) {
+    let t = &intent.fabric.topology;
+    let (problem, at) = if t.nic_ports > 1 {
+        (
+            format!(
+                "host files are written for single-port NICs; this fabric's NICs have {} ports",
+                t.nic_ports
+            ),
+            "/fabric/topology/nic_ports",
+        )
+    } else if t.leaf.attachment == Attachment::Rack {
+        (
+            "host files route each rail through its rail leaf; rack leaves take every rail"
+                .to_string(),
+            "/fabric/topology/leaf/attachment",
+        )
+    } else {
+        return;
+    };
+    out.push(
+        Finding::new(Rule::HostsNeedRailNics, problem)
+            .at(at)
+            .hint("remove the `hosts` section (or set `hosts.enabled: false`) and configure the servers' NIC ports outside aifab"),
+    );
 }
 
 fn class<'i>(intent: &'i Intent, name: &str) -> Option<&'i QosClass> {

@@ -120,10 +120,21 @@ pub struct Topology {
     #[serde(default = "default_server_hostname")]
     #[schemars(example = &"gpu{index:04}")]
     pub server_hostname: String,
-    /// Server NIC name pattern. Placeholders: `{rail}` (1-based) and `{nic}` (0-based).
+    /// Server NIC name pattern. Placeholders: `{rail}` (1-based), `{nic}` (0-based) and `{port}` (1-based
+    /// NIC port, always 1 on single-port NICs), which a two-port NIC's pattern must use.
     #[serde(default = "default_server_nic")]
     #[schemars(example = &"eth{nic}")]
     pub server_nic: String,
+    /// Ports per NIC: 1, or 2 for a dual-homed NIC (Alibaba HPN: each NIC port to its own leaf). With 2,
+    /// `homing` says where the two ports go.
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 2))]
+    pub nic_ports: u32,
+    /// Where the two ports of a two-port NIC land (`nic_ports: 2` only): `same-leaf`, `two-leaves` (two
+    /// leaves of one plane, both under the same spines) or `two-planes` (leaf plane 1 and leaf plane 2,
+    /// each plane its own leaves, spines and super-spines, never joined).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homing: Option<Homing>,
     /// Number of zones (three-tier only). Groups are spread evenly across zones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
@@ -149,6 +160,40 @@ pub enum TopologyKind {
     ThreeTier,
 }
 
+/// Where the two ports of a two-port NIC land.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Homing {
+    /// Both ports on the NIC's one leaf, on two adjacent server ports.
+    SameLeaf,
+    /// Port 1 and port 2 on two different leaves (sides 1 and 2) of the same plane: both leaves connect
+    /// to the same spines.
+    TwoLeaves,
+    /// Port p on a leaf of plane p (HPN dual-plane): a plane's leaves connect only to the plane's spines,
+    /// its spines only to the plane's super-spines. Spine n of a zone is in plane ((n-1) mod 2)+1.
+    TwoPlanes,
+}
+
+/// How servers attach to leaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Attachment {
+    /// Rail-optimized: each group has one leaf per rail (per side), NIC n of every server of the group on
+    /// rail leaf n.
+    #[default]
+    Rail,
+    /// Rack leaves (Meta's rack training switch): each group is a rack with one leaf (per side) that takes
+    /// every NIC of every server in the rack. Leaf names use `{rack}` (or `{group}`), not `{rail}`.
+    Rack,
+}
+
+impl Attachment {
+    /// True for the default, rail attachment (left out when serialized).
+    pub fn is_rail(&self) -> bool {
+        *self == Attachment::Rail
+    }
+}
+
 /// Leaf layer settings.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -156,10 +201,15 @@ pub struct LeafTier {
     /// Platform as `<os>/<model>`, a name listed in `vendors/<os>.yaml`.
     #[schemars(regex(pattern = r"^(nxos|eos|sonic)/[a-z0-9][a-z0-9._-]*$"), example = &"nxos/n9k-c9364d-gx2a")]
     pub platform: String,
-    /// Hostname pattern. Placeholders: `{group}`, `{rail}`, `{zone}`, `{index}` (1-based), with an optional
-    /// zero-pad width: `{group:02}`.
+    /// Hostname pattern. Placeholders: `{group}` (alias `{rack}`), `{rail}` (rail leaves only), `{zone}`,
+    /// `{index}` (1-based), `{side}` (the NIC port the leaf takes, 1 or 2) and `{plane}` (its leaf plane),
+    /// with an optional zero-pad width: `{group:02}`.
     #[schemars(example = &"su{group}-r{rail}-leaf")]
     pub hostname: String,
+    /// `rail` (the default: one leaf per rail in each group) or `rack` (one leaf per rack taking all NICs
+    /// of its servers; a group is a rack).
+    #[serde(default, skip_serializing_if = "Attachment::is_rail")]
+    pub attachment: Attachment,
     /// Speed of each leaf uplink.
     pub uplink_speed: Speed,
     /// Leaf oversubscription, server bandwidth : uplink bandwidth.
@@ -180,10 +230,12 @@ pub struct SpineTier {
     /// Platform as `<os>/<model>`.
     #[schemars(regex(pattern = r"^(nxos|eos|sonic)/[a-z0-9][a-z0-9._-]*$"), example = &"eos/7800r3")]
     pub platform: String,
-    /// Hostname pattern. Placeholders: `{index}` (1-based within the zone), `{zone}`.
+    /// Hostname pattern. Placeholders: `{index}` (1-based within the zone), `{zone}`, `{plane}` (the
+    /// spine's plane: leaf plane with `homing: two-planes`, else its super-spine plane; 1 without planes).
     #[schemars(example = &"spine{index:02}")]
     pub hostname: String,
-    /// Number of spines (per zone, in a three-tier fabric). Leaf uplinks are spread evenly across them.
+    /// Number of spines (per zone, in a three-tier fabric), of all planes. Leaf uplinks are spread evenly
+    /// across the spines of the leaf's plane.
     #[schemars(range(min = 1), example = 16)]
     pub count: u32,
     /// Speed of each spine uplink to the super-spines (three-tier only; defaults to the leaf uplink speed).

@@ -46,9 +46,10 @@ pub struct Device {
     pub zone: Option<u32>,
     /// Server group (leaves), 1-based.
     pub group: Option<u32>,
-    /// Rail (leaves), 1-based.
+    /// Rail (rail leaves), 1-based; `None` for rack leaves, which take every rail.
     pub rail: Option<u32>,
-    /// Spine plane (three-tier spines and super-spines), 1-based.
+    /// Plane, 1-based: a leaf's leaf plane (`homing: two-planes`), a spine's or super-spine's spine plane
+    /// (three-tier, or two-plane fabrics), which lies in leaf plane ((p-1) mod leaf planes)+1.
     pub plane: Option<u32>,
     /// Index within the role (and zone), 1-based.
     pub index: u32,

@@ -35,9 +35,9 @@ pub struct Placed {
     pub zone: Option<u32>,
     /// Server group (leaves), 1-based.
     pub group: Option<u32>,
-    /// Rail (leaves), 1-based.
+    /// Rail (rail leaves), 1-based; `None` for rack leaves.
     pub rail: Option<u32>,
-    /// Spine plane (three-tier spines and super-spines), 1-based.
+    /// Plane, 1-based: a leaf's leaf plane (`homing: two-planes`), a spine's or super-spine's spine plane.
     pub plane: Option<u32>,
     /// Index within the role (and zone), 1-based.
     pub index: u32,
@@ -83,6 +83,8 @@ struct Slot {
     zone: Option<u32>,
     group: Option<u32>,
     rail: Option<u32>,
+    /// The NIC port a leaf takes when a NIC's ports land on two leaves.
+    side: Option<u32>,
     plane: Option<u32>,
     index: u32,
     seq: u32,
@@ -98,30 +100,41 @@ fn slots(c: &Counts) -> Vec<Slot> {
         zone: None,
         group: None,
         rail: None,
+        side: None,
         plane: Some(i / c.supers_per_plane.max(1) + 1),
         index: i + 1,
         seq: i,
     }));
+    // Spine n is in spine plane n mod planes; with leaf planes (a multiple of them in three tiers) in
+    // leaf plane n mod leaf planes.
+    let leaf_planes = c.homes.leaf_planes();
+    let spine_planes = c.planes.max(leaf_planes);
     for z in 0..c.zones {
         out.extend((0..c.spines_per_zone).map(|i| Slot {
             role: Role::Spine,
             zone: zone(z + 1),
             group: None,
             rail: None,
-            plane: c.three_tier.then_some(i % c.planes.max(1) + 1),
+            side: None,
+            plane: (c.three_tier || leaf_planes > 1).then_some(i % spine_planes + 1),
             index: i + 1,
             seq: z * c.spines_per_zone + i,
         }));
     }
+    let per_group = c.homes.leaves_per_group();
     for g in 0..c.groups {
-        out.extend((0..c.rails).map(|r| Slot {
-            role: Role::Leaf,
-            zone: zone(g / c.groups_per_zone + 1),
-            group: Some(g + 1),
-            rail: Some(r + 1),
-            plane: None,
-            index: g * c.rails + r + 1,
-            seq: g * c.rails + r,
+        out.extend((0..per_group).map(|j| {
+            let (rail, side) = c.homes.leaf_at(j);
+            Slot {
+                role: Role::Leaf,
+                zone: zone(g / c.groups_per_zone + 1),
+                group: Some(g + 1),
+                rail,
+                side,
+                plane: c.homes.plane_of_leaf(j),
+                index: g * per_group + j + 1,
+                seq: g * per_group + j,
+            }
         }));
     }
     out
@@ -221,6 +234,7 @@ pub fn stand_in(intent: &Intent, catalog: &Catalog) -> Placement {
         zone: None,
         group: first,
         rail: first,
+        side: None,
         plane: None,
         index: 1,
         seq: 0,

@@ -29,13 +29,26 @@ fn pattern_ptr(role: Role) -> &'static str {
 /// The placeholder values of one device's hostname pattern.
 fn values(slot: &Slot, supers_per_plane: u32) -> Vec<(&'static str, u32)> {
     match slot.role {
-        Role::Leaf => vec![
-            ("group", slot.group.unwrap_or(0)),
-            ("rail", slot.rail.unwrap_or(0)),
-            ("zone", slot.zone.unwrap_or(1)),
+        Role::Leaf => {
+            let mut v = vec![
+                ("group", slot.group.unwrap_or(0)),
+                ("rack", slot.group.unwrap_or(0)),
+                ("zone", slot.zone.unwrap_or(1)),
+                ("index", slot.index),
+                ("side", slot.side.unwrap_or(1)),
+                ("plane", slot.plane.unwrap_or(1)),
+            ];
+            // Rack leaves take every rail: `{rail}` is unknown in their pattern.
+            if let Some(r) = slot.rail {
+                v.insert(1, ("rail", r));
+            }
+            v
+        }
+        Role::Spine => vec![
             ("index", slot.index),
+            ("zone", slot.zone.unwrap_or(1)),
+            ("plane", slot.plane.unwrap_or(1)),
         ],
-        Role::Spine => vec![("index", slot.index), ("zone", slot.zone.unwrap_or(1))],
         Role::SuperSpine => vec![
             ("index", slot.index),
             ("plane", (slot.index - 1) / supers_per_plane.max(1) + 1),
@@ -91,7 +104,7 @@ pub(super) fn duplicates(devices: &[(&str, Role)]) -> Option<Finding> {
             )
             .at(pattern_ptr(*role))
             .hint(match role {
-                Role::Leaf => "include {group} and {rail} (or {index}) in the leaf pattern",
+                Role::Leaf => "include {group} and {rail} (or {index}) in the leaf pattern; {side} or {plane} when a NIC's two ports land on two leaves; {rack} for rack leaves",
                 Role::Spine => "include {index}, and {zone} in a three-tier fabric",
                 Role::SuperSpine => "include {index} in the super-spine pattern",
             }),
