@@ -177,6 +177,7 @@ rules! {
     PlanesDivide = ("AIF-FAB-005", Error, Compile, "Planes must divide the spines per zone and the super-spines"),
     FabricTooLarge = ("AIF-FAB-006", Error, Compile, "The fabric is within aifab's size limits"),
     PlatformPorts = ("AIF-FAB-010", Error, Compile, "The platform has too few ports, or the wrong speed"),
+    PortModeMissing = ("AIF-FAB-011", Error, Compile, "Every link speed has a port mode on the platform"),
 
     PoolNotIpv4 = ("AIF-ADDR-001", Error, Compile, "Pools are IPv4"),
     PoolTooSmall = ("AIF-ADDR-002", Error, Compile, "A pool is too small"),

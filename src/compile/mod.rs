@@ -11,6 +11,7 @@ pub mod addressing;
 pub mod baseline;
 pub mod features;
 pub mod pattern;
+pub mod ports;
 pub mod qos;
 pub mod shape;
 pub mod stable;
