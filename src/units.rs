@@ -623,6 +623,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn port_modes_parse_and_print() {
+        let m = PortMode::parse("2x400G").unwrap();
+        assert_eq!((m.children, m.speed), (2, Speed(400)));
+        assert_eq!(m.to_string(), "2x400G");
+        for bad in [
+            "2x", "x400G", "0x400G", "9x100G", "02x400G", "2x400", "2 x400G",
+        ] {
+            assert!(PortMode::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn sizes_are_exact() {
         assert_eq!(Size::parse("150KB"), Ok(Size(153_600)));
         assert_eq!(Size::parse("1.5MB"), Ok(Size(1_572_864)));
