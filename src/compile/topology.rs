@@ -280,6 +280,9 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
 /// once per role and platform at its first device.
 type Layouts = BTreeMap<(Role, String), Vec<PortGroup>>;
 
+/// Port names per role, then platform (looked up by `&str`, without allocating).
+type PortCaches = BTreeMap<Role, BTreeMap<String, PortCache>>;
+
 fn port_budgets(
     intent: &Intent,
     catalog: &Catalog,
@@ -344,7 +347,7 @@ struct Wiring<'a> {
     s: &'a Shape,
     t: &'a Topology,
     /// Interface names of every port, once per role and platform (not once per port).
-    ports: BTreeMap<(Role, String), PortCache>,
+    ports: PortCaches,
     /// Whether ports and cables are built for each device (`--only`).
     selected: Vec<bool>,
     mtu: u32,
@@ -363,10 +366,11 @@ impl<'a> Wiring<'a> {
         only: Option<&globset::GlobMatcher>,
     ) -> Wiring<'a> {
         let t = &intent.fabric.topology;
-        let mut ports = BTreeMap::new();
+        let mut ports = PortCaches::new();
         for ((role, platform), groups) in layouts {
             if let Some((_, pf)) = catalog.get(platform) {
-                ports.insert((*role, platform.clone()), PortCache::new(pf, groups));
+                let cache = PortCache::new(pf, groups);
+                ports.entry(*role).or_default().insert(platform.clone(), cache);
             }
         }
         let c = &t.cable_length;
@@ -398,7 +402,7 @@ impl<'a> Wiring<'a> {
 
     /// The port names of a device's platform.
     fn ports_of(&self, d: &DraftDevice) -> &PortCache {
-        &self.ports[&(d.role, d.platform.clone())]
+        &self.ports[&d.role][d.platform.as_str()]
     }
 
     /// The link speed of a switch tier.
@@ -672,7 +676,7 @@ fn placeholder_interface() -> Interface {
 #[allow(clippy::too_many_arguments)]
 fn connect(
     devices: &mut [DraftDevice],
-    cache: &BTreeMap<(Role, String), PortCache>,
+    cache: &PortCaches,
     tier: LinkTier,
     (lo, lo_port): (usize, u32),
     (up, up_port): (usize, u32),
@@ -681,8 +685,8 @@ fn connect(
     cable_m: u32,
     seq: u64,
 ) -> DraftLink {
-    let key = |d: &DraftDevice| (d.role, d.platform.clone());
-    let (lo_cache, up_cache) = (&cache[&key(&devices[lo])], &cache[&key(&devices[up])]);
+    let of = |d: &DraftDevice| &cache[&d.role][d.platform.as_str()];
+    let (lo_cache, up_cache) = (of(&devices[lo]), of(&devices[up]));
     let lower = interface(
         lo_cache,
         lo_port,
