@@ -370,7 +370,10 @@ impl<'a> Wiring<'a> {
         for ((role, platform), groups) in layouts {
             if let Some((_, pf)) = catalog.get(platform) {
                 let cache = PortCache::new(pf, groups);
-                ports.entry(*role).or_default().insert(platform.clone(), cache);
+                ports
+                    .entry(*role)
+                    .or_default()
+                    .insert(platform.clone(), cache);
             }
         }
         let c = &t.cable_length;
