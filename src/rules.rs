@@ -179,6 +179,7 @@ rules! {
     HomingNicPorts = ("AIF-FAB-007", Error, Compile, "Two-port NICs say where their ports home, and only they do"),
     LeafPlanesDivide = ("AIF-FAB-008", Error, Compile, "Leaf planes divide the spines of a zone and the super-spine planes"),
     PlatformPorts = ("AIF-FAB-010", Error, Compile, "The platform has too few ports, or the wrong speed"),
+    PortModeMissing = ("AIF-FAB-011", Error, Compile, "Every link speed has a port mode on the platform"),
 
     PoolNotIpv4 = ("AIF-ADDR-001", Error, Compile, "Pools are IPv4"),
     PoolTooSmall = ("AIF-ADDR-002", Error, Compile, "A pool is too small"),

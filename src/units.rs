@@ -304,6 +304,63 @@ impl JsonSchema for Speed {
     }
 }
 
+/// How one front-panel port runs: `children` ports of `speed` each (`1x800G` native, `2x400G` broken
+/// out into two 400G ports). Written `<children>x<speed>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PortMode {
+    /// Ports the front-panel port becomes (1: not broken out).
+    pub children: u32,
+    /// Speed of each of them.
+    pub speed: Speed,
+}
+
+impl PortMode {
+    /// Parses `2x400G`.
+    pub fn parse(text: &str) -> Result<PortMode, String> {
+        let bad = || format!("`{text}` is not a port mode: write `<ports>x<speed>`, e.g. `2x400G`");
+        let (n, sp) = text.split_once('x').ok_or_else(bad)?;
+        let children: u32 = n.parse().map_err(|_| bad())?;
+        if !(1..=8).contains(&children) || n.starts_with('0') {
+            return Err(format!("`{text}`: a port breaks out into 1 to 8 ports"));
+        }
+        let speed = Speed::parse(sp).map_err(|_| bad())?;
+        Ok(PortMode { children, speed })
+    }
+}
+
+impl fmt::Display for PortMode {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}x{}", self.children, self.speed)
+    }
+}
+
+string_or_int_serde!(
+    PortMode,
+    "a port mode such as 2x400G",
+    |_v| Err::<PortMode, String>("a port mode is `<ports>x<speed>`: write e.g. `2x400G`".into()),
+    PortMode::parse
+);
+
+impl Serialize for PortMode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl JsonSchema for PortMode {
+    fn schema_name() -> Cow<'static, str> {
+        "PortMode".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A port mode: how many ports one front-panel port runs as, and at what speed each (`1x800G`, `2x400G`, `4x100G`).",
+            "type": "string",
+            "pattern": "^[1-8]x[1-9][0-9]*G$",
+            "examples": ["2x400G", "4x200G"]
+        })
+    }
+}
+
 /// A cable length in whole metres, written `3m`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Length(pub u32);
@@ -564,6 +621,18 @@ pub fn gcd(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn port_modes_parse_and_print() {
+        let m = PortMode::parse("2x400G").unwrap();
+        assert_eq!((m.children, m.speed), (2, Speed(400)));
+        assert_eq!(m.to_string(), "2x400G");
+        for bad in [
+            "2x", "x400G", "0x400G", "9x100G", "02x400G", "2x400", "2 x400G",
+        ] {
+            assert!(PortMode::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sizes_are_exact() {

@@ -96,7 +96,7 @@ fn generated_24k_fabric_at_reduced_size_keeps_the_invariants() {
 
 #[test]
 fn every_example_keeps_the_invariants() {
-    for p in common::example_intents() {
+    for p in common::example_and_extra_intents() {
         invariants(&common::model(&p));
     }
 }
@@ -135,6 +135,26 @@ fn pools_too_small_say_the_numbers() {
     );
 }
 
+/// Ports of a device in its layout: children x front-panel ports of every group (the front-panel
+/// count when nothing is broken out). The groups cover every front-panel port exactly once.
+fn port_total(d: &aifab::model::Device, panels: u32) -> u32 {
+    if d.port_groups.is_empty() {
+        return panels;
+    }
+    let mut next = 1;
+    for g in &d.port_groups {
+        assert_eq!(g.first_panel, next, "{}: groups in panel order", d.hostname);
+        next += g.panels;
+    }
+    assert_eq!(
+        next,
+        panels + 1,
+        "{}: groups cover every front-panel port",
+        d.hostname
+    );
+    d.port_groups.iter().map(|g| g.panels * g.children).sum()
+}
+
 /// Checks the structural invariants of a compiled fabric.
 fn invariants(m: &FabricModel) {
     let cat = Catalog::builtin();
@@ -142,10 +162,11 @@ fn invariants(m: &FabricModel) {
     let mut ports: HashMap<(&str, &str), (u32, u32)> = HashMap::new();
     for d in &m.devices {
         let (_, pf) = cat.get(&d.platform).expect("platform");
+        let total = port_total(d, pf.ports.count);
         let mut seen = BTreeSet::new();
         for i in &d.interfaces {
             assert!(
-                i.port >= 1 && i.port <= pf.ports.count,
+                i.port >= 1 && i.port <= total,
                 "{} port {} out of range",
                 d.hostname,
                 i.port
@@ -157,14 +178,19 @@ fn invariants(m: &FabricModel) {
                 i.port
             );
             assert!(
-                pf.ports.speeds.iter().any(|s| s.gbps() == i.speed_gbps),
+                pf.port_speeds().iter().any(|s| s.gbps() == i.speed_gbps),
                 "{} {} runs at {}G, not a speed of {}",
                 d.hostname,
                 i.name,
                 i.speed_gbps,
                 d.platform
             );
-            assert_eq!(i.name, pf.interface_name(i.port));
+            let at = d.locate(i.port).expect("port in a group");
+            assert_eq!(i.name, pf.child_name(at.panel, at.child, at.children));
+            if at.children > 1 {
+                // A broken-out port runs at its mode's speed, one of the platform's breakouts.
+                assert_eq!(at.speed_gbps, i.speed_gbps, "{} {}", d.hostname, i.name);
+            }
             ports.insert(
                 (d.hostname.as_str(), i.name.as_str()),
                 (i.port, i.speed_gbps),

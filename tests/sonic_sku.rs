@@ -129,6 +129,51 @@ fn sku_dir(devices: &Path, sku: &SonicFacts) -> PathBuf {
     found.unwrap_or_else(|| panic!("no folder for {}/{}", sku.platform, sku.hwsku))
 }
 
+/// Every SONiC platform's breakout facts are its `platform.json` and `hwsku.json`: for every front-panel
+/// port, each mode's keyword is one of the port's `breakout_modes`, the child aliases aifab derives are
+/// the ones listed for it, and `default_brkout_mode` is the port's in `hwsku.json`.
+#[test]
+fn breakout_facts_are_the_platform_json() {
+    let Some(devices) = devices_dir() else { return };
+    let mut checked = 0;
+    for (name, pf, sku) in sonic_platforms() {
+        if pf.ports.breakout.is_empty() {
+            continue;
+        }
+        let dir = sku_dir(&devices, sku);
+        let read = |p: PathBuf| -> Value {
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        };
+        let platform = read(dir.parent().expect("platform dir").join("platform.json"));
+        let hwsku = read(dir.join("hwsku.json"));
+        for port in 1..=pf.ports.count {
+            let row = sku.port(port).expect("row");
+            let modes = &platform["interfaces"][&row.name]["breakout_modes"];
+            let default = hwsku["interfaces"][&row.name]["default_brkout_mode"].as_str();
+            assert_eq!(
+                default,
+                sku.default_brkout_mode.as_deref(),
+                "{name}: {}",
+                row.name
+            );
+            for b in &pf.ports.breakout {
+                let listed = modes[&b.keyword]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{name}: {}: no mode {}", row.name, b.keyword));
+                let derived: Vec<String> = (1..=b.mode.children)
+                    .map(|c| sku.child(port, c, b.mode.children).expect("child").alias)
+                    .collect();
+                let listed: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
+                assert_eq!(derived, listed, "{name}: {} as {}", row.name, b.keyword);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 64 * 5, "only {checked} port modes checked");
+}
+
 /// The data lines of an `.ini` table, split on whitespace, and the column names of its `#` header.
 fn ini(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap_or_default();

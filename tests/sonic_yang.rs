@@ -1042,10 +1042,11 @@ fn read_json(p: &Path) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Every SONiC device of every example intent: (intent, hostname, parsed config_db.json).
+/// Every SONiC device of every example intent and of `tests/sonic/breakout-lossy.yaml`: (intent,
+/// hostname, parsed config_db.json).
 fn rendered_sonic() -> Vec<(String, String, Value)> {
     let mut out = Vec::new();
-    for path in common::example_intents() {
+    for path in common::example_and_extra_intents() {
         let (model, files) = common::render(&path);
         for d in model
             .devices

@@ -67,7 +67,7 @@ fn sonic_ports(f: &OutFile) -> Ports {
 fn every_front_panel_port_is_used_or_shut() {
     let catalog = Catalog::builtin();
     let mut checked = 0;
-    for path in common::example_intents() {
+    for path in common::example_and_extra_intents() {
         let (model, files) = common::render(&path);
         let mut by_device: BTreeMap<&str, Ports> = BTreeMap::new();
         for f in &files {
@@ -85,8 +85,19 @@ fn every_front_panel_port_is_used_or_shut() {
                 .get(d.hostname.as_str())
                 .unwrap_or_else(|| panic!("{path}: no config for {}", d.hostname));
             let pf = &catalog.get(&d.platform).expect("platform").1;
-            let all: BTreeSet<String> =
-                (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect();
+            // The platform's ports in the device's modes: each front-panel port, or its children.
+            let mut all = BTreeSet::new();
+            for port in 1.. {
+                let Some(at) = d.locate(port) else { break };
+                if at.panel > pf.ports.count {
+                    break;
+                }
+                assert!(
+                    all.insert(pf.child_name(at.panel, at.child, at.children)),
+                    "{path}: {}: port {port}'s name twice",
+                    d.hostname
+                );
+            }
             let used: BTreeSet<String> = d.interfaces.iter().map(|i| i.name.clone()).collect();
             assert_eq!(ports.up, used, "{path}: {}: ports brought up", d.hostname);
             assert!(ports.up.is_disjoint(&ports.shut), "{}", d.hostname);

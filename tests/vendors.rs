@@ -45,7 +45,7 @@ const EXPECTED: &[Expect] = &[
         "eos/7060x6",
         Os::Eos,
         64,
-        &[800, 400],
+        &[800],
         &[(1, "Ethernet1/1"), (64, "Ethernet64/1")],
     ),
     (
@@ -362,4 +362,64 @@ fn a_missing_source_is_refused() {
     assert!(e.contains("n9k-c9364d-gx2a"), "{e}");
     assert!(e.contains("`max_mtu`"), "{e}");
     assert!(e.contains("no entry in `sources`"), "{e}");
+}
+
+#[test]
+fn breakout_children_are_named_per_os() {
+    let cat = catalog();
+    let pf = |n: &str| cat.get(n).expect("platform").1.clone();
+    // EOS: children named by their first lane of 8 (Ethernet1/1, 1/5 as 2x400G; 1/3 as 4x200G).
+    let eos = pf("eos/7060x6");
+    assert_eq!(eos.child_name(1, 2, 2), "Ethernet1/5");
+    assert_eq!(eos.child_name(64, 3, 4), "Ethernet64/5");
+    assert_eq!(eos.child_name(7, 8, 8), "Ethernet7/8");
+    // NX-OS: Ethernet1/<port>/<child>.
+    let nx = pf("nxos/n9k-c9364d-gx2a");
+    assert_eq!(nx.child_name(3, 2, 2), "Ethernet1/3/2");
+    assert_eq!(nx.child_name(64, 4, 4), "Ethernet1/64/4");
+    // SONiC: Ethernet<parent + offset>, the parent's lanes split, aliases as platform.json has them.
+    let dx5 = pf("sonic/arista-7060dx5-64s");
+    let c = dx5
+        .sonic
+        .as_ref()
+        .expect("sku")
+        .child(1, 2, 2)
+        .expect("child");
+    assert_eq!(
+        (c.name.as_str(), c.lanes.as_str()),
+        ("Ethernet4", "21,22,23,24")
+    );
+    assert_eq!(c.alias, "Ethernet1/5");
+}
+
+#[test]
+fn sonic_2x400g_children_are_the_128_port_skus_rows() {
+    // The 128 x 400G SKU of the same platform is the 64 x 800G SKU with every port as 2x400G: deriving
+    // the children from the 800G rows must give its port_config.ini rows exactly.
+    let cat = catalog();
+    let x6 = cat.get("sonic/arista-7060x6-64pe").expect("800G").1.clone();
+    let o128 = cat
+        .get("sonic/arista-7060x6-64pe-o128s2")
+        .expect("400G")
+        .1
+        .clone();
+    let (sku, want) = (x6.sonic.expect("sku"), o128.sonic.expect("sku"));
+    for port in 1..=64u32 {
+        for child in 1..=2u32 {
+            let got = sku.child(port, child, 2).expect("child row");
+            let row = &want.port_table[((port - 1) * 2 + child - 1) as usize];
+            assert_eq!(
+                (&got.name, &got.lanes, &got.alias, got.index),
+                (&row.name, &row.lanes, &row.alias, row.index),
+                "port {port} child {child}"
+            );
+        }
+    }
+    let modes: Vec<String> = x6
+        .ports
+        .breakout
+        .iter()
+        .map(|b| b.mode.to_string())
+        .collect();
+    assert_eq!(modes, ["2x400G", "4x200G", "8x100G"]);
 }

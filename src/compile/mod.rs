@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod features;
 pub mod homing;
 pub mod pattern;
+pub mod ports;
 pub mod qos;
 pub mod shape;
 pub mod stable;

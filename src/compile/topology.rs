@@ -8,16 +8,17 @@
 
 use super::homing::NicPort;
 use super::pattern;
+use super::ports::{self, PortCache};
 use super::shape::Shape;
 use super::stable::{self, Cable, Index, Ports};
 use crate::diag::Finding;
 use crate::intent::{Intent, Role, Topology};
 use crate::model::{
-    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, PortKind, QosPlan, Summary,
-    UnusedPort,
+    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, PortGroup, PortKind,
+    QosPlan, Summary, UnusedPort,
 };
 use crate::place::{self, Overridable, Placement};
-use crate::platform::{Catalog, Os, Platform};
+use crate::platform::{Catalog, Os};
 use crate::rules::Rule;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -156,8 +157,16 @@ pub fn build(
     lock: Option<&Index>,
 ) -> Result<Draft, Vec<Finding>> {
     let mut devices = draft_devices(intent, placement);
-    port_budgets(intent, catalog, s, &devices)?;
-    let w = Wiring::new(intent, catalog, s, &devices, only);
+    let layouts = port_budgets(intent, catalog, s, &devices)?;
+    for d in devices.iter_mut() {
+        d.dev.port_groups = layouts[&(d.role, d.platform.clone())].clone();
+        if let Some((_, pf)) = catalog.get(&d.platform) {
+            d.dev
+                .notes
+                .extend(ports::note(pf, d.os.as_str(), &d.port_groups));
+        }
+    }
+    let w = Wiring::new(intent, catalog, s, &devices, &layouts, only);
     let mut links = server_ports(&w, &mut devices)?;
     let mut plan = Vec::new();
     leaf_uplinks(&w, &devices, &mut plan);
@@ -244,6 +253,7 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
                 management: None,
                 interfaces: Vec::new(),
                 unused_ports: Vec::new(),
+                port_groups: Vec::new(),
                 server_subnet: None,
                 bgp: BgpPlan {
                     asn: 0,
@@ -266,83 +276,70 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
         .collect()
 }
 
-/// Port budgets per role and platform (each device's own platform, overrides included): enough ports at
-/// the right speeds (`AIF-FAB-010`), reported once per role and platform at its first device.
+/// Port layouts per role and platform (each device's own platform, overrides included): enough ports
+/// at the right speeds (`AIF-FAB-010`), a port mode for every link speed (`AIF-FAB-011`), reported
+/// once per role and platform at its first device.
+type Layouts = BTreeMap<(Role, String), Vec<PortGroup>>;
+
+/// Port names per role, then platform (looked up by `&str`, without allocating).
+type PortCaches = BTreeMap<Role, BTreeMap<String, PortCache>>;
+
 fn port_budgets(
     intent: &Intent,
     catalog: &Catalog,
     s: &Shape,
     devices: &[DraftDevice],
-) -> Result<(), Vec<Finding>> {
+) -> Result<Layouts, Vec<Finding>> {
     let mut errs = Vec::new();
-    let mut reported: Vec<(Role, &str)> = Vec::new();
+    let mut layouts = Layouts::new();
     for d in devices {
+        let key = (d.role, d.platform.clone());
+        if layouts.contains_key(&key) {
+            continue;
+        }
         let Some((_, pf)) = catalog.get(&d.platform) else {
+            layouts.insert(key, Vec::new());
             continue;
         };
-        if reported.contains(&(d.role, d.platform.as_str())) {
-            continue;
-        }
-        let problems = budget_problems(s, d, pf);
-        if problems.is_empty() {
-            continue;
-        }
-        reported.push((d.role, d.platform.as_str()));
-        let at = place::platform(intent, d).map_or_else(String::new, |(_, o)| o.pointer());
-        for p in problems {
-            errs.push(
-                Finding::new(Rule::PlatformPorts, format!("{p} (first device: {})", d.hostname))
-                    .at(at.clone())
-                    .hint("choose a platform with more ports or the right speed, fewer servers per group, more oversubscription, or more spines"),
-            );
+        let need = port_need(intent, s, d.role);
+        match ports::layout(pf, &d.platform, &d.role.to_string(), need) {
+            Ok(groups) => {
+                layouts.insert(key, groups);
+            }
+            Err(problems) => {
+                layouts.insert(key, Vec::new());
+                let at = place::platform(intent, d).map_or_else(String::new, |(_, o)| o.pointer());
+                errs.extend(ports::findings(intent, d, pf, &at, problems));
+            }
         }
     }
-    if errs.is_empty() { Ok(()) } else { Err(errs) }
+    if errs.is_empty() {
+        Ok(layouts)
+    } else {
+        Err(errs)
+    }
 }
 
-/// Why one device's platform cannot carry its role's ports: too few, or not at the speeds needed.
-fn budget_problems(s: &Shape, d: &DraftDevice, pf: &Platform) -> Vec<String> {
-    let (down, down_speed, up, up_speed) = match d.role {
-        Role::Leaf => (
-            s.ports_per_leaf(),
-            s.nic_speed,
-            s.leaf_up,
-            s.leaf_uplink_speed,
-        ),
-        Role::Spine => (
-            s.spine_down,
-            s.leaf_uplink_speed,
-            s.spine_up,
-            s.spine_uplink_speed,
-        ),
-        Role::SuperSpine => (s.super_down, s.spine_uplink_speed, 0, s.spine_uplink_speed),
-    };
-    let mut problems = Vec::new();
-    if down + up > pf.ports.count {
-        problems.push(format!(
-            "{} needs {down} down + {up} up = {} ports; {} has {}",
-            d.role,
-            down + up,
-            d.platform,
-            pf.ports.count
-        ));
+/// The ports a role needs: down and up counts at their link speeds, and the role's `breakout`.
+fn port_need(intent: &Intent, s: &Shape, role: Role) -> ports::Need {
+    let t = &intent.fabric.topology;
+    match role {
+        Role::Leaf => ports::Need {
+            down: (s.ports_per_leaf(), s.nic_speed),
+            up: (s.leaf_up, s.leaf_uplink_speed),
+            explicit: t.leaf.breakout,
+        },
+        Role::Spine => ports::Need {
+            down: (s.spine_down, s.leaf_uplink_speed),
+            up: (s.spine_up, s.spine_uplink_speed),
+            explicit: t.spine.breakout,
+        },
+        Role::SuperSpine => ports::Need {
+            down: (s.super_down, s.spine_uplink_speed),
+            up: (0, s.spine_uplink_speed),
+            explicit: t.super_spine.as_ref().and_then(|x| x.breakout),
+        },
     }
-    for (what, sp, n) in [("down", down_speed, down), ("up", up_speed, up)] {
-        if n > 0 && !pf.ports.speeds.contains(&sp) {
-            problems.push(format!(
-                "{} {what}links run at {sp}; {} ports run at {}",
-                d.role,
-                d.platform,
-                pf.ports
-                    .speeds
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    }
-    problems
 }
 
 /// What the wiring passes share: the shape, every platform's port names, which devices to expand, and
@@ -350,8 +347,8 @@ fn budget_problems(s: &Shape, d: &DraftDevice, pf: &Platform) -> Vec<String> {
 struct Wiring<'a> {
     s: &'a Shape,
     t: &'a Topology,
-    /// Interface names of every port, once per platform (not once per port).
-    ports: BTreeMap<String, PortCache>,
+    /// Interface names of every port, once per role and platform (not once per port).
+    ports: PortCaches,
     /// Whether ports and cables are built for each device (`--only`).
     selected: Vec<bool>,
     mtu: u32,
@@ -366,15 +363,18 @@ impl<'a> Wiring<'a> {
         catalog: &Catalog,
         s: &'a Shape,
         devices: &[DraftDevice],
+        layouts: &Layouts,
         only: Option<&globset::GlobMatcher>,
     ) -> Wiring<'a> {
         let t = &intent.fabric.topology;
-        let mut ports = BTreeMap::new();
-        for d in devices {
-            if !ports.contains_key(&d.platform)
-                && let Some((_, pf)) = catalog.get(&d.platform)
-            {
-                ports.insert(d.platform.clone(), PortCache::new(pf));
+        let mut ports = PortCaches::new();
+        for ((role, platform), groups) in layouts {
+            if let Some((_, pf)) = catalog.get(platform) {
+                let cache = PortCache::new(pf, groups);
+                ports
+                    .entry(*role)
+                    .or_default()
+                    .insert(platform.clone(), cache);
             }
         }
         let c = &t.cable_length;
@@ -406,7 +406,7 @@ impl<'a> Wiring<'a> {
 
     /// The port names of a device's platform.
     fn ports_of(&self, d: &DraftDevice) -> &PortCache {
-        &self.ports[d.platform.as_str()]
+        &self.ports[&d.role][d.platform.as_str()]
     }
 
     /// The link speed of a switch tier.
@@ -688,7 +688,7 @@ fn placeholder_interface() -> Interface {
 #[allow(clippy::too_many_arguments)]
 fn connect(
     devices: &mut [DraftDevice],
-    cache: &BTreeMap<String, PortCache>,
+    cache: &PortCaches,
     tier: LinkTier,
     (lo, lo_port): (usize, u32),
     (up, up_port): (usize, u32),
@@ -697,7 +697,8 @@ fn connect(
     cable_m: u32,
     seq: u64,
 ) -> DraftLink {
-    let (lo_cache, up_cache) = (&cache[&devices[lo].platform], &cache[&devices[up].platform]);
+    let of = |d: &DraftDevice| &cache[&d.role][d.platform.as_str()];
+    let (lo_cache, up_cache) = (of(&devices[lo]), of(&devices[up]));
     let lower = interface(
         lo_cache,
         lo_port,
@@ -738,26 +739,6 @@ fn connect(
         cable_m,
         subnet: None,
         pinned: None,
-    }
-}
-
-/// Interface names of every front-panel port of one platform.
-struct PortCache {
-    names: Vec<String>,
-}
-
-impl PortCache {
-    fn new(pf: &Platform) -> PortCache {
-        PortCache {
-            names: (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect(),
-        }
-    }
-    fn name(&self, port: u32) -> &str {
-        &self.names[port as usize - 1]
-    }
-    /// The platform's port count.
-    fn count(&self) -> u32 {
-        self.names.len() as u32
     }
 }
 

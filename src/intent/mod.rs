@@ -7,7 +7,7 @@
 pub mod baseline;
 
 pub use crate::kinds::{DlbMode, Role, WatchdogAction};
-use crate::units::{AsnRange, Duration, Length, Percent, Ratio, Size, Speed};
+use crate::units::{AsnRange, Duration, Length, Percent, PortMode, Ratio, Size, Speed};
 pub use baseline::Baseline;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -221,6 +221,12 @@ pub struct LeafTier {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
     pub os_version: Option<String>,
+    /// Breakout mode of this tier's ports whose links run at its child speed (`2x400G`: each
+    /// front-panel port runs as two 400G ports). Without it, a link speed below the platform's native
+    /// port speed takes the platform's breakout with the most ports at that speed, so a 64 x 800G leaf
+    /// with 400G NICs gives 128 x 400G server ports (docs/platforms/<os>.md#breakout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakout: Option<PortMode>,
 }
 
 /// Spine layer settings.
@@ -250,6 +256,12 @@ pub struct SpineTier {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
     pub os_version: Option<String>,
+    /// Breakout mode of this tier's ports whose links run at its child speed (`2x400G`: each
+    /// front-panel port runs as two 400G ports). Without it, a link speed below the platform's native
+    /// port speed takes the platform's breakout with the most ports at that speed, so a 64 x 800G leaf
+    /// with 400G NICs gives 128 x 400G server ports (docs/platforms/<os>.md#breakout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakout: Option<PortMode>,
 }
 
 /// Super-spine layer settings (three-tier only).
@@ -276,6 +288,12 @@ pub struct SuperSpineTier {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[0-9][0-9A-Za-z().]{0,31}$"), example = &"10.5(2)F")]
     pub os_version: Option<String>,
+    /// Breakout mode of this tier's ports whose links run at its child speed (`2x400G`: each
+    /// front-panel port runs as two 400G ports). Without it, a link speed below the platform's native
+    /// port speed takes the platform's breakout with the most ports at that speed, so a 64 x 800G leaf
+    /// with 400G NICs gives 128 x 400G server ports (docs/platforms/<os>.md#breakout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakout: Option<PortMode>,
 }
 
 fn default_server_hostname() -> String {

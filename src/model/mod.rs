@@ -62,6 +62,10 @@ pub struct Device {
     /// Every front-panel port no link uses, by port number: rendered shut with a description, so a
     /// replace push leaves no port in its default state. Empty on devices `--only` did not expand.
     pub unused_ports: Vec<UnusedPort>,
+    /// Front-panel ports broken out, in panel order (empty when every port runs unbroken): port
+    /// numbers of `interfaces` and `unused_ports` then count the child ports (see [`Device::locate`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub port_groups: Vec<PortGroup>,
     /// `rail-subnet` server mode: the server VLAN and the leaf's gateway address.
     pub server_subnet: Option<ServerSubnet>,
     /// eBGP underlay.
@@ -134,12 +138,79 @@ pub enum Direction {
     Up,
 }
 
+/// A run of consecutive front-panel ports that run in one mode. Port numbers count the child ports of
+/// every group in order: the first group's ports 1.., then the next group's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PortGroup {
+    /// First front-panel port of the run, 1-based.
+    pub first_panel: u32,
+    /// Front-panel ports in the run.
+    pub panels: u32,
+    /// Ports each front-panel port runs as (1: not broken out).
+    pub children: u32,
+    /// Speed of each child port, Gbit/s.
+    pub speed_gbps: u32,
+}
+
+/// Where a port number sits: its front-panel port, which child (1-based) and of how many.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortPlace {
+    /// Front-panel port, 1-based.
+    pub panel: u32,
+    /// Child, 1-based (1 when not broken out).
+    pub child: u32,
+    /// Children of the front-panel port (1 when not broken out).
+    pub children: u32,
+    /// Speed of the port, Gbit/s (0 when no port is broken out: the interface's own speed holds).
+    pub speed_gbps: u32,
+}
+
+impl Device {
+    /// The front-panel port and child of port number `port`: itself when no port is broken out.
+    pub fn locate(&self, port: u32) -> Option<PortPlace> {
+        locate(&self.port_groups, port)
+    }
+
+    /// The broken-out port groups: front-panel ports and their mode, in panel order.
+    pub fn breakouts(&self) -> impl Iterator<Item = &PortGroup> {
+        self.port_groups.iter().filter(|g| g.children > 1)
+    }
+}
+
+/// [`Device::locate`] over a list of port groups.
+pub fn locate(groups: &[PortGroup], port: u32) -> Option<PortPlace> {
+    if groups.is_empty() {
+        return (port >= 1).then_some(PortPlace {
+            panel: port,
+            child: 1,
+            children: 1,
+            speed_gbps: 0,
+        });
+    }
+    let mut first = 1u32;
+    for g in groups {
+        let n = g.panels * g.children;
+        if port >= first && port < first + n {
+            let k = port - first;
+            return Some(PortPlace {
+                panel: g.first_panel + k / g.children,
+                child: k % g.children + 1,
+                children: g.children,
+                speed_gbps: g.speed_gbps,
+            });
+        }
+        first += n;
+    }
+    None
+}
+
 /// A front-panel port of the platform that no link uses.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UnusedPort {
     /// OS interface name (`Ethernet1/17`, `Ethernet17/1`, `Ethernet64`).
     pub name: String,
-    /// Front-panel port number, 1-based.
+    /// Port number, 1-based: the front-panel port, or a child's place when ports are broken out
+    /// ([`Device::locate`]).
     pub port: u32,
 }
 
@@ -148,7 +219,8 @@ pub struct UnusedPort {
 pub struct Interface {
     /// OS interface name (`Ethernet1/5`, `Ethernet5/1`, `Ethernet32`).
     pub name: String,
-    /// Front-panel port number, 1-based.
+    /// Port number, 1-based: the front-panel port, or a child's place when ports are broken out
+    /// ([`Device::locate`]).
     pub port: u32,
     /// Server or fabric.
     pub kind: PortKind,
@@ -427,6 +499,8 @@ pub enum NoteFeature {
     /// ECN thresholds on a platform whose packet buffer no public source gives, so AIF-QOS-002 could not
     /// bound them.
     EcnBuffer,
+    /// Breakout or port speed lines whose keyword no public source confirms for the platform.
+    Breakout,
 }
 
 impl NoteFeature {
@@ -437,6 +511,7 @@ impl NoteFeature {
             NoteFeature::QpHash => "qp-hash",
             NoteFeature::PfcWatchdog => "pfc-watchdog",
             NoteFeature::EcnBuffer => "ecn-buffer",
+            NoteFeature::Breakout => "breakout",
         }
     }
 
@@ -449,6 +524,7 @@ impl NoteFeature {
             (NoteFeature::PfcWatchdog, _) => "pfc-watchdog",
             (NoteFeature::EcnBuffer, "sonic") => "buffers",
             (NoteFeature::EcnBuffer, _) => "queuing-and-ecn",
+            (NoteFeature::Breakout, _) => "breakout",
         }
     }
 
@@ -459,6 +535,7 @@ impl NoteFeature {
             NoteFeature::QpHash => "/load_balancing/hash/roce_dest_qp",
             NoteFeature::PfcWatchdog => "/qos/pfc_watchdog",
             NoteFeature::EcnBuffer => "/qos/classes",
+            NoteFeature::Breakout => "/fabric/topology",
         }
     }
 }

@@ -2,6 +2,8 @@
 //! the server VLAN's gateway and the front-panel ports in port order (unused ones included).
 
 use crate::model::{BgpPlan, Device, Interface, ManagementAddr, UnusedPort};
+use crate::platform::{Platform, PortMode};
+use crate::units::Speed;
 use serde::Serialize;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -154,4 +156,15 @@ pub fn acknowledged(d: &Device) -> Vec<String> {
 /// `v` joined by `sep` (`24,26`, `24 26`).
 pub fn join(v: &[u8], sep: &str) -> String {
     v.iter().map(u8::to_string).collect::<Vec<_>>().join(sep)
+}
+
+/// The platform's keyword for the breakout mode of port number `port` of `d`: the NX-OS map, the
+/// EOS child `speed`, the SONiC `brkout_mode`. None when the port is not broken out.
+pub fn breakout_keyword<'a>(d: &Device, pf: &'a Platform, port: u32) -> Option<&'a str> {
+    let place = d.locate(port).filter(|p| p.children > 1)?;
+    let mode = PortMode {
+        children: place.children,
+        speed: Speed(place.speed_gbps),
+    };
+    pf.breakout(mode).map(|b| b.keyword.as_str())
 }

@@ -88,6 +88,9 @@ pub struct Port<'a> {
     pub address: Option<&'a str>,
     /// No link uses the port: it is shut, with only its description (the other fields are unused).
     pub unused: bool,
+    /// `speed` of a broken-out port, used or not (`400g-4`: 400G over 4 lanes), from the platform's
+    /// breakout facts (docs/platforms/eos.md#breakout).
+    pub speed: Option<&'a str>,
 }
 
 /// Dynamic (flowlet-style) load balancing.
@@ -98,7 +101,7 @@ pub struct Dlb {
 }
 
 /// The EOS view of `d` on platform `pf`. Fails when the platform lacks a fact EOS needs.
-pub fn view<'a>(d: &'a Device, pf: &Platform) -> Result<EosView<'a>, String> {
+pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, String> {
     let hash = d.qp_hash.as_ref();
     Ok(EosView {
         hostname: &d.hostname,
@@ -117,7 +120,11 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> Result<EosView<'a>, String> {
         qos: Qos::new(&d.qos, pf)?,
         pfc_watchdog: Watchdog::new(&d.qos.watchdog),
         server_vlan: ServerVlan::new(d),
-        interfaces: common::front_panel(d, port, unused_port),
+        interfaces: common::front_panel(
+            d,
+            |i| port(i, common::breakout_keyword(d, pf, i.port)),
+            |u| unused_port(u, common::breakout_keyword(d, pf, u.port)),
+        ),
         loopback: d.loopback,
         management: Management::new(d.management.as_ref()),
         dlb: d
@@ -141,7 +148,7 @@ fn sand_hash(q: &QpHashPlan) -> SandHash {
     }
 }
 
-fn port(i: &Interface) -> Port<'_> {
+fn port<'a>(i: &'a Interface, speed: Option<&'a str>) -> Port<'a> {
     Port {
         name: &i.name,
         description: &i.description,
@@ -149,10 +156,11 @@ fn port(i: &Interface) -> Port<'_> {
         access_vlan: i.vlan,
         address: i.address.as_deref(),
         unused: false,
+        speed,
     }
 }
 
-fn unused_port(u: &UnusedPort) -> Port<'_> {
+fn unused_port<'a>(u: &'a UnusedPort, speed: Option<&'a str>) -> Port<'a> {
     Port {
         name: &u.name,
         description: common::UNUSED_DESCRIPTION,
@@ -160,5 +168,6 @@ fn unused_port(u: &UnusedPort) -> Port<'_> {
         access_vlan: None,
         address: None,
         unused: true,
+        speed,
     }
 }

@@ -9,7 +9,8 @@ pub use qos::{ClassMap, Ecn, NetworkQosClass, Qos, QosInClass, QueuingClass, Wat
 
 use super::common::{self, Bgp, Management, ServerVlan};
 use crate::model::{Device, Interface, UnusedPort};
-use crate::platform::{Platform, QpHashMethod, Support};
+use crate::platform::{Platform, PortMode, QpHashMethod, Support};
+use crate::units::Speed;
 use serde::Serialize;
 use std::net::Ipv4Addr;
 
@@ -27,6 +28,9 @@ pub struct NxosView<'a> {
     /// `system jumbomtu N` when the device has L2 (switchport) ports: NX-OS accepts on an L2 port only
     /// the default MTU or this value, so L2 ports carry it and the IP MTU goes on the SVI.
     pub system_jumbomtu: Option<u32>,
+    /// `interface breakout module 1 port <ports> map <map>` lines, one per run of broken-out ports
+    /// (docs/platforms/nxos.md#breakout).
+    pub breakouts: Vec<Breakout<'a>>,
     /// Class-maps, policy-maps and system QoS.
     pub qos: Qos,
     /// Global PFC watchdog (None when off); its presence also turns the per-port watchdog on.
@@ -101,8 +105,37 @@ pub struct Udf {
     pub length_bits: u32,
 }
 
+/// One `interface breakout` line.
+#[derive(Clone, Debug, Serialize)]
+pub struct Breakout<'a> {
+    /// Front-panel ports: `3` or `1-32`.
+    pub ports: String,
+    /// The map (`200g-2x`).
+    pub map: &'a str,
+}
+
+fn breakouts<'a>(d: &Device, pf: &'a Platform) -> Vec<Breakout<'a>> {
+    d.breakouts()
+        .filter_map(|g| {
+            let mode = PortMode {
+                children: g.children,
+                speed: Speed(g.speed_gbps),
+            };
+            let last = g.first_panel + g.panels - 1;
+            Some(Breakout {
+                ports: if g.panels == 1 {
+                    g.first_panel.to_string()
+                } else {
+                    format!("{}-{last}", g.first_panel)
+                },
+                map: pf.breakout(mode)?.keyword.as_str(),
+            })
+        })
+        .collect()
+}
+
 /// The NX-OS view of `d` on platform `pf`.
-pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
+pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
     NxosView {
         hostname: &d.hostname,
         acknowledged: common::acknowledged(d),
@@ -125,6 +158,7 @@ pub fn view<'a>(d: &'a Device, pf: &Platform) -> NxosView<'a> {
             .iter()
             .any(|i| i.vlan.is_some())
             .then_some(pf.max_mtu),
+        breakouts: breakouts(d, pf),
         interfaces: common::front_panel(d, |i| port(i, pf), unused_port),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),

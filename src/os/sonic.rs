@@ -42,7 +42,7 @@ impl Parts {
     /// The parts of platform `pf` with plan `qos`.
     pub fn new(pf: &Platform, qos: &QosPlan) -> Parts {
         Parts {
-            qos: qos::QosParts::new(qos, &pf.ports.speeds),
+            qos: qos::QosParts::new(qos, &pf.port_speeds()),
             watchdog: pfcwd::WatchdogParts::new(&qos.watchdog),
             buffers: buffers::BufferParts::new(pf, qos),
         }
@@ -62,7 +62,7 @@ pub fn config_db<'a>(
         )
     })?;
     let mut db = ConfigDb::default();
-    device::add(&mut db, d, sku)?;
+    device::add(&mut db, d, pf, sku)?;
     l3::add(&mut db, d);
     parts.qos.add(&mut db, d);
     buffers::add(&mut db, d, parts.buffers.as_ref());

@@ -11,6 +11,7 @@ pub mod release;
 mod sonic;
 
 pub use crate::kinds::{Os, QpHashMethod, Support};
+pub use crate::units::PortMode;
 pub use sonic::{Fec, PgLookupRow, SonicBuffers, SonicFacts, SonicPort};
 
 use crate::kinds::DlbMode;
@@ -204,6 +205,32 @@ pub struct Ports {
     /// Modular: slot number of the first line card (`3` on an Arista 7800R3: slots 1-2 hold supervisors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_card: Option<u32>,
+    /// Breakout modes a port runs in besides its native speed (`2x400G`, `4x200G`, `8x100G` on an
+    /// 800G OSFP port), each with the OS's word for it. The compiler picks one when a tier's link
+    /// speed is below `speeds[0]` (docs/platforms/<os>.md#breakout).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breakout: Vec<Breakout>,
+    /// Serdes lanes of one port (8 on an 800G OSFP or a 400G QSFP-DD port): a child port's first lane
+    /// is 1 + (child-1) x lanes / children. Needed with `breakout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes: Option<u32>,
+    /// Name pattern of a broken-out port: the placeholders of `naming` plus `{child}` (1-based) and
+    /// `{lane}` (the child's first lane). Empty on SONiC, whose child names come from the SKU's lanes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub child_naming: String,
+}
+
+/// One breakout mode of a port.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Breakout {
+    /// The mode: ports and speed of each (`2x400G`).
+    pub mode: PortMode,
+    /// The OS's word for it: NX-OS `interface breakout ... map` value (`400g-2x`), EOS `speed` of
+    /// each child port (`400g-4`), SONiC BREAKOUT_CFG `brkout_mode` (`2x400G`).
+    pub keyword: String,
+    /// How sure the source is: an unverified mode is rendered with a header note.
+    pub support: Support,
 }
 
 /// An ECN threshold unit.
@@ -441,6 +468,9 @@ impl Platform {
         if !self.strict_queues.is_at_priority() {
             need.push("strict_queues");
         }
+        if !self.ports.breakout.is_empty() {
+            need.push("breakout");
+        }
         if let Some(s) = &self.sonic {
             need.extend(["sonic.hwsku", "sonic.port_table"]);
             if !s.fec.is_empty() {
@@ -470,6 +500,7 @@ impl Platform {
             .ports
             .naming
             .chars()
+            .chain(self.ports.child_naming.chars())
             .find(|c| !(c.is_ascii_alphanumeric() || "/{}_-".contains(*c)))
         {
             // Interface names go into configs unescaped: letters, digits and `/_-` only.
@@ -488,6 +519,7 @@ impl Platform {
         if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
             out.push("naming uses {card} but ports_per_card is missing".into());
         }
+        out.extend(self.breakout_problems());
         // Keywords printed into configs: lowercase words and `-` only (no separator or line break).
         let keywords = [
             ("ecn_unit.keyword", Some(&self.ecn_unit.keyword)),
@@ -516,8 +548,126 @@ impl Platform {
         if let Some(row) = self.sonic.as_ref().and_then(|s| s.port(port)) {
             return row.name.clone();
         }
+        self.fill(&self.ports.naming, port)
+    }
+
+    /// The interface name of child `child` (1-based) of front-panel port `port` broken out into
+    /// `children` ports: derived from the SKU's row on SONiC, else the child naming pattern.
+    pub fn child_name(&self, port: u32, child: u32, children: u32) -> String {
+        if children <= 1 {
+            return self.interface_name(port);
+        }
+        if let Some(s) = &self.sonic {
+            return s
+                .child(port, child, children)
+                .map_or_else(String::new, |r| r.name);
+        }
+        let lane = 1 + (child - 1) * self.ports.lanes.unwrap_or(children) / children;
+        self.fill(&self.ports.child_naming, port)
+            .replace("{child}", &child.to_string())
+            .replace("{lane}", &lane.to_string())
+    }
+
+    /// Every speed a port of this platform runs at: the native speeds, then the breakout speeds.
+    pub fn port_speeds(&self) -> Vec<Speed> {
+        let mut out = self.ports.speeds.clone();
+        for b in &self.ports.breakout {
+            if !out.contains(&b.mode.speed) {
+                out.push(b.mode.speed);
+            }
+        }
+        out
+    }
+
+    /// The breakout fact of `mode`, when the platform has it.
+    pub fn breakout(&self, mode: PortMode) -> Option<&Breakout> {
+        self.ports.breakout.iter().find(|b| b.mode == mode)
+    }
+
+    /// The modes a port runs in, native speeds first, as `1x800G, 2x400G, ...` for messages.
+    pub fn modes_text(&self) -> String {
+        let native = self
+            .ports
+            .speeds
+            .iter()
+            .map(|&speed| PortMode { children: 1, speed });
+        native
+            .chain(self.ports.breakout.iter().map(|b| b.mode))
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Problems of the breakout facts: modes that do not divide the lanes or the native speed, keywords
+    /// that could break a config line, a missing child naming pattern.
+    fn breakout_problems(&self) -> Vec<String> {
         let p = &self.ports;
-        let mut s = p.naming.replace("{port}", &port.to_string());
+        let mut out = Vec::new();
+        if p.breakout.is_empty() {
+            return out;
+        }
+        let native = p.speeds.first().map_or(0, |s| s.gbps());
+        let lanes = p.lanes.unwrap_or(0);
+        if lanes == 0 {
+            out.push("breakout needs `ports.lanes`".into());
+        }
+        if self.sonic.is_none()
+            && !p.child_naming.contains("{child}")
+            && !p.child_naming.contains("{lane}")
+        {
+            out.push("breakout needs a `child_naming` pattern with {child} or {lane}".into());
+        }
+        if let Some(sku) = &self.sonic {
+            if sku
+                .default_brkout_mode
+                .as_deref()
+                .is_none_or(|m| !keyword_ok(m))
+            {
+                out.push("breakout needs `sonic.default_brkout_mode` (hwsku.json), letters, digits, `-[],`".into());
+            }
+            let alias_ok = |c: char| c.is_ascii_alphanumeric() || "{}/_-".contains(c);
+            if sku.child_alias.is_empty() || !sku.child_alias.chars().all(alias_ok) {
+                out.push(
+                    "breakout needs `sonic.child_alias`: letters, digits, `/_-` and placeholders"
+                        .into(),
+                );
+            }
+            for b in &p.breakout {
+                let bad = (1..=p.count).find(|&port| {
+                    (1..=b.mode.children).any(|c| sku.child(port, c, b.mode.children).is_none())
+                });
+                if let Some(port) = bad {
+                    out.push(format!(
+                        "breakout {}: port {port}'s row does not split into its ports",
+                        b.mode
+                    ));
+                }
+            }
+        }
+        for b in &p.breakout {
+            let m = b.mode;
+            if m.children < 2
+                || m.children * m.speed.gbps() > native
+                || (lanes > 0 && !lanes.is_multiple_of(m.children))
+            {
+                out.push(format!(
+                    "breakout {m}: needs 2+ ports that divide the {lanes} lanes and fit the native {native}G"
+                ));
+            }
+            if !keyword_ok(&b.keyword) {
+                out.push(format!(
+                    "breakout {m}: keyword {:?}: only letters, digits and `-[],`",
+                    b.keyword
+                ));
+            }
+        }
+        out
+    }
+
+    /// A naming pattern with `{port}`, `{card}` and `{card_port}` filled in.
+    fn fill(&self, pattern: &str, port: u32) -> String {
+        let p = &self.ports;
+        let mut s = pattern.replace("{port}", &port.to_string());
         if let Some(ppc) = p.ports_per_card {
             s = s
                 .replace(
@@ -528,6 +678,15 @@ impl Platform {
         }
         s
     }
+}
+
+/// Whether a breakout keyword is safe in a config line: letters, digits and `-[],` (SONiC modes such
+/// as `2x200G[100G,40G]`), at most 64 characters (sonic-breakout_cfg.yang).
+fn keyword_ok(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 64
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-[],".contains(c))
 }
 
 /// A fix hint for an unknown platform name: the closest known names.

@@ -23,6 +23,16 @@ pub struct SonicFacts {
     /// none), with its own source.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fec: BTreeMap<u64, Fec>,
+    /// `hwsku.json` `default_brkout_mode` of the front-panel ports (`1x800G[400G]`): the BREAKOUT_CFG
+    /// mode of every port that is not broken out, on a device where some are. Needed with
+    /// `ports.breakout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_brkout_mode: Option<String>,
+    /// Alias pattern of a broken-out port, as the platform's `platform.json` `breakout_modes` name
+    /// them: `{alias}` (the parent's alias), `{letter}` (`a`, `b`, ... by child), `{index}` (the
+    /// front-panel port), `{lane}` (the child's first lane, 1-based). Needed with `ports.breakout`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub child_alias: String,
     /// Per-SKU buffer numbers (traditional model), only from a sourced SKU folder. Without them aifab
     /// refuses lossless classes on the SKU (AIF-PFC-006).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,6 +90,41 @@ impl SonicFacts {
     pub fn port(&self, port: u32) -> Option<&SonicPort> {
         self.port_table
             .get(usize::try_from(port.checked_sub(1)?).ok()?)
+    }
+
+    /// The PORT row of child `child` (1-based) of front-panel port `port` broken out into `children`
+    /// ports, derived as the platform's `platform.json` lists breakout ports: the parent's lanes split
+    /// in order, name `Ethernet<parent + (child-1) x lanes/children>`, alias the parent's plus `a`, `b`,
+    /// ..., the parent's index. Speed and FEC stay the parent's (the caller sets the child speed).
+    /// None when the row is missing, its name is not `Ethernet<n>` or its lanes do not split evenly.
+    pub fn child(&self, port: u32, child: u32, children: u32) -> Option<SonicPort> {
+        let row = self.port(port)?;
+        let lanes: Vec<&str> = row.lanes.split(',').collect();
+        let per = lanes.len() / children as usize;
+        if per == 0
+            || !lanes.len().is_multiple_of(children as usize)
+            || child == 0
+            || child > children
+        {
+            return None;
+        }
+        let base: usize = row.name.strip_prefix("Ethernet")?.parse().ok()?;
+        let k = (child - 1) as usize;
+        let letter = char::from(b'a' + u8::try_from(k).ok()?);
+        let alias = self
+            .child_alias
+            .replace("{alias}", &row.alias)
+            .replace("{letter}", &letter.to_string())
+            .replace("{index}", &row.index.to_string())
+            .replace("{lane}", &(k * per + 1).to_string());
+        Some(SonicPort {
+            name: format!("Ethernet{}", base + k * per),
+            lanes: lanes[k * per..(k + 1) * per].join(","),
+            alias,
+            index: row.index,
+            speed: row.speed,
+            fec: row.fec,
+        })
     }
 
     /// The FEC a row runs: its own column, else the SKU's FEC for its speed.

@@ -148,6 +148,9 @@ pub fn reload_reason(op: &Value) -> Option<&'static str> {
         ["PORT", _, field, ..] if PORT_MAP_FIELDS.contains(field) => {
             Some("port lanes, alias, index, speed and FEC follow the SKU's port map")
         }
+        ["BREAKOUT_CFG", ..] => Some(
+            "a breakout mode splits or joins ports: dynamic port breakout or a reload, never a patch",
+        ),
         ["BUFFER_POOL", ..] => {
             Some("buffer pool sizes carve the shared buffer when the switch starts")
         }
@@ -287,6 +290,7 @@ mod tests {
         assert!(reload_reason(&op("/PORT/Ethernet0/fec")).is_some());
         assert!(reload_reason(&op("/PORT/Ethernet0/mtu")).is_none());
         assert!(reload_reason(&op("/BUFFER_POOL/p/size")).is_some());
+        assert!(reload_reason(&op("/BREAKOUT_CFG/Ethernet0/brkout_mode")).is_some());
         assert!(reload_reason(&op("/WRED_PROFILE")).is_some());
         assert_eq!(Release::parse("202411.1"), Some(Release::R202405));
         assert_eq!(Release::parse("SONiC.20250510.03"), Some(Release::R202505));

@@ -48,6 +48,18 @@ pub fn example_intents() -> Vec<String> {
     v
 }
 
+/// Intents beside the examples that exercise what no example can: `tests/sonic/breakout-lossy.yaml`
+/// breaks out ports on the SONiC SKUs that have breakout facts but no buffer numbers (so no lossless
+/// class, which no example is without).
+pub const EXTRA_INTENTS: [&str; 1] = ["tests/sonic/breakout-lossy.yaml"];
+
+/// The example intents and [`EXTRA_INTENTS`].
+pub fn example_and_extra_intents() -> Vec<String> {
+    let mut v = example_intents();
+    v.extend(EXTRA_INTENTS.iter().map(|s| s.to_string()));
+    v
+}
+
 /// Runs the built `aifab` binary like a user, from the repository root, without colors.
 pub fn aifab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_aifab"))

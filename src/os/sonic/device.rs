@@ -10,7 +10,8 @@ use super::db::{ConfigDb, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
 use crate::os::common::UNUSED_DESCRIPTION;
-use crate::platform::SonicFacts;
+use crate::platform::{Platform, PortMode, SonicFacts, SonicPort};
+use crate::units::Speed;
 use std::borrow::Cow;
 
 /// DEVICE_METADATA `type` (and DEVICE_NEIGHBOR_METADATA `type`) of a role: SONiC's AI back-end types.
@@ -36,19 +37,14 @@ fn unused_ports<'a>(
     d.unused_ports
         .iter()
         .map(|u| {
-            let row = sku.port(u.port).ok_or_else(|| {
-                format!(
-                    "{}: {}: port {} is not in the port table of HWSKU {}",
-                    d.hostname, u.name, u.port, sku.hwsku
-                )
-            })?;
-            let fec = sku.fec_of(row).map(|f| ("fec", f.as_str().into()));
+            let row = port_row(d, sku, u.port, &u.name)?;
+            let fec = sku.fec_of(&row).map(|f| ("fec", f.as_str().into()));
             let fields = [
                 ("admin_status", "down".into()),
-                ("alias", text(&row.alias)),
+                ("alias", row_text(&row, |r| &r.alias)),
                 ("description", text(UNUSED_DESCRIPTION)),
                 ("index", Value::Num(u64::from(row.index))),
-                ("lanes", text(&row.lanes)),
+                ("lanes", row_text(&row, |r| &r.lanes)),
                 ("speed", Value::Num(row.speed)),
             ];
             Ok((
@@ -59,10 +55,85 @@ fn unused_ports<'a>(
         .collect()
 }
 
-/// Adds DEVICE_METADATA, PORT, DEVICE_NEIGHBOR(_METADATA) and the management port.
+/// The PORT row of port number `port` of `d`: the SKU's row, or for a broken-out port the child row
+/// derived from its front-panel port's ([`SonicFacts::child`]) at the child speed.
+fn port_row<'a>(
+    d: &Device,
+    sku: &'a SonicFacts,
+    port: u32,
+    name: &str,
+) -> Result<Cow<'a, SonicPort>, String> {
+    let missing = || {
+        format!(
+            "{}: {name}: port {port} is not in the port table of HWSKU {}",
+            d.hostname, sku.hwsku
+        )
+    };
+    let place = d.locate(port).ok_or_else(missing)?;
+    if place.children <= 1 {
+        return sku.port(place.panel).map(Cow::Borrowed).ok_or_else(missing);
+    }
+    let mut row = sku
+        .child(place.panel, place.child, place.children)
+        .ok_or_else(missing)?;
+    row.speed = u64::from(place.speed_gbps) * 1000;
+    Ok(Cow::Owned(row))
+}
+
+/// A text field of a PORT row, borrowed from the SKU's table when the row is.
+fn row_text<'a>(row: &Cow<'a, SonicPort>, field: fn(&SonicPort) -> &String) -> Value<'a> {
+    match row {
+        Cow::Borrowed(r) => Value::Text(Cow::Borrowed(field(r).as_str())),
+        Cow::Owned(r) => Value::Text(Cow::Owned(field(r).clone())),
+    }
+}
+
+/// BREAKOUT_CFG of a device with broken-out ports: every front-panel port's mode, the platform's
+/// keyword for a broken-out one and the SKU's default mode (hwsku.json) for the others, so the
+/// table agrees with the PORT rows (docs/platforms/sonic.md#breakout).
+fn breakout_cfg<'a>(
+    d: &Device,
+    pf: &'a Platform,
+    sku: &'a SonicFacts,
+) -> Result<Vec<(Cow<'a, str>, Row<'a>)>, String> {
+    let default = sku.default_brkout_mode.as_deref().unwrap_or_default();
+    let mut rows = Vec::new();
+    for g in &d.port_groups {
+        let mode = if g.children > 1 {
+            let m = PortMode {
+                children: g.children,
+                speed: Speed(g.speed_gbps),
+            };
+            pf.breakout(m).map_or("", |b| b.keyword.as_str())
+        } else {
+            default
+        };
+        if mode.is_empty() {
+            return Err(format!(
+                "{}: no BREAKOUT_CFG mode for {}x{}G",
+                d.hostname, g.children, g.speed_gbps
+            ));
+        }
+        for panel in g.first_panel..g.first_panel + g.panels {
+            let parent = sku.port(panel).ok_or_else(|| {
+                format!(
+                    "{}: port {panel} is not in the port table of HWSKU {}",
+                    d.hostname, sku.hwsku
+                )
+            })?;
+            let row = Row::new([("brkout_mode", Value::Text(Cow::Borrowed(mode)))]);
+            rows.push((Cow::Borrowed(parent.name.as_str()), row));
+        }
+    }
+    Ok(rows)
+}
+
+/// Adds DEVICE_METADATA, PORT, BREAKOUT_CFG (broken-out devices), DEVICE_NEIGHBOR(_METADATA) and the
+/// management port.
 pub(super) fn add<'a>(
     db: &mut ConfigDb<'a>,
     d: &'a Device,
+    pf: &'a Platform,
     sku: &'a SonicFacts,
 ) -> Result<(), String> {
     let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
@@ -88,19 +159,14 @@ pub(super) fn add<'a>(
     let (mut port, mut neighbor) = (Vec::new(), Vec::new());
     for i in &d.interfaces {
         let name = Cow::Borrowed(i.name.as_str());
-        let row = sku.port(i.port).ok_or_else(|| {
-            format!(
-                "{}: {}: port {} is not in the port table of HWSKU {}",
-                d.hostname, i.name, i.port, sku.hwsku
-            )
-        })?;
-        let fec = sku.fec_of(row).map(|f| ("fec", f.as_str().into()));
+        let row = port_row(d, sku, i.port, &i.name)?;
+        let fec = sku.fec_of(&row).map(|f| ("fec", f.as_str().into()));
         let fields = [
             ("admin_status", "up".into()),
-            ("alias", text(&row.alias)),
+            ("alias", row_text(&row, |r| &r.alias)),
             ("description", text(&i.description)),
             ("index", Value::Num(u64::from(row.index))),
-            ("lanes", text(&row.lanes)),
+            ("lanes", row_text(&row, |r| &r.lanes)),
             ("mtu", Value::Num(u64::from(i.mtu))),
             ("speed", Value::Num(u64::from(i.speed_gbps) * 1000)),
         ];
@@ -110,6 +176,9 @@ pub(super) fn add<'a>(
     }
     port.extend(unused_ports(d, sku)?);
     db.put("PORT", Table::owned(port));
+    if !d.port_groups.is_empty() {
+        db.put("BREAKOUT_CFG", Table::owned(breakout_cfg(d, pf, sku)?));
+    }
     db.put("DEVICE_NEIGHBOR", Table::owned(neighbor));
     // One entry per switch peer (servers have no metadata to give).
     if !d.bgp.peers.is_empty() {

@@ -126,14 +126,23 @@ impl QosParts {
         QosParts {
             tables,
             global: Row::new([("dscp_to_tc_map", MAP.into())]),
-            port: Row::new([
-                ("dscp_to_tc_map", MAP.into()),
-                ("tc_to_queue_map", MAP.into()),
-                ("tc_to_pg_map", MAP.into()),
-                ("pfc_to_queue_map", MAP.into()),
-                ("pfc_enable", Value::Text(pfc_enable.into())),
-                ("pfcwd_sw_enable", Value::Text(watched.into())),
-            ]),
+            // An empty priority list is left out: sonic-port-qos-map.yang's pattern `[0-7](,[0-7])*`
+            // refuses "" (a fabric without lossless classes, or with the watchdog off).
+            port: Row::new(
+                [
+                    ("dscp_to_tc_map", MAP.into()),
+                    ("tc_to_queue_map", MAP.into()),
+                    ("tc_to_pg_map", MAP.into()),
+                    ("pfc_to_queue_map", MAP.into()),
+                ]
+                .into_iter()
+                .chain(
+                    [("pfc_enable", pfc_enable), ("pfcwd_sw_enable", watched)]
+                        .into_iter()
+                        .filter(|(_, v)| !v.is_empty())
+                        .map(|(k, v)| (k, Value::Text(v.into()))),
+                ),
+            ),
             queues: speeds
                 .iter()
                 .map(|&gbps| (gbps, queue_entries(qos, gbps)))
