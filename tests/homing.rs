@@ -245,6 +245,7 @@ fn three_tier_planes_stay_apart_up_to_the_super_spines() {
             count: 4,
             planes: spine_planes,
             os_version: None,
+            breakout: None,
         });
         i.fabric.bgp.spine_asn = AsnRange::parse("65030-65031").expect("asn");
         i.fabric.bgp.super_spine_asn = Some(AsnRange::parse("65001").expect("asn"));
@@ -265,6 +266,7 @@ fn three_tier_planes_stay_apart_up_to_the_super_spines() {
         count: 3,
         planes: 3,
         os_version: None,
+        breakout: None,
     });
     let e = refused(&i);
     assert_eq!(e[0].code.id(), "AIF-FAB-008", "{e:#?}");
@@ -433,6 +435,7 @@ fn sweep_intent(homing: Option<Homing>, attachment: Attachment, three_tier: bool
             count: 2,
             planes: 2,
             os_version: None,
+            breakout: None,
         });
         i.fabric.bgp.spine_asn = AsnRange::parse("65030-65031").expect("asn");
         i.fabric.bgp.super_spine_asn = Some(AsnRange::parse("65001").expect("asn"));
