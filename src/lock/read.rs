@@ -238,6 +238,9 @@ fn safe_name(s: &str) -> bool {
 /// own loopback), management addresses, server subnets, link and server /31s, and a switch port used by
 /// two live entries.
 fn collisions(l: &Loaded) -> Vec<Finding> {
+    if !any_twice(&l.lock) {
+        return Vec::new();
+    }
     let mut seen = Seen::new(l);
     for (i, d) in l.lock.devices.iter().enumerate() {
         seen.once(Held::Name(&d.name), At("devices", i, "name"));
@@ -272,6 +275,49 @@ fn collisions(l: &Loaded) -> Vec<Finding> {
         }
     }
     seen.errs
+}
+
+/// Whether any value [`collisions`] checks is held twice: the same values, each kind of value in a set
+/// of its own and the kinds on their own threads. Nearly every lock has none, and only a lock that has
+/// one is walked again in order to locate them.
+fn any_twice(lock: &super::Lock) -> bool {
+    let (d, k, v) = (&lock.devices, &lock.links, &lock.servers);
+    let devices = || {
+        let addresses = d.iter().flat_map(|d| {
+            let rid = (d.router_id != d.loopback).then_some(d.router_id);
+            [Some(d.loopback), rid]
+                .into_iter()
+                .flatten()
+                .map(Held::Address)
+        });
+        twice(d.iter().map(|d| Held::Name(&d.name)))
+            || twice(addresses)
+            || twice(d.iter().filter_map(|d| d.management.map(Held::Management)))
+    };
+    let subnets = || {
+        twice(
+            (d.iter().filter_map(|d| d.server_subnet.as_deref()))
+                .chain(k.iter().map(|k| k.subnet.as_str()))
+                .chain(v.iter().map(|v| v.subnet.as_str()))
+                .map(Held::Subnet),
+        )
+    };
+    let ports = || {
+        let live = k.iter().filter(|k| !k.retired);
+        twice(
+            (live.flat_map(|k| [(&k.lower, k.lower_port), (&k.upper, k.upper_port)]))
+                .chain(v.iter().filter(|v| !v.retired).map(|v| (&v.leaf, v.port)))
+                .map(|(name, port)| Held::Port(name, port)),
+        )
+    };
+    let ((a, b), c) = rayon::join(|| rayon::join(devices, subnets), ports);
+    a || b || c
+}
+
+/// Whether an iterator yields a value twice.
+fn twice<'a>(mut values: impl Iterator<Item = Held<'a>>) -> bool {
+    let mut set = foldhash::HashSet::default();
+    values.any(|h| !set.insert(h))
 }
 
 /// A value only one lock entry may hold, borrowed from the lock (nothing is formatted unless it is
