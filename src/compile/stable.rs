@@ -10,7 +10,8 @@
 
 use crate::lock::{Lock, LockDevice, LockLink};
 use crate::model::LinkTier;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt as _, HashSet};
+use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// A lock indexed for the compiler.

@@ -110,8 +110,17 @@ fn shared(
             .map(|n| n.name)
             .eq(first.nics.iter().map(|n| n.name))
     };
+    // A server whose rail leaves all share the first leaf's QoS plan (one plan per platform: nearly
+    // always) has the first server's NIC settings by construction; only the others are worked out.
+    let first_plan = first.nics.first().map(|n| &n.leaf.qos);
+    let same_plan = |s: &Server| {
+        !s.nics.is_empty()
+            && s.nics
+                .iter()
+                .all(|n| first_plan.is_some_and(|p| std::sync::Arc::ptr_eq(p, &n.leaf.qos)))
+    };
     servers.par_iter().try_for_each(|s| {
-        if !same_names(s) || nic_qos::NicQos::of(model, plan, s)? != qos {
+        if !same_names(s) || (!same_plan(s) && nic_qos::NicQos::of(model, plan, s)? != qos) {
             return Err(format!(
                 "{}: its NICs or their QoS differ from {}'s: the shared hosts/nic-qos.sh cannot serve both",
                 s.name, first.name

@@ -39,7 +39,7 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
         let _ = writeln!(o, "      addresses: [\"{}/{}\"]", n.ip, n.prefix_len);
         let _ = writeln!(o, "      mtu: {}", plan.mtu);
         let _ = writeln!(o, "      routes:");
-        let _ = writeln!(o, "        - to: \"{}\"", n.subnet());
+        let _ = writeln!(o, "        - to: \"{}/{}\"", n.network, n.prefix_len);
         let _ = writeln!(o, "          scope: link");
         let _ = writeln!(o, "          table: {t}");
         let _ = writeln!(o, "        - to: \"{}\"", plan.server_pool);

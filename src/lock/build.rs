@@ -3,7 +3,8 @@
 
 use super::{Lock, LockDevice, LockLink, LockServer, VERSION, natural_cmp};
 use crate::model::{FabricModel, LinkTier};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt as _, HashSet};
+use std::collections::BTreeMap;
 
 /// The lock for `model`: every device, switch link and (routed) server /31 it holds. Entries of
 /// `previous` whose device left the fabric are kept as `retired` (their space stays reserved) unless
@@ -19,15 +20,13 @@ pub fn from_model(model: &FabricModel, previous: Option<&Lock>, release: bool) -
 
 /// The entries the model holds.
 fn live(model: &FabricModel) -> Lock {
-    let port: HashMap<(&str, &str), u32> = model
-        .devices
-        .iter()
-        .flat_map(|d| {
-            d.interfaces
-                .iter()
-                .map(move |i| ((d.hostname.as_str(), i.name.as_str()), i.port))
-        })
-        .collect();
+    let interfaces = model.devices.iter().map(|d| d.interfaces.len()).sum();
+    let mut port: HashMap<(&str, &str), u32> = HashMap::with_capacity(interfaces);
+    for d in &model.devices {
+        for i in &d.interfaces {
+            port.insert((d.hostname.as_str(), i.name.as_str()), i.port);
+        }
+    }
     let devices = model
         .devices
         .iter()
@@ -106,23 +105,25 @@ fn retire(lock: &mut Lock, prev: &Lock, model: &FabricModel) {
             ..k.clone()
         });
     }
-    let ports: HashSet<(String, u32)> = lock
+    let ports: HashSet<(&str, u32)> = lock
         .servers
         .iter()
-        .map(|v| (v.leaf.clone(), v.port))
+        .map(|v| (v.leaf.as_str(), v.port))
         .collect();
-    let subnets: HashSet<String> = lock.servers.iter().map(|v| v.subnet.clone()).collect();
+    let subnets: HashSet<&str> = lock.servers.iter().map(|v| v.subnet.as_str()).collect();
     // A server port the fabric no longer uses (its leaf left, or the group shrank): reserved.
-    for v in prev
+    let gone: Vec<LockServer> = prev
         .servers
         .iter()
-        .filter(|v| !ports.contains(&(v.leaf.clone(), v.port)) && !subnets.contains(&v.subnet))
-    {
-        lock.servers.push(LockServer {
+        .filter(|v| {
+            !ports.contains(&(v.leaf.as_str(), v.port)) && !subnets.contains(v.subnet.as_str())
+        })
+        .map(|v| LockServer {
             retired: true,
             ..v.clone()
-        });
-    }
+        })
+        .collect();
+    lock.servers.extend(gone);
 }
 
 /// One existing device whose allocation a change moves.
@@ -162,50 +163,53 @@ pub fn renumbered(old: &Lock, new: &Lock) -> Vec<Renumbered> {
     v
 }
 
+/// What moves on one device, one phrase each. Values are compared as the lock writes them, and
+/// formatted only when they differ.
 fn device_changes(o: &LockDevice, n: &LockDevice) -> Vec<String> {
     let mut c = Vec::new();
-    let mut cmp = |what: &str, a: String, b: String| {
-        if a != b {
-            c.push(format!("{what} {a} -> {b}"));
-        }
+    let mut cmp = |what: &str, a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
+        c.push(format!("{what} {a} -> {b}"));
     };
-    cmp("loopback", o.loopback.to_string(), n.loopback.to_string());
-    cmp(
-        "router-id",
-        o.router_id.to_string(),
-        n.router_id.to_string(),
-    );
-    cmp("ASN", o.asn.to_string(), n.asn.to_string());
-    let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "none".into());
+    if o.loopback != n.loopback {
+        cmp("loopback", &o.loopback, &n.loopback);
+    }
+    if o.router_id != n.router_id {
+        cmp("router-id", &o.router_id, &n.router_id);
+    }
+    if o.asn != n.asn {
+        cmp("ASN", &o.asn, &n.asn);
+    }
+    let opt = |x: Option<&str>| x.unwrap_or("none").to_string();
     // A first management address moves nothing that runs: only a held one can be renumbered.
-    if let Some(held) = o.management {
+    if let Some(held) = o.management
+        && n.management != Some(held)
+    {
+        let now = n.management.map(|m| m.to_string());
+        cmp("management", &held, &opt(now.as_deref()));
+    }
+    if o.server_subnet != n.server_subnet {
         cmp(
-            "management",
-            held.to_string(),
-            opt(&n.management.map(|m| m.to_string())),
+            "server subnet",
+            &opt(o.server_subnet.as_deref()),
+            &opt(n.server_subnet.as_deref()),
         );
     }
-    cmp(
-        "server subnet",
-        opt(&o.server_subnet),
-        opt(&n.server_subnet),
-    );
     c
 }
 
 type End<'a> = (&'a str, u32);
 
 /// What a live link puts on each of its two ports: (peer, peer port, subnet).
-fn ends(lock: &Lock) -> HashMap<End<'_>, (String, u32, &str)> {
-    let mut m = HashMap::new();
+fn ends(lock: &Lock) -> HashMap<End<'_>, (&str, u32, &str)> {
+    let mut m = HashMap::with_capacity(lock.links.len() * 2);
     for k in lock.links.iter().filter(|k| !k.retired) {
         m.insert(
             (k.lower.as_str(), k.lower_port),
-            (k.upper.clone(), k.upper_port, k.subnet.as_str()),
+            (k.upper.as_str(), k.upper_port, k.subnet.as_str()),
         );
         m.insert(
             (k.upper.as_str(), k.upper_port),
-            (k.lower.clone(), k.lower_port, k.subnet.as_str()),
+            (k.lower.as_str(), k.lower_port, k.subnet.as_str()),
         );
     }
     m
@@ -225,15 +229,15 @@ fn recabled(
         if !present.contains_key(dev) {
             continue;
         }
-        let was = format!("{peer}:{pport} {subnet}");
+        let was = || format!("{peer}:{pport} {subnet}");
         match after.get(&(*dev, *port)) {
             Some((p2, pp2, s2)) if p2 == peer && pp2 == pport && s2 == subnet => {}
             Some((p2, pp2, s2)) => moved.push((
                 dev.to_string(),
-                format!("port {port}: {was} -> {p2}:{pp2} {s2}"),
+                format!("port {port}: {} -> {p2}:{pp2} {s2}", was()),
             )),
-            None if present.contains_key(peer.as_str()) => {
-                moved.push((dev.to_string(), format!("port {port}: {was} -> unused")))
+            None if present.contains_key(peer) => {
+                moved.push((dev.to_string(), format!("port {port}: {} -> unused", was())))
             }
             None => {}
         }

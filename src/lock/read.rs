@@ -10,7 +10,6 @@ use crate::diag::{Finding, Source, Span};
 use crate::load::{self, SpanMap};
 use crate::rules::Rule;
 use ipnetwork::Ipv4Network;
-use std::collections::HashMap;
 
 /// A lock read from its file, with what locates its entries.
 #[derive(Clone, Debug)]
@@ -239,58 +238,115 @@ fn safe_name(s: &str) -> bool {
 /// own loopback), management addresses, server subnets, link and server /31s, and a switch port used by
 /// two live entries.
 fn collisions(l: &Loaded) -> Vec<Finding> {
+    if !any_twice(&l.lock) {
+        return Vec::new();
+    }
     let mut seen = Seen::new(l);
     for (i, d) in l.lock.devices.iter().enumerate() {
-        seen.once("name", d.name.clone(), At("devices", i, "name"));
-        seen.once(
-            "address",
-            d.loopback.to_string(),
-            At("devices", i, "loopback"),
-        );
+        seen.once(Held::Name(&d.name), At("devices", i, "name"));
+        seen.once(Held::Address(d.loopback), At("devices", i, "loopback"));
         if d.router_id != d.loopback {
-            seen.once(
-                "address",
-                d.router_id.to_string(),
-                At("devices", i, "router_id"),
-            );
+            seen.once(Held::Address(d.router_id), At("devices", i, "router_id"));
         }
         if let Some(m) = d.management {
-            seen.once(
-                "management address",
-                m.to_string(),
-                At("devices", i, "management"),
-            );
+            seen.once(Held::Management(m), At("devices", i, "management"));
         }
         if let Some(s) = &d.server_subnet {
-            seen.once("subnet", s.clone(), At("devices", i, "server_subnet"));
+            seen.once(Held::Subnet(s), At("devices", i, "server_subnet"));
         }
     }
     for (i, k) in l.lock.links.iter().enumerate() {
-        seen.once("subnet", k.subnet.clone(), At("links", i, "subnet"));
+        seen.once(Held::Subnet(&k.subnet), At("links", i, "subnet"));
         if !k.retired {
             seen.once(
-                "port",
-                format!("{}:{}", k.lower, k.lower_port),
+                Held::Port(&k.lower, k.lower_port),
                 At("links", i, "lower_port"),
             );
             seen.once(
-                "port",
-                format!("{}:{}", k.upper, k.upper_port),
+                Held::Port(&k.upper, k.upper_port),
                 At("links", i, "upper_port"),
             );
         }
     }
     for (i, v) in l.lock.servers.iter().enumerate() {
-        seen.once("subnet", v.subnet.clone(), At("servers", i, "subnet"));
+        seen.once(Held::Subnet(&v.subnet), At("servers", i, "subnet"));
         if !v.retired {
-            seen.once(
-                "port",
-                format!("{}:{}", v.leaf, v.port),
-                At("servers", i, "port"),
-            );
+            seen.once(Held::Port(&v.leaf, v.port), At("servers", i, "port"));
         }
     }
     seen.errs
+}
+
+/// Whether any value [`collisions`] checks is held twice: the same values, each kind of value in a set
+/// of its own and the kinds on their own threads. Nearly every lock has none, and only a lock that has
+/// one is walked again in order to locate them.
+fn any_twice(lock: &super::Lock) -> bool {
+    let (d, k, v) = (&lock.devices, &lock.links, &lock.servers);
+    let devices = || {
+        let addresses = d.iter().flat_map(|d| {
+            let rid = (d.router_id != d.loopback).then_some(d.router_id);
+            [Some(d.loopback), rid]
+                .into_iter()
+                .flatten()
+                .map(Held::Address)
+        });
+        twice(d.iter().map(|d| Held::Name(&d.name)))
+            || twice(addresses)
+            || twice(d.iter().filter_map(|d| d.management.map(Held::Management)))
+    };
+    let subnets = || {
+        twice(
+            (d.iter().filter_map(|d| d.server_subnet.as_deref()))
+                .chain(k.iter().map(|k| k.subnet.as_str()))
+                .chain(v.iter().map(|v| v.subnet.as_str()))
+                .map(Held::Subnet),
+        )
+    };
+    let ports = || {
+        let live = k.iter().filter(|k| !k.retired);
+        twice(
+            (live.flat_map(|k| [(&k.lower, k.lower_port), (&k.upper, k.upper_port)]))
+                .chain(v.iter().filter(|v| !v.retired).map(|v| (&v.leaf, v.port)))
+                .map(|(name, port)| Held::Port(name, port)),
+        )
+    };
+    let ((a, b), c) = rayon::join(|| rayon::join(devices, subnets), ports);
+    a || b || c
+}
+
+/// Whether an iterator yields a value twice.
+fn twice<'a>(mut values: impl Iterator<Item = Held<'a>>) -> bool {
+    let mut set = foldhash::HashSet::default();
+    values.any(|h| !set.insert(h))
+}
+
+/// A value only one lock entry may hold, borrowed from the lock (nothing is formatted unless it is
+/// held twice).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Held<'a> {
+    /// A device name.
+    Name(&'a str),
+    /// A loopback or router-id.
+    Address(std::net::Ipv4Addr),
+    /// A management address.
+    Management(std::net::IpAddr),
+    /// A server subnet or a link or server /31, as written.
+    Subnet(&'a str),
+    /// A switch port: device and port number.
+    Port(&'a str, u32),
+}
+
+impl Held<'_> {
+    /// What the finding calls it, and its value as the lock writes it.
+    fn describe(self) -> (&'static str, String) {
+        match self {
+            Held::Name(n) => ("name", n.to_string()),
+            Held::Address(a) => ("address", a.to_string()),
+            Held::Management(m) => ("management address", m.to_string()),
+            Held::Subnet(s) => ("subnet", s.to_string()),
+            Held::Port(d, p) => ("port", format!("{d}:{p}")),
+        }
+    }
 }
 
 /// Where an entry's field is: section, index, field (formatted as a JSON pointer only for a finding).
@@ -306,30 +362,31 @@ impl At {
 /// First holders of each value, and the findings for second ones.
 struct Seen<'a> {
     l: &'a Loaded,
-    first: HashMap<(&'static str, String), At>,
+    first: foldhash::HashMap<Held<'a>, At>,
     errs: Vec<Finding>,
 }
 
 impl<'a> Seen<'a> {
     fn new(l: &'a Loaded) -> Seen<'a> {
+        let entries = l.lock.devices.len() * 3 + l.lock.links.len() * 3 + l.lock.servers.len() * 2;
         Seen {
             l,
-            first: HashMap::new(),
+            first: foldhash::HashMap::with_capacity_and_hasher(entries, Default::default()),
             errs: Vec::new(),
         }
     }
 
-    /// Records `value` of `kind` at `at`, or reports it as held twice.
-    fn once(&mut self, kind: &'static str, value: String, at: At) {
+    /// Records `value` at `at`, or reports it as held twice.
+    fn once(&mut self, value: Held<'a>, at: At) {
         use std::collections::hash_map::Entry;
-        let prev = match self.first.entry((kind, value)) {
+        let first = match self.first.entry(value) {
             Entry::Vacant(v) => {
                 v.insert(at);
                 return;
             }
-            Entry::Occupied(o) => (*o.get(), o.key().1.clone()),
+            Entry::Occupied(o) => *o.get(),
         };
-        let (first, value) = prev;
+        let (kind, value) = value.describe();
         let (line, _) = self
             .l
             .spans()

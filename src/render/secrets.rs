@@ -49,11 +49,11 @@ impl EnvSecrets {
     }
 
     /// `text` with every `AIFAB_ENV(NAME)` this set knows replaced by its value.
-    pub fn fill(&self, text: &str) -> String {
+    pub fn fill(&self, text: String) -> String {
         if !text.contains(ENV_TOKEN) {
-            return text.to_string();
+            return text;
         }
-        let mut out = text.to_string();
+        let mut out = text;
         for (name, value) in &self.0 {
             out = out.replace(&format!("{ENV_TOKEN}{name})"), value);
         }
@@ -147,7 +147,7 @@ mod tests {
     fn fill_replaces_only_known_tokens() {
         let s = EnvSecrets([("K".to_string(), "v1".to_string())].into());
         assert_eq!(
-            s.fill("key 0 AIFAB_ENV(K) AIFAB_ENV(L) AIFAB_SECRET(K)"),
+            s.fill("key 0 AIFAB_ENV(K) AIFAB_ENV(L) AIFAB_SECRET(K)".into()),
             "key 0 v1 AIFAB_ENV(L) AIFAB_SECRET(K)"
         );
     }

@@ -5,6 +5,8 @@
 //! the per-platform [`super::Parts`] instead of being copied into every device or port. Values that are
 //! numbers or addresses stay typed and are printed straight into the output as JSON strings.
 
+mod json;
+
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use std::borrow::Cow;
@@ -216,15 +218,25 @@ impl<'a> ConfigDb<'a> {
         self.tables.keys().copied()
     }
 
-    /// The file: sorted keys, 4-space indentation, a final newline.
+    /// The file: sorted keys, 4-space indentation, a final newline: `serde_json`'s pretty form of
+    /// [`Serialize`], printed without serde.
     pub fn to_json(&self) -> Result<String, String> {
         let rows: usize = self.tables.values().map(|t| t.len() + 1).sum();
-        let mut buf = Vec::with_capacity(rows * 96);
+        let mut out = String::with_capacity(rows * 96);
+        json::config_db(&mut out, self);
+        out.push('\n');
+        Ok(out)
+    }
+
+    /// [`ConfigDb::to_json`] through `serde_json`: the reference the printer is tested against.
+    #[cfg(test)]
+    fn to_json_serde(&self) -> String {
+        let mut buf = Vec::new();
         let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
         let mut ser = serde_json::Serializer::with_formatter(&mut buf, formatter);
-        self.serialize(&mut ser).map_err(|e| e.to_string())?;
+        self.serialize(&mut ser).expect("serializes");
         buf.push(b'\n');
-        String::from_utf8(buf).map_err(|e| e.to_string())
+        String::from_utf8(buf).expect("utf-8")
     }
 }
 
@@ -279,6 +291,7 @@ mod tests {
 }
 "#;
         assert_eq!(db.to_json().expect("json"), want);
+        assert_eq!(db.to_json_serde(), want);
     }
 
     #[test]
@@ -292,7 +305,21 @@ mod tests {
                 Row::new([("f", Value::Text(odd.into()))]),
             )]),
         );
+        db.put(
+            "U",
+            Table::owned(vec![(
+                "\t\n\r\u{1f}\u{7f}/".into(),
+                Row::new([
+                    ("ip6", Value::Ip("fe80::1".parse().expect("ip"))),
+                    ("ip4", Value::Ip("10.0.255.1".parse().expect("ip"))),
+                    ("n", Value::Num(u64::MAX)),
+                    ("z", Value::Num(0)),
+                    ("e", Value::List(&[])),
+                ]),
+            )]),
+        );
         let json = db.to_json().expect("json");
+        assert_eq!(json, db.to_json_serde());
         let back: serde_json::Value = serde_json::from_str(&json).expect("valid");
         assert_eq!(back["T"][odd]["f"], odd);
         assert!(json.contains(r#""a\"b\\c\u0001é<""#), "{json}");

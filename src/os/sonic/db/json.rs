@@ -1,0 +1,115 @@
+//! The pretty JSON printer of [`super::ConfigDb::to_json`]: the layout of `serde_json`'s
+//! `PrettyFormatter` with a 4-space indent and its string escaping, printed straight from the typed
+//! tables without going through serde (tests compare the two byte for byte).
+
+use super::{ConfigDb, Row, Table, Value};
+use std::fmt::Write as _;
+use std::net::IpAddr;
+
+/// Indentation of each nesting level (a config_db nests four deep at most).
+const INDENT: [&str; 5] = ["", "    ", "        ", "            ", "                "];
+
+/// The whole file, without its final newline.
+pub(super) fn config_db(out: &mut String, db: &ConfigDb<'_>) {
+    object(out, 0, db.tables.iter().map(|(k, t)| (*k, &**t)), table);
+}
+
+fn table(out: &mut String, t: &Table<'_>) {
+    object(out, 1, t.0.iter().map(|(k, r)| (k.as_ref(), &**r)), row);
+}
+
+fn row(out: &mut String, r: &Row<'_>) {
+    object(out, 2, r.0.iter().map(|(k, v)| (k.as_ref(), v)), value);
+}
+
+/// `{ "key": value, ... }` whose keys sit at nesting `level + 1`; `{}` when empty.
+fn object<'e, V: ?Sized + 'e>(
+    out: &mut String,
+    level: usize,
+    entries: impl Iterator<Item = (&'e str, &'e V)>,
+    print: impl Fn(&mut String, &V),
+) {
+    out.push('{');
+    let mut any = false;
+    for (k, v) in entries {
+        out.push_str(if any { ",\n" } else { "\n" });
+        out.push_str(INDENT[level + 1]);
+        string(out, k);
+        out.push_str(": ");
+        print(out, v);
+        any = true;
+    }
+    if any {
+        out.push('\n');
+        out.push_str(INDENT[level]);
+    }
+    out.push('}');
+}
+
+/// A field value at nesting level 3 (a list's items sit at level 4).
+fn value(out: &mut String, v: &Value<'_>) {
+    match v {
+        Value::Text(t) => string(out, t),
+        Value::Num(n) => {
+            out.push('"');
+            number(out, *n);
+            out.push('"');
+        }
+        Value::Ip(IpAddr::V4(ip)) => {
+            out.push('"');
+            for (i, octet) in ip.octets().into_iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                number(out, u64::from(octet));
+            }
+            out.push('"');
+        }
+        Value::Ip(ip) => {
+            let _ = write!(out, "\"{ip}\"");
+        }
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(if i > 0 { ",\n" } else { "\n" });
+                out.push_str(INDENT[4]);
+                string(out, item);
+            }
+            if !items.is_empty() {
+                out.push('\n');
+                out.push_str(INDENT[3]);
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// A JSON string. Text without a quote, a backslash or a control character is copied as it is;
+/// anything else is escaped by `serde_json` itself.
+fn string(out: &mut String, s: &str) {
+    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else if let Ok(text) = serde_json::to_string(s) {
+        out.push_str(&text);
+    }
+}
+
+/// A number in decimal, without the formatting machinery.
+fn number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
