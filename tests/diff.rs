@@ -341,3 +341,20 @@ fn removing_servers_is_a_ports_change_on_their_leaves() {
         .expect("ports gained");
     assert_eq!(g.ports, 8);
 }
+
+#[test]
+fn a_new_nic_speed_changes_the_leaves_breakout_and_says_so() {
+    let a = common::intent("intents/breakout-small.yaml");
+    let mut b = a.clone();
+    b.fabric.topology.nic_speed = aifab::units::Speed(400);
+    b.fabric.topology.leaf.breakout = None;
+    b.fabric.topology.leaf.oversubscription = aifab::units::Ratio { down: 2, up: 1 };
+    let c = changes(&a, &b);
+    let r = only(&c, "CHG-BREAKOUT");
+    assert_eq!(r.impact, Impact::Disruptive);
+    assert!(
+        r.devices.iter().all(|h| h.ends_with("-leaf")) && !r.devices.is_empty(),
+        "only the leaves change mode: {r:?}"
+    );
+    assert!(changes(&a, &a).iter().all(|x| x.rule != "CHG-BREAKOUT"));
+}

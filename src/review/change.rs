@@ -42,6 +42,9 @@ pub enum ChangeRule {
     /// A switch keeps its name but changes platform.
     #[serde(rename = "CHG-PLATFORM")]
     Platform,
+    /// Front-panel ports of a switch on both sides run in another breakout mode or speed.
+    #[serde(rename = "CHG-BREAKOUT")]
+    Breakout,
     /// The set of PFC no-drop priorities changes.
     #[serde(rename = "CHG-LOSSLESS")]
     Lossless,
@@ -97,6 +100,7 @@ impl ChangeRule {
         match self {
             ChangeRule::Devices => "CHG-DEVICES",
             ChangeRule::Platform => "CHG-PLATFORM",
+            ChangeRule::Breakout => "CHG-BREAKOUT",
             ChangeRule::Lossless => "CHG-LOSSLESS",
             ChangeRule::Ecn => "CHG-ECN",
             ChangeRule::Dscp => "CHG-DSCP",
@@ -261,9 +265,9 @@ impl<'a> Sides<'a> {
 }
 
 /// Every rule of the change report, in the order of `docs/change-report.md`.
-const RULES: [fn(&Sides) -> Vec<Change>; 16] = [
-    devices, renumber, recable, ports, platform, lossless, ecn, dscp, sched, watchdog, dlb, hash,
-    mtu, addr, bgp, ack,
+const RULES: [fn(&Sides) -> Vec<Change>; 17] = [
+    devices, renumber, recable, ports, platform, breakout, lossless, ecn, dscp, sched, watchdog,
+    dlb, hash, mtu, addr, bgp, ack,
 ];
 
 /// Compares two compiled fabrics device by device and explains the differences, most severe first.
@@ -436,6 +440,21 @@ fn platform(s: &Sides) -> Vec<Change> {
     switches(ChangeRule::Platform, Impact::Disruptive, &names, |sw| {
         format!("platform changed on {sw} (the switch is replaced and re-provisioned)")
     })
+}
+
+/// `CHG-BREAKOUT`: a switch that kept its platform runs front-panel ports in another mode (children or
+/// speed): those ports go down while they change, NX-OS drops their configuration, SONiC reloads.
+fn breakout(s: &Sides) -> Vec<Change> {
+    switches(
+        ChangeRule::Breakout,
+        Impact::Disruptive,
+        &s.changed(|a, b| a.port_groups != b.port_groups),
+        |sw| {
+            format!(
+                "port breakout or speed changed on {sw} (the ports go down while they change; every link on them flaps)"
+            )
+        },
+    )
 }
 
 /// `CHG-LOSSLESS`: the no-drop priority set changed, one line per old→new set.
