@@ -209,7 +209,7 @@ rules! {
     HostCnpClass = ("AIF-HOST-003", Error, Checks, "DCQCN needs the class the NICs send CNPs in"),
     HostNames = ("AIF-HOST-004", Error, Compile, "Host files need lower-case server names and Linux NIC names"),
     HostRouteTables = ("AIF-HOST-005", Error, Checks, "The rails' routing tables avoid the kernel's tables"),
-    HostsNeedRailNics = ("AIF-HOST-006", Error, Checks, "Host files need single-port NICs on rail leaves"),
+    HostPortResources = ("AIF-HOST-006", Error, Checks, "Two-port NICs need an RDMA resource per port"),
 
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
 

@@ -1,10 +1,12 @@
 //! The host output (`hosts/`): one netplan file per server and the shared files, Spiderpool objects valid against Spiderpool's own CRD schemas (vendored in
 //! `tests/hosts/`, see its README) in both server addressing modes and both CNIs, pools that never hand
-//! out a switch address, and netplan files that send each NIC's traffic through its own rail.
+//! out a switch address, and netplan files that send each NIC port's traffic through its own leaf: on
+//! rail leaves, rack leaves (intents/meta-rack-three-tier.yaml) and two-port NICs on two planes
+//! (intents/hpn-dual-plane.yaml) or two leaves, every port's address and gateway the switch side's.
 
 mod common;
 
-use aifab::model::{Device, FabricModel};
+use aifab::model::{Device, FabricModel, NicEnd};
 use aifab::platform::Catalog;
 use aifab::render::{Meta, OutFile, Renderer};
 use serde::Deserialize;
@@ -13,12 +15,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
 const MIXED: &str = "intents/mixed-sonic-nxos.yaml";
+const HPN: &str = "intents/hpn-dual-plane.yaml";
+const META: &str = "intents/meta-rack-three-tier.yaml";
 
 /// The mixed example with `edits` (`(from, to)` text replacements) applied, compiled and rendered.
 fn render_edited(edits: &[(&str, &str)]) -> (FabricModel, Vec<OutFile>) {
-    let mut text = std::fs::read_to_string(MIXED).expect("read");
+    render_file(MIXED, edits)
+}
+
+/// An example with `edits` applied, compiled and rendered.
+fn render_file(path: &str, edits: &[(&str, &str)]) -> (FabricModel, Vec<OutFile>) {
+    let mut text = std::fs::read_to_string(path).expect("read");
     for (from, to) in edits {
-        assert!(text.contains(from), "{from} not in {MIXED}");
+        assert!(text.contains(from), "{from} not in {path}");
         text = text.replace(from, to);
     }
     let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
@@ -32,6 +41,69 @@ fn render_edited(edits: &[(&str, &str)]) -> (FabricModel, Vec<OutFile>) {
 
 const ROUTED: (&str, &str) = ("server_mode: rail-subnet", "server_mode: routed");
 const MACVLAN: (&str, &str) = ("cni: sriov", "cni: macvlan");
+const HPN_SUBNETS: (&str, &str) = (
+    "server_links: 10.32.0.0/24",
+    "server_links: 10.32.0.0/24\n    server_mode: rail-subnet",
+);
+const META_SUBNETS: (&str, &str) = (
+    "server_links: 10.42.0.0/24",
+    "server_links: 10.42.0.0/24\n    server_mode: rail-subnet",
+);
+/// HPN's NICs on two leaves of one plane (sides) under the same spines.
+const TWO_LEAVES: [(&str, &str); 3] = [
+    ("homing: two-planes", "homing: two-leaves"),
+    ("-p{plane}\"", "-p{side}\""),
+    ("p{plane}-spine{index}", "spine{index}"),
+];
+
+/// One fabric the host tests render: the example, its edits, its pools and SpiderMultusConfigs, its
+/// servers' NIC ports, server pool and MTU.
+struct Case {
+    file: &'static str,
+    edits: Vec<(&'static str, &'static str)>,
+    pools: usize,
+    multus: usize,
+    ports: usize,
+    servers: usize,
+    pool: &'static str,
+    mtu: u64,
+}
+
+/// Rail leaves in both modes, rack leaves in both modes, two-port NICs on two planes in both modes and
+/// on two leaves of one plane.
+fn cases() -> Vec<Case> {
+    let case = |file, edits: &[(&'static str, &'static str)], pools, multus, ports, servers| {
+        let (pool, mtu) = match file {
+            MIXED => ("10.12.0.0/16", 9100),
+            HPN => ("10.32.0.0/24", 9214),
+            _ => ("10.42.0.0/24", 9214),
+        };
+        Case {
+            file,
+            edits: edits.to_vec(),
+            pools,
+            multus,
+            ports,
+            servers,
+            pool,
+            mtu,
+        }
+    };
+    vec![
+        // A pool per rail leaf (32 servers, 2 groups, 8 rails), or per NIC.
+        case(MIXED, &[], 16, 8, 8, 32),
+        case(MIXED, &[ROUTED], 256, 8, 8, 32),
+        case(MIXED, &[MACVLAN], 16, 8, 8, 32),
+        case(MIXED, &[ROUTED, MACVLAN], 256, 8, 8, 32),
+        // Two-port NICs: a pool per NIC port or per leaf (2 groups x 2 rails x 2 planes).
+        case(HPN, &[], 32, 4, 4, 8),
+        case(HPN, &[HPN_SUBNETS], 8, 4, 4, 8),
+        case(HPN, &TWO_LEAVES, 32, 4, 4, 8),
+        // Rack leaves: a pool per NIC or per rack leaf (14 racks of 2 servers).
+        case(META, &[], 56, 2, 2, 28),
+        case(META, &[META_SUBNETS], 14, 2, 2, 28),
+    ]
+}
 
 /// A CRD's OpenAPI schema as the API server applies it with strict field validation (kubectl's default
 /// since 1.27): an object schema with `properties` rejects any other field.
@@ -72,14 +144,8 @@ fn spiderpool_docs(files: &[OutFile]) -> Vec<Value> {
 fn spiderpool_objects_are_valid_crds_in_both_addressing_modes() {
     let pools = validator("spiderippools");
     let multus = validator("spidermultusconfigs");
-    // (edits, pools expected): a pool per rail leaf (32 servers, 2 groups, 8 rails), or per NIC.
-    for (edits, want_pools) in [
-        (vec![], 16),
-        (vec![ROUTED], 256),
-        (vec![MACVLAN], 16),
-        (vec![ROUTED, MACVLAN], 256),
-    ] {
-        let (_, files) = render_edited(&edits);
+    for c in cases() {
+        let (_, files) = render_file(c.file, &c.edits);
         let docs = spiderpool_docs(&files);
         let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
         for d in &docs {
@@ -92,14 +158,47 @@ fn spiderpool_objects_are_valid_crds_in_both_addressing_modes() {
             let errors: Vec<String> = v.iter_errors(d).map(|e| e.to_string()).collect();
             assert!(
                 errors.is_empty(),
-                "{edits:?}: {kind} {}: {errors:?}",
+                "{} {:?}: {kind} {}: {errors:?}",
+                c.file,
+                c.edits,
                 d["metadata"]
             );
             assert_eq!(d["apiVersion"], "spiderpool.spidernet.io/v2beta1");
             *kinds.entry(kind).or_default() += 1;
         }
-        assert_eq!(kinds.get("SpiderIPPool"), Some(&want_pools), "{edits:?}");
-        assert_eq!(kinds.get("SpiderMultusConfig"), Some(&8), "{edits:?}");
+        let at = format!("{} {:?}", c.file, c.edits);
+        assert_eq!(kinds.get("SpiderIPPool"), Some(&c.pools), "{at}");
+        assert_eq!(kinds.get("SpiderMultusConfig"), Some(&c.multus), "{at}");
+        multus_pools_serve_every_server(&docs, c.servers, &at);
+    }
+}
+
+/// Every SpiderMultusConfig's pool wildcard gives every server an address: some pool it matches pins
+/// that server.
+fn multus_pools_serve_every_server(docs: &[Value], servers: usize, at: &str) {
+    let pools: Vec<(&str, BTreeSet<&str>)> = docs
+        .iter()
+        .filter(|d| d["kind"] == "SpiderIPPool")
+        .map(|d| {
+            let name = d["metadata"]["name"].as_str().expect("name");
+            (name, strings(&d["spec"]["nodeName"]).into_iter().collect())
+        })
+        .collect();
+    for m in docs.iter().filter(|d| d["kind"] == "SpiderMultusConfig") {
+        let cni = m["spec"]["cniType"].as_str().expect("cni");
+        let wild = strings(&m["spec"][cni]["ippools"]["ipv4"]);
+        let prefixes: Vec<&str> = wild.iter().map(|w| w.trim_end_matches('*')).collect();
+        let nodes: BTreeSet<&str> = pools
+            .iter()
+            .filter(|(n, _)| prefixes.iter().any(|p| n.starts_with(p)))
+            .flat_map(|(_, nodes)| nodes.iter().copied())
+            .collect();
+        assert_eq!(
+            nodes.len(),
+            servers,
+            "{at}: {} {wild:?}",
+            m["metadata"]["name"]
+        );
     }
 }
 
@@ -139,8 +238,8 @@ fn switch_addresses(model: &FabricModel) -> BTreeSet<Ipv4Addr> {
     out
 }
 
-/// The leaf a server's NIC is cabled to, by (server, NIC).
-fn cabling(model: &FabricModel) -> BTreeMap<(String, String), &Device> {
+/// The leaf a server's NIC port is cabled to and which NIC port it is, by (server, netdev).
+fn cabling(model: &FabricModel) -> BTreeMap<(String, String), (&Device, NicEnd)> {
     let by_name: BTreeMap<&str, &Device> = model
         .devices
         .iter()
@@ -150,14 +249,33 @@ fn cabling(model: &FabricModel) -> BTreeMap<(String, String), &Device> {
         .links
         .iter()
         .filter(|l| l.tier == "server-leaf")
-        .map(|l| ((l.a.clone(), l.a_port.clone()), by_name[l.b.as_str()]))
+        .map(|l| {
+            let end = l.nic.expect("server link names its NIC port");
+            (
+                (l.a.clone(), l.a_port.clone()),
+                (by_name[l.b.as_str()], end),
+            )
+        })
         .collect()
+}
+
+/// The rail and port a pool name's prefix names: `rail01-`, `rail01p2-`, `rack-`, `rackp1-`.
+fn pool_kind(name: &str) -> (Option<u32>, Option<u32>) {
+    let (head, _) = name.split_once('-').expect("prefix-");
+    let (rail, rest) = match head.strip_prefix("rail") {
+        Some(r) => (Some(r[..2].parse().expect("rail")), &r[2..]),
+        None => (None, head.strip_prefix("rack").expect("rail or rack")),
+    };
+    let port = rest.strip_prefix('p').map(|p| p.parse().expect("port"));
+    assert!(port.is_some() || rest.is_empty(), "{name}");
+    (rail, port)
 }
 
 #[test]
 fn pools_hand_out_no_switch_address_and_pin_their_servers() {
-    for edits in [vec![], vec![ROUTED]] {
-        let (model, files) = render_edited(&edits);
+    for c in cases() {
+        let (model, files) = render_file(c.file, &c.edits);
+        let at = format!("{} {:?}", c.file, c.edits);
         let switches = switch_addresses(&model);
         let cabled = cabling(&model);
         let mut handed: BTreeSet<Ipv4Addr> = BTreeSet::new();
@@ -201,13 +319,15 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
                 }
                 assert!(handed.insert(*ip), "{name}: {ip} in two pools");
             }
-            // Its servers are exactly those cabled to the gateway's leaf on this rail.
-            let rail: u32 = name[4..6].parse().expect("rail number");
+            // Its servers are exactly those whose NIC ports of the pool's rail and port are cabled to
+            // the gateway's leaf.
+            let (rail, port) = pool_kind(name);
             let nodes: BTreeSet<&str> = strings(&spec["nodeName"]).into_iter().collect();
             let want: BTreeSet<&str> = cabled
                 .iter()
-                .filter(|(_, leaf)| leaf.rail == Some(rail))
-                .filter(|((server, nic), leaf)| match &leaf.server_subnet {
+                .filter(|(_, (_, end))| rail.is_none_or(|r| end.rail == r))
+                .filter(|(_, (_, end))| port.is_none_or(|p| end.port == p))
+                .filter(|((server, nic), (leaf, _))| match &leaf.server_subnet {
                     Some(s) => s.gateway_ip == gateway,
                     None => leaf
                         .interfaces
@@ -216,8 +336,8 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
                 })
                 .map(|((server, _), _)| server.as_str())
                 .collect();
-            assert_eq!(nodes, want, "{edits:?} {name}");
-            assert_eq!(spec["routes"][0]["dst"], "10.12.0.0/16");
+            assert_eq!(nodes, want, "{at} {name}");
+            assert_eq!(spec["routes"][0]["dst"], c.pool);
             assert_eq!(spec["routes"][0]["gw"], gateway.to_string());
         }
         assert!(!handed.is_empty());
@@ -225,13 +345,14 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
 }
 
 #[test]
-fn netplan_sends_each_nic_through_its_own_rail() {
-    for edits in [vec![], vec![ROUTED]] {
-        let (model, files) = render_edited(&edits);
+fn netplan_sends_each_nic_port_through_its_own_leaf() {
+    for c in cases() {
+        let (model, files) = render_file(c.file, &c.edits);
+        let at = format!("{} {:?}", c.file, c.edits);
         let switches = switch_addresses(&model);
         let cabled = cabling(&model);
         let mut seen: BTreeSet<Ipv4Addr> = BTreeSet::new();
-        let mut nics = 0;
+        let (mut ports, mut servers) = (0, 0);
         for f in files
             .iter()
             .filter(|f| f.path.starts_with("hosts/netplan/"))
@@ -240,8 +361,10 @@ fn netplan_sends_each_nic_through_its_own_rail() {
             let doc: Value = serde_norway::from_str(&f.content).expect("netplan YAML");
             let eths = doc["network"]["ethernets"].as_object().expect("ethernets");
             let mut tables = BTreeSet::new();
+            let mut leaves = BTreeSet::new();
             for (nic, e) in eths {
-                let leaf = cabled[&(server.to_string(), nic.clone())];
+                let (leaf, _) = cabled[&(server.to_string(), nic.clone())];
+                leaves.insert(leaf.hostname.as_str());
                 let addr = strings(&e["addresses"])[0];
                 let net: ipnetwork::Ipv4Network = addr.parse().expect("address");
                 let ip = net.ip();
@@ -261,28 +384,56 @@ fn netplan_sends_each_nic_through_its_own_rail() {
                     .find(|i| i.peer == server && i.peer_port == *nic)
                     .expect("leaf port");
                 match &leaf.server_subnet {
-                    Some(s) => assert_eq!(gw, s.gateway_ip, "{server} {nic}"),
+                    Some(s) => {
+                        assert_eq!(gw, s.gateway_ip, "{server} {nic}");
+                        assert_eq!(net.prefix(), s.prefix_len, "{server} {nic}");
+                    }
                     None => {
                         assert_eq!(Some(gw), leaf_side.ip, "{server} {nic}");
                         assert_eq!(Some(ip), leaf_side.peer_ip, "{server} {nic}");
+                        assert_eq!(net.prefix(), 31, "{server} {nic}");
                     }
                 }
                 assert!(net.contains(gw), "{server} {nic}: gateway off the subnet");
+                assert_eq!(e["routes"][1]["to"], c.pool);
                 let table = &e["routes"][1]["table"];
                 assert_eq!(&e["routes"][0]["table"], table);
                 assert_eq!(e["routing-policy"][0]["table"], *table);
                 assert_eq!(e["routing-policy"][0]["from"], ip.to_string());
-                assert_eq!(e["mtu"], 9100);
+                assert_eq!(e["mtu"], c.mtu);
                 assert!(
                     tables.insert(table.as_u64().expect("table")),
                     "{server}: table twice"
                 );
-                nics += 1;
+                ports += 1;
             }
-            assert_eq!(eths.len(), 8, "{server}");
+            assert_eq!(eths.len(), c.ports, "{at} {server}");
+            // A rack leaf takes all of a server's ports; else each port has its own leaf (rails, and
+            // the two planes or sides of a two-port NIC).
+            let want_leaves = if c.file == META { 1 } else { c.ports };
+            assert_eq!(leaves.len(), want_leaves, "{at} {server}: {leaves:?}");
+            servers += 1;
         }
-        assert_eq!(nics, 256, "{edits:?}");
+        assert_eq!(servers, c.servers, "{at}");
+        assert_eq!(ports, c.servers * c.ports, "{at}");
     }
+}
+
+/// Every netdev of a two-port NIC gets the NIC QoS (the script loops over both ports).
+#[test]
+fn nic_qos_runs_on_every_port() {
+    let (_, files) = render_file(HPN, &[]);
+    let script = files
+        .iter()
+        .find(|f| f.path == "hosts/nic-qos.sh")
+        .expect("nic-qos.sh");
+    assert!(
+        script
+            .content
+            .contains("for nic in 'eth0p1' 'eth0p2' 'eth1p1' 'eth1p2'"),
+        "{}",
+        script.content
+    );
 }
 
 #[test]

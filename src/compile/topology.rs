@@ -14,8 +14,8 @@ use super::stable::{self, Cable, Index, Ports};
 use crate::diag::Finding;
 use crate::intent::{Intent, Role, Topology};
 use crate::model::{
-    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, PortGroup, PortKind,
-    QosPlan, Summary, UnusedPort,
+    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, NicEnd, PortGroup,
+    PortKind, QosPlan, Summary, UnusedPort,
 };
 use crate::place::{self, Overridable, Placement};
 use crate::platform::{Catalog, Os};
@@ -76,6 +76,8 @@ pub struct DraftLink {
     pub lower: Option<End>,
     /// Server name and NIC, for server links.
     pub server: Option<(String, String)>,
+    /// The NIC and NIC port of a server link.
+    pub nic: Option<NicEnd>,
     /// Upper end.
     pub upper: End,
     /// Allocation index within the tier's pool.
@@ -130,6 +132,7 @@ impl Draft {
                     speed_gbps: l.speed_gbps,
                     cable_m: l.cable_m,
                     subnet: l.subnet.clone(),
+                    nic: l.nic,
                 }
             })
             .collect();
@@ -464,6 +467,10 @@ fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink
                 tier: LinkTier::ServerLeaf,
                 lower: None,
                 server: Some((sname, nic)),
+                nic: Some(NicEnd {
+                    rail: n.rail + 1,
+                    port: n.port + 1,
+                }),
                 upper: End {
                     dev: di,
                     iface: devices[di].interfaces.len() - 1,
@@ -730,6 +737,7 @@ fn connect(
             iface: devices[lo].interfaces.len() - 1,
         }),
         server: None,
+        nic: None,
         upper: End {
             dev: up,
             iface: devices[up].interfaces.len() - 1,

@@ -1,16 +1,20 @@
-//! The server's rail NICs as a netplan file: each NIC's address and MTU, a routing table per rail
-//! holding the NIC's own subnet and the whole server pool through the rail's gateway, and a rule that
-//! sends traffic from the NIC's address to that table: RDMA from a NIC leaves through its own rail,
-//! whatever the main table says.
+//! The server's NIC ports as a netplan file: each port's (netdev's) address and MTU, a routing table
+//! per port holding the port's own subnet and the whole server pool through the port's leaf, and a
+//! rule that sends traffic from the port's address to that table: RDMA from a port leaves through its
+//! own leaf, whatever the main table says. The same on rail leaves, rack leaves (one leaf, every NIC
+//! its own port on it) and two-port NICs (two netdevs, two tables, no bond: Alibaba HPN's two routed
+//! ports).
 
 use super::Server;
 use crate::model::hosts::HostsPlan;
 use crate::render::Meta;
 use std::fmt::Write as _;
 
-/// The routing table of `rail`.
-pub fn table(plan: &HostsPlan, rail: u32) -> u32 {
-    plan.route_table + rail.saturating_sub(1)
+/// The routing table of port `port` of rail `rail`'s NIC (both 1-based): rail 1 port 1 first, the
+/// ports of one NIC next to each other.
+pub fn table(plan: &HostsPlan, rail: u32, port: u32) -> u32 {
+    let ports = plan.nic_ports.max(1);
+    plan.route_table + rail.saturating_sub(1) * ports + port.saturating_sub(1).min(ports - 1)
 }
 
 /// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`). NIC names are checked Linux
@@ -30,10 +34,15 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
     let _ = writeln!(o, "  version: 2");
     let _ = writeln!(o, "  ethernets:");
     for n in &s.nics {
-        let t = table(plan, n.rail);
+        let t = table(plan, n.rail, n.port);
+        let port = if plan.nic_ports > 1 {
+            format!(" port {}", n.port)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
-            "    \"{}\": # rail {} to {}",
+            "    \"{}\": # rail {}{port} to {}",
             n.name, n.rail, n.leaf.hostname
         );
         let _ = writeln!(o, "      addresses: [\"{}/{}\"]", n.ip, n.prefix_len);

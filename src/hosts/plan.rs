@@ -4,7 +4,7 @@
 use super::names;
 use crate::diag::Finding;
 use crate::intent::hosts::Hosts;
-use crate::intent::{Attachment, Intent, QosClass};
+use crate::intent::{Intent, QosClass};
 use crate::model::hosts::{HostsPlan, KubernetesPlan};
 use crate::model::{FabricModel, LinkTier};
 use crate::rules::Rule;
@@ -25,6 +25,7 @@ pub fn plan(intent: &Intent) -> Option<HostsPlan> {
         gid_index: h.nccl.gid_index,
         qps_per_connection: qp_hash.then_some(h.nccl.qps_per_connection),
         route_table: h.route_table,
+        nic_ports: intent.fabric.topology.nic_ports.max(1),
         server_pool: intent.fabric.addressing.server_links.to_string(),
         mtu: intent.fabric.mtu,
         kubernetes: h.kubernetes.as_ref().map(|k| KubernetesPlan {
@@ -46,37 +47,29 @@ pub fn rules(intent: &Intent, out: &mut Vec<Finding>) {
     cts_class(intent, h, out);
     cnp_class(intent, h, out);
     route_tables(intent, h, out);
-    rail_nics(intent, out);
+    port_resources(intent, h, out);
 }
 
-/// AIF-HOST-006: the host files route one rail per NIC through that rail's leaf (a routing table and a
-/// Spiderpool pool per rail), so they need single-port NICs on rail leaves: a dual-homed NIC (two
-/// addresses, two gateways on one device) or a rack leaf (every rail on one leaf) is refused rather
-/// than written half-right.
-fn rail_nics(intent: &Intent, out: &mut Vec<Finding>) {
-    let t = &intent.fabric.topology;
-    let (problem, at) = if t.nic_ports > 1 {
-        (
-            format!(
-                "host files are written for single-port NICs; this fabric's NICs have {} ports",
-                t.nic_ports
-            ),
-            "/fabric/topology/nic_ports",
-        )
-    } else if t.leaf.attachment == Attachment::Rack {
-        (
-            "host files route each rail through its rail leaf; rack leaves take every rail"
-                .to_string(),
-            "/fabric/topology/leaf/attachment",
-        )
-    } else {
+/// AIF-HOST-006: with two-port NICs each port is its own netdev, so Kubernetes needs an RDMA resource
+/// per port: a `kubernetes.resource` without `{port}` would give both ports' SpiderMultusConfigs one
+/// resource, and a pod could get two VFs of one port. (Rack leaves and every homing are written.)
+fn port_resources(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let Some(k) = h.kubernetes.as_ref() else {
         return;
     };
-    out.push(
-        Finding::new(Rule::HostsNeedRailNics, problem)
-            .at(at)
-            .hint("remove the `hosts` section (or set `hosts.enabled: false`) and configure the servers' NIC ports outside aifab"),
-    );
+    if intent.fabric.topology.nic_ports > 1 && !k.resource.contains("{port}") {
+        out.push(
+            Finding::new(
+                Rule::HostPortResources,
+                format!(
+                    "the NICs have {} ports, each its own netdev, but `hosts.kubernetes.resource: {}` names one resource for both",
+                    intent.fabric.topology.nic_ports, k.resource
+                ),
+            )
+            .at("/hosts/kubernetes/resource")
+            .hint("put `{port}` in the resource, e.g. `spidernet.io/rail{rail}p{port}`, and advertise one resource per port in the device plugin"),
+        );
+    }
 }
 
 fn class<'i>(intent: &'i Intent, name: &str) -> Option<&'i QosClass> {
@@ -182,17 +175,18 @@ fn cnp_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
     );
 }
 
-/// AIF-HOST-005: the rails' routing tables stay clear of the kernel's own (253 default, 254 main,
+/// AIF-HOST-005: the NIC ports' routing tables stay clear of the kernel's own (253 default, 254 main,
 /// 255 local) and below 2^31.
 fn route_tables(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let t = &intent.fabric.topology;
     let first = u64::from(h.route_table);
-    let last = first + u64::from(intent.fabric.topology.rails.max(1)) - 1;
+    let last = first + u64::from(t.rails.max(1)) * u64::from(t.nic_ports.max(1)) - 1;
     let reserved = (253..=255).any(|t| (first..=last).contains(&t));
     if reserved || last >= 1 << 31 {
         out.push(
             Finding::new(
                 Rule::HostRouteTables,
-                format!("rails use routing tables {first}-{last}, which reach the kernel's tables 253-255 or 2^31"),
+                format!("the NIC ports use routing tables {first}-{last}, which reach the kernel's tables 253-255 or 2^31"),
             )
             .at("/hosts/route_table")
             .hint("start the rails' tables elsewhere, e.g. `route_table: 100`"),

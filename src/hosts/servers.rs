@@ -1,5 +1,7 @@
-//! The servers of a compiled fabric, read from its server links: each NIC's rail, name, address,
-//! subnet and gateway, in both server addressing modes.
+//! The servers of a compiled fabric, read from its server links: each NIC port's rail, port, name,
+//! address, subnet and gateway, in both server addressing modes. A two-port NIC is two netdevs, each
+//! with its own address and gateway on its own leaf (its link), whatever the homing; a rack leaf's NICs
+//! are told apart by the rail their link records.
 //!
 //! - `routed`: the link's /31; the leaf has the even address and is the gateway, the NIC the odd one.
 //! - `rail-subnet`: the rail leaf's subnet; the leaf is the gateway (first host address) and the NICs
@@ -11,31 +13,33 @@ use crate::model::{Device, FabricModel, LinkTier};
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
-/// One GPU server and its rail NICs.
+/// One GPU server and its NIC ports.
 #[derive(Clone, Debug)]
 pub struct Server<'m> {
     /// Hostname (checked: a lower-case RFC 1123 label).
     pub name: &'m str,
-    /// Its NICs, by rail.
+    /// Its NIC ports (netdevs), by rail, then port.
     pub nics: Vec<Nic<'m>>,
 }
 
-/// One rail NIC of a server.
+/// One NIC port of a server: a netdev with its own address and gateway.
 #[derive(Clone, Debug)]
 pub struct Nic<'m> {
-    /// Rail, 1-based.
+    /// Rail (the NIC), 1-based.
     pub rail: u32,
+    /// Port of the NIC, 1-based (1 on single-port NICs).
+    pub port: u32,
     /// Interface name (checked: a Linux interface name).
     pub name: &'m str,
     /// The NIC's address.
     pub ip: Ipv4Addr,
-    /// The subnet it sits in: the /31 or the rail leaf's subnet.
+    /// The subnet it sits in: the /31 or the leaf's subnet.
     pub network: Ipv4Addr,
     /// Prefix length of that subnet.
     pub prefix_len: u8,
-    /// The rail leaf's address on the subnet: the NIC's gateway.
+    /// The leaf's address on the subnet: the NIC port's gateway.
     pub gateway: Ipv4Addr,
-    /// The rail leaf.
+    /// The leaf the port is cabled to.
     pub leaf: &'m Device,
 }
 
@@ -66,8 +70,12 @@ pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
             .get(l.b.as_str())
             .ok_or_else(|| format!("server link {}:{} has no leaf {}", l.a, l.a_port, l.b))?;
         let k = next_on_leaf.entry(leaf.hostname.as_str()).or_insert(0);
-        let nic = nic(leaf, &l.a_port, l.subnet.as_deref(), *k)
+        let end = l
+            .nic
+            .ok_or_else(|| format!("server link {}:{} names no NIC port", l.a, l.a_port))?;
+        let mut nic = nic(leaf, &l.a_port, l.subnet.as_deref(), *k)
             .map_err(|e| format!("{}:{}: {e}", l.a, l.a_port))?;
+        (nic.rail, nic.port) = (end.rail, end.port);
         *k += 1;
         let at = *index.entry(l.a.as_str()).or_insert_with(|| {
             out.push(Server {
@@ -80,12 +88,13 @@ pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
     }
     for s in &mut out {
         names::check_server(s.name)?;
-        s.nics.sort_by_key(|n| n.rail);
+        s.nics.sort_by_key(|n| (n.rail, n.port));
     }
     Ok(out)
 }
 
-/// The NIC on `leaf`'s `k`-th server port: from the /31 of the link, or from the leaf's subnet.
+/// The NIC port on `leaf`'s `k`-th server port: from the /31 of the link, or from the leaf's subnet
+/// (rail and port are the link's, set by the caller).
 fn nic<'m>(
     leaf: &'m Device,
     name: &'m str,
@@ -93,12 +102,13 @@ fn nic<'m>(
     k: u32,
 ) -> Result<Nic<'m>, String> {
     names::check_nic(name)?;
-    let rail = leaf.rail.unwrap_or(0);
+    let (rail, port) = (leaf.rail.unwrap_or(0), 1);
     if let Some(s) = &leaf.server_subnet {
         let network = network_of(&s.prefix)?;
         let ip = add(s.gateway_ip, 1 + k);
         return Ok(Nic {
             rail,
+            port,
             name,
             ip,
             network,
@@ -110,6 +120,7 @@ fn nic<'m>(
     let even = network_of(subnet.ok_or("the server link has no address")?)?;
     Ok(Nic {
         rail,
+        port,
         name,
         ip: add(even, 1),
         network: even,

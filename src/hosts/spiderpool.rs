@@ -1,14 +1,17 @@
-//! Spiderpool objects for the rails, as one multi-document YAML (`hosts/kubernetes/spiderpool.yaml`):
+//! Spiderpool objects for the NIC ports, as one multi-document YAML (`hosts/kubernetes/spiderpool.yaml`):
 //!
-//! - a `SpiderIPPool` per rail leaf (`rail-subnet`: the leaf's subnet, the leaf as gateway, the pod
-//!   range from the address after the gateway to the one before broadcast, the servers' own NIC
-//!   addresses excluded) or per NIC (`routed`: the NIC's /31, the leaf's even address as gateway, the odd
-//!   one as the only address: the pod that takes the NIC takes its address), pinned to its servers with
-//!   `nodeName` and routing the server pool through the gateway;
-//! - a `SpiderMultusConfig` per rail (`sriov` with RDMA isolation, or `macvlan` on the rail NIC) whose
-//!   pools are the rail's (`rail01-*`), annotated for Spiderpool's RDMA resource injection.
+//! - a `SpiderIPPool` per leaf (`rail-subnet`: the leaf's subnet, the leaf as gateway, the pod range
+//!   from the address after the gateway to the one before broadcast, the servers' own NIC addresses
+//!   excluded) or per NIC port (`routed`: the port's /31, the leaf's even address as gateway, the odd
+//!   one as the only address: the pod that takes the port takes its address), pinned to its servers
+//!   with `nodeName` and routing the server pool through the gateway;
+//! - a `SpiderMultusConfig` per NIC port kind (rail, and port on two-port NICs: `sriov` with RDMA
+//!   isolation, or `macvlan` on the port's netdev) whose pools are those its leaves give
+//!   (`rail01-*`), annotated for Spiderpool's RDMA resource injection.
 //!
-//! Pool names start with `rail<NN>-` (two digits), so one rail's wildcard never matches another's.
+//! Pool names start with a [`prefix`]: `rail<NN>-` (two digits) for a rail leaf or a rail's NIC,
+//! `rack-` for a rack leaf (its subnet holds every rail), with `p<port>` before the dash when a leaf or
+//! pool serves one port of two-port NICs (`rail01p2-`, `rackp1-`): one wildcard never matches another's.
 
 use super::servers::add;
 use super::{Nic, Server};
@@ -27,19 +30,44 @@ pub const API_VERSION: &str = "spiderpool.spidernet.io/v2beta1";
 /// The annotation that groups a rail's network for RDMA resource injection.
 pub const INJECT: &str = "cni.spidernet.io/rdma-resource-inject";
 
-/// One pool: name, subnet, gateway, address ranges, excluded ranges, nodes.
-struct Pool {
+/// One pool: name (its prefix and leaf or server), subnet, gateway, address ranges, excluded
+/// ranges, nodes, and the NIC port kinds (rail, port, netdev name) it serves.
+struct Pool<'m> {
+    prefix: String,
     name: String,
     subnet: String,
     gateway: String,
     ips: String,
     exclude: Option<String>,
     nodes: Vec<String>,
+    kinds: Vec<(u32, u32, &'m str)>,
 }
 
-/// The prefix of every pool of `rail`.
-pub fn rail_prefix(rail: u32) -> String {
-    format!("rail{rail:02}-")
+/// The prefix of the pools of one rail (`None`: a rack leaf's, every rail) and one NIC port (`None`:
+/// single-port NICs, or a leaf that takes both ports).
+pub fn prefix(rail: Option<u32>, port: Option<u32>) -> String {
+    let mut p = match rail {
+        Some(r) => format!("rail{r:02}"),
+        None => "rack".to_string(),
+    };
+    if let Some(n) = port {
+        let _ = write!(p, "p{n}");
+    }
+    p.push('-');
+    p
+}
+
+/// The pool prefix of a set of NIC ports on one leaf (or one NIC port): the rail when they share one,
+/// the port when NICs have two ports and they share one.
+fn prefix_of<'a>(plan: &HostsPlan, mut nics: impl Iterator<Item = &'a Nic<'a>> + Clone) -> String {
+    let first = nics.clone().next();
+    let rail = first
+        .map(|f| f.rail)
+        .filter(|r| nics.clone().all(|n| n.rail == *r));
+    let port = first
+        .map(|f| f.port)
+        .filter(|p| plan.nic_ports > 1 && nics.all(|n| n.port == *p));
+    prefix(rail, port)
 }
 
 /// The whole file.
@@ -53,7 +81,8 @@ pub fn document(
     let mut o = String::with_capacity(600 * servers.len() + 4096);
     let _ = writeln!(o, "{}", super::header(meta, "Spiderpool rails"));
     // Routed fabrics have a pool per NIC (100,000 at 12,500 servers): print them in parallel.
-    let printed: Vec<String> = pools(servers)
+    let pools = pools(plan, servers);
+    let printed: Vec<String> = pools
         .par_iter()
         .map(|p| {
             let mut s = String::with_capacity(512);
@@ -62,18 +91,22 @@ pub fn document(
         })
         .collect();
     o.extend(printed);
-    let mut masters: BTreeMap<u32, &str> = BTreeMap::new();
-    for n in servers.iter().flat_map(|s| &s.nics) {
-        masters.entry(n.rail).or_insert(n.name);
+    // One config per NIC port kind (rail, port): its netdev on the first server and the prefix of the
+    // pools its leaves give (every server is homed alike, so one prefix per kind).
+    let mut kinds: BTreeMap<(u32, u32), (&str, &str)> = BTreeMap::new();
+    for p in &pools {
+        for &(rail, port, name) in &p.kinds {
+            kinds.entry((rail, port)).or_insert((name, &p.prefix));
+        }
     }
-    for (rail, master) in masters {
-        multus(&mut o, plan, k, rail, master)?;
+    for ((rail, port), (master, pools)) in kinds {
+        multus(&mut o, plan, k, (rail, port), master, pools)?;
     }
     Ok(o)
 }
 
-/// The pools: one per rail leaf when the leaves own a subnet, else one per NIC; in server order.
-fn pools(servers: &[Server]) -> Vec<Pool> {
+/// The pools: one per leaf when the leaves own a subnet, else one per NIC port; in server order.
+fn pools<'m>(plan: &HostsPlan, servers: &[Server<'m>]) -> Vec<Pool<'m>> {
     let mut at: HashMap<&str, usize> = HashMap::new();
     let mut by_leaf: Vec<(&str, Vec<(&str, &Nic)>)> = Vec::new();
     let mut out = Vec::new();
@@ -87,33 +120,56 @@ fn pools(servers: &[Server]) -> Vec<Pool> {
                 });
                 by_leaf[i].1.push((s.name, n));
             } else {
+                let prefix = prefix_of(plan, std::iter::once(n));
                 out.push(Pool {
-                    name: format!("{}{}", rail_prefix(n.rail), s.name),
+                    name: format!("{prefix}{}", s.name),
+                    prefix,
                     subnet: n.subnet(),
                     gateway: n.gateway.to_string(),
                     ips: n.ip.to_string(),
                     exclude: None,
                     nodes: vec![s.name.to_string()],
+                    kinds: vec![(n.rail, n.port, n.name)],
                 });
             }
         }
     }
-    for (leaf, nics) in by_leaf {
-        let n = nics[0].1;
-        let size = 1u32 << (32 - u32::from(n.prefix_len));
-        let broadcast = add(n.network, size - 1);
-        let first = add(n.gateway, 1);
-        let last_host = add(n.gateway, nics.len() as u32);
-        out.push(Pool {
-            name: format!("{}{}", rail_prefix(n.rail), leaf.to_ascii_lowercase()),
-            subnet: n.subnet(),
-            gateway: n.gateway.to_string(),
-            ips: format!("{first}-{}", Ipv4Addr::from(u32::from(broadcast) - 1)),
-            exclude: Some(format!("{first}-{last_host}")),
-            nodes: nics.iter().map(|(s, _)| s.to_string()).collect(),
-        });
-    }
+    out.extend(
+        by_leaf
+            .into_iter()
+            .map(|(leaf, nics)| leaf_pool(plan, leaf, &nics)),
+    );
     out
+}
+
+/// The pool of one leaf's subnet: the addresses after the servers' own, every server on it once.
+fn leaf_pool<'m>(plan: &HostsPlan, leaf: &str, nics: &[(&str, &Nic<'m>)]) -> Pool<'m> {
+    let n = nics[0].1;
+    let size = 1u32 << (32 - u32::from(n.prefix_len));
+    let broadcast = add(n.network, size - 1);
+    let first = add(n.gateway, 1);
+    let last_host = add(n.gateway, nics.len() as u32);
+    let prefix = prefix_of(plan, nics.iter().map(|(_, n)| *n));
+    let mut nodes: Vec<String> = Vec::new();
+    for (s, _) in nics {
+        if nodes.last().is_none_or(|l| l != s) {
+            nodes.push(s.to_string());
+        }
+    }
+    let mut kinds: Vec<(u32, u32, &'m str)> =
+        nics.iter().map(|(_, n)| (n.rail, n.port, n.name)).collect();
+    kinds.sort();
+    kinds.dedup_by_key(|k| (k.0, k.1));
+    Pool {
+        name: format!("{prefix}{}", leaf.to_ascii_lowercase()),
+        prefix,
+        subnet: n.subnet(),
+        gateway: n.gateway.to_string(),
+        ips: format!("{first}-{}", Ipv4Addr::from(u32::from(broadcast) - 1)),
+        exclude: Some(format!("{first}-{last_host}")),
+        nodes,
+        kinds,
+    }
 }
 
 fn pool(o: &mut String, plan: &HostsPlan, p: &Pool) {
@@ -139,9 +195,13 @@ fn pool(o: &mut String, plan: &HostsPlan, p: &Pool) {
     let _ = writeln!(o, "      gw: \"{}\"", p.gateway);
 }
 
-/// The rail's RDMA resource name: the pattern with `{rail}`, checked.
-pub fn resource(k: &KubernetesPlan, rail: u32) -> Result<String, String> {
-    let r = k.resource.replace("{rail}", &rail.to_string());
+/// The RDMA resource name of NIC port `port` of rail `rail`: the pattern with `{rail}` and `{port}`,
+/// checked.
+pub fn resource(k: &KubernetesPlan, rail: u32, port: u32) -> Result<String, String> {
+    let r = k
+        .resource
+        .replace("{rail}", &rail.to_string())
+        .replace("{port}", &port.to_string());
     let ok = r.split_once('/').is_some_and(|(a, b)| {
         !a.is_empty()
             && !b.is_empty()
@@ -160,20 +220,24 @@ pub fn resource(k: &KubernetesPlan, rail: u32) -> Result<String, String> {
     }
 }
 
+/// The SpiderMultusConfig of one NIC port kind `(rail, port)`: its netdev `master` (macvlan) and the
+/// prefix of the pools its leaves give.
 fn multus(
     o: &mut String,
     plan: &HostsPlan,
     k: &KubernetesPlan,
-    rail: u32,
+    (rail, port): (u32, u32),
     master: &str,
+    pools: &str,
 ) -> Result<(), String> {
-    let res = resource(k, rail)?;
+    let res = resource(k, rail, port)?;
+    let name = prefix(Some(rail), (plan.nic_ports > 1).then_some(port));
     let cni = k.cni.as_str();
     let _ = writeln!(o, "---");
     let _ = writeln!(o, "apiVersion: {API_VERSION}");
     let _ = writeln!(o, "kind: SpiderMultusConfig");
     let _ = writeln!(o, "metadata:");
-    let _ = writeln!(o, "  name: \"{}roce\"", rail_prefix(rail));
+    let _ = writeln!(o, "  name: \"{name}roce\"");
     let _ = writeln!(o, "  namespace: \"{}\"", k.namespace);
     let _ = writeln!(o, "  annotations:");
     let _ = writeln!(o, "    {INJECT}: \"{}\"", k.inject);
@@ -192,6 +256,6 @@ fn multus(
     }
     let _ = writeln!(o, "    mtu: {}", plan.mtu);
     let _ = writeln!(o, "    ippools:");
-    let _ = writeln!(o, "      ipv4: [\"{}*\"]", rail_prefix(rail));
+    let _ = writeln!(o, "      ipv4: [\"{pools}*\"]");
     Ok(())
 }

@@ -32,8 +32,9 @@ pub struct Hosts {
     /// NCCL settings that are not a class.
     #[serde(default)]
     pub nccl: Nccl,
-    /// Routing table of rail 1 on the servers; rail n uses `route_table + n - 1`. The tables must avoid
-    /// 253-255 (the kernel's default, main and local tables).
+    /// Routing table of rail 1 on the servers; rail n uses `route_table + n - 1` (two-port NICs: port p
+    /// of rail n uses `route_table + 2(n - 1) + p - 1`). The tables must avoid 253-255 (the kernel's
+    /// default, main and local tables).
     #[serde(default = "default_route_table")]
     #[schemars(range(min = 1, max = 2_000_000_000), example = 100)]
     pub route_table: u32,
@@ -83,7 +84,8 @@ pub struct Kubernetes {
     #[schemars(regex(pattern = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"), example = &"kube-system")]
     pub namespace: String,
     /// The RDMA resource of a rail: the SR-IOV VF resource (`sriov`) or the shared RDMA device resource
-    /// (`macvlan`) your device plugin advertises. Placeholder: `{rail}`.
+    /// (`macvlan`) your device plugin advertises. Placeholders: `{rail}`, and `{port}` (required with
+    /// two-port NICs: each port is its own netdev and resource).
     #[serde(default = "default_resource")]
     #[schemars(
         regex(pattern = r"^[a-z0-9.-]{1,63}/[A-Za-z0-9_.{}-]{1,63}$"),

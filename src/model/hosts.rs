@@ -19,8 +19,11 @@ pub struct HostsPlan {
     pub gid_index: u8,
     /// `NCCL_IB_QPS_PER_CONNECTION`, when the fabric hashes on the RoCE destination QP.
     pub qps_per_connection: Option<u32>,
-    /// Routing table of rail 1; rail n uses `route_table + n - 1`.
+    /// Routing table of rail 1 (port 1); NIC port p of rail n uses
+    /// `route_table + (n - 1) * nic_ports + p - 1`.
     pub route_table: u32,
+    /// Ports per NIC: each is its own netdev, address, gateway and routing table.
+    pub nic_ports: u32,
     /// The server-link pool (`10.2.0.0/16`): every server NIC address is in it, so each rail's table
     /// routes it through that rail's gateway.
     pub server_pool: String,

@@ -626,6 +626,18 @@ pub struct Link {
     pub cable_m: u32,
     /// The /31 (or the server subnet, in rail-subnet mode).
     pub subnet: Option<String>,
+    /// Server links: which NIC and NIC port of the server the lower end is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic: Option<NicEnd>,
+}
+
+/// The server end of a server link: the NIC (its rail) and the NIC's port, both 1-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct NicEnd {
+    /// Rail of the NIC (NIC n of the server is rail n + 1), also on rack leaves.
+    pub rail: u32,
+    /// Port of the NIC (1 for single-port NICs).
+    pub port: u32,
 }
 
 /// Fabric counts.
