@@ -160,8 +160,8 @@ fn check_meaning(
 }
 
 /// The servers agree with the switches: for every example intent with a `hosts` section, every
-/// server's NICs map each DSCP to the intent's priority, run PFC on exactly the lossless priorities its
-/// rail leaves read back, DCQCN on the lossless priorities whose queue marks ECN on the leaves, strict
+/// server's NIC ports (rail, rack and two-port NICs alike) map each DSCP to the intent's priority, run
+/// PFC on exactly the lossless priorities its leaves read back, DCQCN on the lossless priorities whose queue marks ECN on the leaves, strict
 /// TCs where the leaves' queues are strict, send CNPs in the switches' CNP class, and NCCL marks its data
 /// and CTS with DSCPs the leaves put in a lossless and a strict queue.
 #[test]
@@ -207,10 +207,17 @@ fn servers_mean_what_their_switches_mean() {
             );
             assert_eq!(got.lossless, want_prio.lossless, "{path}: {server}: PFC");
             assert_eq!(got.prio_tc, (0..8).collect::<Vec<u8>>(), "{path}: {server}");
+            // One netdev per NIC port, each on its own link (rack leaves take several of a server's
+            // ports, two-port NICs reach two leaves): the script runs on every port.
+            let ports = model
+                .links
+                .iter()
+                .filter(|l| l.a == *server && l.tier == "server-leaf")
+                .count();
             assert_eq!(
                 its_nics.len(),
-                its_leaves.len(),
-                "{path}: {server}: one NIC per rail"
+                ports,
+                "{path}: {server}: one netdev per NIC port"
             );
             let cnp = class(hosts.cnp_class.as_deref().expect("cnp class"));
             let cnp_dscp = cnp.dscp.as_ref().expect("cnp dscp")[0].0;

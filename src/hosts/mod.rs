@@ -2,13 +2,14 @@
 //!
 //! With an enabled `hosts` section the model carries a [`HostsPlan`]; this layer reads it with the
 //! server links and the rail leaves' QoS plans and writes, under `hosts/`:
-//! - `netplan/<server>.yaml`, one file per server: each rail NIC's address, a routing table per rail and
-//!   a source rule, so a NIC's traffic leaves through its own rail ([`netplan`]);
+//! - `netplan/<server>.yaml`, one file per server: each NIC port's address, a routing table per port and
+//!   a source rule, so a port's traffic leaves through its own leaf, on rail or rack leaves and for
+//!   two-port NICs alike ([`netplan`]);
 //! - `nic-qos.sh`, for every server: the ConnectX QoS (`mlnx_qos` trust, DSCP map, PFC, ETS) and DCQCN
-//!   settings of the rail NICs ([`nic_qos`]);
+//!   settings of every NIC port ([`nic_qos`]);
 //! - `nccl.env`, for every server: NCCL's traffic classes, GID index and QPs per connection ([`nccl`]);
-//! - `kubernetes/spiderpool.yaml`: a SpiderIPPool per rail leaf or NIC and a SpiderMultusConfig per rail
-//!   ([`spiderpool`]).
+//! - `kubernetes/spiderpool.yaml`: a SpiderIPPool per leaf or NIC port and a SpiderMultusConfig per
+//!   rail (and port) ([`spiderpool`]).
 //!
 //! The values are computed here, in Rust; the writers only print them. Every name that reaches a file
 //! is checked first ([`names`]): server names are RFC 1123 labels (Kubernetes node names, folder names),
