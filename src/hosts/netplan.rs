@@ -61,3 +61,37 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
     }
     o
 }
+
+#[cfg(test)]
+mod tests {
+    use super::table;
+    use crate::kinds::NicModel;
+    use crate::model::hosts::HostsPlan;
+
+    fn plan(nic_ports: u32) -> HostsPlan {
+        HostsPlan {
+            nic: NicModel::Connectx,
+            data_class: "roce".into(),
+            cts_class: None,
+            cnp_class: None,
+            gid_index: 3,
+            qps_per_connection: None,
+            route_table: 100,
+            nic_ports,
+            server_pool: "10.0.0.0/16".into(),
+            mtu: 9100,
+            kubernetes: None,
+        }
+    }
+
+    #[test]
+    fn one_table_per_nic_port() {
+        assert_eq!([1, 2, 8].map(|r| table(&plan(1), r, 1)), [100, 101, 107]);
+        let two = plan(2);
+        let tables: Vec<u32> = (1..=2)
+            .flat_map(|r| (1..=2).map(move |p| (r, p)))
+            .map(|(r, p)| table(&two, r, p))
+            .collect();
+        assert_eq!(tables, [100, 101, 102, 103]);
+    }
+}

@@ -259,3 +259,29 @@ fn multus(
     let _ = writeln!(o, "      ipv4: [\"{pools}*\"]");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::prefix;
+
+    #[test]
+    fn prefixes_never_match_each_other() {
+        let all = [
+            prefix(Some(1), None),
+            prefix(Some(10), None),
+            prefix(Some(1), Some(1)),
+            prefix(Some(1), Some(2)),
+            prefix(None, None),
+            prefix(None, Some(1)),
+            prefix(None, Some(2)),
+        ];
+        assert_eq!(all[0], "rail01-");
+        assert_eq!(all[3], "rail01p2-");
+        assert_eq!(all[5], "rackp1-");
+        for (i, a) in all.iter().enumerate() {
+            for (j, b) in all.iter().enumerate() {
+                assert_eq!(i == j, b.starts_with(a.as_str()), "{a} {b}");
+            }
+        }
+    }
+}
