@@ -6,9 +6,12 @@
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
 //! modification time), and the previous output is only read until the swap. The folder still changes
-//! all at once or not at all; afterwards, removing the previous tree mostly drops links.
+//! all at once or not at all; afterwards, removing the previous tree mostly drops links. The manifest
+//! indexes what was written (see [`index`]), so the next re-render reads back only files whose status
+//! changed since.
 
 mod carry;
+mod index;
 mod reuse;
 mod swap;
 
@@ -16,6 +19,7 @@ use crate::render::OutFile;
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write as _};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The file that marks a folder as aifab's output.
@@ -85,6 +89,10 @@ pub struct Written {
 pub struct Staging {
     dir: PathBuf,
     previous: Option<PathBuf>,
+    /// The previous output's index: which of its files are known to hold which bytes.
+    index: index::Index,
+    /// Every file put, by its path, with the hash of its bytes: the new output's index.
+    hashes: Mutex<Vec<(String, u128)>>,
     /// Cleared when the file system refuses a hard link: every later file is written.
     links_work: AtomicBool,
     fail_after: Option<usize>,
@@ -112,14 +120,16 @@ impl Staging {
         let rel = safe_relative(&f.path)?;
         let path = self.dir.join(&rel);
         let bytes = f.content.as_bytes();
+        let hash = index::hash(bytes);
         if let Some(previous) = &self.previous
             && self.links_work.load(Ordering::Relaxed)
         {
             let old = previous.join(&rel);
-            if reuse::same_bytes(&old, bytes) {
+            if self.holds(&f.path, &old, bytes, hash) {
                 match with_parent(&path, || std::fs::hard_link(&old, &path)) {
                     Ok(()) => {
                         self.unchanged.fetch_add(1, Ordering::Relaxed);
+                        self.record(&f.path, hash);
                         return Ok(());
                     }
                     Err(e) if reuse::links_unsupported(&e) => {
@@ -131,7 +141,31 @@ impl Staging {
         }
         write_new(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         self.written.fetch_add(1, Ordering::Relaxed);
+        self.record(&f.path, hash);
         Ok(())
+    }
+
+    /// True when the previous output's file `old` (at `rel`) holds `bytes` (hashing to `hash`): known
+    /// from the index when the file is as recorded there, read and compared otherwise.
+    fn holds(&self, rel: &str, old: &Path, bytes: &[u8], hash: u128) -> bool {
+        if self.index.is_empty() {
+            return reuse::same_bytes(old, bytes);
+        }
+        let now = std::fs::symlink_metadata(old)
+            .ok()
+            .as_ref()
+            .and_then(index::stamp);
+        match self.index.holds(rel, now, hash) {
+            index::Known::Same => true,
+            index::Known::Different => false,
+            index::Known::Unknown => reuse::same_bytes(old, bytes),
+        }
+    }
+
+    fn record(&self, rel: &str, hash: u128) {
+        if let Ok(mut hashes) = self.hashes.lock() {
+            hashes.push((rel.to_string(), hash));
+        }
     }
 
     fn done(&self) -> Written {
@@ -211,6 +245,12 @@ pub fn write_keeping(
     let stage = Staging {
         dir: tmp.clone(),
         previous: exists.then(|| out.to_path_buf()),
+        index: if exists {
+            index::Index::load(&out.join(MARKER))
+        } else {
+            index::Index::default()
+        },
+        hashes: Mutex::new(Vec::new()),
         links_work: AtomicBool::new(true),
         fail_after: std::env::var(FAIL_AFTER_ENV)
             .ok()
@@ -237,15 +277,40 @@ pub fn write_keeping(
     let mut written = stage.done();
     written.written += 1;
     match swap::swap(&tmp, out, &aside, exists) {
-        Ok(Some(old)) => {
-            remove_tree(&old);
+        Ok(old) => {
+            if let Some(old) = old {
+                remove_tree(&old);
+            }
+            write_index(out, stage.hashes.into_inner().unwrap_or_default());
             Ok(written)
         }
-        Ok(None) => Ok(written),
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
             Err(e)
         }
+    }
+}
+
+/// Rewrites the manifest of the swapped-in output `out` with its index: each file's hash (from `hashes`)
+/// and its status now, after the previous tree is gone (removing it changed the linked files' change
+/// times). Best effort, and atomic (a new file renamed over the old): without it the next re-render
+/// reads the files back, as without an index.
+fn write_index(out: &Path, mut hashes: Vec<(String, u128)>) {
+    use rayon::prelude::*;
+    hashes.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let lines: Vec<Option<String>> = hashes
+        .par_iter()
+        .map(|(rel, hash)| {
+            let m = std::fs::symlink_metadata(out.join(rel)).ok()?;
+            index::line(rel, *hash, &index::stamp(&m)?)
+        })
+        .collect();
+    let mut text = manifest();
+    text.extend(lines.into_iter().flatten());
+    let new = out.join(format!("{MARKER}.new-{}", std::process::id()));
+    if write_new(&new, text.as_bytes()).is_err() || std::fs::rename(&new, out.join(MARKER)).is_err()
+    {
+        let _ = std::fs::remove_file(&new);
     }
 }
 
