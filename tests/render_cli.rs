@@ -6,8 +6,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// aifab, with its file indexes in a folder of this test run (not the user's cache).
 fn aifab() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_aifab"));
+    c.env(
+        "AIFAB_CACHE_DIR",
+        std::env::temp_dir().join(format!("aifab-test-cache-{}", std::process::id())),
+    );
+    c
 }
 
 fn tmpdir(name: &str) -> PathBuf {
@@ -263,35 +269,55 @@ fn inodes(dir: &Path) -> std::collections::BTreeMap<String, (u64, u64)> {
         .collect()
 }
 
-/// Every file of an output folder but its manifest, which indexes the files' inodes and times.
+/// Every file of an output folder but its manifest, which must be exactly aifab's manifest text: the
+/// file index (inodes, times) is kept outside the folder, so the folder is the same on every run.
 fn configs(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = snapshot(dir);
     let manifest = files
         .iter()
         .position(|(rel, _)| rel == aifab::write::MARKER);
     let manifest = files.remove(manifest.expect("manifest"));
-    assert!(
-        String::from_utf8_lossy(&manifest.1).starts_with(&aifab::write::manifest()),
+    assert_eq!(
+        String::from_utf8_lossy(&manifest.1),
+        aifab::write::manifest(),
         "manifest text"
     );
     files
 }
 
 /// A file edited in the output to other bytes of the same size, its modification time set back to
-/// what aifab wrote, is still replaced on a re-render: the manifest's index trusts a file only while
-/// its change time (which no user can set back) is the recorded one.
+/// what aifab wrote, is still replaced on a re-render: the file index (kept outside the output, in the
+/// cache folder) trusts a file only while its change time (which no user can set back) is the
+/// recorded one.
 #[cfg(unix)]
 #[test]
 fn rerender_replaces_a_hand_edited_file_with_its_time_restored() {
     let t = tmpdir("rerender-edited");
-    let out = t.join("out");
+    let (out, cache) = (t.join("out"), t.join("cache"));
     let intent = Path::new("intents/mixed-sonic-nxos.yaml");
-    render_ok(intent, &out);
+    let render = || {
+        let o = aifab()
+            .env("AIFAB_CACHE_DIR", &cache)
+            .arg("render")
+            .arg(intent)
+            .arg("--out")
+            .arg(&out)
+            .arg("-q")
+            .output()
+            .expect("run");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    render();
     let bytes = configs(&out);
     let rel = "g1-rail1/GENERATED.txt";
-    let manifest = std::fs::read_to_string(out.join(aifab::write::MARKER)).expect("read");
+    let indexes: Vec<_> = std::fs::read_dir(&cache)
+        .expect("cache folder")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(indexes.len(), 1, "one index for one output: {indexes:?}");
+    let index = std::fs::read_to_string(&indexes[0]).expect("read index");
     assert!(
-        manifest.lines().any(|l| l.ends_with(&format!(" {rel}"))),
+        index.lines().any(|l| l.ends_with(&format!(" {rel}"))),
         "{rel} is indexed"
     );
     let path = out.join(rel);
@@ -318,7 +344,7 @@ fn rerender_replaces_a_hand_edited_file_with_its_time_restored() {
             .expect("mtime"),
         mtime
     );
-    render_ok(intent, &out);
+    render();
     assert_eq!(configs(&out), bytes, "the edit is undone");
 }
 

@@ -1,14 +1,37 @@
-//! The output's file index, kept in the manifest ([`super::MARKER`]): for every file aifab wrote, the
+//! The output's file index, kept outside the output folder (see [`location`], so the folder, its
+//! manifest included, holds the same bytes on every run and machine): for every file aifab wrote, the
 //! hash of its bytes and the file's status (size, inode, modification and change times) as it was at
 //! the end of the render. A re-render trusts a file whose status is still the recorded one to hold the
 //! recorded bytes, so it compares hashes instead of reading the file back, as git's index does. Any
 //! difference in status (an edit changes the change time, which no user can set back) falls back to
-//! reading and comparing the bytes; so does a file changed in the same clock tick as the manifest was
-//! written (git's "racily clean" case).
+//! reading and comparing the bytes; so does a file changed in the same clock tick as the index was
+//! written (git's "racily clean" case). Without an index (none written yet, no cache folder, another
+//! machine) every file is read back, as before it existed.
 
 use std::collections::HashMap;
 use std::fs::Metadata;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Overrides the folder that holds the indexes (tests, CI caches).
+pub const CACHE_ENV: &str = "AIFAB_CACHE_DIR";
+
+/// Where the index of the output folder `out` is kept: `$AIFAB_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/aifab`, else `$HOME/.cache/aifab`, in a file named after the hash of the folder's
+/// canonical path (the same however the path is typed). None when `out` does not exist or no cache
+/// folder is known.
+pub(super) fn location(out: &Path) -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = var(CACHE_ENV)
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("aifab")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("aifab")))?;
+    let canon = std::fs::canonicalize(out).ok()?;
+    let key = hash(canon.as_os_str().as_encoded_bytes());
+    Some(base.join(format!("index-{key:032x}")))
+}
 
 /// Names the hash in every index line: a line with another name is ignored.
 const HASH: &str = "xxh3-128";
@@ -49,19 +72,22 @@ pub(super) fn stamp(_: &Metadata) -> Option<Stamp> {
     None
 }
 
-/// The previous output's index: what each file held when the manifest was written.
+/// The previous output's index: what each file held when the index was written.
 #[derive(Debug, Default)]
 pub(super) struct Index {
     files: HashMap<String, (u128, Stamp)>,
 }
 
 impl Index {
-    /// Reads the index from the manifest at `marker`; empty when there is none or it cannot be read.
-    /// Entries changed at or after the manifest's own modification time are dropped (racily clean).
-    pub(super) fn load(marker: &Path) -> Index {
+    /// Reads the index of the output folder `out`; empty when there is none or it cannot be read.
+    /// Entries changed at or after the index file's own modification time are dropped (racily clean).
+    pub(super) fn load(out: &Path) -> Index {
+        let Some(file) = location(out) else {
+            return Index::default();
+        };
         let (Ok(text), Ok(meta)) = (
-            std::fs::read_to_string(marker),
-            std::fs::symlink_metadata(marker),
+            std::fs::read_to_string(&file),
+            std::fs::symlink_metadata(&file),
         ) else {
             return Index::default();
         };

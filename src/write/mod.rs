@@ -6,9 +6,9 @@
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
 //! modification time), and the previous output is only read until the swap. The folder still changes
-//! all at once or not at all; afterwards, removing the previous tree mostly drops links. The manifest
-//! indexes what was written (see [`index`]), so the next re-render reads back only files whose status
-//! changed since.
+//! all at once or not at all; afterwards, removing the previous tree mostly drops links. An index
+//! outside the folder records what was written (see [`index`]), so the next re-render reads back only
+//! files whose status changed since.
 
 mod carry;
 mod index;
@@ -246,7 +246,7 @@ pub fn write_keeping(
         dir: tmp.clone(),
         previous: exists.then(|| out.to_path_buf()),
         index: if exists {
-            index::Index::load(&out.join(MARKER))
+            index::Index::load(out)
         } else {
             index::Index::default()
         },
@@ -291,12 +291,15 @@ pub fn write_keeping(
     }
 }
 
-/// Rewrites the manifest of the swapped-in output `out` with its index: each file's hash (from `hashes`)
-/// and its status now, after the previous tree is gone (removing it changed the linked files' change
-/// times). Best effort, and atomic (a new file renamed over the old): without it the next re-render
-/// reads the files back, as without an index.
+/// Writes the index of the swapped-in output `out` ([`index::location`]): each file's hash (from
+/// `hashes`) and its status now, after the previous tree is gone (removing it changed the linked files'
+/// change times). Best effort, and atomic (a new file renamed over the old): without it the next
+/// re-render reads the files back, as without an index.
 fn write_index(out: &Path, mut hashes: Vec<(String, u128)>) {
     use rayon::prelude::*;
+    let Some(file) = index::location(out) else {
+        return;
+    };
     hashes.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let lines: Vec<Option<String>> = hashes
         .par_iter()
@@ -305,11 +308,14 @@ fn write_index(out: &Path, mut hashes: Vec<(String, u128)>) {
             index::line(rel, *hash, &index::stamp(&m)?)
         })
         .collect();
-    let mut text = manifest();
-    text.extend(lines.into_iter().flatten());
-    let new = out.join(format!("{MARKER}.new-{}", std::process::id()));
-    if write_new(&new, text.as_bytes()).is_err() || std::fs::rename(&new, out.join(MARKER)).is_err()
-    {
+    let text: String = lines.into_iter().flatten().collect();
+    let new = file.with_extension(format!("new-{}", std::process::id()));
+    let saved = file
+        .parent()
+        .is_some_and(|dir| std::fs::create_dir_all(dir).is_ok())
+        && write_new(&new, text.as_bytes()).is_ok()
+        && std::fs::rename(&new, &file).is_ok();
+    if !saved {
         let _ = std::fs::remove_file(&new);
     }
 }
