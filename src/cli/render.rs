@@ -116,14 +116,8 @@ pub fn run(args: Args) -> Exit {
         return status;
     }
     // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
-    let next = (only.is_none() && !args.no_lock)
-        .then(|| lockfile::next(&front.model, prev.as_ref(), args.release));
-    if let Some(n) = &next
-        && let Err(status) = lockfile::guard(prev.as_ref(), n, args.allow_renumber)
-    {
-        return status;
-    }
-    let lock_text = next.as_ref().map(|n| lockfile::text(n, &args.intent));
+    let full = only.is_none() && !args.no_lock;
+    let lock_step = || lock_text(&args, &front.model, prev.as_ref(), full);
     let renderer = match site.renderer() {
         Ok(r) => r,
         Err(status) => return status,
@@ -151,17 +145,33 @@ pub fn run(args: Args) -> Exit {
     if let Some(out) = &args.out {
         // Stream: each device's files are written by the thread that rendered them.
         let mut written = (0, 0);
+        let mut lock = Ok(None);
         let others = others_kept(only.as_ref(), site.catalog);
         let result = aifab::write::write_keeping(out, others.as_deref(), |stage| {
             let sink = |f: &aifab::render::OutFile| stage.put(f);
-            written = renderer
-                .fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
-                    progress.tick()
-                })
-                .map_err(|errs| errs.join("\n"))?;
+            // The new lock and its renumbering guard run beside the render: a refused renumbering
+            // discards what was rendered before anything is swapped in.
+            let (rendered, next) = rayon::join(
+                || {
+                    renderer.fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
+                        progress.tick()
+                    })
+                },
+                lock_step,
+            );
+            let refused = next.is_err();
+            lock = next;
+            written = rendered.map_err(|errs| errs.join("\n"))?;
+            if refused {
+                return Err("the renumbering was refused".into());
+            }
             Ok(())
         });
         progress.done();
+        let lock_text = match lock {
+            Ok(text) => text,
+            Err(status) => return status,
+        };
         let devices = front
             .model
             .devices
@@ -172,7 +182,6 @@ pub fn run(args: Args) -> Exit {
         // interfaces and hundreds of thousands of lock entries at 100K GPUs) would only delay the exit.
         std::mem::forget(front);
         std::mem::forget(prev);
-        std::mem::forget(next);
         let result = result.and_then(|w| {
             lock_text
                 .as_deref()
@@ -197,6 +206,10 @@ pub fn run(args: Args) -> Exit {
             }
         };
     }
+    let lock_text = match lock_step() {
+        Ok(text) => text,
+        Err(status) => return status,
+    };
     let files =
         renderer.fabric_with_progress(&meta, &front.model, only.as_ref(), &|| progress.tick());
     progress.done();
@@ -276,6 +289,22 @@ pub fn run(args: Args) -> Exit {
         return Exit::Differs;
     }
     Exit::Success
+}
+
+/// The text of the lock a full render (`full`) writes, after refusing (exit 2, the list printed) a
+/// renumbering the operator did not allow; `None` for a partial render or with `--no-lock`.
+fn lock_text(
+    args: &Args,
+    model: &aifab::model::FabricModel,
+    prev: Option<&aifab::lock::read::Loaded>,
+    full: bool,
+) -> Result<Option<String>, Exit> {
+    if !full {
+        return Ok(None);
+    }
+    let next = lockfile::next(model, prev, args.release);
+    lockfile::guard(prev, &next, args.allow_renumber)?;
+    Ok(Some(lockfile::text(&next, &args.intent)))
 }
 
 /// A test on a path relative to the output folder.

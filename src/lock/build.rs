@@ -18,15 +18,18 @@ pub fn from_model(model: &FabricModel, previous: Option<&Lock>, release: bool) -
     lock
 }
 
-/// The entries the model holds.
+/// The entries the model holds (devices, then each link's entry, in parallel and in model order).
 fn live(model: &FabricModel) -> Lock {
-    let interfaces = model.devices.iter().map(|d| d.interfaces.len()).sum();
-    let mut port: HashMap<(&str, &str), u32> = HashMap::with_capacity(interfaces);
-    for d in &model.devices {
-        for i in &d.interfaces {
-            port.insert((d.hostname.as_str(), i.name.as_str()), i.port);
-        }
-    }
+    use rayon::prelude::*;
+    let ports: HashMap<&str, HashMap<&str, u32>> = model
+        .devices
+        .par_iter()
+        .map(|d| {
+            let by_name = d.interfaces.iter().map(|i| (i.name.as_str(), i.port));
+            (d.hostname.as_str(), by_name.collect())
+        })
+        .collect();
+    let port = |dev: &str, name: &str| ports.get(dev).and_then(|p| p.get(name)).copied();
     let devices = model
         .devices
         .iter()
@@ -46,32 +49,36 @@ fn live(model: &FabricModel) -> Lock {
         .filter(|d| d.server_subnet.is_some())
         .map(|d| d.hostname.as_str())
         .collect();
-    let rail_subnet = |leaf: &str| rail.contains(leaf);
-    let mut links = Vec::new();
-    let mut servers = Vec::new();
-    for l in &model.links {
-        let (Some(subnet), Some(&up)) = (&l.subnet, port.get(&(l.b.as_str(), l.b_port.as_str())))
-        else {
-            continue;
-        };
-        if l.tier == LinkTier::ServerLeaf {
-            if !rail_subnet(&l.b) {
-                servers.push(LockServer {
-                    leaf: l.b.clone(),
-                    port: up,
-                    subnet: subnet.clone(),
-                    retired: false,
+    let entries: Vec<Entry> = model
+        .links
+        .par_iter()
+        .filter_map(|l| {
+            let (subnet, up) = (l.subnet.as_ref()?, port(&l.b, &l.b_port)?);
+            if l.tier == LinkTier::ServerLeaf {
+                return (!rail.contains(l.b.as_str())).then(|| {
+                    Entry::Server(LockServer {
+                        leaf: l.b.clone(),
+                        port: up,
+                        subnet: subnet.clone(),
+                        retired: false,
+                    })
                 });
             }
-        } else if let Some(&lo) = port.get(&(l.a.as_str(), l.a_port.as_str())) {
-            links.push(LockLink {
+            Some(Entry::Link(LockLink {
                 lower: l.a.clone(),
-                lower_port: lo,
+                lower_port: port(&l.a, &l.a_port)?,
                 upper: l.b.clone(),
                 upper_port: up,
                 subnet: subnet.clone(),
                 retired: false,
-            });
+            }))
+        })
+        .collect();
+    let (mut links, mut servers) = (Vec::new(), Vec::new());
+    for e in entries {
+        match e {
+            Entry::Link(k) => links.push(k),
+            Entry::Server(v) => servers.push(v),
         }
     }
     Lock {
@@ -80,6 +87,12 @@ fn live(model: &FabricModel) -> Lock {
         links,
         servers,
     }
+}
+
+/// One link's lock entry.
+enum Entry {
+    Link(LockLink),
+    Server(LockServer),
 }
 
 /// Adds `prev`'s entries for devices (and server ports) the model no longer has, as retired.
@@ -139,6 +152,10 @@ pub struct Renumbered {
 /// management address or server subnet, or whose live cables or server /31s move. A device or cable
 /// that leaves the fabric, or one that is added, is not a renumbering.
 pub fn renumbered(old: &Lock, new: &Lock) -> Vec<Renumbered> {
+    // The usual re-render allocates exactly what the lock holds: nothing can have moved.
+    if old == new {
+        return Vec::new();
+    }
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let newdev: HashMap<&str, &LockDevice> = new
         .devices

@@ -11,25 +11,50 @@ use std::net::{IpAddr, Ipv4Addr};
 /// One entry's fields, in file order.
 type Fields<'t> = Vec<(&'t str, Scalar<'t>)>;
 
-/// The lock, when `text` is in the form aifab writes; `None` otherwise.
+/// The lock, when `text` is in the form aifab writes; `None` otherwise. The top-level lines are read in
+/// order; each section's entry lines are then parsed in parallel (they are independent), in file order.
 pub fn parse(text: &str) -> Option<Lock> {
-    let mut lock = Lock::default();
-    let (mut version, mut section, mut seen) = (None, "", Vec::new());
-    for line in text.lines() {
+    let (version, sections) = outline(text)?;
+    let (devices, (links, servers)) = rayon::join(
+        || entries(sections.devices, device),
+        || {
+            rayon::join(
+                || entries(sections.links, link),
+                || entries(sections.servers, server),
+            )
+        },
+    );
+    Some(Lock {
+        version,
+        devices: devices?,
+        links: links?,
+        servers: servers?,
+    })
+}
+
+/// The entry lines of each section, as slices of the text.
+#[derive(Default)]
+struct Sections<'t> {
+    devices: &'t str,
+    links: &'t str,
+    servers: &'t str,
+}
+
+/// Reads the top-level lines (`version: N`, `devices:`, `links: []`, ...) and finds where each
+/// section's entry lines are; `None` on anything outside the written form, including an entry line
+/// outside a section or a key given twice.
+fn outline(text: &str) -> Option<(u32, Sections<'_>)> {
+    let (mut version, mut seen, mut sections) = (None, Vec::new(), Sections::default());
+    // The open section (`""`: none, where an entry line is refused) and where its lines start.
+    let (mut open, mut start, mut offset) = ("", 0, 0);
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
         let t = line.trim_end();
-        if t.is_empty() || t.starts_with('#') {
+        if t.is_empty() || t.starts_with('#') || t.starts_with("  - ") {
             continue;
         }
-        if let Some(entry) = t.strip_prefix("  - ") {
-            let f = flow_map(entry)?;
-            match section {
-                "devices" => lock.devices.push(device(&f)?),
-                "links" => lock.links.push(link(&f)?),
-                "servers" => lock.servers.push(server(&f)?),
-                _ => return None,
-            }
-            continue;
-        }
+        set_section(&mut sections, open, &text[start..at])?;
         if t.starts_with([' ', '\t', '-']) {
             return None;
         }
@@ -38,15 +63,39 @@ pub fn parse(text: &str) -> Option<Lock> {
             return None;
         }
         seen.push(key);
+        (open, start) = ("", offset);
         match (key, value.trim()) {
             ("version", v) => version = Some(u32::try_from(scalar(v)?.number()?).ok()?),
-            ("devices" | "links" | "servers", "") => section = key,
-            ("devices" | "links" | "servers", "[]") => section = "",
+            ("devices" | "links" | "servers", "") => open = key,
+            ("devices" | "links" | "servers", "[]") => {}
             _ => return None,
         }
     }
-    lock.version = version?;
-    Some(lock)
+    set_section(&mut sections, open, &text[start..])?;
+    Some((version?, sections))
+}
+
+/// Records `body` as the lines of section `name`; `None` when lines outside any section hold an entry.
+fn set_section<'t>(sections: &mut Sections<'t>, name: &str, body: &'t str) -> Option<()> {
+    match name {
+        "devices" => sections.devices = body,
+        "links" => sections.links = body,
+        "servers" => sections.servers = body,
+        _ if body.lines().any(|l| l.starts_with("  - ")) => return None,
+        _ => {}
+    }
+    Some(())
+}
+
+/// The entries of one section's lines, in order (blank and comment lines skipped); `None` when one is
+/// outside the written form.
+fn entries<T: Send>(body: &str, read: fn(&Fields) -> Option<T>) -> Option<Vec<T>> {
+    use rayon::prelude::*;
+    body.par_lines()
+        .map(str::trim_end)
+        .filter(|t| !t.is_empty() && !t.starts_with('#'))
+        .map(|t| read(&flow_map(t.strip_prefix("  - ")?)?))
+        .collect()
 }
 
 /// A scalar of the written form.

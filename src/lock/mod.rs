@@ -154,15 +154,28 @@ fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
 impl Lock {
     /// Sorts every list by name (natural order), then port: the order [`Lock::to_yaml`] writes.
     pub fn sort(&mut self) {
-        self.devices.sort_by(|a, b| natural_cmp(&a.name, &b.name));
-        self.links.sort_by(|a, b| {
-            natural_cmp(&a.lower, &b.lower)
-                .then(a.lower_port.cmp(&b.lower_port))
-                .then(natural_cmp(&a.upper, &b.upper))
-                .then(a.upper_port.cmp(&b.upper_port))
-        });
-        self.servers
-            .sort_by(|a, b| natural_cmp(&a.leaf, &b.leaf).then(a.port.cmp(&b.port)));
+        use rayon::prelude::*;
+        let (devices, links, servers) = (&mut self.devices, &mut self.links, &mut self.servers);
+        rayon::join(
+            || devices.par_sort_by(|a, b| natural_cmp(&a.name, &b.name)),
+            || {
+                rayon::join(
+                    || {
+                        links.par_sort_by(|a, b| {
+                            natural_cmp(&a.lower, &b.lower)
+                                .then(a.lower_port.cmp(&b.lower_port))
+                                .then(natural_cmp(&a.upper, &b.upper))
+                                .then(a.upper_port.cmp(&b.upper_port))
+                        })
+                    },
+                    || {
+                        servers.par_sort_by(|a, b| {
+                            natural_cmp(&a.leaf, &b.leaf).then(a.port.cmp(&b.port))
+                        })
+                    },
+                )
+            },
+        );
     }
 
     /// The lock file's text: a header naming the intent, then one flow mapping per line, so a grow is a
@@ -181,16 +194,26 @@ impl Lock {
     }
 }
 
-/// `name: []` or `name:` and one `  - {...}` line per entry.
-fn section<T>(s: &mut String, name: &str, items: &[T], line: fn(&T) -> String) {
+/// `name: []` or `name:` and one `  - {...}` line per entry (formatted in parallel, in order).
+fn section<T: Sync>(s: &mut String, name: &str, items: &[T], line: fn(&T) -> String) {
+    use rayon::prelude::*;
     if items.is_empty() {
         let _ = writeln!(s, "{name}: []");
         return;
     }
     let _ = writeln!(s, "{name}:");
-    for i in items {
-        let _ = writeln!(s, "  - {{{}}}", line(i));
-    }
+    let chunks: Vec<String> = items
+        .par_chunks(2048)
+        .map(|chunk| {
+            let mut text = String::with_capacity(chunk.len() * 96);
+            for i in chunk {
+                let _ = writeln!(text, "  - {{{}}}", line(i));
+            }
+            text
+        })
+        .collect();
+    s.reserve(chunks.iter().map(String::len).sum());
+    chunks.iter().for_each(|c| s.push_str(c));
 }
 
 fn retired(r: bool) -> &'static str {

@@ -166,64 +166,101 @@ pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, String> {
     Ok(n)
 }
 
-/// Version, well-formed subnets, port numbers and names.
+/// Version, well-formed subnets, port numbers and names: entries are checked in parallel, and a finding
+/// is made (located) only for a problem found.
 fn values(l: &Loaded) -> Vec<Finding> {
-    let mut errs = Vec::new();
-    let mut bad = |ptr: String, msg: String| {
-        errs.push(l.finding(
-            Rule::LockBadValue,
-            &ptr,
-            msg,
-            "fix the entry by hand, or delete it and render again to re-allocate it",
-        ));
-    };
-    if l.lock.version != VERSION {
-        bad(
+    let lock = &l.lock;
+    let mut problems: Vec<(String, String)> = Vec::new();
+    if lock.version != VERSION {
+        problems.push((
             "/version".into(),
-            format!(
-                "lock version {} (this aifab reads {VERSION})",
-                l.lock.version
-            ),
-        );
+            format!("lock version {} (this aifab reads {VERSION})", lock.version),
+        ));
     }
-    for (i, d) in l.lock.devices.iter().enumerate() {
-        if !safe_name(&d.name) {
-            bad(
-                format!("/devices/{i}/name"),
-                format!("`{}` is not a switch name", d.name),
-            );
-        }
-        if let Some(Err(e)) = d.server_subnet.as_deref().map(|s| subnet(s, true)) {
-            bad(format!("/devices/{i}/server_subnet"), e);
+    let each = |section: &'static str, problems: Vec<(usize, &'static str, String)>| {
+        problems
+            .into_iter()
+            .map(move |(i, field, msg)| (format!("/{section}/{i}/{field}"), msg))
+    };
+    let (devices, (links, servers)) = rayon::join(
+        || in_parallel(&lock.devices, device_problems),
+        || {
+            rayon::join(
+                || in_parallel(&lock.links, link_problems),
+                || in_parallel(&lock.servers, server_problems),
+            )
+        },
+    );
+    problems.extend(each("devices", devices));
+    problems.extend(each("links", links));
+    problems.extend(each("servers", servers));
+    problems
+        .into_iter()
+        .map(|(ptr, msg)| {
+            l.finding(
+                Rule::LockBadValue,
+                &ptr,
+                msg,
+                "fix the entry by hand, or delete it and render again to re-allocate it",
+            )
+        })
+        .collect()
+}
+
+/// Every problem `check` finds in `entries`, with the entry's index, in order.
+fn in_parallel<T: Sync>(
+    entries: &[T],
+    check: fn(&T) -> Vec<(&'static str, String)>,
+) -> Vec<(usize, &'static str, String)> {
+    use rayon::prelude::*;
+    entries
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, e)| check(e).into_iter().map(move |(f, m)| (i, f, m)))
+        .collect()
+}
+
+/// A device's bad values: field and message.
+fn device_problems(d: &super::LockDevice) -> Vec<(&'static str, String)> {
+    let mut p = Vec::new();
+    if !safe_name(&d.name) {
+        p.push(("name", format!("`{}` is not a switch name", d.name)));
+    }
+    if let Some(Err(e)) = d.server_subnet.as_deref().map(|s| subnet(s, true)) {
+        p.push(("server_subnet", e));
+    }
+    p
+}
+
+/// A link's bad values: field and message.
+fn link_problems(k: &super::LockLink) -> Vec<(&'static str, String)> {
+    let mut p = Vec::new();
+    for (field, name) in [("lower", &k.lower), ("upper", &k.upper)] {
+        if !safe_name(name) {
+            p.push((field, format!("`{name}` is not a switch name")));
         }
     }
-    for (i, k) in l.lock.links.iter().enumerate() {
-        for (field, name) in [("lower", &k.lower), ("upper", &k.upper)] {
-            if !safe_name(name) {
-                bad(
-                    format!("/links/{i}/{field}"),
-                    format!("`{name}` is not a switch name"),
-                );
-            }
-        }
-        for (field, port) in [("lower_port", k.lower_port), ("upper_port", k.upper_port)] {
-            if port == 0 {
-                bad(format!("/links/{i}/{field}"), "ports count from 1".into());
-            }
-        }
-        if let Err(e) = subnet(&k.subnet, false) {
-            bad(format!("/links/{i}/subnet"), e);
+    for (field, port) in [("lower_port", k.lower_port), ("upper_port", k.upper_port)] {
+        if port == 0 {
+            p.push((field, "ports count from 1".into()));
         }
     }
-    for (i, v) in l.lock.servers.iter().enumerate() {
-        if v.port == 0 {
-            bad(format!("/servers/{i}/port"), "ports count from 1".into());
-        }
-        if let Err(e) = subnet(&v.subnet, false) {
-            bad(format!("/servers/{i}/subnet"), e);
-        }
+    if let Err(e) = subnet(&k.subnet, false) {
+        p.push(("subnet", e));
     }
-    errs
+    p
+}
+
+/// A server port's bad values: field and message.
+fn server_problems(v: &super::LockServer) -> Vec<(&'static str, String)> {
+    let mut p = Vec::new();
+    if v.port == 0 {
+        p.push(("port", "ports count from 1".into()));
+    }
+    if let Err(e) = subnet(&v.subnet, false) {
+        p.push(("subnet", e));
+    }
+    p
 }
 
 /// A switch name as the lock may hold it: letters, digits, `-`, `_`, `.`.
