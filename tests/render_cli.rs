@@ -346,6 +346,32 @@ fn rerender_replaces_a_hand_edited_file_with_its_time_restored() {
     );
     render();
     assert_eq!(configs(&out), bytes, "the edit is undone");
+    // Again with a spare: the output's files share their inodes with it, so an edit in place changes
+    // the spare's copy too; neither index trusts it any more and the edit is undone all the same.
+    render();
+    let path = out.join("g2-rail1/GENERATED.txt");
+    let meta = std::fs::metadata(&path).expect("stat");
+    assert_eq!(std::os::unix::fs::MetadataExt::nlink(&meta), 2, "shared");
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let text = std::fs::read_to_string(&path).expect("read");
+    let fh = std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open");
+    std::io::Write::write_all(
+        &mut &fh,
+        text.replacen("generated", "GENERATED", 1).as_bytes(),
+    )
+    .expect("write");
+    fh.set_modified(meta.modified().expect("mtime"))
+        .expect("set mtime");
+    drop(fh);
+    render();
+    assert_eq!(
+        configs(&out),
+        bytes,
+        "the edit through the shared inode is undone"
+    );
 }
 
 /// Renders `intent` into `out`; panics unless it succeeds.
@@ -377,27 +403,131 @@ fn intent_copy(dir: &Path, from: &str, to: &str) -> PathBuf {
 }
 
 /// A re-render of the same intent writes nothing: every file keeps its inode (it was linked into the
-/// new folder), its bytes and, once the previous tree is gone, a single link.
+/// new folder) and its bytes; the previous tree is parked beside the output as the spare (git ignores
+/// it), and the render after that fills the spare without creating, linking or removing anything.
 #[cfg(unix)]
 #[test]
 fn rerender_keeps_unchanged_files() {
+    use std::os::unix::fs::MetadataExt as _;
     let t = tmpdir("rerender-same");
-    let out = t.join("out");
+    let (out, spare) = (t.join("out"), t.join(".out.aifab-spare"));
     let intent = Path::new("intents/mixed-sonic-nxos.yaml");
     render_ok(intent, &out);
     let (bytes, before) = (configs(&out), inodes(&out));
     render_ok(intent, &out);
     assert_eq!(configs(&out), bytes);
-    let after = inodes(&out);
-    for (rel, (ino, links)) in &after {
+    for (rel, (ino, links)) in &inodes(&out) {
         if rel == aifab::write::MARKER {
             continue;
         }
         assert_eq!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: rewritten");
-        assert_eq!(*links, 1, "{rel}: the previous tree still links it");
+        assert_eq!(*links, 2, "{rel}: shared with the spare");
     }
-    let leftovers = std::fs::read_dir(&t).expect("read").count();
-    assert_eq!(leftovers, 1, "the previous tree was removed");
+    assert_eq!(names(&t), [".out.aifab-spare", "out"]);
+    let ignore = std::fs::read_to_string(spare.join(".gitignore")).expect("ignore file");
+    assert!(ignore.ends_with("\n*\n"), "{ignore}");
+    assert!(
+        !out.join(".gitignore").exists(),
+        "the output has no ignore file"
+    );
+    // The next render fills the spare: its folders become the output's, every file stays as it was.
+    let folder = |p: &Path| std::fs::metadata(p.join("g1-rail1")).expect("folder").ino();
+    let (spare_folder, times) = (folder(&spare), mtimes(&out));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    render_ok(intent, &out);
+    assert_eq!(configs(&out), bytes);
+    assert_eq!(
+        folder(&out),
+        spare_folder,
+        "the spare's folder became the output's"
+    );
+    assert_eq!(mtimes(&out), times, "no file was written");
+    for (rel, (_, links)) in &inodes(&out) {
+        assert!(
+            rel == aifab::write::MARKER || *links == 2,
+            "{rel}: {links} links"
+        );
+    }
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every file's modification time but the manifest's.
+fn mtimes(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
+    snapshot(dir)
+        .into_iter()
+        .filter(|(rel, _)| rel != aifab::write::MARKER)
+        .map(|(rel, _)| {
+            let m = std::fs::metadata(dir.join(&rel)).expect("stat");
+            (rel, m.modified().expect("mtime"))
+        })
+        .collect()
+}
+
+/// A render into a folder whose spare is out of date, holds another fabric's files, or was tampered
+/// with gives exactly a fresh render's output: stale files and folders are removed, a symbolic link in
+/// the spare is removed and never written through, and a failed render leaves the output as it was.
+#[cfg(unix)]
+#[test]
+fn a_stale_or_tampered_spare_gives_a_fresh_render() {
+    let t = tmpdir("spare");
+    let (out, spare) = (t.join("out"), t.join(".out.aifab-spare"));
+    let mixed = Path::new("intents/mixed-sonic-nxos.yaml");
+    render_ok(mixed, &out);
+    render_ok(mixed, &out);
+    assert!(spare.is_dir(), "the second render parked a spare");
+    // Tamper: a folder of the spare replaced by a link to a folder outside, a stray file added.
+    let outside = t.join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::remove_dir_all(spare.join("g1-rail1")).expect("rm");
+    std::os::unix::fs::symlink(&outside, spare.join("g1-rail1")).expect("symlink");
+    std::fs::write(spare.join("stray.cfg"), "stray").expect("write");
+    // Another fabric into the same folder: its files only.
+    let pod = Path::new("intents/pod1-1024.yaml");
+    render_ok(pod, &out);
+    let fresh = t.join("fresh");
+    render_ok(pod, &fresh);
+    assert_eq!(
+        configs(&out),
+        configs(&fresh),
+        "= a render into a new folder"
+    );
+    assert_eq!(
+        names(&outside),
+        Vec::<String>::new(),
+        "nothing written through the link"
+    );
+    // Back to the first fabric, whose tree is the spare now (with the tampering gone).
+    render_ok(mixed, &out);
+    let fresh_mixed = t.join("fresh-mixed");
+    render_ok(mixed, &fresh_mixed);
+    assert_eq!(configs(&out), configs(&fresh_mixed));
+    // A render that fails part-way, with a spare claimed, leaves the output as it was.
+    let (bytes, before) = (snapshot(&out), inodes(&out));
+    let o = aifab()
+        .args(["render", "intents/pod1-1024.yaml", "--out"])
+        .arg(&out)
+        .arg("-q")
+        .env(aifab::write::FAIL_AFTER_ENV, "5")
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(snapshot(&out), bytes, "bytes");
+    assert_eq!(inodes(&out), before, "inodes, links");
+    assert!(
+        names(&t).iter().all(|n| !n.contains("aifab-tmp")),
+        "no temporary folder left: {:?}",
+        names(&t)
+    );
 }
 
 /// A re-render after a change writes exactly the changed files: the result is byte-identical to a
@@ -432,15 +562,17 @@ fn rerender_writes_only_changed_files() {
     let new_bytes: std::collections::BTreeMap<_, _> = snapshot(&out).into_iter().collect();
     let (mut kept, mut rewritten) = (0, 0);
     for (rel, (ino, links)) in &after {
-        assert_eq!(*links, 1, "{rel}");
         let same = old_bytes.get(rel) == new_bytes.get(rel);
         if rel == "g2-rail1/GENERATED.txt" || rel == aifab::write::MARKER {
             // Written anew (the link's freed inode number may come back, so it is not compared).
+            assert_eq!(*links, 1, "{rel}");
         } else if same && rel != "g1-rail1/GENERATED.txt" {
             assert_eq!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: unchanged");
+            assert_eq!(*links, 2, "{rel}: shared with the spare");
             kept += 1;
         } else {
             assert_ne!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: changed");
+            assert_eq!(*links, 1, "{rel}: the new output's own");
             rewritten += 1;
         }
     }

@@ -147,7 +147,8 @@ pub fn run(args: Args) -> Exit {
         let mut written = (0, 0);
         let mut lock = Ok(None);
         let others = others_kept(only.as_ref(), site.catalog);
-        let result = aifab::write::write_keeping(out, others.as_deref(), |stage| {
+        let previous = aifab::write::Previous::KeepAsSpare;
+        let result = aifab::write::write_keeping(out, others.as_deref(), previous, |stage| {
             let sink = |f: &aifab::render::OutFile| stage.put(f);
             // The new lock and its renumbering guard run beside the render: a refused renumbering
             // discards what was rendered before anything is swapped in.
@@ -264,7 +265,8 @@ pub fn run(args: Args) -> Exit {
         }
         if args.bless {
             let others = others_kept(only.as_ref(), site.catalog);
-            let result = aifab::write::write_keeping(dir, others.as_deref(), |stage| {
+            let previous = aifab::write::Previous::Remove;
+            let result = aifab::write::write_keeping(dir, others.as_deref(), previous, |stage| {
                 files.iter().try_for_each(|f| stage.put(f))
             });
             return match result {

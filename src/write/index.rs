@@ -102,6 +102,11 @@ impl Index {
         Index { files }
     }
 
+    /// Every entry: path, hash, and the status recorded with it.
+    pub(super) fn entries(&self) -> impl Iterator<Item = (&str, u128, Stamp)> {
+        self.files.iter().map(|(r, (h, s))| (r.as_str(), *h, *s))
+    }
+
     /// True when the index names no file.
     pub(super) fn is_empty(&self) -> bool {
         self.files.is_empty()

@@ -6,13 +6,14 @@
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
 //! modification time), and the previous output is only read until the swap. The folder still changes
-//! all at once or not at all; afterwards, removing the previous tree mostly drops links. An index
-//! outside the folder records what was written (see [`index`]), so the next re-render reads back only
-//! files whose status changed since.
+//! all at once or not at all. An index outside the folder records what was written (see [`index`]),
+//! so the next re-render reads back only files whose status changed since. `aifab render` keeps the
+//! previous tree as a spare for the next render to fill ([`spare`]) instead of removing it.
 
 mod carry;
 mod index;
 mod reuse;
+mod spare;
 mod swap;
 
 use crate::render::OutFile;
@@ -75,6 +76,16 @@ fn may_replace(out: &Path) -> Result<bool, String> {
     }
 }
 
+/// What becomes of the previous output after the swap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Previous {
+    /// Removed (golden folders, blessing: nothing is left beside the folder).
+    Remove,
+    /// Kept beside the folder as the spare the next render fills ([`spare`]): a re-render then
+    /// creates, links and removes only what changed.
+    KeepAsSpare,
+}
+
 /// What a write did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Written {
@@ -91,6 +102,11 @@ pub struct Staging {
     previous: Option<PathBuf>,
     /// The previous output's index: which of its files are known to hold which bytes.
     index: index::Index,
+    /// When the folder being filled is a claimed spare: the spare's index (which of its files already
+    /// hold which bytes) and what it held.
+    spare: Option<(index::Index, spare::Held)>,
+    /// Files of the previous output linked into the new one, with their hash: the next spare's index.
+    linked: Mutex<Vec<(String, u128)>>,
     /// Every file put, by its path, with the hash of its bytes: the new output's index.
     hashes: Mutex<Vec<(String, u128)>>,
     /// Cleared when the file system refuses a hard link: every later file is written.
@@ -121,15 +137,31 @@ impl Staging {
         let path = self.dir.join(&rel);
         let bytes = f.content.as_bytes();
         let hash = index::hash(bytes);
+        // In a claimed spare: a file that already holds these bytes stays; one only the spare has
+        // (a single link) is rewritten in place.
+        let here = self
+            .spare
+            .as_ref()
+            .and_then(|_| std::fs::symlink_metadata(&path).ok());
+        if let (Some((ix, _)), Some(m)) = (&self.spare, &here)
+            && ix.holds(&f.path, index::stamp(m), hash) == index::Known::Same
+        {
+            self.unchanged.fetch_add(1, Ordering::Relaxed);
+            self.record(&f.path, hash);
+            return Ok(());
+        }
         if let Some(previous) = &self.previous
             && self.links_work.load(Ordering::Relaxed)
         {
             let old = previous.join(&rel);
             if self.holds(&f.path, &old, bytes, hash) {
-                match with_parent(&path, || std::fs::hard_link(&old, &path)) {
+                match link_new(&old, &path) {
                     Ok(()) => {
                         self.unchanged.fetch_add(1, Ordering::Relaxed);
                         self.record(&f.path, hash);
+                        if let Ok(mut linked) = self.linked.lock() {
+                            linked.push((f.path.clone(), hash));
+                        }
                         return Ok(());
                     }
                     Err(e) if reuse::links_unsupported(&e) => {
@@ -139,7 +171,11 @@ impl Staging {
                 }
             }
         }
-        write_new(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let written = match &here {
+            Some(m) if reuse::only_link(m) => reuse::rewrite(&path, bytes),
+            _ => write_new(&path, bytes),
+        };
+        written.map_err(|e| format!("{}: {e}", path.display()))?;
         self.written.fetch_add(1, Ordering::Relaxed);
         self.record(&f.path, hash);
         Ok(())
@@ -180,11 +216,57 @@ impl Staging {
 /// (Creating the folder only on demand saves a system call or two per file.)
 fn with_parent<T>(path: &Path, op: impl Fn() -> std::io::Result<T>) -> std::io::Result<T> {
     match op() {
-        Err(e) if e.kind() == ErrorKind::NotFound => {
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
+                make_dir(parent)?;
             }
             op()
+        }
+        r => r,
+    }
+}
+
+/// Creates folder `dir` and its parents; a file in the way (a claimed spare's file where the new
+/// output has a folder) is removed first.
+fn make_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir_all(dir) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::AlreadyExists | ErrorKind::NotADirectory
+            ) =>
+        {
+            let mut ancestors: Vec<&Path> = dir.ancestors().collect();
+            ancestors.reverse();
+            for a in ancestors {
+                if std::fs::symlink_metadata(a).is_ok_and(|m| !m.is_dir()) {
+                    std::fs::remove_file(a)?;
+                    break;
+                }
+            }
+            std::fs::create_dir_all(dir)
+        }
+        r => r,
+    }
+}
+
+/// Removes whatever is at `path` (a file, a link, or a folder of a claimed spare where the new output
+/// has a file).
+fn clear(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Hard-links the previous output's file `old` at `path`, replacing what is there.
+fn link_new(old: &Path, path: &Path) -> std::io::Result<()> {
+    match with_parent(path, || std::fs::hard_link(old, path)) {
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+            clear(path)?;
+            std::fs::hard_link(old, path)
         }
         r => r,
     }
@@ -196,7 +278,7 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let create = || OpenOptions::new().write(true).create_new(true).open(path);
     let mut fh: File = match with_parent(path, create) {
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-            std::fs::remove_file(path)?;
+            clear(path)?;
             create()?
         }
         r => r?,
@@ -216,31 +298,26 @@ pub fn write_with(
     out: &Path,
     fill: impl FnOnce(&Staging) -> Result<(), String>,
 ) -> Result<Written, String> {
-    write_keeping(out, None, fill)
+    write_keeping(out, None, Previous::Remove, fill)
 }
 
 /// [`write_with`] for a render of part of the fabric (`--only`): every file of the previous output
 /// that `fill` did not write and `keep` accepts (by its path relative to the folder) is carried into
-/// the new folder unchanged, so the rest of the fabric's files stay as they were.
+/// the new folder unchanged, so the rest of the fabric's files stay as they were. `previous` says
+/// whether the previous output is removed or kept as the next render's spare.
 pub fn write_keeping(
     out: &Path,
     keep: Option<&dyn Fn(&str) -> bool>,
+    previous: Previous,
     fill: impl FnOnce(&Staging) -> Result<(), String>,
 ) -> Result<Written, String> {
     let exists = may_replace(out)?;
-    let name = out
-        .file_name()
-        .ok_or_else(|| format!("{}: not a folder name", out.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let (parent, name) = parent_and_name(out)?;
     std::fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     let pid = std::process::id();
     let tmp = parent.join(format!(".{name}.aifab-tmp-{pid}"));
     let aside = parent.join(format!(".{name}.aifab-old-{pid}"));
+    let spare_dir = (previous == Previous::KeepAsSpare).then(|| spare::path(&parent, &name));
     let _ = std::fs::remove_dir_all(&tmp);
     let stage = Staging {
         dir: tmp.clone(),
@@ -250,6 +327,11 @@ pub fn write_keeping(
         } else {
             index::Index::default()
         },
+        spare: spare_dir.as_deref().and_then(|s| {
+            let ix = index::Index::load(s);
+            spare::claim(s, &tmp).then(|| (ix, spare::survey(&tmp)))
+        }),
+        linked: Mutex::new(Vec::new()),
         hashes: Mutex::new(Vec::new()),
         links_work: AtomicBool::new(true),
         fail_after: std::env::var(FAIL_AFTER_ENV)
@@ -262,6 +344,7 @@ pub fn write_keeping(
     let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
         .and_then(|_| fill(&stage))
+        .map(|_| stage.prune())
         .and_then(|_| match (keep, exists) {
             (Some(keep), true) => carry::carry(out, &tmp, keep),
             _ => Ok(()),
@@ -278,10 +361,15 @@ pub fn write_keeping(
     written.written += 1;
     match swap::swap(&tmp, out, &aside, exists) {
         Ok(old) => {
-            if let Some(old) = old {
-                remove_tree(&old);
-            }
-            write_index(out, stage.hashes.into_inner().unwrap_or_default());
+            let parked = match (old, &spare_dir) {
+                (Some(old), Some(s)) if spare::park(&old, s) => Some(s.as_path()),
+                (Some(old), _) => {
+                    remove_tree(&old);
+                    None
+                }
+                (None, _) => None,
+            };
+            stage.write_indexes(out, parked);
             Ok(written)
         }
         Err(e) => {
@@ -291,28 +379,77 @@ pub fn write_keeping(
     }
 }
 
-/// Writes the index of the swapped-in output `out` ([`index::location`]): each file's hash (from
-/// `hashes`) and its status now, after the previous tree is gone (removing it changed the linked files'
-/// change times). Best effort, and atomic (a new file renamed over the old): without it the next
-/// re-render reads the files back, as without an index.
-fn write_index(out: &Path, mut hashes: Vec<(String, u128)>) {
+/// The folder that holds `out`, and `out`'s own name.
+fn parent_and_name(out: &Path) -> Result<(PathBuf, String), String> {
+    let name = out
+        .file_name()
+        .ok_or_else(|| format!("{}: not a folder name", out.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name))
+}
+
+impl Staging {
+    /// In a claimed spare: removes what the render did not put.
+    fn prune(&self) {
+        let (Some((_, held)), Ok(hashes)) = (&self.spare, self.hashes.lock()) else {
+            return;
+        };
+        let put: std::collections::HashSet<&str> = hashes.iter().map(|(r, _)| r.as_str()).collect();
+        spare::prune(&self.dir, held, &put);
+    }
+
+    /// Writes the index of the new output `out` and, when the previous output was parked as the spare
+    /// `parked`, the spare's: the files linked from it into the new output, and the files of the
+    /// previous output's index whose status is still the recorded one.
+    fn write_indexes(self, out: &Path, parked: Option<&Path>) {
+        let hashes = self.hashes.into_inner().unwrap_or_default();
+        write_index(out, hashes.into_iter().map(|(r, h)| (r, h, None)).collect());
+        let Some(spare) = parked else { return };
+        let linked = self.linked.into_inner().unwrap_or_default();
+        let seen: std::collections::HashSet<&str> =
+            linked.iter().map(|(r, _)| r.as_str()).collect();
+        let mut entries: Vec<(String, u128, Option<index::Stamp>)> = self
+            .index
+            .entries()
+            .filter(|(rel, _, _)| !seen.contains(rel))
+            .map(|(rel, hash, stamp)| (rel.to_string(), hash, Some(stamp)))
+            .collect();
+        entries.extend(linked.iter().map(|(r, h)| (r.clone(), *h, None)));
+        write_index(spare, entries);
+    }
+}
+
+/// Writes the index of folder `dir` ([`index::location`]): each file's hash and its status now. An
+/// entry that names the status it must still have is left out when the file's status differs. Best
+/// effort, and atomic (a new file renamed over the old): without it the next render reads the files
+/// back, as without an index.
+fn write_index(dir: &Path, mut entries: Vec<(String, u128, Option<index::Stamp>)>) {
     use rayon::prelude::*;
-    let Some(file) = index::location(out) else {
+    let Some(file) = index::location(dir) else {
         return;
     };
-    hashes.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let lines: Vec<Option<String>> = hashes
+    entries.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let lines: Vec<Option<String>> = entries
         .par_iter()
-        .map(|(rel, hash)| {
-            let m = std::fs::symlink_metadata(out.join(rel)).ok()?;
-            index::line(rel, *hash, &index::stamp(&m)?)
+        .map(|(rel, hash, want)| {
+            let m = std::fs::symlink_metadata(dir.join(rel)).ok()?;
+            let now = index::stamp(&m)?;
+            if want.is_some_and(|w| w != now) {
+                return None;
+            }
+            index::line(rel, *hash, &now)
         })
         .collect();
     let text: String = lines.into_iter().flatten().collect();
     let new = file.with_extension(format!("new-{}", std::process::id()));
     let saved = file
         .parent()
-        .is_some_and(|dir| std::fs::create_dir_all(dir).is_ok())
+        .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
         && write_new(&new, text.as_bytes()).is_ok()
         && std::fs::rename(&new, &file).is_ok();
     if !saved {

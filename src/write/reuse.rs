@@ -59,3 +59,36 @@ pub(super) fn links_unsupported(e: &std::io::Error) -> bool {
             | std::io::ErrorKind::CrossesDevices
     )
 }
+
+/// True when `m` is a regular file with a single name: a claimed spare's file no other folder links,
+/// which can be rewritten in place.
+#[cfg(unix)]
+pub(super) fn only_link(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    m.is_file() && m.nlink() == 1
+}
+
+/// Without link counts, no file is known to be unshared: every file is written anew.
+#[cfg(not(unix))]
+pub(super) fn only_link(_: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// Replaces the bytes of the unshared file `path` in place (never through a symbolic link).
+#[cfg(unix)]
+pub(super) fn rewrite(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?
+        .write_all(bytes)
+}
+
+/// Not reached where [`only_link`] is always false.
+#[cfg(not(unix))]
+pub(super) fn rewrite(_: &Path, _: &[u8]) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
