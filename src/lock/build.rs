@@ -49,10 +49,11 @@ fn live(model: &FabricModel) -> Lock {
         .filter(|d| d.server_subnet.is_some())
         .map(|d| d.hostname.as_str())
         .collect();
-    let entries: Vec<Entry> = model
+    // Mapped (not filtered) in parallel: an indexed collect writes each result in place.
+    let entries: Vec<Option<Entry>> = model
         .links
         .par_iter()
-        .filter_map(|l| {
+        .map(|l| {
             let (subnet, up) = (l.subnet.as_ref()?, port(&l.b, &l.b_port)?);
             if l.tier == LinkTier::ServerLeaf {
                 return (!rail.contains(l.b.as_str())).then(|| {
@@ -74,8 +75,13 @@ fn live(model: &FabricModel) -> Lock {
             }))
         })
         .collect();
-    let (mut links, mut servers) = (Vec::new(), Vec::new());
-    for e in entries {
+    let cables = entries
+        .iter()
+        .filter(|e| matches!(e, Some(Entry::Link(_))))
+        .count();
+    let mut links = Vec::with_capacity(cables);
+    let mut servers = Vec::with_capacity(entries.len() - cables);
+    for e in entries.into_iter().flatten() {
         match e {
             Entry::Link(k) => links.push(k),
             Entry::Server(v) => servers.push(v),

@@ -327,12 +327,16 @@ fn any_twice(lock: &super::Lock) -> bool {
                 .flatten()
                 .map(Held::Address)
         });
-        twice(d.iter().map(|d| Held::Name(&d.name)))
-            || twice(addresses)
-            || twice(d.iter().filter_map(|d| d.management.map(Held::Management)))
+        twice(d.len(), d.iter().map(|d| Held::Name(&d.name)))
+            || twice(2 * d.len(), addresses)
+            || twice(
+                d.len(),
+                d.iter().filter_map(|d| d.management.map(Held::Management)),
+            )
     };
     let subnets = || {
         twice(
+            d.len() + k.len() + v.len(),
             (d.iter().filter_map(|d| d.server_subnet.as_deref()))
                 .chain(k.iter().map(|k| k.subnet.as_str()))
                 .chain(v.iter().map(|v| v.subnet.as_str()))
@@ -342,6 +346,7 @@ fn any_twice(lock: &super::Lock) -> bool {
     let ports = || {
         let live = k.iter().filter(|k| !k.retired);
         twice(
+            2 * k.len() + v.len(),
             (live.flat_map(|k| [(&k.lower, k.lower_port), (&k.upper, k.upper_port)]))
                 .chain(v.iter().filter(|v| !v.retired).map(|v| (&v.leaf, v.port)))
                 .map(|(name, port)| Held::Port(name, port)),
@@ -351,9 +356,9 @@ fn any_twice(lock: &super::Lock) -> bool {
     a || b || c
 }
 
-/// Whether an iterator yields a value twice.
-fn twice<'a>(mut values: impl Iterator<Item = Held<'a>>) -> bool {
-    let mut set = foldhash::HashSet::default();
+/// Whether an iterator of about `size` values yields a value twice.
+fn twice<'a>(size: usize, mut values: impl Iterator<Item = Held<'a>>) -> bool {
+    let mut set = foldhash::HashSet::with_capacity_and_hasher(size, Default::default());
     values.any(|h| !set.insert(h))
 }
 
