@@ -479,6 +479,68 @@ fn remove_tree(dir: &Path) {
 mod tests {
     use super::*;
 
+    fn files(list: &[(&str, &str)]) -> Vec<OutFile> {
+        list.iter()
+            .map(|(p, c)| OutFile {
+                path: p.to_string(),
+                content: c.to_string(),
+                device: String::new(),
+            })
+            .collect()
+    }
+
+    /// Every file under `dir` and its text, the manifest left out.
+    fn read_back(dir: &Path) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).expect("read").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else if e.file_name() != MARKER {
+                    let rel = p.strip_prefix(dir).expect("inside").to_string_lossy();
+                    out.push((rel.into_owned(), std::fs::read_to_string(&p).expect("text")));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// A claimed spare whose files stand where the new output has folders, and folders where it has
+    /// files, still gives exactly the new output.
+    #[test]
+    fn a_spare_with_files_and_folders_swapped_gives_the_new_output() {
+        let t = std::env::temp_dir().join(format!("aifab-spare-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&t);
+        let out = t.join("out");
+        let put = |list: &[(&str, &str)]| {
+            let fs = files(list);
+            write_keeping(&out, None, Previous::KeepAsSpare, |stage| {
+                fs.iter().try_for_each(|f| stage.put(f))
+            })
+            .expect("write");
+            let want: Vec<(String, String)> = list
+                .iter()
+                .map(|(p, c)| (p.to_string(), c.to_string()))
+                .collect();
+            let mut want = want;
+            want.sort();
+            assert_eq!(read_back(&out), want);
+        };
+        let a = [("x", "1"), ("d/f", "2"), ("d/g", "3")];
+        let b = [("x/y", "4"), ("d", "5"), ("e/h", "6")];
+        put(&a);
+        put(&a);
+        assert!(t.join(".out.aifab-spare").is_dir());
+        put(&b);
+        put(&a);
+        put(&b);
+        put(&b);
+        let _ = std::fs::remove_dir_all(&t);
+    }
+
     #[test]
     fn paths_stay_inside() {
         assert!(safe_relative("a/b.cfg").is_ok());
