@@ -211,26 +211,14 @@ fn server(f: &Fields) -> Option<LockServer> {
 fn flow_map(s: &str) -> Option<Fields<'_>> {
     let inner = s.strip_prefix('{')?.strip_suffix('}')?;
     let mut out = Vec::with_capacity(7);
-    for part in split_top(inner)? {
-        let (k, v) = part.split_once(": ")?;
-        let k = k.trim();
-        if !plain_key(k) {
-            return None;
-        }
-        out.push((k, scalar(v.trim())?));
-    }
-    Some(out)
-}
-
-/// Splits at `,` outside double quotes; `None` on brackets or braces (nesting is left to YAML).
-fn split_top(s: &str) -> Option<Vec<&str>> {
-    let (mut parts, mut start, mut quoted) = (Vec::with_capacity(7), 0, false);
-    for (i, b) in s.bytes().enumerate() {
+    // Split at `,` outside double quotes; brackets or braces (nesting) are left to YAML.
+    let (mut start, mut quoted) = (0, false);
+    for (i, b) in inner.bytes().enumerate() {
         match b {
             b'"' => quoted = !quoted,
             b'{' | b'}' | b'[' | b']' if !quoted => return None,
             b',' if !quoted => {
-                parts.push(&s[start..i]);
+                field(&inner[start..i], &mut out)?;
                 start = i + 1;
             }
             _ => {}
@@ -239,8 +227,19 @@ fn split_top(s: &str) -> Option<Vec<&str>> {
     if quoted {
         return None;
     }
-    parts.push(&s[start..]);
-    Some(parts)
+    field(&inner[start..], &mut out)?;
+    Some(out)
+}
+
+/// One `key: value` of a flow mapping, added to `out`.
+fn field<'t>(part: &'t str, out: &mut Fields<'t>) -> Option<()> {
+    let (k, v) = part.split_once(": ")?;
+    let k = k.trim();
+    if !plain_key(k) {
+        return None;
+    }
+    out.push((k, scalar(v.trim())?));
+    Some(())
 }
 
 fn plain_key(k: &str) -> bool {
@@ -270,10 +269,11 @@ fn scalar(v: &str) -> Option<Scalar<'_>> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
     let first = v.bytes().next()?;
-    let special = matches!(
-        v.to_ascii_lowercase().as_str(),
-        "null" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n" | ".nan" | ".inf"
-    );
+    let special = [
+        "null", "true", "false", "yes", "no", "on", "off", "y", "n", ".nan", ".inf",
+    ]
+    .iter()
+    .any(|w| v.eq_ignore_ascii_case(w));
     // A single dot could make a plain scalar a float (`1.5`, `1e3`): leave those to YAML.
     let float_like = first.is_ascii_digit() && v.matches('.').count() == 1;
     (plain && !special && !float_like && first != b'.' && first != b'-').then_some(Scalar::Text(v))
