@@ -484,6 +484,33 @@ fn one_file_per_server_and_the_shared_files() {
     );
 }
 
+/// A server with several NIC ports in one subnet (rack leaves in rail-subnet mode) gets the ARP
+/// sysctls; one whose ports all have subnets of their own does not.
+#[test]
+fn arp_settings_only_where_ports_share_a_subnet() {
+    let arp = |files: &[OutFile]| {
+        files
+            .iter()
+            .find(|f| f.path == "hosts/sysctl-arp.conf")
+            .map(|f| f.content.clone())
+    };
+    let (_, files) = render_file(META, &[META_SUBNETS]);
+    let text = arp(&files).expect("rack leaves in rail-subnet mode: ARP settings");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        lines,
+        [
+            "net.ipv4.conf.all.arp_ignore = 1",
+            "net.ipv4.conf.all.arp_announce = 2"
+        ]
+    );
+    // A /31 per port, or one rail leaf per NIC: no two ports share a subnet.
+    for (file, edits) in [(META, vec![]), (MIXED, vec![]), (HPN, vec![HPN_SUBNETS])] {
+        let (_, files) = render_file(file, &edits);
+        assert_eq!(arp(&files), None, "{file} {edits:?}");
+    }
+}
+
 /// `--only` renders no host file (they need every server link): `--out` keeps the previous ones and
 /// `--check` leaves them out of the comparison.
 #[test]

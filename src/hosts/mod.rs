@@ -9,7 +9,9 @@
 //!   settings of every NIC port ([`nic_qos`]);
 //! - `nccl.env`, for every server: NCCL's traffic classes, GID index and QPs per connection ([`nccl`]);
 //! - `kubernetes/spiderpool.yaml`: a SpiderIPPool per leaf or NIC port and a SpiderMultusConfig per
-//!   rail (and port) ([`spiderpool`]).
+//!   rail (and port) ([`spiderpool`]);
+//! - `sysctl-arp.conf`, when a server has several NIC ports in one subnet: the ARP settings that keep
+//!   each port answering for its own address ([`sysctl`]).
 //!
 //! The values are computed here, in Rust; the writers only print them. Every name that reaches a file
 //! is checked first ([`names`]): server names are RFC 1123 labels (Kubernetes node names, folder names),
@@ -23,6 +25,7 @@ pub mod nic_qos;
 pub mod plan;
 pub mod servers;
 pub mod spiderpool;
+pub mod sysctl;
 
 pub use plan::{name_rules, plan, rules};
 pub use servers::{Nic, Server, servers};
@@ -93,8 +96,8 @@ fn netplan_file(meta: &Meta, plan: &HostsPlan, s: &Server) -> OutFile {
 }
 
 /// The files every server shares: the NIC script and the NCCL environment (the same on every server:
-/// NIC names follow one pattern per rail and every leaf's QoS plan maps DSCPs alike; checked here), and
-/// the Spiderpool objects when asked for.
+/// NIC names follow one pattern per rail and every leaf's QoS plan maps DSCPs alike; checked here), the
+/// ARP settings when ports share a subnet, and the Spiderpool objects when asked for.
 fn shared(
     meta: &Meta,
     model: &FabricModel,
@@ -136,6 +139,9 @@ fn shared(
         ),
         file(format!("{DIR}/nccl.env"), nccl::file(meta, plan, &qos)),
     ];
+    if sysctl::needed(servers) {
+        out.push(file(sysctl::PATH.to_string(), sysctl::file(meta)));
+    }
     if let Some(k) = &plan.kubernetes {
         out.push(file(
             format!("{DIR}/kubernetes/spiderpool.yaml"),
