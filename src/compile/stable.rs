@@ -18,7 +18,7 @@ use std::net::{IpAddr, Ipv4Addr};
 #[derive(Debug, Default)]
 pub struct Index<'a> {
     devices: HashMap<&'a str, &'a LockDevice>,
-    pairs: HashMap<(&'a str, &'a str), Vec<&'a LockLink>>,
+    pairs: HashMap<(&'a str, &'a str), Vec<Kept<'a>>>,
     servers: HashMap<(&'a str, u32), u32>,
     /// Every loopback and router-id held.
     pub loopbacks: HashSet<u64>,
@@ -30,6 +30,13 @@ pub struct Index<'a> {
     pub fabric: Blocks,
     /// Every server /31 and rail subnet held.
     pub server: Blocks,
+}
+
+/// A locked cable with its /31's first address (`None`: the lock's subnet does not read as one).
+#[derive(Clone, Copy, Debug)]
+struct Kept<'a> {
+    link: &'a LockLink,
+    even: Option<u32>,
 }
 
 /// Address blocks held: first address → size.
@@ -84,37 +91,78 @@ fn even(subnet: &str) -> Option<u32> {
 }
 
 impl<'a> Index<'a> {
-    /// Indexes a (checked) lock.
+    /// Indexes a (checked) lock: its devices, cables and server entries in parallel.
     pub fn new(lock: &'a Lock) -> Index<'a> {
+        let (mut ix, ((pairs, fabric), (servers, held))) = rayon::join(
+            || Index::of_devices(&lock.devices),
+            || rayon::join(|| Index::of_links(&lock.links), || Index::of_servers(lock)),
+        );
+        ix.pairs = pairs;
+        ix.fabric = fabric;
+        ix.servers = servers;
+        // Devices' rail subnets first, then server /31s: a later block of the same start wins.
+        ix.server.0.extend(held.0);
+        ix
+    }
+
+    /// The devices' entries, held addresses and ASNs, and rail subnets.
+    fn of_devices(devices: &'a [LockDevice]) -> Index<'a> {
         let mut ix = Index::default();
-        for d in &lock.devices {
+        ix.devices.reserve(devices.len());
+        ix.loopbacks.reserve(2 * devices.len());
+        for d in devices {
             ix.devices.insert(d.name.as_str(), d);
             ix.loopbacks.insert(u32::from(d.loopback) as u64);
             ix.loopbacks.insert(u32::from(d.router_id) as u64);
             ix.asns.insert(d.asn as u64);
             ix.management.extend(d.management);
-            if let Some((first, size)) = d.server_subnet.as_deref().and_then(block_of) {
-                ix.server.hold(first as u64, size);
-            }
         }
-        for k in &lock.links {
-            ix.pairs
+        ix.server = Blocks(
+            devices
+                .iter()
+                .filter_map(|d| d.server_subnet.as_deref().and_then(block_of))
+                .map(|(first, size)| (first as u64, size))
+                .collect(),
+        );
+        ix
+    }
+
+    /// The locked cables by device pair (in lock order), and their /31s.
+    #[allow(clippy::type_complexity)]
+    fn of_links(links: &'a [LockLink]) -> (HashMap<(&'a str, &'a str), Vec<Kept<'a>>>, Blocks) {
+        use rayon::prelude::*;
+        let blocks: Vec<Option<(u32, u64)>> =
+            links.par_iter().map(|k| block_of(&k.subnet)).collect();
+        let mut pairs: HashMap<_, Vec<Kept>> = HashMap::with_capacity(links.len());
+        for (k, b) in links.iter().zip(&blocks) {
+            let even = b.map(|(first, _)| first);
+            pairs
                 .entry((k.lower.as_str(), k.upper.as_str()))
                 .or_default()
-                .push(k);
-            if let Some((first, size)) = block_of(&k.subnet) {
-                ix.fabric.hold(first as u64, size);
+                .push(Kept { link: k, even });
+        }
+        let fabric = blocks
+            .into_iter()
+            .flatten()
+            .map(|(first, size)| (first as u64, size))
+            .collect();
+        (pairs, Blocks(fabric))
+    }
+
+    /// The live server /31s by leaf port, and every server /31 held (retired ones too).
+    fn of_servers(lock: &'a Lock) -> (HashMap<(&'a str, u32), u32>, Blocks) {
+        use rayon::prelude::*;
+        let evens: Vec<Option<u32>> = lock.servers.par_iter().map(|v| even(&v.subnet)).collect();
+        let mut servers = HashMap::with_capacity(lock.servers.len());
+        for (v, e) in lock.servers.iter().zip(&evens) {
+            if let Some(e) = e
+                && !v.retired
+            {
+                servers.insert((v.leaf.as_str(), v.port), *e);
             }
         }
-        for v in &lock.servers {
-            if let Some(e) = even(&v.subnet) {
-                ix.server.hold(e as u64, 2);
-                if !v.retired {
-                    ix.servers.insert((v.leaf.as_str(), v.port), e);
-                }
-            }
-        }
-        ix
+        let held = evens.into_iter().flatten().map(|e| (e as u64, 2)).collect();
+        (servers, Blocks(held))
     }
 
     /// The lock entry of a device.
@@ -165,13 +213,20 @@ pub struct Ports<'n> {
     pub names: Vec<&'n str>,
     /// Port counts by device index.
     pub counts: Vec<u32>,
-    /// Ports in use by device index.
-    pub taken: Vec<HashSet<u32>>,
+    /// Ports in use by device index: `taken[dev][port]` (ports 1..=count).
+    pub taken: Vec<Vec<bool>>,
 }
 
 impl Ports<'_> {
     fn free(&self, dev: usize, port: u32) -> bool {
-        port >= 1 && port <= self.counts[dev] && !self.taken[dev].contains(&port)
+        port >= 1 && port <= self.counts[dev] && !self.taken[dev][port as usize]
+    }
+
+    /// Marks a port used (a port outside 1..=count is never free anyway).
+    fn hold(&mut self, dev: usize, port: u32) {
+        if let Some(t) = self.taken[dev].get_mut(port as usize) {
+            *t = true;
+        }
     }
 
     /// `want` if free, else the nearest free port scanning from the top (`up`) or from the bottom.
@@ -184,29 +239,49 @@ impl Ports<'_> {
         } else {
             (1..=n).find(|p| self.free(dev, *p)).unwrap_or(want)
         };
-        self.taken[dev].insert(port);
+        self.hold(dev, port);
         port
     }
+}
+
+/// The plan's cable indices grouped by device pair: pairs in order of first appearance, each pair's
+/// cables in plan order (a flat list and each pair's range in it).
+fn by_pair(plan: &[Cable]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut ids: HashMap<(usize, usize), usize> = HashMap::with_capacity(plan.len());
+    let mut order = Vec::new();
+    let of: Vec<usize> = plan
+        .iter()
+        .map(|c| {
+            let key = (c.lower.0, c.upper.0);
+            *ids.entry(key).or_insert_with(|| {
+                order.push(key);
+                order.len() - 1
+            })
+        })
+        .collect();
+    let mut start = vec![0usize; order.len() + 1];
+    for &p in &of {
+        start[p + 1] += 1;
+    }
+    for p in 0..order.len() {
+        start[p + 1] += start[p];
+    }
+    let mut next = start.clone();
+    let mut flat = vec![0usize; plan.len()];
+    for (i, &p) in of.iter().enumerate() {
+        flat[next[p]] = i;
+        next[p] += 1;
+    }
+    (order, flat, start)
 }
 
 /// Keeps every locked cable the plan still needs (same pair of devices, as many as the plan has), then
 /// gives the rest ports. Returns how many cables are new (not held by the lock).
 pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
-    let mut by_pair: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-    let mut order = Vec::new();
-    for (i, c) in plan.iter().enumerate() {
-        let key = (c.lower.0, c.upper.0);
-        by_pair
-            .entry(key)
-            .or_insert_with(|| {
-                order.push(key);
-                Vec::new()
-            })
-            .push(i);
-    }
+    let (order, flat, start) = by_pair(plan);
     let mut pending = Vec::new();
-    for key in order {
-        let idx = &by_pair[&key];
+    for (p, key) in order.into_iter().enumerate() {
+        let idx = &flat[start[p]..start[p + 1]];
         let locked = ix
             .pairs
             .get(&(ports.names[key.0], ports.names[key.1]))
@@ -226,18 +301,13 @@ pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
 /// Gives the plan's cables `idx` of one device pair the locked cables of that pair: exact port matches
 /// first, then the others in port order, each only where both ports are still free. Returns the plan
 /// cables left without a locked cable.
-fn keep_pair(
-    plan: &mut [Cable],
-    idx: &[usize],
-    locked: &[&LockLink],
-    ports: &mut Ports,
-) -> Vec<usize> {
+fn keep_pair(plan: &mut [Cable], idx: &[usize], locked: &[Kept], ports: &mut Ports) -> Vec<usize> {
     let mut left: Vec<usize> = idx.to_vec();
-    let mut rest: Vec<&LockLink> = Vec::new();
+    let mut rest: Vec<&Kept> = Vec::new();
     for l in locked {
-        let exact = left
-            .iter()
-            .position(|&i| plan[i].lower.1 == l.lower_port && plan[i].upper.1 == l.upper_port);
+        let exact = left.iter().position(|&i| {
+            plan[i].lower.1 == l.link.lower_port && plan[i].upper.1 == l.link.upper_port
+        });
         match exact {
             Some(p) => {
                 let i = left.remove(p);
@@ -248,7 +318,7 @@ fn keep_pair(
             None => rest.push(l),
         }
     }
-    rest.sort_by_key(|l| (l.lower_port, l.upper_port));
+    rest.sort_by_key(|l| (l.link.lower_port, l.link.upper_port));
     let mut unpinned = Vec::new();
     let mut rest = rest.into_iter();
     for i in left {
@@ -267,19 +337,17 @@ fn keep_pair(
 }
 
 /// Puts cable `c` on the locked cable's ports and /31 when both ports are free; claims them.
-fn pin(c: &mut Cable, l: &LockLink, ports: &mut Ports) -> bool {
-    let subnet = even(&l.subnet);
-    if subnet.is_none()
-        || !ports.free(c.lower.0, l.lower_port)
-        || !ports.free(c.upper.0, l.upper_port)
+fn pin(c: &mut Cable, l: &Kept, ports: &mut Ports) -> bool {
+    let (lower_port, upper_port) = (l.link.lower_port, l.link.upper_port);
+    if l.even.is_none() || !ports.free(c.lower.0, lower_port) || !ports.free(c.upper.0, upper_port)
     {
         return false;
     }
-    c.lower.1 = l.lower_port;
-    c.upper.1 = l.upper_port;
-    c.pinned = subnet;
-    ports.taken[c.lower.0].insert(l.lower_port);
-    ports.taken[c.upper.0].insert(l.upper_port);
+    c.lower.1 = lower_port;
+    c.upper.1 = upper_port;
+    c.pinned = l.even;
+    ports.hold(c.lower.0, lower_port);
+    ports.hold(c.upper.0, upper_port);
     true
 }
 
