@@ -22,8 +22,8 @@ use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
 use crate::model::{AddressPool, LinkTier, ManagementAddr, Neighbor, Peer, PoolUse, ServerSubnet};
 use crate::rules::Rule;
+use foldhash::{HashSet, HashSetExt as _};
 use rayon::prelude::*;
-use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// An IPv4 pool as integers.
@@ -186,6 +186,8 @@ pub fn assign(
     }
     fabric_31s(&pools.fl, f, &mut held.fabric)?;
     neighbors_in_port_order(f);
+    // The held blocks (one tree node per lock entry) are freed beside the rest of the compile.
+    rayon::spawn(move || drop(held));
     let errs = management(intent, f, lock);
     if !errs.is_empty() {
         return Err(errs);
@@ -309,7 +311,7 @@ fn loopbacks(lo: &Pool, s: &Shape, f: &mut Draft) {
 /// Every switch advertises its loopback as a /32, first among its networks.
 fn loopback_networks(f: &mut Draft) {
     for d in f.devices.iter_mut() {
-        let lo_net = format!("{}/32", d.loopback);
+        let lo_net = slash(d.loopback, 32);
         d.bgp.networks.push(lo_net);
     }
 }
@@ -444,12 +446,30 @@ fn server_31s(
     Ok(())
 }
 
-/// `a.b.c.d/len`, spelled once.
+/// `a.b.c.d/len`, as `format!("{ip}/{len}")` spells it (without the formatting machinery: one
+/// allocation per address on a hot path).
 fn slash(ip: Ipv4Addr, len: u8) -> String {
-    let mut s = ip.to_string();
+    let mut s = String::with_capacity(18);
+    for (i, octet) in ip.octets().into_iter().enumerate() {
+        if i > 0 {
+            s.push('.');
+        }
+        push_decimal(&mut s, octet);
+    }
     s.push('/');
-    s.push_str(&len.to_string());
+    push_decimal(&mut s, len);
     s
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(s: &mut String, n: u8) {
+    if n >= 100 {
+        s.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        s.push(char::from(b'0' + n / 10 % 10));
+    }
+    s.push(char::from(b'0' + n % 10));
 }
 
 /// Each server link's /31 (block index in the pool, link order): its arithmetic block, or with a lock
@@ -641,7 +661,7 @@ fn neighbors_in_port_order(f: &mut Draft) {
         if !d.bgp.neighbors.is_sorted_by_key(|n| n.port) {
             d.bgp.neighbors.sort_by_key(|n| n.port);
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_capacity(d.bgp.neighbors.len());
         d.bgp.peers = d
             .bgp
             .neighbors
@@ -782,4 +802,31 @@ fn pool_use(p: &Pools, need: &Needs) -> Vec<PoolUse> {
         capacity: pool.size,
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_spells_like_format() {
+        for ip in [
+            0u32,
+            1,
+            9,
+            10,
+            99,
+            100,
+            255,
+            0x0a00_0001,
+            0xc0a8_6405,
+            0xffff_ffff,
+            0x6464_0a63,
+        ] {
+            let ip = Ipv4Addr::from(ip);
+            for len in [0u8, 8, 31, 32] {
+                assert_eq!(slash(ip, len), format!("{ip}/{len}"));
+            }
+        }
+    }
 }

@@ -18,7 +18,10 @@ use std::net::{IpAddr, Ipv4Addr};
 #[derive(Debug, Default)]
 pub struct Index<'a> {
     devices: HashMap<&'a str, &'a LockDevice>,
-    pairs: HashMap<(&'a str, &'a str), Vec<Kept<'a>>>,
+    /// Each device pair's range in `kept`.
+    pairs: HashMap<(&'a str, &'a str), (usize, usize)>,
+    /// The locked cables grouped by device pair, in lock order within a pair.
+    kept: Vec<Kept<'a>>,
     servers: HashMap<(&'a str, u32), u32>,
     /// Every loopback and router-id held.
     pub loopbacks: HashSet<u64>,
@@ -79,11 +82,36 @@ impl Blocks {
     }
 }
 
-/// A subnet's first address and size.
+/// A subnet's first address and size (`None`: not an IPv4 prefix without host bits).
 fn block_of(subnet: &str) -> Option<(u32, u64)> {
+    if let Some((ip, len)) = plain_prefix(subnet) {
+        let size = 1u64 << (32 - len);
+        return (u64::from(ip) % size == 0).then_some((ip, size));
+    }
     crate::lock::read::subnet(subnet, true)
         .ok()
         .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)))
+}
+
+/// `a.b.c.d/len` in its plain spelling (decimal without leading zeros, `len` at most 32), read
+/// without the general parser; anything else is `None` (and left to it).
+fn plain_prefix(text: &str) -> Option<(u32, u32)> {
+    let (addr, len) = text.split_once('/')?;
+    let number = |t: &str, max: u32| -> Option<u32> {
+        let plain = !t.is_empty() && t.len() <= 3 && !(t.len() > 1 && t.starts_with('0'));
+        let v = t.bytes().try_fold(0u32, |v, b| {
+            b.is_ascii_digit().then(|| v * 10 + u32::from(b - b'0'))
+        })?;
+        (plain && v <= max).then_some(v)
+    };
+    let mut ip = 0u32;
+    let mut octets = 0;
+    for part in addr.split('.') {
+        ip = (ip << 8) | number(part, 255)?;
+        octets += 1;
+    }
+    (octets == 4).then_some(())?;
+    Some((ip, number(len, 32)?))
 }
 
 fn even(subnet: &str) -> Option<u32> {
@@ -93,11 +121,12 @@ fn even(subnet: &str) -> Option<u32> {
 impl<'a> Index<'a> {
     /// Indexes a (checked) lock: its devices, cables and server entries in parallel.
     pub fn new(lock: &'a Lock) -> Index<'a> {
-        let (mut ix, ((pairs, fabric), (servers, held))) = rayon::join(
+        let (mut ix, (((pairs, kept), fabric), (servers, held))) = rayon::join(
             || Index::of_devices(&lock.devices),
             || rayon::join(|| Index::of_links(&lock.links), || Index::of_servers(lock)),
         );
         ix.pairs = pairs;
+        ix.kept = kept;
         ix.fabric = fabric;
         ix.servers = servers;
         // Devices' rail subnets first, then server /31s: a later block of the same start wins.
@@ -127,26 +156,41 @@ impl<'a> Index<'a> {
         ix
     }
 
-    /// The locked cables by device pair (in lock order), and their /31s.
+    /// The locked cables grouped by device pair (in lock order within a pair), and their /31s.
     #[allow(clippy::type_complexity)]
-    fn of_links(links: &'a [LockLink]) -> (HashMap<(&'a str, &'a str), Vec<Kept<'a>>>, Blocks) {
+    fn of_links(
+        links: &'a [LockLink],
+    ) -> (
+        (HashMap<(&'a str, &'a str), (usize, usize)>, Vec<Kept<'a>>),
+        Blocks,
+    ) {
         use rayon::prelude::*;
         let blocks: Vec<Option<(u32, u64)>> =
             links.par_iter().map(|k| block_of(&k.subnet)).collect();
-        let mut pairs: HashMap<_, Vec<Kept>> = HashMap::with_capacity(links.len());
-        for (k, b) in links.iter().zip(&blocks) {
-            let even = b.map(|(first, _)| first);
-            pairs
-                .entry((k.lower.as_str(), k.upper.as_str()))
-                .or_default()
-                .push(Kept { link: k, even });
+        let mut kept: Vec<Kept> = links
+            .iter()
+            .zip(&blocks)
+            .map(|(link, b)| Kept {
+                link,
+                even: b.map(|(first, _)| first),
+            })
+            .collect();
+        let pair = |k: &Kept<'a>| (k.link.lower.as_str(), k.link.upper.as_str());
+        if !kept.is_sorted_by_key(pair) {
+            kept.par_sort_by_key(pair);
+        }
+        let mut pairs = HashMap::with_capacity(kept.len());
+        let mut start = 0;
+        for group in kept.chunk_by(|a, b| pair(a) == pair(b)) {
+            pairs.insert(pair(&group[0]), (start, start + group.len()));
+            start += group.len();
         }
         let fabric = blocks
             .into_iter()
             .flatten()
             .map(|(first, size)| (first as u64, size))
             .collect();
-        (pairs, Blocks(fabric))
+        ((pairs, kept), Blocks(fabric))
     }
 
     /// The live server /31s by leaf port, and every server /31 held (retired ones too).
@@ -285,8 +329,7 @@ pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
         let locked = ix
             .pairs
             .get(&(ports.names[key.0], ports.names[key.1]))
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+            .map_or(&[][..], |&(from, to)| &ix.kept[from..to]);
         pending.extend(keep_pair(plan, idx, locked, ports));
     }
     let new = pending.len();
@@ -302,6 +345,19 @@ pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
 /// first, then the others in port order, each only where both ports are still free. Returns the plan
 /// cables left without a locked cable.
 fn keep_pair(plan: &mut [Cable], idx: &[usize], locked: &[Kept], ports: &mut Ports) -> Vec<usize> {
+    let same = |(&i, l): (&usize, &Kept)| {
+        (plan[i].lower.1, plan[i].upper.1) == (l.link.lower_port, l.link.upper_port)
+    };
+    if idx.len() == locked.len() && idx.iter().zip(locked).all(same) {
+        // Every cable matches its locked cable exactly, in order (the usual re-render): each is
+        // pinned or left, as below, without the searches.
+        return idx
+            .iter()
+            .zip(locked)
+            .filter(|&(&i, l)| !pin(&mut plan[i], l, ports))
+            .map(|(&i, _)| i)
+            .collect();
+    }
     let mut left: Vec<usize> = idx.to_vec();
     let mut rest: Vec<&Kept> = Vec::new();
     for l in locked {
@@ -359,6 +415,34 @@ pub fn v4(ip: Ipv4Addr) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_prefixes_read_like_the_lock_reader() {
+        for t in [
+            "10.64.0.0/31",
+            "10.64.0.1/31",
+            "0.0.0.0/0",
+            "255.255.255.254/31",
+            "10.0.0.0/8",
+            "10.0.0.0/33",
+            "010.0.0.0/31",
+            "10.0.0/31",
+            "10.0.0.0.0/31",
+            "10.0.0.0",
+            "1.2.3.4/032",
+            "10.0.0.256/31",
+            "a.b.c.d/1",
+            "10.0.0.0/",
+            "/31",
+            "10..0.0/31",
+            "1.2.3.4/32",
+        ] {
+            let slow = crate::lock::read::subnet(t, true)
+                .ok()
+                .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)));
+            assert_eq!(block_of(t), slow, "{t}");
+        }
+    }
 
     #[test]
     fn blocks_step_over_any_overlap() {

@@ -444,9 +444,10 @@ fn server_ports(
     w: &Wiring,
     devices: &[DraftDevice],
 ) -> Result<(Vec<Vec<Interface>>, Vec<DraftLink>), Vec<Finding>> {
+    let names = ServerNames::new(w);
     let per_leaf: Vec<_> = (0..w.s.leaves())
         .into_par_iter()
-        .map(|li| leaf_servers(w, devices, li))
+        .map(|li| leaf_servers(w, &names, devices, li))
         .collect();
     let mut servers: Vec<Vec<Interface>> = devices.iter().map(|_| Vec::new()).collect();
     let mut links = Vec::with_capacity(w.s.server_ports() as usize);
@@ -463,16 +464,19 @@ fn server_ports(
 #[allow(clippy::type_complexity)]
 fn leaf_servers(
     w: &Wiring,
+    names: &ServerNames,
     devices: &[DraftDevice],
     li: u32,
 ) -> Result<(Vec<Interface>, Vec<DraftLink>), Vec<Finding>> {
     let s = w.s;
     let (per_group, per_leaf) = (s.leaves_per_group(), s.ports_per_leaf());
-    let (mut ifaces, mut links) = (Vec::new(), Vec::new());
     let di = w.index_of(Role::Leaf, li);
     if !w.selected[di] {
-        return Ok((ifaces, links));
+        return Ok((Vec::new(), Vec::new()));
     }
+    // Room for the uplinks too: they join these interfaces.
+    let mut ifaces = Vec::with_capacity((per_leaf + s.leaf_up) as usize);
+    let mut links = Vec::with_capacity(per_leaf as usize);
     let group = devices[di].group.unwrap_or(1);
     let j = li % per_group;
     for k in 0..per_leaf {
@@ -481,7 +485,7 @@ fn leaf_servers(
         if server_no > s.servers {
             break;
         }
-        let (sname, nic) = server_names(w.t, server_no, group, n)?;
+        let (sname, nic) = names.of(w.t, server_no, group, n)?;
         ifaces.push(interface(
             w.ports_of(&devices[di]),
             k + 1,
@@ -515,26 +519,85 @@ fn leaf_servers(
     Ok((ifaces, links))
 }
 
-/// A server's hostname and the name of its NIC port `n`, or why they are unsafe (`AIF-NAME-003`).
-fn server_names(
-    t: &Topology,
-    server_no: u32,
-    group: u32,
-    n: NicPort,
-) -> Result<(String, String), Vec<Finding>> {
-    let sname = pattern::expand(
+/// Server hostnames and NIC names, expanded once (not once per NIC port): every server's hostname
+/// by number, and the NIC names of the first server's rails and ports.
+struct ServerNames {
+    servers: Vec<Result<String, String>>,
+    per_group: u32,
+    nics: BTreeMap<(u32, u32), Result<String, String>>,
+}
+
+impl ServerNames {
+    fn new(w: &Wiring) -> ServerNames {
+        let (s, t) = (w.s, w.t);
+        let per_group = s.servers_per_group.max(1);
+        let servers = (0..s.servers)
+            .into_par_iter()
+            .map(|i| server_name(t, i + 1, i / per_group + 1, i % per_group))
+            .collect();
+        let mut nics = BTreeMap::new();
+        for j in 0..s.leaves_per_group() {
+            for k in 0..s.ports_per_leaf() {
+                let n = s.homes.nic_port(j, k);
+                nics.entry((n.rail, n.port))
+                    .or_insert_with(|| nic_name(t, n));
+            }
+        }
+        ServerNames {
+            servers,
+            per_group,
+            nics,
+        }
+    }
+
+    /// Server `server_no`'s hostname and the name of its NIC port `n`, or why they are unsafe
+    /// (`AIF-NAME-003`): from the expanded names when they were expanded with these values.
+    fn of(
+        &self,
+        t: &Topology,
+        server_no: u32,
+        group: u32,
+        n: NicPort,
+    ) -> Result<(String, String), Vec<Finding>> {
+        let i = server_no - 1;
+        let expanded = (group, n.slot) == (i / self.per_group + 1, i % self.per_group);
+        let sname = match self.servers.get(i as usize) {
+            Some(name) if expanded => name.clone(),
+            _ => server_name(t, server_no, group, n.slot),
+        };
+        let nic = match self.nics.get(&(n.rail, n.port)) {
+            Some(name) => name.clone(),
+            None => nic_name(t, n),
+        };
+        names_or_finding(sname, nic)
+    }
+}
+
+/// The hostname of server `server_no` (in `group`, 0-based `slot`), checked as a config token.
+fn server_name(t: &Topology, server_no: u32, group: u32, slot: u32) -> Result<String, String> {
+    pattern::expand(
         &t.server_hostname,
         &[
             ("index", server_no),
             ("group", group),
             ("rack", group),
-            ("slot", n.slot + 1),
+            ("slot", slot + 1),
         ],
     )
-    .and_then(|n| pattern::check_token(&n).map(|_| n));
+    .and_then(|n| pattern::check_token(&n).map(|_| n))
+}
+
+/// The name of NIC port `n`, checked as a config token.
+fn nic_name(t: &Topology, n: NicPort) -> Result<String, String> {
     let values = [("rail", n.rail + 1), ("nic", n.rail), ("port", n.port + 1)];
-    let nic =
-        pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n));
+    pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n))
+}
+
+/// A server's hostname and NIC name, or why they are unsafe (`AIF-NAME-003`; the hostname first).
+fn names_or_finding(
+    sname: Result<String, String>,
+    nic: Result<String, String>,
+) -> Result<(String, String), Vec<Finding>> {
     match (sname, nic) {
         (Ok(a), Ok(b)) => Ok((a, b)),
         (Err(e), _) => Err(vec![
@@ -698,6 +761,23 @@ fn device_interfaces(
     fab: &[FabricPort],
 ) -> (Vec<Interface>, Vec<usize>) {
     let n = servers.len();
+    let cache = w.ports_of(&devices[di]);
+    let build = |p: &FabricPort| {
+        let peer = &devices[p.peer.0];
+        let peer_port = w.ports_of(peer).name(p.peer.1);
+        let peer = (peer.hostname.as_str(), peer_port);
+        let kind = PortKind::Fabric;
+        interface(
+            cache,
+            p.port,
+            kind,
+            p.direction,
+            p.speed_gbps,
+            peer,
+            w.mtu,
+            p.cable_m,
+        )
+    };
     let port = |i: usize| {
         if i < n {
             servers[i].port
@@ -705,35 +785,27 @@ fn device_interfaces(
             fab[i - n].port
         }
     };
-    let mut order: Vec<usize> = (0..n + fab.len()).collect();
-    if !order.is_sorted_by_key(|&i| port(i)) {
-        order.sort_by_key(|&i| port(i));
+    if (0..n + fab.len()).is_sorted_by_key(|i| port(i)) {
+        // Already in port order (the usual case): the server ports stay where they are.
+        let mut ifaces = servers;
+        ifaces.reserve_exact(fab.len());
+        ifaces.extend(fab.iter().map(build));
+        let pos = (0..ifaces.len()).collect();
+        return (ifaces, pos);
     }
+    let mut order: Vec<usize> = (0..n + fab.len()).collect();
+    order.sort_by_key(|&i| port(i));
     let mut pos = vec![0usize; order.len()];
     for (new, &old) in order.iter().enumerate() {
         pos[old] = new;
     }
-    let cache = w.ports_of(&devices[di]);
     let mut servers: Vec<Option<Interface>> = servers.into_iter().map(Some).collect();
     let mut ifaces = Vec::with_capacity(order.len());
     for i in order {
         let iface = if i < n {
             servers[i].take().unwrap_or_else(placeholder_interface)
         } else {
-            let p = &fab[i - n];
-            let peer = &devices[p.peer.0];
-            let peer_port = w.ports_of(peer).name(p.peer.1);
-            let kind = PortKind::Fabric;
-            interface(
-                cache,
-                p.port,
-                kind,
-                p.direction,
-                p.speed_gbps,
-                (&peer.hostname, peer_port),
-                w.mtu,
-                p.cable_m,
-            )
+            build(&fab[i - n])
         };
         ifaces.push(iface);
     }
