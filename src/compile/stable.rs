@@ -322,14 +322,20 @@ fn by_pair(plan: &[Cable]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
 /// Keeps every locked cable the plan still needs (same pair of devices, as many as the plan has), then
 /// gives the rest ports. Returns how many cables are new (not held by the lock).
 pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
+    use rayon::prelude::*;
     let (order, flat, start) = by_pair(plan);
+    let names = &ports.names;
+    let locked: Vec<&[Kept]> = order
+        .par_iter()
+        .map(|key| {
+            ix.pairs
+                .get(&(names[key.0], names[key.1]))
+                .map_or(&[][..], |&(from, to)| &ix.kept[from..to])
+        })
+        .collect();
     let mut pending = Vec::new();
-    for (p, key) in order.into_iter().enumerate() {
+    for (p, locked) in locked.into_iter().enumerate() {
         let idx = &flat[start[p]..start[p + 1]];
-        let locked = ix
-            .pairs
-            .get(&(ports.names[key.0], ports.names[key.1]))
-            .map_or(&[][..], |&(from, to)| &ix.kept[from..to]);
         pending.extend(keep_pair(plan, idx, locked, ports));
     }
     let new = pending.len();

@@ -785,7 +785,7 @@ fn device_interfaces(
             fab[i - n].port
         }
     };
-    if (0..n + fab.len()).is_sorted_by_key(|i| port(i)) {
+    if (0..n + fab.len()).is_sorted_by_key(&port) {
         // Already in port order (the usual case): the server ports stay where they are.
         let mut ifaces = servers;
         ifaces.reserve_exact(fab.len());
