@@ -17,12 +17,13 @@
 
 use super::shape::Shape;
 use super::stable::{Blocks, Index, take_free, v4};
-use super::topology::{Draft, DraftDevice, End};
+use super::topology::{Draft, DraftDevice, DraftLink, End};
 use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
 use crate::model::{AddressPool, LinkTier, ManagementAddr, Neighbor, Peer, PoolUse, ServerSubnet};
 use crate::rules::Rule;
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt as _};
+use rayon::prelude::*;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// An IPv4 pool as integers.
@@ -150,12 +151,15 @@ impl Needs {
 }
 
 /// Fills in loopbacks, link addresses, server addressing, ASNs, BGP neighbors and networks, management.
+/// The lock's held subnets move out of `lock` into the allocators (its other entries stay).
 pub fn assign(
     intent: &Intent,
     s: &Shape,
     f: &mut Draft,
-    lock: Option<&Index>,
+    mut lock: Option<&mut Index>,
 ) -> Result<(), Vec<Finding>> {
+    let held = Held::of(lock.as_deref_mut());
+    let lock = lock.as_deref();
     let a = &intent.fabric.addressing;
     let bgp = &intent.fabric.bgp;
     let pools = Pools::new(a)?;
@@ -172,7 +176,7 @@ pub fn assign(
         keep_devices(ix, &pools.lo, bgp, f)?;
     }
     loopback_networks(f);
-    let mut held = Held::of(lock);
+    let mut held = held;
     match a.server_mode {
         ServerMode::Routed => server_31s(&pools.sl, f, lock, &mut held.server)?,
         ServerMode::RailSubnet => {
@@ -182,6 +186,8 @@ pub fn assign(
     }
     fabric_31s(&pools.fl, f, &mut held.fabric)?;
     neighbors_in_port_order(f);
+    // The held blocks (one tree node per lock entry) are freed beside the rest of the compile.
+    rayon::spawn(move || drop(held));
     let errs = management(intent, f, lock);
     if !errs.is_empty() {
         return Err(errs);
@@ -305,7 +311,7 @@ fn loopbacks(lo: &Pool, s: &Shape, f: &mut Draft) {
 /// Every switch advertises its loopback as a /32, first among its networks.
 fn loopback_networks(f: &mut Draft) {
     for d in f.devices.iter_mut() {
-        let lo_net = format!("{}/32", d.loopback);
+        let lo_net = slash(d.loopback, 32);
         d.bgp.networks.push(lo_net);
     }
 }
@@ -318,10 +324,11 @@ struct Held {
 }
 
 impl Held {
-    fn of(lock: Option<&Index>) -> Held {
+    /// Takes the lock's held subnets (none without a lock).
+    fn of(lock: Option<&mut Index>) -> Held {
         lock.map_or_else(Held::default, |ix| Held {
-            fabric: ix.fabric.clone(),
-            server: ix.server.clone(),
+            fabric: std::mem::take(&mut ix.fabric),
+            server: std::mem::take(&mut ix.server),
         })
     }
 }
@@ -407,33 +414,93 @@ fn server_31s(
     lock: Option<&Index>,
     held: &mut Blocks,
 ) -> Result<(), Vec<Finding>> {
-    for l in f
-        .links
-        .iter_mut()
-        .filter(|l| l.tier == LinkTier::ServerLeaf)
-    {
-        let b = match lock {
-            None => l.seq,
-            Some(ix) => {
-                let d = &f.devices[l.upper.dev];
-                let kept = ix.server(&d.hostname, d.interfaces[l.upper.iface].port);
-                match kept {
-                    Some(first) => (first as u64).wrapping_sub(sl.base as u64) / 2,
-                    None => block(sl, l.seq, 1, 2, held)?,
-                }
-            }
-        };
-        let even = sl.addr(2 * b);
-        let odd = sl.addr(2 * b + 1);
-        let d = &mut f.devices[l.upper.dev];
-        let ifc = &mut d.interfaces[l.upper.iface];
-        ifc.address = Some(format!("{even}/31"));
-        ifc.ip = Some(even);
-        ifc.peer_ip = Some(odd);
-        l.subnet = Some(format!("{even}/31"));
-        d.bgp.networks.push(format!("{even}/31"));
+    let blocks = server_blocks(sl, f, lock, held)?;
+    let Draft { devices, links, .. } = f;
+    let mut per_dev: Vec<Vec<(usize, usize, u64)>> = devices.iter().map(|_| Vec::new()).collect();
+    let mut per_link: Vec<Option<u64>> = vec![None; links.len()];
+    let server = links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.tier == LinkTier::ServerLeaf);
+    for ((li, l), &b) in server.zip(&blocks) {
+        per_dev[l.upper.dev].push((li, l.upper.iface, b));
+        per_link[li] = Some(b);
     }
+    links.par_iter_mut().zip(per_link).for_each(|(l, b)| {
+        if let Some(b) = b {
+            l.subnet = Some(slash(sl.addr(2 * b), 31));
+        }
+    });
+    let links = &*links;
+    devices.par_iter_mut().zip(per_dev).for_each(|(d, ports)| {
+        d.bgp.networks.reserve(ports.len());
+        for (li, iface, b) in ports {
+            let text = links[li].subnet.clone().unwrap_or_default();
+            let ifc = &mut d.interfaces[iface];
+            ifc.ip = Some(sl.addr(2 * b));
+            ifc.peer_ip = Some(sl.addr(2 * b + 1));
+            ifc.address = Some(text.clone());
+            d.bgp.networks.push(text);
+        }
+    });
     Ok(())
+}
+
+/// `a.b.c.d/len`, as `format!("{ip}/{len}")` spells it (without the formatting machinery: one
+/// allocation per address on a hot path).
+fn slash(ip: Ipv4Addr, len: u8) -> String {
+    let mut s = String::with_capacity(18);
+    for (i, octet) in ip.octets().into_iter().enumerate() {
+        if i > 0 {
+            s.push('.');
+        }
+        push_decimal(&mut s, octet);
+    }
+    s.push('/');
+    push_decimal(&mut s, len);
+    s
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(s: &mut String, n: u8) {
+    if n >= 100 {
+        s.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        s.push(char::from(b'0' + n / 10 % 10));
+    }
+    s.push(char::from(b'0' + n % 10));
+}
+
+/// Each server link's /31 (block index in the pool, link order): its arithmetic block, or with a lock
+/// the one the lock keeps for the leaf port (looked up in parallel), else the next free one.
+fn server_blocks(
+    sl: &Pool,
+    f: &Draft,
+    lock: Option<&Index>,
+    held: &mut Blocks,
+) -> Result<Vec<u64>, Vec<Finding>> {
+    let server = |l: &&DraftLink| l.tier == LinkTier::ServerLeaf;
+    let Some(ix) = lock else {
+        return Ok(f.links.iter().filter(server).map(|l| l.seq).collect());
+    };
+    let kept: Vec<Option<u32>> = f
+        .links
+        .par_iter()
+        .filter(server)
+        .map(|l| {
+            let d = &f.devices[l.upper.dev];
+            ix.server(&d.hostname, d.interfaces[l.upper.iface].port)
+        })
+        .collect();
+    let links = f.links.iter().filter(server);
+    kept.into_iter()
+        .zip(links)
+        .map(|(kept, l)| match kept {
+            Some(first) => Ok((first as u64).wrapping_sub(sl.base as u64) / 2),
+            None => block(sl, l.seq, 1, 2, held),
+        })
+        .collect()
 }
 
 /// `rail-subnet` server mode: server ports join the server VLAN; each leaf takes the next subnet of
@@ -492,87 +559,109 @@ fn kept_subnet(ix: &Index, leaf: &str, plen: u8) -> Option<u32> {
 /// Switch links: leaf-spine link n takes the n-th /31 from the bottom of the pool, spine-super-spine
 /// link n the n-th from the top; both ends become each other's BGP neighbor.
 fn fabric_31s(fl: &Pool, f: &mut Draft, held: &mut Blocks) -> Result<(), Vec<Finding>> {
-    // Only reached with spine-super-spine links, when the capacity check guarantees a /31 or more.
-    let top_block = (fl.size / 2).saturating_sub(1);
-    let lock = !held.is_empty();
-    for l in f.links.iter_mut() {
-        let (arith, step) = match l.tier {
-            LinkTier::ServerLeaf => continue,
-            LinkTier::LeafSpine => (l.seq, 1),
-            LinkTier::SpineSuperSpine => (top_block - l.seq, -1),
+    let blocks = fabric_blocks(fl, f, held)?;
+    let Draft { devices, links, .. } = f;
+    links.par_iter_mut().zip(&blocks).for_each(|(l, b)| {
+        if let (Some(b), Some(_)) = (b, l.lower) {
+            l.subnet = Some(slash(fl.addr(2 * b), 31));
+        }
+    });
+    let mut ends: Vec<Vec<LinkEnd>> = devices.iter().map(|_| Vec::new()).collect();
+    for (l, block) in links.iter().zip(blocks) {
+        let (Some(block), Some(lower)) = (block, l.lower) else {
+            continue;
         };
-        let block = match l.pinned {
-            Some(first) => (first as u64).wrapping_sub(fl.base as u64) / 2,
-            None if lock => block(fl, arith, step, 2, held)?,
-            None => arith,
-        };
-        let Some(lower) = l.lower else { continue };
         let even = fl.addr(2 * block);
         let odd = fl.addr(2 * block + 1);
-        l.subnet = Some(format!("{even}/31"));
-        let upper = LinkEnd::read(&f.devices, l.upper, even);
-        let lower = LinkEnd::read(&f.devices, lower, odd);
-        upper.connect(&mut f.devices, &lower);
-        lower.connect(&mut f.devices, &upper);
+        ends[l.upper.dev].push(LinkEnd::new(l.upper, even, lower, odd));
+        ends[lower.dev].push(LinkEnd::new(lower, odd, l.upper, even));
     }
+    let peers: Vec<(u32, Role)> = devices.iter().map(|d| (d.bgp.asn, d.role)).collect();
+    devices.par_iter_mut().zip(ends).for_each(|(d, ends)| {
+        d.bgp.neighbors.reserve(ends.len());
+        for e in ends {
+            e.connect(d, peers[e.peer.dev]);
+        }
+    });
     Ok(())
 }
 
-/// One end of a switch link with what its peer needs to know about it.
+/// Each link's /31 (block index in the pool, link order; `None` for server links): pinned by the lock,
+/// else arithmetic (with a lock: the next block no entry holds).
+fn fabric_blocks(
+    fl: &Pool,
+    f: &Draft,
+    held: &mut Blocks,
+) -> Result<Vec<Option<u64>>, Vec<Finding>> {
+    // Only reached with spine-super-spine links, when the capacity check guarantees a /31 or more.
+    let top_block = (fl.size / 2).saturating_sub(1);
+    let lock = !held.is_empty();
+    f.links
+        .iter()
+        .map(|l| {
+            let (arith, step) = match l.tier {
+                LinkTier::ServerLeaf => return Ok(None),
+                LinkTier::LeafSpine => (l.seq, 1),
+                LinkTier::SpineSuperSpine => (top_block - l.seq, -1),
+            };
+            let block = match l.pinned {
+                Some(first) => (first as u64).wrapping_sub(fl.base as u64) / 2,
+                None if lock => block(fl, arith, step, 2, held)?,
+                None => arith,
+            };
+            Ok(Some(block))
+        })
+        .collect()
+}
+
+/// One end of a switch link: its interface and address, and the peer's end and address.
 struct LinkEnd {
     end: End,
-    host: String,
-    port_name: String,
-    port: u32,
-    asn: u32,
-    role: Role,
     ip: Ipv4Addr,
+    peer: End,
+    peer_ip: Ipv4Addr,
 }
 
 impl LinkEnd {
-    fn read(devices: &[DraftDevice], end: End, ip: Ipv4Addr) -> LinkEnd {
-        let d = &devices[end.dev];
-        let ifc = &d.interfaces[end.iface];
+    fn new(end: End, ip: Ipv4Addr, peer: End, peer_ip: Ipv4Addr) -> LinkEnd {
         LinkEnd {
             end,
-            host: d.hostname.clone(),
-            port_name: ifc.name.clone(),
-            port: ifc.port,
-            asn: d.bgp.asn,
-            role: d.role,
             ip,
+            peer,
+            peer_ip,
         }
     }
 
-    /// Gives this end its address on the /31 and `peer` as a BGP neighbor.
-    fn connect(&self, devices: &mut [DraftDevice], peer: &LinkEnd) {
-        let d = &mut devices[self.end.dev];
-        let ifc = &mut d.interfaces[self.end.iface];
-        ifc.address = Some(format!("{}/31", self.ip));
+    /// Gives this end (on device `d`) its address on the /31 and the peer (`asn`, `role`) as a BGP
+    /// neighbor; the peer's name and port come from the interface, which faces it.
+    fn connect(&self, d: &mut DraftDevice, (asn, role): (u32, Role)) {
+        let ifc = &mut d.dev.interfaces[self.end.iface];
+        ifc.address = Some(slash(self.ip, 31));
         ifc.ip = Some(self.ip);
-        ifc.peer_ip = Some(peer.ip);
-        d.bgp.neighbors.push(Neighbor {
-            port: self.port,
-            ip: peer.ip,
+        ifc.peer_ip = Some(self.peer_ip);
+        let neighbor = Neighbor {
+            port: ifc.port,
+            ip: self.peer_ip,
             local_ip: self.ip,
-            remote_as: peer.asn,
-            description: format!("{}:{}", peer.host, peer.port_name),
-            peer: peer.host.clone(),
-            peer_port: peer.port_name.clone(),
-            interface: self.port_name.clone(),
-            peer_role: peer.role,
-        });
+            remote_as: asn,
+            description: [ifc.peer.as_str(), ":", &ifc.peer_port].concat(),
+            peer: ifc.peer.clone(),
+            peer_port: ifc.peer_port.clone(),
+            interface: ifc.name.clone(),
+            peer_role: role,
+        };
+        d.dev.bgp.neighbors.push(neighbor);
     }
 }
 
 /// Neighbors in port order, so configs read top to bottom like the port list; each neighbor switch once
 /// in `peers`.
 fn neighbors_in_port_order(f: &mut Draft) {
-    for d in f.devices.iter_mut() {
+    f.devices.par_iter_mut().for_each(|d| {
         if !d.bgp.neighbors.is_sorted_by_key(|n| n.port) {
             d.bgp.neighbors.sort_by_key(|n| n.port);
         }
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_capacity(d.bgp.neighbors.len());
         d.bgp.peers = d
             .bgp
             .neighbors
@@ -583,7 +672,7 @@ fn neighbors_in_port_order(f: &mut Draft) {
                 role: n.peer_role,
             })
             .collect();
-    }
+    });
 }
 
 /// Management addresses: each role counts up from its first address in `fabric.management`; an
@@ -713,4 +802,31 @@ fn pool_use(p: &Pools, need: &Needs) -> Vec<PoolUse> {
         capacity: pool.size,
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_spells_like_format() {
+        for ip in [
+            0u32,
+            1,
+            9,
+            10,
+            99,
+            100,
+            255,
+            0x0a00_0001,
+            0xc0a8_6405,
+            0xffff_ffff,
+            0x6464_0a63,
+        ] {
+            let ip = Ipv4Addr::from(ip);
+            for len in [0u8, 8, 31, 32] {
+                assert_eq!(slash(ip, len), format!("{ip}/{len}"));
+            }
+        }
+    }
 }

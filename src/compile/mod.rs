@@ -74,9 +74,9 @@ pub fn compile_locked(
     if !placement.errors.is_empty() {
         return Err(placement.errors);
     }
-    let ix = lock.map(stable::Index::new);
+    let mut ix = lock.map(stable::Index::new);
     let mut fabric = topology::build(intent, catalog, shape, placement, only, ix.as_ref())?;
-    addressing::assign(intent, shape, &mut fabric, ix.as_ref())?;
+    addressing::assign(intent, shape, &mut fabric, ix.as_mut())?;
     features::resolve(intent, catalog, &mut fabric)?;
     baseline::resolve(intent, &mut fabric);
     let mut model = fabric.finish();

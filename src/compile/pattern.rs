@@ -1,5 +1,7 @@
 //! Name patterns: `su{group}-r{rail}-leaf`, `spine{index:02}`.
 
+use std::fmt::Write as _;
+
 /// Expands `{name}` and `{name:0N}` placeholders with the given values. Unknown placeholders, unbalanced
 /// braces and empty results are errors.
 pub fn expand(pattern: &str, values: &[(&str, u32)]) -> Result<String, String> {
@@ -39,7 +41,8 @@ pub fn expand(pattern: &str, values: &[(&str, u32)]) -> Result<String, String> {
                     names.join(", ")
                 )
             })?;
-        out.push_str(&format!("{value:0width$}"));
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{value:0width$}");
         rest = &after[close + 1..];
     }
     out.push_str(rest);

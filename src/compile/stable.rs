@@ -18,7 +18,10 @@ use std::net::{IpAddr, Ipv4Addr};
 #[derive(Debug, Default)]
 pub struct Index<'a> {
     devices: HashMap<&'a str, &'a LockDevice>,
-    pairs: HashMap<(&'a str, &'a str), Vec<&'a LockLink>>,
+    /// Each device pair's range in `kept`.
+    pairs: HashMap<(&'a str, &'a str), (usize, usize)>,
+    /// The locked cables grouped by device pair, in lock order within a pair.
+    kept: Vec<Kept<'a>>,
     servers: HashMap<(&'a str, u32), u32>,
     /// Every loopback and router-id held.
     pub loopbacks: HashSet<u64>,
@@ -30,6 +33,13 @@ pub struct Index<'a> {
     pub fabric: Blocks,
     /// Every server /31 and rail subnet held.
     pub server: Blocks,
+}
+
+/// A locked cable with its /31's first address (`None`: the lock's subnet does not read as one).
+#[derive(Clone, Copy, Debug)]
+struct Kept<'a> {
+    link: &'a LockLink,
+    even: Option<u32>,
 }
 
 /// Address blocks held: first address → size.
@@ -72,11 +82,36 @@ impl Blocks {
     }
 }
 
-/// A subnet's first address and size.
+/// A subnet's first address and size (`None`: not an IPv4 prefix without host bits).
 fn block_of(subnet: &str) -> Option<(u32, u64)> {
+    if let Some((ip, len)) = plain_prefix(subnet) {
+        let size = 1u64 << (32 - len);
+        return (u64::from(ip) % size == 0).then_some((ip, size));
+    }
     crate::lock::read::subnet(subnet, true)
         .ok()
         .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)))
+}
+
+/// `a.b.c.d/len` in its plain spelling (decimal without leading zeros, `len` at most 32), read
+/// without the general parser; anything else is `None` (and left to it).
+fn plain_prefix(text: &str) -> Option<(u32, u32)> {
+    let (addr, len) = text.split_once('/')?;
+    let number = |t: &str, max: u32| -> Option<u32> {
+        let plain = !t.is_empty() && t.len() <= 3 && !(t.len() > 1 && t.starts_with('0'));
+        let v = t.bytes().try_fold(0u32, |v, b| {
+            b.is_ascii_digit().then(|| v * 10 + u32::from(b - b'0'))
+        })?;
+        (plain && v <= max).then_some(v)
+    };
+    let mut ip = 0u32;
+    let mut octets = 0;
+    for part in addr.split('.') {
+        ip = (ip << 8) | number(part, 255)?;
+        octets += 1;
+    }
+    (octets == 4).then_some(())?;
+    Some((ip, number(len, 32)?))
 }
 
 fn even(subnet: &str) -> Option<u32> {
@@ -84,37 +119,94 @@ fn even(subnet: &str) -> Option<u32> {
 }
 
 impl<'a> Index<'a> {
-    /// Indexes a (checked) lock.
+    /// Indexes a (checked) lock: its devices, cables and server entries in parallel.
     pub fn new(lock: &'a Lock) -> Index<'a> {
+        let (mut ix, (((pairs, kept), fabric), (servers, held))) = rayon::join(
+            || Index::of_devices(&lock.devices),
+            || rayon::join(|| Index::of_links(&lock.links), || Index::of_servers(lock)),
+        );
+        ix.pairs = pairs;
+        ix.kept = kept;
+        ix.fabric = fabric;
+        ix.servers = servers;
+        // Devices' rail subnets first, then server /31s: a later block of the same start wins.
+        ix.server.0.extend(held.0);
+        ix
+    }
+
+    /// The devices' entries, held addresses and ASNs, and rail subnets.
+    fn of_devices(devices: &'a [LockDevice]) -> Index<'a> {
         let mut ix = Index::default();
-        for d in &lock.devices {
+        ix.devices.reserve(devices.len());
+        ix.loopbacks.reserve(2 * devices.len());
+        for d in devices {
             ix.devices.insert(d.name.as_str(), d);
             ix.loopbacks.insert(u32::from(d.loopback) as u64);
             ix.loopbacks.insert(u32::from(d.router_id) as u64);
             ix.asns.insert(d.asn as u64);
             ix.management.extend(d.management);
-            if let Some((first, size)) = d.server_subnet.as_deref().and_then(block_of) {
-                ix.server.hold(first as u64, size);
-            }
         }
-        for k in &lock.links {
-            ix.pairs
-                .entry((k.lower.as_str(), k.upper.as_str()))
-                .or_default()
-                .push(k);
-            if let Some((first, size)) = block_of(&k.subnet) {
-                ix.fabric.hold(first as u64, size);
-            }
-        }
-        for v in &lock.servers {
-            if let Some(e) = even(&v.subnet) {
-                ix.server.hold(e as u64, 2);
-                if !v.retired {
-                    ix.servers.insert((v.leaf.as_str(), v.port), e);
-                }
-            }
-        }
+        ix.server = Blocks(
+            devices
+                .iter()
+                .filter_map(|d| d.server_subnet.as_deref().and_then(block_of))
+                .map(|(first, size)| (first as u64, size))
+                .collect(),
+        );
         ix
+    }
+
+    /// The locked cables grouped by device pair (in lock order within a pair), and their /31s.
+    #[allow(clippy::type_complexity)]
+    fn of_links(
+        links: &'a [LockLink],
+    ) -> (
+        (HashMap<(&'a str, &'a str), (usize, usize)>, Vec<Kept<'a>>),
+        Blocks,
+    ) {
+        use rayon::prelude::*;
+        let blocks: Vec<Option<(u32, u64)>> =
+            links.par_iter().map(|k| block_of(&k.subnet)).collect();
+        let mut kept: Vec<Kept> = links
+            .iter()
+            .zip(&blocks)
+            .map(|(link, b)| Kept {
+                link,
+                even: b.map(|(first, _)| first),
+            })
+            .collect();
+        let pair = |k: &Kept<'a>| (k.link.lower.as_str(), k.link.upper.as_str());
+        if !kept.is_sorted_by_key(pair) {
+            kept.par_sort_by_key(pair);
+        }
+        let mut pairs = HashMap::with_capacity(kept.len());
+        let mut start = 0;
+        for group in kept.chunk_by(|a, b| pair(a) == pair(b)) {
+            pairs.insert(pair(&group[0]), (start, start + group.len()));
+            start += group.len();
+        }
+        let fabric = blocks
+            .into_iter()
+            .flatten()
+            .map(|(first, size)| (first as u64, size))
+            .collect();
+        ((pairs, kept), Blocks(fabric))
+    }
+
+    /// The live server /31s by leaf port, and every server /31 held (retired ones too).
+    fn of_servers(lock: &'a Lock) -> (HashMap<(&'a str, u32), u32>, Blocks) {
+        use rayon::prelude::*;
+        let evens: Vec<Option<u32>> = lock.servers.par_iter().map(|v| even(&v.subnet)).collect();
+        let mut servers = HashMap::with_capacity(lock.servers.len());
+        for (v, e) in lock.servers.iter().zip(&evens) {
+            if let Some(e) = e
+                && !v.retired
+            {
+                servers.insert((v.leaf.as_str(), v.port), *e);
+            }
+        }
+        let held = evens.into_iter().flatten().map(|e| (e as u64, 2)).collect();
+        (servers, Blocks(held))
     }
 
     /// The lock entry of a device.
@@ -165,13 +257,20 @@ pub struct Ports<'n> {
     pub names: Vec<&'n str>,
     /// Port counts by device index.
     pub counts: Vec<u32>,
-    /// Ports in use by device index.
-    pub taken: Vec<HashSet<u32>>,
+    /// Ports in use by device index: `taken[dev][port]` (ports 1..=count).
+    pub taken: Vec<Vec<bool>>,
 }
 
 impl Ports<'_> {
     fn free(&self, dev: usize, port: u32) -> bool {
-        port >= 1 && port <= self.counts[dev] && !self.taken[dev].contains(&port)
+        port >= 1 && port <= self.counts[dev] && !self.taken[dev][port as usize]
+    }
+
+    /// Marks a port used (a port outside 1..=count is never free anyway).
+    fn hold(&mut self, dev: usize, port: u32) {
+        if let Some(t) = self.taken[dev].get_mut(port as usize) {
+            *t = true;
+        }
     }
 
     /// `want` if free, else the nearest free port scanning from the top (`up`) or from the bottom.
@@ -184,34 +283,59 @@ impl Ports<'_> {
         } else {
             (1..=n).find(|p| self.free(dev, *p)).unwrap_or(want)
         };
-        self.taken[dev].insert(port);
+        self.hold(dev, port);
         port
     }
+}
+
+/// The plan's cable indices grouped by device pair: pairs in order of first appearance, each pair's
+/// cables in plan order (a flat list and each pair's range in it).
+fn by_pair(plan: &[Cable]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut ids: HashMap<(usize, usize), usize> = HashMap::with_capacity(plan.len());
+    let mut order = Vec::new();
+    let of: Vec<usize> = plan
+        .iter()
+        .map(|c| {
+            let key = (c.lower.0, c.upper.0);
+            *ids.entry(key).or_insert_with(|| {
+                order.push(key);
+                order.len() - 1
+            })
+        })
+        .collect();
+    let mut start = vec![0usize; order.len() + 1];
+    for &p in &of {
+        start[p + 1] += 1;
+    }
+    for p in 0..order.len() {
+        start[p + 1] += start[p];
+    }
+    let mut next = start.clone();
+    let mut flat = vec![0usize; plan.len()];
+    for (i, &p) in of.iter().enumerate() {
+        flat[next[p]] = i;
+        next[p] += 1;
+    }
+    (order, flat, start)
 }
 
 /// Keeps every locked cable the plan still needs (same pair of devices, as many as the plan has), then
 /// gives the rest ports. Returns how many cables are new (not held by the lock).
 pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
-    let mut by_pair: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-    let mut order = Vec::new();
-    for (i, c) in plan.iter().enumerate() {
-        let key = (c.lower.0, c.upper.0);
-        by_pair
-            .entry(key)
-            .or_insert_with(|| {
-                order.push(key);
-                Vec::new()
-            })
-            .push(i);
-    }
+    use rayon::prelude::*;
+    let (order, flat, start) = by_pair(plan);
+    let names = &ports.names;
+    let locked: Vec<&[Kept]> = order
+        .par_iter()
+        .map(|key| {
+            ix.pairs
+                .get(&(names[key.0], names[key.1]))
+                .map_or(&[][..], |&(from, to)| &ix.kept[from..to])
+        })
+        .collect();
     let mut pending = Vec::new();
-    for key in order {
-        let idx = &by_pair[&key];
-        let locked = ix
-            .pairs
-            .get(&(ports.names[key.0], ports.names[key.1]))
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+    for (p, locked) in locked.into_iter().enumerate() {
+        let idx = &flat[start[p]..start[p + 1]];
         pending.extend(keep_pair(plan, idx, locked, ports));
     }
     let new = pending.len();
@@ -226,18 +350,26 @@ pub fn cables(plan: &mut [Cable], ix: &Index, ports: &mut Ports) -> usize {
 /// Gives the plan's cables `idx` of one device pair the locked cables of that pair: exact port matches
 /// first, then the others in port order, each only where both ports are still free. Returns the plan
 /// cables left without a locked cable.
-fn keep_pair(
-    plan: &mut [Cable],
-    idx: &[usize],
-    locked: &[&LockLink],
-    ports: &mut Ports,
-) -> Vec<usize> {
-    let mut left: Vec<usize> = idx.to_vec();
-    let mut rest: Vec<&LockLink> = Vec::new();
-    for l in locked {
-        let exact = left
+fn keep_pair(plan: &mut [Cable], idx: &[usize], locked: &[Kept], ports: &mut Ports) -> Vec<usize> {
+    let same = |(&i, l): (&usize, &Kept)| {
+        (plan[i].lower.1, plan[i].upper.1) == (l.link.lower_port, l.link.upper_port)
+    };
+    if idx.len() == locked.len() && idx.iter().zip(locked).all(same) {
+        // Every cable matches its locked cable exactly, in order (the usual re-render): each is
+        // pinned or left, as below, without the searches.
+        return idx
             .iter()
-            .position(|&i| plan[i].lower.1 == l.lower_port && plan[i].upper.1 == l.upper_port);
+            .zip(locked)
+            .filter(|&(&i, l)| !pin(&mut plan[i], l, ports))
+            .map(|(&i, _)| i)
+            .collect();
+    }
+    let mut left: Vec<usize> = idx.to_vec();
+    let mut rest: Vec<&Kept> = Vec::new();
+    for l in locked {
+        let exact = left.iter().position(|&i| {
+            plan[i].lower.1 == l.link.lower_port && plan[i].upper.1 == l.link.upper_port
+        });
         match exact {
             Some(p) => {
                 let i = left.remove(p);
@@ -248,7 +380,7 @@ fn keep_pair(
             None => rest.push(l),
         }
     }
-    rest.sort_by_key(|l| (l.lower_port, l.upper_port));
+    rest.sort_by_key(|l| (l.link.lower_port, l.link.upper_port));
     let mut unpinned = Vec::new();
     let mut rest = rest.into_iter();
     for i in left {
@@ -267,19 +399,17 @@ fn keep_pair(
 }
 
 /// Puts cable `c` on the locked cable's ports and /31 when both ports are free; claims them.
-fn pin(c: &mut Cable, l: &LockLink, ports: &mut Ports) -> bool {
-    let subnet = even(&l.subnet);
-    if subnet.is_none()
-        || !ports.free(c.lower.0, l.lower_port)
-        || !ports.free(c.upper.0, l.upper_port)
+fn pin(c: &mut Cable, l: &Kept, ports: &mut Ports) -> bool {
+    let (lower_port, upper_port) = (l.link.lower_port, l.link.upper_port);
+    if l.even.is_none() || !ports.free(c.lower.0, lower_port) || !ports.free(c.upper.0, upper_port)
     {
         return false;
     }
-    c.lower.1 = l.lower_port;
-    c.upper.1 = l.upper_port;
-    c.pinned = subnet;
-    ports.taken[c.lower.0].insert(l.lower_port);
-    ports.taken[c.upper.0].insert(l.upper_port);
+    c.lower.1 = lower_port;
+    c.upper.1 = upper_port;
+    c.pinned = l.even;
+    ports.hold(c.lower.0, lower_port);
+    ports.hold(c.upper.0, upper_port);
     true
 }
 
@@ -291,6 +421,34 @@ pub fn v4(ip: Ipv4Addr) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_prefixes_read_like_the_lock_reader() {
+        for t in [
+            "10.64.0.0/31",
+            "10.64.0.1/31",
+            "0.0.0.0/0",
+            "255.255.255.254/31",
+            "10.0.0.0/8",
+            "10.0.0.0/33",
+            "010.0.0.0/31",
+            "10.0.0/31",
+            "10.0.0.0.0/31",
+            "10.0.0.0",
+            "1.2.3.4/032",
+            "10.0.0.256/31",
+            "a.b.c.d/1",
+            "10.0.0.0/",
+            "/31",
+            "10..0.0/31",
+            "1.2.3.4/32",
+        ] {
+            let slow = crate::lock::read::subnet(t, true)
+                .ok()
+                .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)));
+            assert_eq!(block_of(t), slow, "{t}");
+        }
+    }
 
     #[test]
     fn blocks_step_over_any_overlap() {

@@ -20,6 +20,7 @@ use crate::model::{
 use crate::place::{self, Overridable, Placement};
 use crate::platform::{Catalog, Os};
 use crate::rules::Rule;
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -106,23 +107,27 @@ pub struct Draft {
 }
 
 impl Draft {
-    /// Freezes the draft into the public model.
+    /// Freezes the draft into the public model (the links in parallel, in order).
     pub fn finish(self) -> FabricModel {
-        let devices_ref = &self.devices;
-        let name_of = |e: &End| -> (String, String) {
-            let d = &devices_ref[e.dev];
+        let Draft {
+            name,
+            devices,
+            links,
+            summary,
+        } = self;
+        let names = |e: &End| -> (String, String) {
+            let d = &devices[e.dev];
             (d.hostname.clone(), d.interfaces[e.iface].name.clone())
         };
-        let links = self
-            .links
-            .iter()
+        let links = links
+            .into_par_iter()
             .map(|l| {
-                let (a, a_port) = match (&l.lower, &l.server) {
-                    (Some(e), _) => name_of(e),
-                    (None, Some((s, n))) => (s.clone(), n.clone()),
+                let (a, a_port) = match (&l.lower, l.server) {
+                    (Some(e), _) => names(e),
+                    (None, Some(server)) => server,
                     (None, None) => (String::new(), String::new()),
                 };
-                let (b, b_port) = name_of(&l.upper);
+                let (b, b_port) = names(&l.upper);
                 Link {
                     tier: l.tier,
                     a,
@@ -131,17 +136,17 @@ impl Draft {
                     b_port,
                     speed_gbps: l.speed_gbps,
                     cable_m: l.cable_m,
-                    subnet: l.subnet.clone(),
+                    subnet: l.subnet,
                     nic: l.nic,
                 }
             })
             .collect();
-        let devices = self.devices.into_iter().map(|d| d.dev).collect();
+        let devices = devices.into_iter().map(|d| d.dev).collect();
         FabricModel {
-            name: self.name,
+            name,
             devices,
             links,
-            summary: self.summary,
+            summary,
             hosts: None,
         }
     }
@@ -170,31 +175,23 @@ pub fn build(
         }
     }
     let w = Wiring::new(intent, catalog, s, &devices, &layouts, only);
-    let mut links = server_ports(&w, &mut devices)?;
+    let (servers, mut links) = server_ports(&w, &devices)?;
     let mut plan = Vec::new();
     leaf_uplinks(&w, &devices, &mut plan);
     if s.three_tier {
         spine_uplinks(&w, &devices, &mut plan);
     }
     if let Some(ix) = lock {
-        keep_locked_cables(&w, &devices, &mut plan, ix, only.is_some())?;
+        keep_locked_cables(&w, &devices, &servers, &mut plan, ix, only.is_some())?;
     }
-    for c in plan {
-        let mut link = connect(
-            &mut devices,
-            &w.ports,
-            c.tier,
-            c.lower,
-            c.upper,
-            w.speed(c.tier),
-            w.mtu,
-            w.cable(c.tier),
-            c.seq,
-        );
-        link.pinned = c.pinned;
-        links.push(link);
-    }
-    sort_ports(&mut devices, &mut links);
+    let fabric = cable(&w, &servers, &plan, &mut links);
+    let remap = interfaces(&w, &mut devices, servers, fabric);
+    links.par_iter_mut().for_each(|l| {
+        if let Some(e) = l.lower.as_mut() {
+            e.iface = remap[e.dev][e.iface];
+        }
+        l.upper.iface = remap[l.upper.dev][l.upper.iface];
+    });
     unused_ports(&w, &mut devices);
     Ok(Draft {
         name: intent.fabric.name.clone(),
@@ -209,6 +206,7 @@ pub fn build(
 fn keep_locked_cables(
     w: &Wiring,
     devices: &[DraftDevice],
+    servers: &[Vec<Interface>],
     plan: &mut [Cable],
     ix: &Index,
     partial: bool,
@@ -218,7 +216,16 @@ fn keep_locked_cables(
         counts: devices.iter().map(|d| w.ports_of(d).count()).collect(),
         taken: devices
             .iter()
-            .map(|d| d.interfaces.iter().map(|i| i.port).collect())
+            .zip(servers)
+            .map(|(d, ifaces)| {
+                let mut taken = vec![false; w.ports_of(d).count() as usize + 1];
+                for i in ifaces {
+                    if let Some(t) = taken.get_mut(i.port as usize) {
+                        *t = true;
+                    }
+                }
+                taken
+            })
             .collect(),
     };
     let new = stable::cables(plan, ix, &mut ports);
@@ -430,82 +437,167 @@ impl<'a> Wiring<'a> {
 }
 
 /// Server ports on the leaves, the lowest ports in the order [`Homes`](super::homing::Homes) gives
-/// (slot, rail on rack leaves, NIC port on `same-leaf`), each with its server-leaf cable.
-fn server_ports(w: &Wiring, devices: &mut [DraftDevice]) -> Result<Vec<DraftLink>, Vec<Finding>> {
-    let s = w.s;
-    let (per_group, per_leaf) = (s.leaves_per_group(), s.ports_per_leaf());
-    let mut links = Vec::new();
-    for li in 0..s.leaves() {
-        let di = w.index_of(Role::Leaf, li);
-        if !w.selected[di] {
-            continue;
-        }
-        let group = devices[di].group.unwrap_or(1);
-        let j = li % per_group;
-        for k in 0..per_leaf {
-            let n = s.homes.nic_port(j, k);
-            let server_no = (group - 1) * s.servers_per_group + n.slot + 1;
-            if server_no > s.servers {
-                break;
-            }
-            let (sname, nic) = server_names(w.t, server_no, group, n)?;
-            let iface = interface(
-                w.ports_of(&devices[di]),
-                k + 1,
-                PortKind::Server,
-                Direction::Down,
-                s.nic_speed.gbps(),
-                &sname,
-                &nic,
-                w.mtu,
-                w.server_cable,
-            );
-            devices[di].interfaces.push(iface);
-            let seq =
-                ((group - 1) as u64 * per_group as u64 + j as u64) * per_leaf as u64 + k as u64;
-            links.push(DraftLink {
-                tier: LinkTier::ServerLeaf,
-                lower: None,
-                server: Some((sname, nic)),
-                nic: Some(NicEnd {
-                    rail: n.rail + 1,
-                    port: n.port + 1,
-                }),
-                upper: End {
-                    dev: di,
-                    iface: devices[di].interfaces.len() - 1,
-                },
-                seq,
-                speed_gbps: s.nic_speed.gbps(),
-                cable_m: w.server_cable,
-                subnet: None,
-                pinned: None,
-            });
-        }
+/// (slot, rail on rack leaves, NIC port on `same-leaf`), each with its server-leaf cable: every device's
+/// server interfaces (built per leaf in parallel) and the cables in leaf order.
+#[allow(clippy::type_complexity)]
+fn server_ports(
+    w: &Wiring,
+    devices: &[DraftDevice],
+) -> Result<(Vec<Vec<Interface>>, Vec<DraftLink>), Vec<Finding>> {
+    let names = ServerNames::new(w);
+    let per_leaf: Vec<_> = (0..w.s.leaves())
+        .into_par_iter()
+        .map(|li| leaf_servers(w, &names, devices, li))
+        .collect();
+    let mut servers: Vec<Vec<Interface>> = devices.iter().map(|_| Vec::new()).collect();
+    let mut links = Vec::with_capacity(w.s.server_ports() as usize);
+    for (li, leaf) in per_leaf.into_iter().enumerate() {
+        let (ifaces, cables) = leaf?;
+        links.extend(cables);
+        servers[w.index_of(Role::Leaf, li as u32)] = ifaces;
     }
-    Ok(links)
+    Ok((servers, links))
 }
 
-/// A server's hostname and the name of its NIC port `n`, or why they are unsafe (`AIF-NAME-003`).
-fn server_names(
-    t: &Topology,
-    server_no: u32,
-    group: u32,
-    n: NicPort,
-) -> Result<(String, String), Vec<Finding>> {
-    let sname = pattern::expand(
+/// The server interfaces and cables of the `li`-th leaf (none when `--only` skips it), or the first
+/// unsafe server name.
+#[allow(clippy::type_complexity)]
+fn leaf_servers(
+    w: &Wiring,
+    names: &ServerNames,
+    devices: &[DraftDevice],
+    li: u32,
+) -> Result<(Vec<Interface>, Vec<DraftLink>), Vec<Finding>> {
+    let s = w.s;
+    let (per_group, per_leaf) = (s.leaves_per_group(), s.ports_per_leaf());
+    let di = w.index_of(Role::Leaf, li);
+    if !w.selected[di] {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    // Room for the uplinks too: they join these interfaces.
+    let mut ifaces = Vec::with_capacity((per_leaf + s.leaf_up) as usize);
+    let mut links = Vec::with_capacity(per_leaf as usize);
+    let group = devices[di].group.unwrap_or(1);
+    let j = li % per_group;
+    for k in 0..per_leaf {
+        let n = s.homes.nic_port(j, k);
+        let server_no = (group - 1) * s.servers_per_group + n.slot + 1;
+        if server_no > s.servers {
+            break;
+        }
+        let (sname, nic) = names.of(w.t, server_no, group, n)?;
+        ifaces.push(interface(
+            w.ports_of(&devices[di]),
+            k + 1,
+            PortKind::Server,
+            Direction::Down,
+            s.nic_speed.gbps(),
+            (&sname, &nic),
+            w.mtu,
+            w.server_cable,
+        ));
+        let seq = ((group - 1) as u64 * per_group as u64 + j as u64) * per_leaf as u64 + k as u64;
+        links.push(DraftLink {
+            tier: LinkTier::ServerLeaf,
+            lower: None,
+            server: Some((sname, nic)),
+            nic: Some(NicEnd {
+                rail: n.rail + 1,
+                port: n.port + 1,
+            }),
+            upper: End {
+                dev: di,
+                iface: ifaces.len() - 1,
+            },
+            seq,
+            speed_gbps: s.nic_speed.gbps(),
+            cable_m: w.server_cable,
+            subnet: None,
+            pinned: None,
+        });
+    }
+    Ok((ifaces, links))
+}
+
+/// Server hostnames and NIC names, expanded once (not once per NIC port): every server's hostname
+/// by number, and the NIC names of the first server's rails and ports.
+struct ServerNames {
+    servers: Vec<Result<String, String>>,
+    per_group: u32,
+    nics: BTreeMap<(u32, u32), Result<String, String>>,
+}
+
+impl ServerNames {
+    fn new(w: &Wiring) -> ServerNames {
+        let (s, t) = (w.s, w.t);
+        let per_group = s.servers_per_group.max(1);
+        let servers = (0..s.servers)
+            .into_par_iter()
+            .map(|i| server_name(t, i + 1, i / per_group + 1, i % per_group))
+            .collect();
+        let mut nics = BTreeMap::new();
+        for j in 0..s.leaves_per_group() {
+            for k in 0..s.ports_per_leaf() {
+                let n = s.homes.nic_port(j, k);
+                nics.entry((n.rail, n.port))
+                    .or_insert_with(|| nic_name(t, n));
+            }
+        }
+        ServerNames {
+            servers,
+            per_group,
+            nics,
+        }
+    }
+
+    /// Server `server_no`'s hostname and the name of its NIC port `n`, or why they are unsafe
+    /// (`AIF-NAME-003`): from the expanded names when they were expanded with these values.
+    fn of(
+        &self,
+        t: &Topology,
+        server_no: u32,
+        group: u32,
+        n: NicPort,
+    ) -> Result<(String, String), Vec<Finding>> {
+        let i = server_no - 1;
+        let expanded = (group, n.slot) == (i / self.per_group + 1, i % self.per_group);
+        let sname = match self.servers.get(i as usize) {
+            Some(name) if expanded => name.clone(),
+            _ => server_name(t, server_no, group, n.slot),
+        };
+        let nic = match self.nics.get(&(n.rail, n.port)) {
+            Some(name) => name.clone(),
+            None => nic_name(t, n),
+        };
+        names_or_finding(sname, nic)
+    }
+}
+
+/// The hostname of server `server_no` (in `group`, 0-based `slot`), checked as a config token.
+fn server_name(t: &Topology, server_no: u32, group: u32, slot: u32) -> Result<String, String> {
+    pattern::expand(
         &t.server_hostname,
         &[
             ("index", server_no),
             ("group", group),
             ("rack", group),
-            ("slot", n.slot + 1),
+            ("slot", slot + 1),
         ],
     )
-    .and_then(|n| pattern::check_token(&n).map(|_| n));
+    .and_then(|n| pattern::check_token(&n).map(|_| n))
+}
+
+/// The name of NIC port `n`, checked as a config token.
+fn nic_name(t: &Topology, n: NicPort) -> Result<String, String> {
     let values = [("rail", n.rail + 1), ("nic", n.rail), ("port", n.port + 1)];
-    let nic =
-        pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n));
+    pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n))
+}
+
+/// A server's hostname and NIC name, or why they are unsafe (`AIF-NAME-003`; the hostname first).
+fn names_or_finding(
+    sname: Result<String, String>,
+    nic: Result<String, String>,
+) -> Result<(String, String), Vec<Finding>> {
     match (sname, nic) {
         (Ok(a), Ok(b)) => Ok((a, b)),
         (Err(e), _) => Err(vec![
@@ -581,58 +673,170 @@ fn spine_uplinks(w: &Wiring, devices: &[DraftDevice], plan: &mut Vec<Cable>) {
     }
 }
 
-/// Puts every device's interfaces in port order and remaps the link ends to the new positions.
-fn sort_ports(devices: &mut [DraftDevice], links: &mut [DraftLink]) {
-    let mut remap: Vec<Vec<usize>> = Vec::with_capacity(devices.len());
-    for d in devices.iter_mut() {
-        if d.interfaces.is_sorted_by_key(|i| i.port) {
-            remap.push((0..d.interfaces.len()).collect());
-            continue;
-        }
-        let mut order: Vec<usize> = (0..d.interfaces.len()).collect();
-        order.sort_by_key(|&i| d.interfaces[i].port);
-        let mut pos = vec![0usize; order.len()];
-        for (new, &old) in order.iter().enumerate() {
-            pos[old] = new;
-        }
-        let mut sorted: Vec<Interface> = Vec::with_capacity(d.interfaces.len());
-        let mut old = std::mem::take(&mut d.interfaces);
-        for &i in &order {
-            sorted.push(std::mem::replace(&mut old[i], placeholder_interface()));
-        }
-        d.interfaces = sorted;
-        remap.push(pos);
+/// A switch port a cable uses, before its names are spelled out.
+#[derive(Clone, Copy, Debug)]
+struct FabricPort {
+    port: u32,
+    direction: Direction,
+    speed_gbps: u32,
+    cable_m: u32,
+    /// The device and port at the other end.
+    peer: (usize, u32),
+}
+
+/// Turns the planned cables into links (each end's interface index counting on from the device's
+/// server ports) and returns every device's switch ports in cable order.
+fn cable(
+    w: &Wiring,
+    servers: &[Vec<Interface>],
+    plan: &[Cable],
+    links: &mut Vec<DraftLink>,
+) -> Vec<Vec<FabricPort>> {
+    let mut fabric: Vec<Vec<FabricPort>> = servers.iter().map(|_| Vec::new()).collect();
+    links.reserve(plan.len());
+    for c in plan {
+        let (speed_gbps, cable_m) = (w.speed(c.tier), w.cable(c.tier));
+        let mut end = |(dev, port): (usize, u32), direction, peer| {
+            fabric[dev].push(FabricPort {
+                port,
+                direction,
+                speed_gbps,
+                cable_m,
+                peer,
+            });
+            End {
+                dev,
+                iface: servers[dev].len() + fabric[dev].len() - 1,
+            }
+        };
+        let lower = end(c.lower, Direction::Up, c.upper);
+        let upper = end(c.upper, Direction::Down, c.lower);
+        links.push(DraftLink {
+            tier: c.tier,
+            lower: Some(lower),
+            server: None,
+            nic: None,
+            upper,
+            seq: c.seq,
+            speed_gbps,
+            cable_m,
+            subnet: None,
+            pinned: c.pinned,
+        });
     }
-    for l in links.iter_mut() {
-        if let Some(e) = l.lower.as_mut() {
-            e.iface = remap[e.dev][e.iface];
+    fabric
+}
+
+/// Gives every device its interfaces in port order (server ports, then switch ports, built per device
+/// in parallel) and returns, per device, each interface's new position by its index in cable order.
+fn interfaces(
+    w: &Wiring,
+    devices: &mut [DraftDevice],
+    servers: Vec<Vec<Interface>>,
+    fabric: Vec<Vec<FabricPort>>,
+) -> Vec<Vec<usize>> {
+    let built: Vec<(Vec<Interface>, Vec<usize>)> = servers
+        .into_par_iter()
+        .zip(fabric)
+        .enumerate()
+        .map(|(di, (srv, fab))| device_interfaces(w, devices, di, srv, &fab))
+        .collect();
+    devices
+        .iter_mut()
+        .zip(built)
+        .map(|(d, (ifaces, remap))| {
+            d.dev.interfaces = ifaces;
+            remap
+        })
+        .collect()
+}
+
+/// One device's interfaces sorted by port (stable: equal ports keep cable order), and each one's new
+/// position by its old index (server ports first, then `fab`).
+fn device_interfaces(
+    w: &Wiring,
+    devices: &[DraftDevice],
+    di: usize,
+    servers: Vec<Interface>,
+    fab: &[FabricPort],
+) -> (Vec<Interface>, Vec<usize>) {
+    let n = servers.len();
+    let cache = w.ports_of(&devices[di]);
+    let build = |p: &FabricPort| {
+        let peer = &devices[p.peer.0];
+        let peer_port = w.ports_of(peer).name(p.peer.1);
+        let peer = (peer.hostname.as_str(), peer_port);
+        let kind = PortKind::Fabric;
+        interface(
+            cache,
+            p.port,
+            kind,
+            p.direction,
+            p.speed_gbps,
+            peer,
+            w.mtu,
+            p.cable_m,
+        )
+    };
+    let port = |i: usize| {
+        if i < n {
+            servers[i].port
+        } else {
+            fab[i - n].port
         }
-        l.upper.iface = remap[l.upper.dev][l.upper.iface];
+    };
+    if (0..n + fab.len()).is_sorted_by_key(&port) {
+        // Already in port order (the usual case): the server ports stay where they are.
+        let mut ifaces = servers;
+        ifaces.reserve_exact(fab.len());
+        ifaces.extend(fab.iter().map(build));
+        let pos = (0..ifaces.len()).collect();
+        return (ifaces, pos);
     }
+    let mut order: Vec<usize> = (0..n + fab.len()).collect();
+    order.sort_by_key(|&i| port(i));
+    let mut pos = vec![0usize; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        pos[old] = new;
+    }
+    let mut servers: Vec<Option<Interface>> = servers.into_iter().map(Some).collect();
+    let mut ifaces = Vec::with_capacity(order.len());
+    for i in order {
+        let iface = if i < n {
+            servers[i].take().unwrap_or_else(placeholder_interface)
+        } else {
+            build(&fab[i - n])
+        };
+        ifaces.push(iface);
+    }
+    (ifaces, pos)
 }
 
 /// Every front-panel port of an expanded device that no link uses (its platform's ports 1..=count
 /// minus its interfaces), in port order. Devices `--only` left unexpanded get none: they are not rendered.
 fn unused_ports(w: &Wiring, devices: &mut [DraftDevice]) {
-    for (d, selected) in devices.iter_mut().zip(&w.selected) {
-        if !selected {
-            continue;
-        }
-        let cache = w.ports_of(d);
-        let mut used = d.interfaces.iter().map(|i| i.port).peekable();
-        let mut unused =
-            Vec::with_capacity((cache.count() as usize).saturating_sub(d.interfaces.len()));
-        for port in 1..=cache.count() {
-            if used.next_if_eq(&port).is_some() {
-                continue;
+    devices
+        .par_iter_mut()
+        .zip(&w.selected)
+        .for_each(|(d, selected)| {
+            if !selected {
+                return;
             }
-            unused.push(UnusedPort {
-                name: cache.name(port).to_string(),
-                port,
-            });
-        }
-        d.unused_ports = unused;
-    }
+            let cache = w.ports_of(d);
+            let mut used = d.interfaces.iter().map(|i| i.port).peekable();
+            let mut unused =
+                Vec::with_capacity((cache.count() as usize).saturating_sub(d.interfaces.len()));
+            for port in 1..=cache.count() {
+                if used.next_if_eq(&port).is_some() {
+                    continue;
+                }
+                unused.push(UnusedPort {
+                    name: cache.name(port).to_string(),
+                    port,
+                });
+            }
+            d.unused_ports = unused;
+        });
 }
 
 /// The fabric's counts, from the shape, so a filtered build (`--only`) still reports the whole fabric.
@@ -691,65 +895,7 @@ fn placeholder_interface() -> Interface {
     }
 }
 
-/// Cables `lower` (device index, port) to `upper`: adds both interfaces and returns the link.
-#[allow(clippy::too_many_arguments)]
-fn connect(
-    devices: &mut [DraftDevice],
-    cache: &PortCaches,
-    tier: LinkTier,
-    (lo, lo_port): (usize, u32),
-    (up, up_port): (usize, u32),
-    speed_gbps: u32,
-    mtu: u32,
-    cable_m: u32,
-    seq: u64,
-) -> DraftLink {
-    let of = |d: &DraftDevice| &cache[&d.role][d.platform.as_str()];
-    let (lo_cache, up_cache) = (of(&devices[lo]), of(&devices[up]));
-    let lower = interface(
-        lo_cache,
-        lo_port,
-        PortKind::Fabric,
-        Direction::Up,
-        speed_gbps,
-        &devices[up].hostname,
-        up_cache.name(up_port),
-        mtu,
-        cable_m,
-    );
-    let upper = interface(
-        up_cache,
-        up_port,
-        PortKind::Fabric,
-        Direction::Down,
-        speed_gbps,
-        &devices[lo].hostname,
-        lo_cache.name(lo_port),
-        mtu,
-        cable_m,
-    );
-    devices[lo].interfaces.push(lower);
-    devices[up].interfaces.push(upper);
-    DraftLink {
-        tier,
-        lower: Some(End {
-            dev: lo,
-            iface: devices[lo].interfaces.len() - 1,
-        }),
-        server: None,
-        nic: None,
-        upper: End {
-            dev: up,
-            iface: devices[up].interfaces.len() - 1,
-        },
-        seq,
-        speed_gbps,
-        cable_m,
-        subnet: None,
-        pinned: None,
-    }
-}
-
+/// The interface on `port` facing `peer` (hostname, port name): described `peer:port`.
 #[allow(clippy::too_many_arguments)]
 fn interface(
     cache: &PortCache,
@@ -757,8 +903,7 @@ fn interface(
     kind: PortKind,
     direction: Direction,
     speed_gbps: u32,
-    peer: &str,
-    peer_port: &str,
+    (peer, peer_port): (&str, &str),
     mtu: u32,
     cable_m: u32,
 ) -> Interface {
@@ -770,7 +915,7 @@ fn interface(
         speed_gbps,
         peer: peer.to_string(),
         peer_port: peer_port.to_string(),
-        description: format!("{peer}:{peer_port}"),
+        description: [peer, ":", peer_port].concat(),
         address: None,
         ip: None,
         peer_ip: None,
