@@ -473,6 +473,46 @@ fn mtimes(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTim
         .collect()
 }
 
+/// Renders that alternate between fabrics reuse the spare's files: A, A, B, A keeps every file of the
+/// final A as the second render left it (read back where its status changed, not rewritten), and a
+/// following B, C rewrites the spare's unshared files (A's tree) in place: same inode, one link.
+#[cfg(unix)]
+#[test]
+fn alternating_renders_reuse_the_spare() {
+    let t = tmpdir("alternate");
+    let out = t.join("out");
+    let a = intent_copy(&t.join("a"), "mtu: 9100", "mtu: 9100");
+    let b = intent_copy(&t.join("b"), "mtu: 9100", "mtu: 9000");
+    let c = intent_copy(&t.join("c"), "mtu: 9100", "mtu: 9050");
+    render_ok(&a, &out);
+    render_ok(&a, &out);
+    let (a_bytes, a_times, a_inodes) = (configs(&out), mtimes(&out), inodes(&out));
+    render_ok(&b, &out);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    render_ok(&a, &out);
+    assert_eq!(configs(&out), a_bytes);
+    assert_eq!(mtimes(&out), a_times, "A's files kept, none rewritten");
+    // B claims B's tree back; C then claims A's tree and rewrites its unshared files where they are.
+    render_ok(&b, &out);
+    let b_inodes = inodes(&out);
+    render_ok(&c, &out);
+    let fresh = t.join("fresh");
+    render_ok(&c, &fresh);
+    assert_eq!(
+        configs(&out),
+        configs(&fresh),
+        "= a render into a new folder"
+    );
+    let mut in_place = 0;
+    for (rel, (ino, links)) in &inodes(&out) {
+        let (b_ino, a_ino) = (b_inodes.get(rel), a_inodes.get(rel));
+        if *links == 1 && a_ino.map(|a| a.0) == Some(*ino) && b_ino.map(|b| b.0) != Some(*ino) {
+            in_place += 1;
+        }
+    }
+    assert!(in_place > 2, "A's files rewritten in place: {in_place}");
+}
+
 /// A render into a folder whose spare is out of date, holds another fabric's files, or was tampered
 /// with gives exactly a fresh render's output: stale files and folders are removed, a symbolic link in
 /// the spare is removed and never written through, and a failed render leaves the output as it was.

@@ -113,6 +113,10 @@ pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, S
         r.steady = process::render(exe, &file(&intents, c), &out(c), &log)?;
     }
     for (c, r) in cases.iter().zip(&mut rows) {
+        // The changed intent re-renders with the lock the first render wrote, as a user's edit would.
+        let (from, to) = (file(&intents, c), file(&changed, c));
+        let (from, to) = (aifab::lock::path_for(&from), aifab::lock::path_for(&to));
+        std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
         eprintln!("bench {}: re-render after an MTU change ...", c.name);
         r.changed = process::render(exe, &file(&changed, c), &out(c), &log)?;
     }

@@ -117,7 +117,13 @@ pub fn run(args: Args) -> Exit {
     }
     // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
     let full = only.is_none() && !args.no_lock;
-    let lock_step = || lock_text(&args, &front.model, prev.as_ref(), full);
+    // The previous lock is freed as soon as the new one is built and compared: during the render,
+    // while the model and the files in flight hold the most memory.
+    let lock_step = || {
+        let text = lock_text(&args, &front.model, prev.as_ref(), full);
+        drop(prev);
+        text
+    };
     let renderer = match site.renderer() {
         Ok(r) => r,
         Err(status) => return status,
@@ -179,10 +185,9 @@ pub fn run(args: Args) -> Exit {
             .iter()
             .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
             .count();
-        // The process ends next: freeing a large model or lock node by node (half a million
-        // interfaces and hundreds of thousands of lock entries at 100K GPUs) would only delay the exit.
+        // The process ends next: freeing a large model node by node (half a million interfaces at
+        // 100K GPUs) would only delay the exit.
         std::mem::forget(front);
-        std::mem::forget(prev);
         let result = result.and_then(|w| {
             lock_text
                 .as_deref()

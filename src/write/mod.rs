@@ -144,7 +144,7 @@ impl Staging {
             .as_ref()
             .and_then(|_| std::fs::symlink_metadata(&path).ok());
         if let (Some((ix, _)), Some(m)) = (&self.spare, &here)
-            && ix.holds(&f.path, index::stamp(m), hash) == index::Known::Same
+            && spare_holds(ix.holds(&f.path, index::stamp(m), hash), m, &path, bytes)
         {
             self.unchanged.fetch_add(1, Ordering::Relaxed);
             self.record(&f.path, hash);
@@ -208,6 +208,19 @@ impl Staging {
         Written {
             written: self.written.load(Ordering::SeqCst),
             unchanged: self.unchanged.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// Whether a claimed spare's file (status `m`, at `path`) already holds `bytes`: what its index says,
+/// else, for a file of the same size, what reading it says (a spare whose files changed their status,
+/// e.g. when the render before unlinked their second name, is still worth a read rather than a write).
+fn spare_holds(known: index::Known, m: &std::fs::Metadata, path: &Path, bytes: &[u8]) -> bool {
+    match known {
+        index::Known::Same => true,
+        index::Known::Different => false,
+        index::Known::Unknown => {
+            m.is_file() && m.len() == bytes.len() as u64 && reuse::same_bytes(path, bytes)
         }
     }
 }
