@@ -137,8 +137,9 @@ impl Staging {
         let path = self.dir.join(&rel);
         let bytes = f.content.as_bytes();
         let hash = index::hash(bytes);
-        // In a claimed spare: a file that already holds these bytes stays; one only the spare has
-        // (a single link) is rewritten in place.
+        // In a claimed spare, a file that already holds these bytes stays. Otherwise the previous
+        // output's file is linked when it holds them, and a file only the spare has (a single link) is
+        // rewritten in place; anything else is written anew.
         let here = self
             .spare
             .as_ref()
@@ -172,7 +173,10 @@ impl Staging {
             }
         }
         let written = match &here {
-            Some(m) if reuse::only_link(m) => reuse::rewrite(&path, bytes),
+            // (Gone since it was looked at, e.g. by a failed link: written anew.)
+            Some(m) if reuse::only_link(m) => {
+                reuse::rewrite(&path, bytes).or_else(|_| write_new(&path, bytes))
+            }
             _ => write_new(&path, bytes),
         };
         written.map_err(|e| format!("{}: {e}", path.display()))?;
@@ -534,11 +538,10 @@ mod tests {
                 fs.iter().try_for_each(|f| stage.put(f))
             })
             .expect("write");
-            let want: Vec<(String, String)> = list
+            let mut want: Vec<(String, String)> = list
                 .iter()
                 .map(|(p, c)| (p.to_string(), c.to_string()))
                 .collect();
-            let mut want = want;
             want.sort();
             assert_eq!(read_back(&out), want);
         };
