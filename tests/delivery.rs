@@ -28,25 +28,6 @@ fn run(args: &[&str], dirs: &[&Path]) -> Output {
     c.output().expect("run aifab")
 }
 
-/// Every file under `dir` (relative path, bytes), sorted.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).expect("rel").to_string_lossy();
-                out.push((rel.into_owned(), std::fs::read(&p).expect("file")));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[cfg(unix)]
 fn inode(p: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt as _;
@@ -62,7 +43,7 @@ fn only_rerenders_its_devices_and_keeps_the_rest_of_the_folder() {
         &[&out],
     );
     assert_eq!(full.status.code(), Some(0));
-    let before = files(&out);
+    let before = common::files_under(&out);
     // A hand edit on a device outside the glob survives; one inside it is rendered back.
     let outside = out.join("spine01.cfg");
     let inside = out.join("su1-r1-leaf.cfg");
@@ -85,7 +66,7 @@ fn only_rerenders_its_devices_and_keeps_the_rest_of_the_folder() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let after = files(&out);
+    let after = common::files_under(&out);
     assert_eq!(after.len(), before.len(), "no file may disappear");
     assert_eq!(
         std::fs::read_to_string(&outside).expect("read"),
@@ -213,7 +194,7 @@ fn check_only_compares_only_the_matched_devices() {
         "{diff}"
     );
     // --bless with --only rewrites the matched device and keeps every other file.
-    let count = files(&out).len();
+    let count = common::files_under(&out).len();
     let bless = run(
         &[
             "render",
@@ -227,7 +208,7 @@ fn check_only_compares_only_the_matched_devices() {
         &[&out],
     );
     assert_eq!(bless.status.code(), Some(0));
-    assert_eq!(files(&out).len(), count);
+    assert_eq!(common::files_under(&out).len(), count);
     assert_ne!(
         std::fs::read_to_string(out.join("spine01.cfg")).expect("read"),
         "drifted\n"

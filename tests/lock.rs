@@ -234,7 +234,7 @@ fn a_renumbering_render_needs_allow_renumber() {
         0
     );
     let before = lock_text(&d);
-    let (files, entries) = (tree(&d.join("out")), names(&d));
+    let (files, entries) = (common::files_under(&d.join("out")), common::names(&d));
     more_spines(&d);
     let (code, out) = run(
         &d,
@@ -245,10 +245,14 @@ fn a_renumbering_render_needs_allow_renumber() {
     assert_eq!(lock_text(&d), before, "a refused render wrote the lock");
     // The render ran beside the guard: what it wrote is discarded, nothing is left behind.
     assert!(
-        tree(&d.join("out")) == files,
+        common::files_under(&d.join("out")) == files,
         "a refused render changed the output"
     );
-    assert_eq!(names(&d), entries, "a refused render left a folder behind");
+    assert_eq!(
+        common::names(&d),
+        entries,
+        "a refused render left a folder behind"
+    );
     let (code, out) = run(
         &d,
         &[
@@ -477,33 +481,4 @@ fn the_example_locks_are_current() {
             lock.display()
         );
     }
-}
-
-/// Every file under `dir` with its bytes, by relative path.
-fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).expect("inside").display().to_string();
-                files.insert(rel, std::fs::read(&p).expect("read"));
-            }
-        }
-    }
-    files
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("read dir")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }

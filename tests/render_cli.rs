@@ -24,26 +24,7 @@ fn tmpdir(name: &str) -> PathBuf {
 }
 
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((
-                    p.strip_prefix(dir)
-                        .expect("rel")
-                        .to_string_lossy()
-                        .into_owned(),
-                    std::fs::read(&p).expect("file"),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
+    common::files_under(dir)
 }
 
 #[test]
@@ -423,7 +404,7 @@ fn rerender_keeps_unchanged_files() {
         assert_eq!(Some(ino), before.get(rel).map(|b| &b.0), "{rel}: rewritten");
         assert_eq!(*links, 2, "{rel}: shared with the spare");
     }
-    assert_eq!(names(&t), [".out.aifab-spare", "out"]);
+    assert_eq!(common::names(&t), [".out.aifab-spare", "out"]);
     let ignore = std::fs::read_to_string(spare.join(".gitignore")).expect("ignore file");
     assert!(ignore.ends_with("\n*\n"), "{ignore}");
     assert!(
@@ -448,17 +429,6 @@ fn rerender_keeps_unchanged_files() {
             "{rel}: {links} links"
         );
     }
-}
-
-/// The names in `dir`, sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("read")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// Every file's modification time but the manifest's.
@@ -542,7 +512,7 @@ fn a_stale_or_tampered_spare_gives_a_fresh_render() {
         "= a render into a new folder"
     );
     assert_eq!(
-        names(&outside),
+        common::names(&outside),
         Vec::<String>::new(),
         "nothing written through the link"
     );
@@ -564,9 +534,9 @@ fn a_stale_or_tampered_spare_gives_a_fresh_render() {
     assert_eq!(snapshot(&out), bytes, "bytes");
     assert_eq!(inodes(&out), before, "inodes, links");
     assert!(
-        names(&t).iter().all(|n| !n.contains("aifab-tmp")),
+        common::names(&t).iter().all(|n| !n.contains("aifab-tmp")),
         "no temporary folder left: {:?}",
-        names(&t)
+        common::names(&t)
     );
 }
 

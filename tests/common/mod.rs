@@ -135,3 +135,33 @@ pub fn git(dir: &std::path::Path, args: &[&str]) {
         .expect("run git");
     assert!(st.success(), "git {args:?} in {}", dir.display());
 }
+
+/// Every file under `dir` (path relative to it, bytes), sorted by path.
+pub fn files_under(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("inside").to_string_lossy();
+                out.push((rel.into_owned(), std::fs::read(&p).expect("read file")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The names in folder `dir`, sorted.
+pub fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
