@@ -29,6 +29,7 @@ pub mod project;
 pub mod render;
 pub mod review;
 pub mod rules;
+pub mod spell;
 pub mod units;
 pub mod validate;
 pub mod write;

@@ -22,6 +22,7 @@ use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
 use crate::model::{AddressPool, LinkTier, ManagementAddr, Neighbor, Peer, PoolUse, ServerSubnet};
 use crate::rules::Rule;
+use crate::spell;
 use foldhash::{HashSet, HashSetExt as _};
 use rayon::prelude::*;
 use std::net::{IpAddr, Ipv4Addr};
@@ -311,7 +312,7 @@ fn loopbacks(lo: &Pool, s: &Shape, f: &mut Draft) {
 /// Every switch advertises its loopback as a /32, first among its networks.
 fn loopback_networks(f: &mut Draft) {
     for d in f.devices.iter_mut() {
-        let lo_net = slash(d.loopback, 32);
+        let lo_net = spell::prefix(d.loopback, 32);
         d.bgp.networks.push(lo_net);
     }
 }
@@ -428,7 +429,7 @@ fn server_31s(
     }
     links.par_iter_mut().zip(per_link).for_each(|(l, b)| {
         if let Some(b) = b {
-            l.subnet = Some(slash(sl.addr(2 * b), 31));
+            l.subnet = Some(spell::prefix(sl.addr(2 * b), 31));
         }
     });
     let links = &*links;
@@ -444,32 +445,6 @@ fn server_31s(
         }
     });
     Ok(())
-}
-
-/// `a.b.c.d/len`, as `format!("{ip}/{len}")` spells it (without the formatting machinery: one
-/// allocation per address on a hot path).
-fn slash(ip: Ipv4Addr, len: u8) -> String {
-    let mut s = String::with_capacity(18);
-    for (i, octet) in ip.octets().into_iter().enumerate() {
-        if i > 0 {
-            s.push('.');
-        }
-        push_decimal(&mut s, octet);
-    }
-    s.push('/');
-    push_decimal(&mut s, len);
-    s
-}
-
-/// Appends `n` in decimal.
-fn push_decimal(s: &mut String, n: u8) {
-    if n >= 100 {
-        s.push(char::from(b'0' + n / 100));
-    }
-    if n >= 10 {
-        s.push(char::from(b'0' + n / 10 % 10));
-    }
-    s.push(char::from(b'0' + n % 10));
 }
 
 /// Each server link's /31 (block index in the pool, link order): its arithmetic block, or with a lock
@@ -563,7 +538,7 @@ fn fabric_31s(fl: &Pool, f: &mut Draft, held: &mut Blocks) -> Result<(), Vec<Fin
     let Draft { devices, links, .. } = f;
     links.par_iter_mut().zip(&blocks).for_each(|(l, b)| {
         if let (Some(b), Some(_)) = (b, l.lower) {
-            l.subnet = Some(slash(fl.addr(2 * b), 31));
+            l.subnet = Some(spell::prefix(fl.addr(2 * b), 31));
         }
     });
     let mut ends: Vec<Vec<LinkEnd>> = devices.iter().map(|_| Vec::new()).collect();
@@ -636,7 +611,7 @@ impl LinkEnd {
     /// neighbor; the peer's name and port come from the interface, which faces it.
     fn connect(&self, d: &mut DraftDevice, (asn, role): (u32, Role)) {
         let ifc = &mut d.dev.interfaces[self.end.iface];
-        ifc.address = Some(slash(self.ip, 31));
+        ifc.address = Some(spell::prefix(self.ip, 31));
         ifc.ip = Some(self.ip);
         ifc.peer_ip = Some(self.peer_ip);
         let neighbor = Neighbor {
@@ -802,31 +777,4 @@ fn pool_use(p: &Pools, need: &Needs) -> Vec<PoolUse> {
         capacity: pool.size,
     })
     .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slash_spells_like_format() {
-        for ip in [
-            0u32,
-            1,
-            9,
-            10,
-            99,
-            100,
-            255,
-            0x0a00_0001,
-            0xc0a8_6405,
-            0xffff_ffff,
-            0x6464_0a63,
-        ] {
-            let ip = Ipv4Addr::from(ip);
-            for len in [0u8, 8, 31, 32] {
-                assert_eq!(slash(ip, len), format!("{ip}/{len}"));
-            }
-        }
-    }
 }

@@ -3,6 +3,7 @@
 //! tables without going through serde (tests compare the two byte for byte).
 
 use super::{ConfigDb, Row, Table, Value};
+use crate::spell::{push_decimal, push_ipv4};
 use std::fmt::Write as _;
 use std::net::IpAddr;
 
@@ -52,17 +53,12 @@ fn value(out: &mut String, v: &Value<'_>) {
         Value::Text(t) => string(out, t),
         Value::Num(n) => {
             out.push('"');
-            number(out, *n);
+            push_decimal(out, *n);
             out.push('"');
         }
         Value::Ip(IpAddr::V4(ip)) => {
             out.push('"');
-            for (i, octet) in ip.octets().into_iter().enumerate() {
-                if i > 0 {
-                    out.push('.');
-                }
-                number(out, u64::from(octet));
-            }
+            push_ipv4(out, *ip);
             out.push('"');
         }
         Value::Ip(ip) => {
@@ -94,22 +90,5 @@ fn string(out: &mut String, s: &str) {
         out.push('"');
     } else if let Ok(text) = serde_json::to_string(s) {
         out.push_str(&text);
-    }
-}
-
-/// A number in decimal, without the formatting machinery.
-fn number(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
     }
 }
