@@ -23,7 +23,7 @@ mod system;
 pub use db::{ConfigDb, Part, Row, Table, Value};
 pub use device::device_type;
 
-use crate::model::{Device, QosPlan};
+use crate::model::{Device, Interface, QosPlan};
 use crate::platform::Platform;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -62,16 +62,45 @@ pub fn config_db<'a>(
         )
     })?;
     let mut db = ConfigDb::default();
-    device::add(&mut db, d, pf, sku)?;
+    let ports = PortOrder::of(d);
+    device::add(&mut db, d, &ports, pf, sku)?;
     l3::add(&mut db, d);
-    parts.qos.add(&mut db, d);
-    buffers::add(&mut db, d, parts.buffers.as_ref());
+    parts.qos.add(&mut db, &ports);
+    buffers::add(&mut db, d, &ports, parts.buffers.as_ref());
     if let Some(w) = &parts.watchdog {
-        w.add(&mut db, d);
+        w.add(&mut db, &ports);
     }
     bgp::add(&mut db, d);
     system::add(&mut db, d);
     Ok(db)
+}
+
+/// A device's ports in the order of the config_db keys made from their names, so that the tables of
+/// a hundred or more entries per port are built in order and [`Table::new`] finds them sorted instead
+/// of sorting them. The two orders differ where one name begins another: `Ethernet1` comes before
+/// `Ethernet10`, but `Ethernet10|3` before `Ethernet1|3` (`|` sorts after the digits).
+#[derive(Debug)]
+pub(crate) struct PortOrder<'a> {
+    /// By name: keys that are the port name (`PORT`, `PFC_WD`).
+    pub plain: Vec<&'a Interface>,
+    /// By name and `|`: keys that begin with the port name and a `|` (`QUEUE`, `BUFFER_PG`).
+    pub joined: Vec<&'a Interface>,
+}
+
+impl<'a> PortOrder<'a> {
+    /// The orders of `d`'s ports.
+    pub(crate) fn of(d: &'a Device) -> PortOrder<'a> {
+        let mut plain: Vec<&Interface> = d.interfaces.iter().collect();
+        plain.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut joined = plain.clone();
+        joined.sort_by(|a, b| joined_cmp(&a.name, &b.name));
+        PortOrder { plain, joined }
+    }
+}
+
+/// The order of `a|…` and `b|…` for names without `|`: the order of `a|` and `b|`.
+fn joined_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    a.bytes().chain([b'|']).cmp(b.bytes().chain([b'|']))
 }
 
 /// `a|b|c` from its pieces, in one allocation: a composite config_db key.
@@ -170,6 +199,46 @@ mod tests {
     use super::*;
     use crate::model::FabricModel;
     use crate::platform::Catalog;
+
+    #[test]
+    fn port_orders_are_the_key_orders() {
+        let names = [
+            "Ethernet2",
+            "Ethernet10",
+            "Ethernet1",
+            "Ethernet100",
+            "Ethernet0",
+        ];
+        let mut names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        names.sort();
+        let plain: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut joined: Vec<String> = names.iter().map(|n| format!("{n}|3")).collect();
+        joined.sort();
+        let mut by_name: Vec<&str> = plain.clone();
+        by_name.sort_by(|a, b| joined_cmp(a, b));
+        let rebuilt: Vec<String> = by_name.iter().map(|n| format!("{n}|3")).collect();
+        assert_eq!(rebuilt, joined);
+        assert_eq!(
+            by_name,
+            [
+                "Ethernet0",
+                "Ethernet100",
+                "Ethernet10",
+                "Ethernet1",
+                "Ethernet2"
+            ]
+        );
+        assert_eq!(
+            plain,
+            [
+                "Ethernet0",
+                "Ethernet1",
+                "Ethernet10",
+                "Ethernet100",
+                "Ethernet2"
+            ]
+        );
+    }
 
     fn model(intent: &str) -> FabricModel {
         model_edited(intent, &[])

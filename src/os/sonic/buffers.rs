@@ -12,7 +12,7 @@
 //! ones, in ranges as the SKU templates write them (`0-2`, `3`, `4-6` for lossless priority 3).
 
 use super::db::{ConfigDb, Part, Row, Table, Value};
-use super::key;
+use super::{PortOrder, key};
 use crate::model::{Device, Interface, QosPlan};
 use crate::platform::{Platform, SonicBuffers};
 use std::borrow::Cow;
@@ -154,20 +154,24 @@ fn queue_runs(lossless: &[u8]) -> Vec<(u8, u8, bool)> {
 }
 
 /// Adds CABLE_LENGTH and, with the SKU's numbers, the BUFFER_* tables.
-pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device, parts: Option<&'a BufferParts>) {
+pub(super) fn add<'a>(
+    db: &mut ConfigDb<'a>,
+    d: &'a Device,
+    order: &PortOrder<'a>,
+    parts: Option<&'a BufferParts>,
+) {
     // Each port's headroom row, looked up once.
     let rows: Vec<Option<usize>> = d
         .interfaces
         .iter()
         .map(|i| parts.and_then(|p| p.headroom(i)))
         .collect();
-    let cables = d
-        .interfaces
+    let cables = order
+        .plain
         .iter()
-        .zip(&rows)
-        .map(|(i, n)| {
-            let length = match (parts, n) {
-                (Some(p), Some(n)) => Cow::Borrowed(p.headroom[*n].cable_length.as_str()),
+        .map(|i| {
+            let length = match (parts, parts.and_then(|p| p.headroom(i))) {
+                (Some(p), Some(n)) => Cow::Borrowed(p.headroom[n].cable_length.as_str()),
                 _ => Cow::Owned(format!("{}m", i.cable_m)),
             };
             (Cow::Borrowed(i.name.as_str()), Value::Text(length))
@@ -195,9 +199,9 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device, parts: Option<&'a Bu
     db.put("BUFFER_PROFILE", Table::new(profiles));
 
     let mut pgs = Vec::with_capacity(d.interfaces.len() * (1 + p.lossless_pgs.len()));
-    for (i, n) in d.interfaces.iter().zip(&rows) {
+    for i in &order.joined {
         pgs.push((key(&[&i.name, "|0"]), Part::Shared(&p.lossy_pg)));
-        if let Some(h) = n.map(|n| &p.headroom[n]) {
+        if let Some(h) = p.headroom(i).map(|n| &p.headroom[n]) {
             for suffix in &p.lossless_pgs {
                 pgs.push((key(&[&i.name, suffix]), Part::Shared(&h.pg)));
             }
@@ -206,7 +210,7 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device, parts: Option<&'a Bu
     db.put("BUFFER_PG", Table::new(pgs));
 
     let mut queues = Vec::with_capacity(d.interfaces.len() * p.queue_runs.len());
-    for i in &d.interfaces {
+    for i in &order.joined {
         for (suffix, row) in &p.queue_runs {
             queues.push((key(&[&i.name, suffix]), Part::Shared(row)));
         }

@@ -75,9 +75,12 @@ impl<T: Serialize> Serialize for Part<'_, T> {
     }
 }
 
-/// Sorts `(name, _)` pairs by name. Names are unique by construction; tests check it.
+/// Sorts `(name, _)` pairs by name. Names are unique by construction; tests check it. The large
+/// per-port tables come already in order ([`super::PortOrder`]): one pass finds them so.
 fn sorted<K: Ord, V>(mut v: Vec<(K, V)>) -> Vec<(K, V)> {
-    v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    if !v.is_sorted_by(|a, b| a.0 <= b.0) {
+        v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    }
     debug_assert!(v.windows(2).all(|w| w[0].0 != w[1].0), "duplicate name");
     v
 }
@@ -292,6 +295,30 @@ mod tests {
 "#;
         assert_eq!(db.to_json().expect("json"), want);
         assert_eq!(db.to_json_serde(), want);
+    }
+
+    #[test]
+    fn shared_rows_print_like_serde_json() {
+        let shared = Row::new([("profile", "egress_lossy_profile".into())]);
+        let other = Row::new([("a", Value::Num(1)), ("b", "x".into())]);
+        let mut db = ConfigDb::default();
+        db.put(
+            "BUFFER_QUEUE",
+            Table::new(vec![
+                ("Ethernet0|0-2".into(), Part::Shared(&shared)),
+                ("Ethernet0|3".into(), Part::Shared(&other)),
+                ("Ethernet0|4-6".into(), Part::Shared(&shared)),
+                ("Ethernet8|0-2".into(), Part::Own(Row::empty())),
+                ("Ethernet8|3".into(), Part::Shared(&other)),
+            ]),
+        );
+        db.put(
+            "PFC_WD",
+            Table::new(vec![("Ethernet0".into(), Part::Shared(&shared))]),
+        );
+        let json = db.to_json().expect("json");
+        assert_eq!(json, db.to_json_serde());
+        assert_eq!(json.matches("egress_lossy_profile").count(), 3);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! the file a switch boots from has what portsyncd, xcvrd and ledd read. No `mac`: it is per switch;
 //! `config reload` fills it from the platform and `config save -y` keeps it (docs/platforms/sonic.md#loading).
 
+use super::PortOrder;
 use super::db::{ConfigDb, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
@@ -133,6 +134,7 @@ fn breakout_cfg<'a>(
 pub(super) fn add<'a>(
     db: &mut ConfigDb<'a>,
     d: &'a Device,
+    order: &PortOrder<'a>,
     pf: &'a Platform,
     sku: &'a SonicFacts,
 ) -> Result<(), String> {
@@ -157,7 +159,7 @@ pub(super) fn add<'a>(
     );
 
     let (mut port, mut neighbor) = (Vec::new(), Vec::new());
-    for i in &d.interfaces {
+    for i in &order.plain {
         let name = Cow::Borrowed(i.name.as_str());
         let row = port_row(d, sku, i.port, &i.name)?;
         let fec = sku.fec_of(&row).map(|f| ("fec", f.as_str().into()));

@@ -3,9 +3,10 @@
 //! lossless ones. DEVICE_METADATA says `default_pfcwd_status: disable` so that these entries, with the
 //! intent's timers, are the watchdog (`enable` would let `pfcwd start_default` apply its own timers).
 
+use super::PortOrder;
 use super::db::{ConfigDb, Part, Row, Table, Value};
 use crate::intent::WatchdogAction;
-use crate::model::{Device, WatchdogPlan};
+use crate::model::WatchdogPlan;
 use std::borrow::Cow;
 
 /// The PFC_WD entries of one plan, when the watchdog is on.
@@ -37,12 +38,12 @@ impl WatchdogParts {
     }
 
     /// Adds PFC_WD.
-    pub(super) fn add<'a>(&'a self, db: &mut ConfigDb<'a>, d: &'a Device) {
-        let mut rows = Vec::with_capacity(d.interfaces.len() + 1);
-        rows.push((Cow::Borrowed("GLOBAL"), Part::Shared(&self.global)));
-        for i in &d.interfaces {
+    pub(super) fn add<'a>(&'a self, db: &mut ConfigDb<'a>, order: &PortOrder<'a>) {
+        let mut rows = Vec::with_capacity(order.plain.len() + 1);
+        for i in &order.plain {
             rows.push((Cow::Borrowed(i.name.as_str()), Part::Shared(&self.port)));
         }
+        rows.push((Cow::Borrowed("GLOBAL"), Part::Shared(&self.global)));
         db.put("PFC_WD", Table::new(rows));
     }
 }

@@ -15,8 +15,8 @@
 //! same for green, yellow and red.
 
 use super::db::{ConfigDb, Part, Row, Table, Value};
-use super::key;
-use crate::model::{ClassPlan, Device, QosPlan};
+use super::{PortOrder, key};
+use crate::model::{ClassPlan, QosPlan};
 use crate::units::Speed;
 use std::borrow::Cow;
 
@@ -151,20 +151,20 @@ impl QosParts {
     }
 
     /// Adds this device's QoS tables.
-    pub(super) fn add<'a>(&'a self, db: &mut ConfigDb<'a>, d: &'a Device) {
+    pub(super) fn add<'a>(&'a self, db: &mut ConfigDb<'a>, order: &PortOrder<'a>) {
         for (name, table) in &self.tables {
             db.share(name, table);
         }
-        let mut ports = Vec::with_capacity(d.interfaces.len() + 1);
-        ports.push((Cow::Borrowed("global"), Part::Shared(&self.global)));
-        for i in &d.interfaces {
+        let mut ports = Vec::with_capacity(order.plain.len() + 1);
+        for i in &order.plain {
             ports.push((Cow::Borrowed(i.name.as_str()), Part::Shared(&self.port)));
         }
+        ports.push((Cow::Borrowed("global"), Part::Shared(&self.global)));
         db.put("PORT_QOS_MAP", Table::new(ports));
         let per_port = self.queues.first().map_or(0, |(_, q)| q.len());
-        if per_port > 0 && !d.interfaces.is_empty() {
-            let mut rows = Vec::with_capacity(d.interfaces.len() * per_port);
-            for i in &d.interfaces {
+        if per_port > 0 && !order.joined.is_empty() {
+            let mut rows = Vec::with_capacity(order.joined.len() * per_port);
+            for i in &order.joined {
                 // Every port runs at one of the platform's speeds (the compiler checks it).
                 let entries = self
                     .queues

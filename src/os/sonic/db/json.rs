@@ -2,7 +2,7 @@
 //! `PrettyFormatter` with a 4-space indent and its string escaping, printed straight from the typed
 //! tables without going through serde (tests compare the two byte for byte).
 
-use super::{ConfigDb, Row, Table, Value};
+use super::{ConfigDb, Part, Row, Table, Value};
 use crate::spell::{push_decimal, push_ipv4};
 use std::fmt::Write as _;
 use std::net::IpAddr;
@@ -12,11 +12,45 @@ const INDENT: [&str; 5] = ["", "    ", "        ", "            ", "            
 
 /// The whole file, without its final newline.
 pub(super) fn config_db(out: &mut String, db: &ConfigDb<'_>) {
-    object(out, 0, db.tables.iter().map(|(k, t)| (*k, &**t)), table);
+    let mut printed = Printed::default();
+    object(
+        out,
+        0,
+        db.tables.iter().map(|(k, t)| (*k, &**t)),
+        |out, t| table(out, t, &mut printed),
+    );
 }
 
-fn table(out: &mut String, t: &Table<'_>) {
-    object(out, 1, t.0.iter().map(|(k, r)| (k.as_ref(), &**r)), row);
+/// Where in the file each shared row was printed first. A row borrowed by every port (a PFC_WD or
+/// BUFFER_QUEUE entry) prints the same bytes each time, all rows sitting at one nesting level, so
+/// after its first print it is copied from there. A file has a handful of shared rows.
+#[derive(Default)]
+struct Printed(Vec<(*const (), std::ops::Range<usize>)>);
+
+impl Printed {
+    /// Prints row `r` at the table-row level, or copies its earlier print when it is shared.
+    fn row(&mut self, out: &mut String, r: &Part<'_, Row<'_>>) {
+        let Part::Shared(shared) = r else {
+            return row(out, r);
+        };
+        let id = std::ptr::from_ref(*shared).cast::<()>();
+        if let Some((_, at)) = self.0.iter().find(|(p, _)| *p == id) {
+            out.extend_from_within(at.clone());
+            return;
+        }
+        let start = out.len();
+        row(out, shared);
+        self.0.push((id, start..out.len()));
+    }
+}
+
+fn table(out: &mut String, t: &Table<'_>, printed: &mut Printed) {
+    object(
+        out,
+        1,
+        t.0.iter().map(|(k, r)| (k.as_ref(), r)),
+        |out, r| printed.row(out, r),
+    );
 }
 
 fn row(out: &mut String, r: &Row<'_>) {
@@ -28,7 +62,7 @@ fn object<'e, V: ?Sized + 'e>(
     out: &mut String,
     level: usize,
     entries: impl Iterator<Item = (&'e str, &'e V)>,
-    print: impl Fn(&mut String, &V),
+    mut print: impl FnMut(&mut String, &V),
 ) {
     out.push('{');
     let mut any = false;
