@@ -49,15 +49,15 @@ fn a_64x800g_leaf_with_400g_nics_gives_server_ports_as_2x400g() {
         .filter(|i| i.speed_gbps == 400)
         .collect();
     assert_eq!(servers.len(), 64);
-    assert_eq!(servers[1].name, "Ethernet1/5");
+    assert_eq!(&*servers[1].name, "Ethernet1/5");
     let ups = d.interfaces.iter().filter(|i| i.speed_gbps == 800).count();
     assert_eq!(ups, 32);
     // Every port in the chosen modes is used or shut, each name once.
     let names: BTreeSet<&str> = d
         .interfaces
         .iter()
-        .map(|i| i.name.as_str())
-        .chain(d.unused_ports.iter().map(|u| u.name.as_str()))
+        .map(|i| &*i.name)
+        .chain(d.unused_ports.iter().map(|u| &*u.name))
         .collect();
     assert_eq!(names.len(), 32 * 2 + 32);
     assert_eq!(d.interfaces.len() + d.unused_ports.len(), names.len());

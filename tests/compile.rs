@@ -186,13 +186,13 @@ fn invariants(m: &FabricModel) {
                 d.platform
             );
             let at = d.locate(i.port).expect("port in a group");
-            assert_eq!(i.name, pf.child_name(at.panel, at.child, at.children));
+            assert_eq!(*i.name, pf.child_name(at.panel, at.child, at.children));
             if at.children > 1 {
                 // A broken-out port runs at its mode's speed, one of the platform's breakouts.
                 assert_eq!(at.speed_gbps, i.speed_gbps, "{} {}", d.hostname, i.name);
             }
             ports.insert(
-                (d.hostname.as_str(), i.name.as_str()),
+                (d.hostname.as_str(), i.name.as_ref()),
                 (i.port, i.speed_gbps),
             );
         }
@@ -203,22 +203,22 @@ fn invariants(m: &FabricModel) {
     let mut subnets = BTreeSet::new();
     for l in &m.links {
         let b = ports
-            .get(&(l.b.as_str(), l.b_port.as_str()))
+            .get(&(l.b.as_ref(), l.b_port.as_ref()))
             .expect("upper end exists");
         assert_eq!(b.1, l.speed_gbps);
         if l.tier != "server-leaf" {
             let a = ports
-                .get(&(l.a.as_str(), l.a_port.as_str()))
+                .get(&(l.a.as_ref(), l.a_port.as_ref()))
                 .expect("lower end exists");
             assert_eq!(a.1, l.speed_gbps);
             let subnet = l.subnet.clone().expect("fabric link has a /31");
             assert!(subnets.insert(subnet.clone()), "{subnet} used twice");
-            let upper = by_host[l.b.as_str()]
+            let upper = by_host[l.b.as_ref()]
                 .interfaces
                 .iter()
                 .find(|i| i.name == l.b_port)
                 .expect("iface");
-            let lower = by_host[l.a.as_str()]
+            let lower = by_host[l.a.as_ref()]
                 .interfaces
                 .iter()
                 .find(|i| i.name == l.a_port)
@@ -244,7 +244,7 @@ fn invariants(m: &FabricModel) {
             && s.ends_with("/31")
         {
             assert!(subnets.insert(s.clone()), "{s} used twice");
-            let leaf = by_host[l.b.as_str()]
+            let leaf = by_host[l.b.as_ref()]
                 .interfaces
                 .iter()
                 .find(|i| i.name == l.b_port)
@@ -277,7 +277,7 @@ fn invariants(m: &FabricModel) {
         .collect();
     for d in &m.devices {
         for n in &d.bgp.neighbors {
-            assert_eq!(asn[n.peer.as_str()], n.remote_as);
+            assert_eq!(asn[n.peer.as_ref()], n.remote_as);
             assert_ne!(
                 n.remote_as, d.bgp.asn,
                 "{} peers with its own ASN",

@@ -71,9 +71,9 @@ fn nic_ports_land_home(i: &Intent, m: &FabricModel) {
     // server -> (rail, port) -> (leaf, leaf port)
     let mut seen: BTreeMap<&str, Homes> = BTreeMap::new();
     for l in m.links.iter().filter(|l| l.tier == LinkTier::ServerLeaf) {
-        let leaf = by_name[l.b.as_str()];
+        let leaf = by_name[&*l.b];
         let rp = *names
-            .get(&l.a_port)
+            .get(&*l.a_port)
             .unwrap_or_else(|| panic!("unknown NIC {}", l.a_port));
         let prev = seen.entry(&l.a).or_default().insert(rp, (leaf, &l.b_port));
         assert!(prev.is_none(), "{}:{} cabled twice", l.a, l.a_port);
@@ -130,7 +130,7 @@ fn planes_disjoint_and_whole(i: &Intent, m: &FabricModel) {
         m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
     let mut per_leaf: BTreeMap<&str, BTreeMap<&str, u32>> = BTreeMap::new();
     for l in m.links.iter().filter(|l| l.tier != LinkTier::ServerLeaf) {
-        let (a, b) = (by_name[l.a.as_str()], by_name[l.b.as_str()]);
+        let (a, b) = (by_name[&*l.a], by_name[&*l.b]);
         assert_eq!(
             plane_of(a, planes),
             plane_of(b, planes),
@@ -281,7 +281,7 @@ fn rail_subnet_gives_each_port_an_address_in_its_own_leafs_subnet() {
         m.devices.iter().map(|d| (d.hostname.as_str(), d)).collect();
     let mut per_nic: BTreeMap<(&str, String), BTreeSet<&str>> = BTreeMap::new();
     for l in m.links.iter().filter(|l| l.tier == LinkTier::ServerLeaf) {
-        let leaf = by_name[l.b.as_str()];
+        let leaf = by_name[&*l.b];
         let sub = leaf.server_subnet.as_ref().expect("leaf subnet");
         assert_eq!(
             l.subnet.as_deref(),
@@ -319,7 +319,7 @@ fn meta_example_has_rack_leaves_and_the_papers_7_to_1() {
         .interfaces
         .iter()
         .filter(|f| f.kind == aifab::model::PortKind::Server)
-        .map(|f| f.peer.as_str())
+        .map(|f| &*f.peer)
         .collect();
     assert_eq!(servers, BTreeSet::from(["rack01-gpu1", "rack01-gpu2"]));
 }

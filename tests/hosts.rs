@@ -252,8 +252,8 @@ fn cabling(model: &FabricModel) -> BTreeMap<(String, String), (&Device, NicEnd)>
         .map(|l| {
             let end = l.nic.expect("server link names its NIC port");
             (
-                (l.a.clone(), l.a_port.clone()),
-                (by_name[l.b.as_str()], end),
+                (l.a.to_string(), l.a_port.to_string()),
+                (by_name[&*l.b], end),
             )
         })
         .collect()
@@ -329,10 +329,9 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
                 .filter(|(_, (_, end))| port.is_none_or(|p| end.port == p))
                 .filter(|((server, nic), (leaf, _))| match &leaf.server_subnet {
                     Some(s) => s.gateway_ip == gateway,
-                    None => leaf
-                        .interfaces
-                        .iter()
-                        .any(|i| i.peer == *server && i.peer_port == *nic && i.ip == Some(gateway)),
+                    None => leaf.interfaces.iter().any(|i| {
+                        *i.peer == **server && *i.peer_port == **nic && i.ip == Some(gateway)
+                    }),
                 })
                 .map(|((server, _), _)| server.as_str())
                 .collect();
@@ -381,7 +380,7 @@ fn netplan_sends_each_nic_port_through_its_own_leaf() {
                 let leaf_side = leaf
                     .interfaces
                     .iter()
-                    .find(|i| i.peer == server && i.peer_port == *nic)
+                    .find(|i| *i.peer == *server && *i.peer_port == **nic)
                     .expect("leaf port");
                 match &leaf.server_subnet {
                     Some(s) => {

@@ -147,7 +147,7 @@ fn check_meaning(
             let reached: BTreeSet<u8> = got.dscp.values().copied().collect();
             got.strict.retain(|q| reached.contains(q));
             let mut want = want;
-            want.pfc_ports = d.interfaces.iter().map(|i| i.name.clone()).collect();
+            want.pfc_ports = d.interfaces.iter().map(|i| i.name.to_string()).collect();
             want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
             want.qp_hash = d.qp_hash.is_some();
             assert_eq!(
@@ -193,8 +193,8 @@ fn servers_mean_what_their_switches_mean() {
             let its_nics: BTreeSet<&str> = model
                 .links
                 .iter()
-                .filter(|l| l.a == *server)
-                .map(|l| l.a_port.as_str())
+                .filter(|l| *l.a == **server)
+                .map(|l| &*l.a_port)
                 .collect();
             let scripted: BTreeSet<&str> = got.nics.iter().map(String::as_str).collect();
             assert_eq!(scripted, its_nics, "{path}: {server}: the script's NICs");
@@ -212,7 +212,7 @@ fn servers_mean_what_their_switches_mean() {
             let ports = model
                 .links
                 .iter()
-                .filter(|l| l.a == *server && l.tier == "server-leaf")
+                .filter(|l| *l.a == **server && l.tier == "server-leaf")
                 .count();
             assert_eq!(
                 its_nics.len(),

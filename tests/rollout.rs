@@ -87,13 +87,11 @@ fn every_switch_once_and_every_batch_keeps_the_fabric_serving() {
                                 .filter(|l| l.tier == LinkTier::SpineSuperSpine);
                             let a: BTreeSet<&str> = shared
                                 .clone()
-                                .filter(|l| l.a == *h)
-                                .map(|l| l.b.as_str())
+                                .filter(|l| *l.a == **h)
+                                .map(|l| &*l.b)
                                 .collect();
-                            let c: BTreeSet<&str> = shared
-                                .filter(|l| l.a == *other)
-                                .map(|l| l.b.as_str())
-                                .collect();
+                            let c: BTreeSet<&str> =
+                                shared.filter(|l| *l.a == **other).map(|l| &*l.b).collect();
                             assert!(
                                 a.is_disjoint(&c),
                                 "{path}: {h} and {other} share a plane in batch {}",

@@ -66,7 +66,7 @@ fn every_rendered_port_is_its_skus_row() {
             let ports = db["PORT"].as_object().expect("PORT");
             // Used ports and the shut unused ones alike: every front-panel port is its SKU's row.
             let used = d.interfaces.iter().map(|i| (i.port, &i.name));
-            let all: Vec<(u32, &String)> = used
+            let all: Vec<(u32, &aifab::model::Name)> = used
                 .chain(d.unused_ports.iter().map(|u| (u.port, &u.name)))
                 .collect();
             assert_eq!(ports.len(), all.len(), "{path}: {}", d.hostname);
@@ -77,7 +77,7 @@ fn every_rendered_port_is_its_skus_row() {
                 let e = ports
                     .get(&row.name)
                     .unwrap_or_else(|| panic!("{at}: no PORT {}", row.name));
-                assert_eq!(&row.name, name, "{at}: name");
+                assert_eq!(row.name.as_str(), &**name, "{at}: name");
                 assert_eq!(field(e, "lanes"), Some(row.lanes.as_str()), "{at}: lanes");
                 assert_eq!(field(e, "alias"), Some(row.alias.as_str()), "{at}: alias");
                 let index = row.index.to_string();

@@ -99,13 +99,13 @@ fn ports_kept(m1: &FabricModel, m2: &FabricModel) {
         .iter()
         .map(|d| (d.hostname.as_str(), d))
         .collect();
-    let servers: std::collections::HashSet<&str> = m2.links.iter().map(|l| l.a.as_str()).collect();
+    let servers: std::collections::HashSet<&str> = m2.links.iter().map(|l| l.a.as_ref()).collect();
     for a in &m1.devices {
         let Some(b) = after.get(a.hostname.as_str()) else {
             continue;
         };
         for i in &a.interfaces {
-            if !after.contains_key(i.peer.as_str()) && !servers.contains(i.peer.as_str()) {
+            if !after.contains_key(i.peer.as_ref()) && !servers.contains(i.peer.as_ref()) {
                 continue; // the peer (switch or server) left the fabric: a shrink
             }
             let j = b.interfaces.iter().find(|j| j.port == i.port);

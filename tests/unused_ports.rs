@@ -98,7 +98,7 @@ fn every_front_panel_port_is_used_or_shut() {
                     d.hostname
                 );
             }
-            let used: BTreeSet<String> = d.interfaces.iter().map(|i| i.name.clone()).collect();
+            let used: BTreeSet<String> = d.interfaces.iter().map(|i| i.name.to_string()).collect();
             assert_eq!(ports.up, used, "{path}: {}: ports brought up", d.hostname);
             assert!(ports.up.is_disjoint(&ports.shut), "{}", d.hostname);
             let union: BTreeSet<String> = ports.up.union(&ports.shut).cloned().collect();

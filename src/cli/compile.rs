@@ -47,7 +47,9 @@ pub fn run(args: Args) -> Exit {
     let mut model = front.model;
     if let Some(g) = &only {
         model.devices.retain(|d| g.is_match(&d.hostname));
-        model.links.retain(|l| g.is_match(&l.a) || g.is_match(&l.b));
+        model
+            .links
+            .retain(|l| g.is_match(&*l.a) || g.is_match(&*l.b));
     }
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&model).map(|mut s| {

@@ -619,7 +619,7 @@ impl LinkEnd {
             ip: self.peer_ip,
             local_ip: self.ip,
             remote_as: asn,
-            description: [ifc.peer.as_str(), ":", &ifc.peer_port].concat(),
+            description: [ifc.peer.as_ref(), ":", &ifc.peer_port].concat(),
             peer: ifc.peer.clone(),
             peer_port: ifc.peer_port.clone(),
             interface: ifc.name.clone(),
@@ -641,7 +641,7 @@ fn neighbors_in_port_order(f: &mut Draft) {
             .bgp
             .neighbors
             .iter()
-            .filter(|n| seen.insert(n.peer.as_str()))
+            .filter(|n| seen.insert(n.peer.as_ref()))
             .map(|n| Peer {
                 name: n.peer.clone(),
                 role: n.peer_role,

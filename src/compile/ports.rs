@@ -11,7 +11,7 @@
 use super::topology::DraftDevice;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
-use crate::model::{Note, NoteFeature, PortGroup};
+use crate::model::{Name, Note, NoteFeature, PortGroup};
 use crate::platform::{Platform, PortMode};
 use crate::rules::Rule;
 use crate::units::Speed;
@@ -223,7 +223,7 @@ pub fn note(pf: &Platform, os: &str, groups: &[PortGroup]) -> Option<Note> {
 
 /// Interface names of every port of one platform in one layout, by port number.
 pub struct PortCache {
-    names: Vec<String>,
+    names: Vec<Name>,
 }
 
 impl PortCache {
@@ -231,20 +231,24 @@ impl PortCache {
     pub fn new(pf: &Platform, groups: &[PortGroup]) -> PortCache {
         if groups.is_empty() {
             return PortCache {
-                names: (1..=pf.ports.count).map(|p| pf.interface_name(p)).collect(),
+                names: (1..=pf.ports.count)
+                    .map(|p| pf.interface_name(p).into())
+                    .collect(),
             };
         }
         let mut names = Vec::new();
         for g in groups {
             for panel in g.first_panel..g.first_panel + g.panels {
-                names.extend((1..=g.children).map(|c| pf.child_name(panel, c, g.children)));
+                names.extend(
+                    (1..=g.children).map(|c| Name::from(pf.child_name(panel, c, g.children))),
+                );
             }
         }
         PortCache { names }
     }
 
-    /// The name of port `port` (1-based).
-    pub fn name(&self, port: u32) -> &str {
+    /// The name of port `port` (1-based), shared by every interface on that port.
+    pub fn name(&self, port: u32) -> &Name {
         &self.names[port as usize - 1]
     }
 
@@ -280,10 +284,10 @@ mod tests {
         assert_eq!((g[1].first_panel, g[1].panels, g[1].children), (33, 32, 1));
         let c = PortCache::new(p, &g);
         assert_eq!(c.count(), 96);
-        assert_eq!(c.name(1), "Ethernet1/1");
-        assert_eq!(c.name(2), "Ethernet1/5");
-        assert_eq!(c.name(64), "Ethernet32/5");
-        assert_eq!(c.name(65), "Ethernet33/1");
+        assert_eq!(&**c.name(1), "Ethernet1/1");
+        assert_eq!(&**c.name(2), "Ethernet1/5");
+        assert_eq!(&**c.name(64), "Ethernet32/5");
+        assert_eq!(&**c.name(65), "Ethernet33/1");
     }
 
     #[test]
@@ -309,6 +313,6 @@ mod tests {
         let p = pf("nxos/n9k-c9364d-gx2a");
         let g = layout(p, "x", "leaf", need(32, 400, 32, 400)).unwrap();
         assert!(g.is_empty());
-        assert_eq!(PortCache::new(p, &g).name(5), "Ethernet1/5");
+        assert_eq!(&**PortCache::new(p, &g).name(5), "Ethernet1/5");
     }
 }

@@ -14,7 +14,7 @@ use super::stable::{self, Cable, Index, Ports};
 use crate::diag::Finding;
 use crate::intent::{Intent, Role, Topology};
 use crate::model::{
-    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, NicEnd, PortGroup,
+    BgpPlan, Device, Direction, FabricModel, Interface, Link, LinkTier, Name, NicEnd, PortGroup,
     PortKind, QosPlan, Summary, UnusedPort,
 };
 use crate::place::{self, Overridable, Placement};
@@ -76,7 +76,7 @@ pub struct DraftLink {
     /// Lower end (None for a server).
     pub lower: Option<End>,
     /// Server name and NIC, for server links.
-    pub server: Option<(String, String)>,
+    pub server: Option<(Name, Name)>,
     /// The NIC and NIC port of a server link.
     pub nic: Option<NicEnd>,
     /// Upper end.
@@ -104,6 +104,8 @@ pub struct Draft {
     pub links: Vec<DraftLink>,
     /// Counts.
     pub summary: Summary,
+    /// Each device's hostname, as the links name it.
+    pub hostnames: Vec<Name>,
 }
 
 impl Draft {
@@ -114,10 +116,11 @@ impl Draft {
             devices,
             links,
             summary,
+            hostnames,
         } = self;
-        let names = |e: &End| -> (String, String) {
+        let names = |e: &End| -> (Name, Name) {
             let d = &devices[e.dev];
-            (d.hostname.clone(), d.interfaces[e.iface].name.clone())
+            (hostnames[e.dev].clone(), d.interfaces[e.iface].name.clone())
         };
         let links = links
             .into_par_iter()
@@ -125,7 +128,7 @@ impl Draft {
                 let (a, a_port) = match (&l.lower, l.server) {
                     (Some(e), _) => names(e),
                     (None, Some(server)) => server,
-                    (None, None) => (String::new(), String::new()),
+                    (None, None) => (Name::from(""), Name::from("")),
                 };
                 let (b, b_port) = names(&l.upper);
                 Link {
@@ -198,6 +201,7 @@ pub fn build(
         devices,
         links,
         summary: summary(s),
+        hostnames: w.hostnames,
     })
 }
 
@@ -361,6 +365,8 @@ struct Wiring<'a> {
     ports: PortCaches,
     /// Whether ports and cables are built for each device (`--only`).
     selected: Vec<bool>,
+    /// Every device's hostname, shared by the interfaces and cables that name it.
+    hostnames: Vec<Name>,
     mtu: u32,
     server_cable: u32,
     leaf_spine_cable: u32,
@@ -396,6 +402,10 @@ impl<'a> Wiring<'a> {
             selected: devices
                 .iter()
                 .map(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+                .collect(),
+            hostnames: devices
+                .iter()
+                .map(|d| Name::from(d.hostname.as_str()))
                 .collect(),
             mtu: intent.fabric.mtu,
             server_cable: c.server.metres(),
@@ -522,9 +532,9 @@ fn leaf_servers(
 /// Server hostnames and NIC names, expanded once (not once per NIC port): every server's hostname
 /// by number, and the NIC names of the first server's rails and ports.
 struct ServerNames {
-    servers: Vec<Result<String, String>>,
+    servers: Vec<Result<Name, String>>,
     per_group: u32,
-    nics: BTreeMap<(u32, u32), Result<String, String>>,
+    nics: BTreeMap<(u32, u32), Result<Name, String>>,
 }
 
 impl ServerNames {
@@ -533,14 +543,14 @@ impl ServerNames {
         let per_group = s.servers_per_group.max(1);
         let servers = (0..s.servers)
             .into_par_iter()
-            .map(|i| server_name(t, i + 1, i / per_group + 1, i % per_group))
+            .map(|i| server_name(t, i + 1, i / per_group + 1, i % per_group).map(Name::from))
             .collect();
         let mut nics = BTreeMap::new();
         for j in 0..s.leaves_per_group() {
             for k in 0..s.ports_per_leaf() {
                 let n = s.homes.nic_port(j, k);
                 nics.entry((n.rail, n.port))
-                    .or_insert_with(|| nic_name(t, n));
+                    .or_insert_with(|| nic_name(t, n).map(Name::from));
             }
         }
         ServerNames {
@@ -558,16 +568,16 @@ impl ServerNames {
         server_no: u32,
         group: u32,
         n: NicPort,
-    ) -> Result<(String, String), Vec<Finding>> {
+    ) -> Result<(Name, Name), Vec<Finding>> {
         let i = server_no - 1;
         let expanded = (group, n.slot) == (i / self.per_group + 1, i % self.per_group);
         let sname = match self.servers.get(i as usize) {
             Some(name) if expanded => name.clone(),
-            _ => server_name(t, server_no, group, n.slot),
+            _ => server_name(t, server_no, group, n.slot).map(Name::from),
         };
         let nic = match self.nics.get(&(n.rail, n.port)) {
             Some(name) => name.clone(),
-            None => nic_name(t, n),
+            None => nic_name(t, n).map(Name::from),
         };
         names_or_finding(sname, nic)
     }
@@ -595,9 +605,9 @@ fn nic_name(t: &Topology, n: NicPort) -> Result<String, String> {
 
 /// A server's hostname and NIC name, or why they are unsafe (`AIF-NAME-003`; the hostname first).
 fn names_or_finding(
-    sname: Result<String, String>,
-    nic: Result<String, String>,
-) -> Result<(String, String), Vec<Finding>> {
+    sname: Result<Name, String>,
+    nic: Result<Name, String>,
+) -> Result<(Name, Name), Vec<Finding>> {
     match (sname, nic) {
         (Ok(a), Ok(b)) => Ok((a, b)),
         (Err(e), _) => Err(vec![
@@ -763,9 +773,8 @@ fn device_interfaces(
     let n = servers.len();
     let cache = w.ports_of(&devices[di]);
     let build = |p: &FabricPort| {
-        let peer = &devices[p.peer.0];
-        let peer_port = w.ports_of(peer).name(p.peer.1);
-        let peer = (peer.hostname.as_str(), peer_port);
+        let peer_port = w.ports_of(&devices[p.peer.0]).name(p.peer.1);
+        let peer = (&w.hostnames[p.peer.0], peer_port);
         let kind = PortKind::Fabric;
         interface(
             cache,
@@ -831,7 +840,7 @@ fn unused_ports(w: &Wiring, devices: &mut [DraftDevice]) {
                     continue;
                 }
                 unused.push(UnusedPort {
-                    name: cache.name(port).to_string(),
+                    name: Name::clone(cache.name(port)),
                     port,
                 });
             }
@@ -877,13 +886,13 @@ fn ratio_text(down: u64, up: u64) -> String {
 
 fn placeholder_interface() -> Interface {
     Interface {
-        name: String::new(),
+        name: Name::from(""),
         port: 0,
         kind: PortKind::Fabric,
         direction: Direction::Down,
         speed_gbps: 0,
-        peer: String::new(),
-        peer_port: String::new(),
+        peer: Name::from(""),
+        peer_port: Name::from(""),
         description: String::new(),
         address: None,
         ip: None,
@@ -903,19 +912,19 @@ fn interface(
     kind: PortKind,
     direction: Direction,
     speed_gbps: u32,
-    (peer, peer_port): (&str, &str),
+    (peer, peer_port): (&Name, &Name),
     mtu: u32,
     cable_m: u32,
 ) -> Interface {
     Interface {
-        name: cache.name(port).to_string(),
+        name: Name::clone(cache.name(port)),
         port,
         kind,
         direction,
         speed_gbps,
-        peer: peer.to_string(),
-        peer_port: peer_port.to_string(),
-        description: [peer, ":", peer_port].concat(),
+        description: [&**peer, ":", peer_port].concat(),
+        peer: Name::clone(peer),
+        peer_port: Name::clone(peer_port),
         address: None,
         ip: None,
         peer_ip: None,

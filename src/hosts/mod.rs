@@ -70,16 +70,23 @@ pub fn each(
         return Ok((0, 0));
     };
     let servers = servers(model)?;
-    let per_server: Result<Vec<u64>, String> = servers
-        .par_iter()
-        .map(|s| {
-            let f = netplan_file(meta, plan, s);
-            sink(&f)?;
-            Ok(f.content.len() as u64)
-        })
-        .collect();
+    // The shared files (one of them, the Spiderpool document, covers every server) are built beside
+    // the per-server ones.
+    let (per_server, shared) = rayon::join(
+        || -> Result<Vec<u64>, String> {
+            servers
+                .par_iter()
+                .map(|s| {
+                    let f = netplan_file(meta, plan, s);
+                    sink(&f)?;
+                    Ok(f.content.len() as u64)
+                })
+                .collect()
+        },
+        || shared(meta, model, plan, &servers),
+    );
     let mut total = (servers.len(), per_server?.iter().sum());
-    for f in shared(meta, model, plan, &servers)? {
+    for f in shared? {
         sink(&f)?;
         total.0 += 1;
         total.1 += f.content.len() as u64;

@@ -67,7 +67,7 @@ pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
         .filter(|l| l.tier == LinkTier::ServerLeaf)
     {
         let leaf = *leaves
-            .get(l.b.as_str())
+            .get(l.b.as_ref())
             .ok_or_else(|| format!("server link {}:{} has no leaf {}", l.a, l.a_port, l.b))?;
         let k = next_on_leaf.entry(leaf.hostname.as_str()).or_insert(0);
         let end = l
@@ -77,7 +77,7 @@ pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
             .map_err(|e| format!("{}:{}: {e}", l.a, l.a_port))?;
         (nic.rail, nic.port) = (end.rail, end.port);
         *k += 1;
-        let at = *index.entry(l.a.as_str()).or_insert_with(|| {
+        let at = *index.entry(l.a.as_ref()).or_insert_with(|| {
             out.push(Server {
                 name: &l.a,
                 nics: Vec::new(),

@@ -25,7 +25,7 @@ fn live(model: &FabricModel) -> Lock {
         .devices
         .par_iter()
         .map(|d| {
-            let by_name = d.interfaces.iter().map(|i| (i.name.as_str(), i.port));
+            let by_name = d.interfaces.iter().map(|i| (i.name.as_ref(), i.port));
             (d.hostname.as_str(), by_name.collect())
         })
         .collect();
@@ -56,9 +56,9 @@ fn live(model: &FabricModel) -> Lock {
         .map(|l| {
             let (subnet, up) = (l.subnet.as_ref()?, port(&l.b, &l.b_port)?);
             if l.tier == LinkTier::ServerLeaf {
-                return (!rail.contains(l.b.as_str())).then(|| {
+                return (!rail.contains(l.b.as_ref())).then(|| {
                     Entry::Server(LockServer {
-                        leaf: l.b.clone(),
+                        leaf: l.b.to_string(),
                         port: up,
                         subnet: subnet.clone(),
                         retired: false,
@@ -66,9 +66,9 @@ fn live(model: &FabricModel) -> Lock {
                 });
             }
             Some(Entry::Link(LockLink {
-                lower: l.a.clone(),
+                lower: l.a.to_string(),
                 lower_port: port(&l.a, &l.a_port)?,
-                upper: l.b.clone(),
+                upper: l.b.to_string(),
                 upper_port: up,
                 subnet: subnet.clone(),
                 retired: false,

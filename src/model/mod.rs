@@ -15,6 +15,11 @@ use std::sync::Arc;
 
 pub mod hosts;
 
+/// A name that many places of the model mention (a port, a device, a server, a NIC): stored once and
+/// shared, so that the half a million interfaces, neighbours and links of a 100K-GPU fabric do not each
+/// carry their own copies. It prints and serializes as the plain string.
+pub type Name = Arc<str>;
+
 /// The compiled fabric.
 #[derive(Clone, Debug, Serialize)]
 pub struct FabricModel {
@@ -208,7 +213,7 @@ pub fn locate(groups: &[PortGroup], port: u32) -> Option<PortPlace> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UnusedPort {
     /// OS interface name (`Ethernet1/17`, `Ethernet17/1`, `Ethernet64`).
-    pub name: String,
+    pub name: Name,
     /// Port number, 1-based: the front-panel port, or a child's place when ports are broken out
     /// ([`Device::locate`]).
     pub port: u32,
@@ -218,7 +223,7 @@ pub struct UnusedPort {
 #[derive(Clone, Debug, Serialize)]
 pub struct Interface {
     /// OS interface name (`Ethernet1/5`, `Ethernet5/1`, `Ethernet32`).
-    pub name: String,
+    pub name: Name,
     /// Port number, 1-based: the front-panel port, or a child's place when ports are broken out
     /// ([`Device::locate`]).
     pub port: u32,
@@ -229,9 +234,9 @@ pub struct Interface {
     /// Speed in Gbit/s.
     pub speed_gbps: u32,
     /// Peer device or server name.
-    pub peer: String,
+    pub peer: Name,
     /// Peer port name.
-    pub peer_port: String,
+    pub peer_port: Name,
     /// `peer:peer_port`, the interface description.
     pub description: String,
     /// Routed address with prefix length (`10.1.0.0/31`); None for a port in the server VLAN.
@@ -286,7 +291,7 @@ pub struct BgpPlan {
 #[derive(Clone, Debug, Serialize)]
 pub struct Peer {
     /// Hostname.
-    pub name: String,
+    pub name: Name,
     /// Role.
     pub role: Role,
 }
@@ -301,11 +306,11 @@ pub struct Neighbor {
     /// Neighbor ASN.
     pub remote_as: u32,
     /// Neighbor hostname.
-    pub peer: String,
+    pub peer: Name,
     /// Neighbor's port.
-    pub peer_port: String,
+    pub peer_port: Name,
     /// Our interface.
-    pub interface: String,
+    pub interface: Name,
     /// Our front-panel port number (neighbors are listed in port order).
     pub port: u32,
     /// `peer:peer_port`.
@@ -455,7 +460,7 @@ pub struct DlbPlan {
     /// Flowlet gap, microseconds.
     pub flowlet_gap_us: Option<u64>,
     /// The uplinks.
-    pub interfaces: Vec<String>,
+    pub interfaces: Vec<Name>,
     /// Support level of the platform's DLB CLI.
     pub support: Support,
 }
@@ -613,13 +618,13 @@ pub struct Link {
     /// Tier.
     pub tier: LinkTier,
     /// Lower end: device or server name.
-    pub a: String,
+    pub a: Name,
     /// Lower end port name.
-    pub a_port: String,
+    pub a_port: Name,
     /// Upper end: device name.
-    pub b: String,
+    pub b: Name,
     /// Upper end port name.
-    pub b_port: String,
+    pub b_port: Name,
     /// Speed, Gbit/s.
     pub speed_gbps: u32,
     /// Cable length, metres.

@@ -243,9 +243,10 @@ impl Renderer {
     }
 
     /// Renders every device in parallel and hands each file to `sink` as soon as it exists (for
-    /// streaming writes: the fabric's output is never all in memory), then the inventory and the host
-    /// files ([`crate::hosts`], not with `only`). Calls `tick`
-    /// after each device. Returns the number of files and bytes.
+    /// streaming writes: the fabric's output is never all in memory); the inventory and the host files
+    /// ([`crate::hosts`], not with `only`) are built beside the devices, so that their one-file parts
+    /// do not run alone at the end. Calls `tick` after each device. Returns the number of files and
+    /// bytes, or every error.
     pub fn fabric_each(
         &self,
         meta: &Meta,
@@ -254,7 +255,47 @@ impl Renderer {
         sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
         tick: &(dyn Fn() + Sync),
     ) -> Result<(usize, u64), Vec<String>> {
-        let results: Vec<Result<(usize, u64), String>> = model
+        let inventory = || {
+            let inv = inventory::inventory(model, self.catalog);
+            sink(&inv).map(|()| (1, inv.content.len() as u64))
+        };
+        // The host files need every server link: a render narrowed by `only` keeps the old ones.
+        let hosts = || match only {
+            Some(_) => Ok((0, 0)),
+            None => crate::hosts::each(meta, model, sink),
+        };
+        let (devices, (inv, hosts)) = rayon::join(
+            || self.devices_each(meta, model, only, sink, tick),
+            || rayon::join(inventory, hosts),
+        );
+        let mut errs = Vec::new();
+        let (mut n, mut bytes) = (0, 0);
+        for r in devices.into_iter().chain([inv, hosts]) {
+            match r {
+                Ok((a, b)) => {
+                    n += a;
+                    bytes += b;
+                }
+                Err(e) => errs.push(e),
+            }
+        }
+        if errs.is_empty() {
+            Ok((n, bytes))
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// Each device's files handed to `sink`, in parallel: per device, its file count and bytes.
+    fn devices_each(
+        &self,
+        meta: &Meta,
+        model: &FabricModel,
+        only: Option<&globset::GlobMatcher>,
+        sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
+        tick: &(dyn Fn() + Sync),
+    ) -> Vec<Result<(usize, u64), String>> {
+        model
             .devices
             .par_iter()
             .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
@@ -268,29 +309,7 @@ impl Renderer {
                 tick();
                 Ok((files.len(), bytes))
             })
-            .collect();
-        let mut errs = Vec::new();
-        let (mut n, mut bytes) = (0, 0);
-        for r in results {
-            match r {
-                Ok((a, b)) => {
-                    n += a;
-                    bytes += b;
-                }
-                Err(e) => errs.push(e),
-            }
-        }
-        if !errs.is_empty() {
-            return Err(errs);
-        }
-        let inv = inventory::inventory(model, self.catalog);
-        sink(&inv).map_err(|e| vec![e])?;
-        // The host files need every server link: a render narrowed by `only` keeps the old ones.
-        let (hn, hbytes) = match only {
-            Some(_) => (0, 0),
-            None => crate::hosts::each(meta, model, sink).map_err(|e| vec![e])?,
-        };
-        Ok((n + 1 + hn, bytes + inv.content.len() as u64 + hbytes))
+            .collect()
     }
 
     /// [`Renderer::fabric`], calling `tick` after each device (for a progress bar).

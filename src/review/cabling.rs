@@ -14,12 +14,12 @@ fn ends(m: &FabricModel) -> BTreeMap<End<'_>, End<'_>> {
     let mut out = BTreeMap::new();
     for l in &m.links {
         out.insert(
-            (l.a.as_str(), l.a_port.as_str()),
-            (l.b.as_str(), l.b_port.as_str()),
+            (l.a.as_ref(), l.a_port.as_ref()),
+            (l.b.as_ref(), l.b_port.as_ref()),
         );
         out.insert(
-            (l.b.as_str(), l.b_port.as_str()),
-            (l.a.as_str(), l.a_port.as_str()),
+            (l.b.as_ref(), l.b_port.as_ref()),
+            (l.a.as_ref(), l.a_port.as_ref()),
         );
     }
     out

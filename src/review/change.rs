@@ -674,9 +674,9 @@ fn changed_ports<'a>(
     let mut sw = BTreeSet::new();
     for &(a, b) in &s.both {
         let ai: BTreeMap<&str, &Interface> =
-            a.interfaces.iter().map(|i| (i.name.as_str(), i)).collect();
+            a.interfaces.iter().map(|i| (i.name.as_ref(), i)).collect();
         for ib in &b.interfaces {
-            let Some(ia) = ai.get(ib.name.as_str()) else {
+            let Some(ia) = ai.get(ib.name.as_ref()) else {
                 continue;
             };
             if differ(ia, ib) {

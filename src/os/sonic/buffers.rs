@@ -174,7 +174,7 @@ pub(super) fn add<'a>(
                 (Some(p), Some(n)) => Cow::Borrowed(p.headroom[n].cable_length.as_str()),
                 _ => Cow::Owned(format!("{}m", i.cable_m)),
             };
-            (Cow::Borrowed(i.name.as_str()), Value::Text(length))
+            (Cow::Borrowed(i.name.as_ref()), Value::Text(length))
         })
         .collect();
     db.put(

@@ -49,7 +49,7 @@ fn unused_ports<'a>(
                 ("speed", Value::Num(row.speed)),
             ];
             Ok((
-                Cow::Borrowed(u.name.as_str()),
+                Cow::Borrowed(&*u.name),
                 Row::new(fields.into_iter().chain(fec)),
             ))
         })
@@ -160,7 +160,7 @@ pub(super) fn add<'a>(
 
     let (mut port, mut neighbor) = (Vec::new(), Vec::new());
     for i in &order.plain {
-        let name = Cow::Borrowed(i.name.as_str());
+        let name = Cow::Borrowed(i.name.as_ref());
         let row = port_row(d, sku, i.port, &i.name)?;
         let fec = sku.fec_of(&row).map(|f| ("fec", f.as_str().into()));
         let fields = [
@@ -186,7 +186,7 @@ pub(super) fn add<'a>(
     if !d.bgp.peers.is_empty() {
         let rows = d.bgp.peers.iter().map(|p| {
             let row = Row::new([("type", device_type(p.role).into())]);
-            (Cow::Borrowed(p.name.as_str()), row)
+            (Cow::Borrowed(p.name.as_ref()), row)
         });
         db.put("DEVICE_NEIGHBOR_METADATA", Table::owned(rows.collect()));
     }

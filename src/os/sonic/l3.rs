@@ -22,7 +22,7 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
     let mut routed = Vec::new();
     for i in &d.interfaces {
         if let Some(a) = i.address.as_deref().filter(|a| !a.is_empty()) {
-            routed.push((Cow::Borrowed(i.name.as_str()), Row::empty()));
+            routed.push((Cow::Borrowed(i.name.as_ref()), Row::empty()));
             routed.push((key(&[&i.name, "|", a]), Row::empty()));
         }
     }

@@ -41,7 +41,7 @@ impl WatchdogParts {
     pub(super) fn add<'a>(&'a self, db: &mut ConfigDb<'a>, order: &PortOrder<'a>) {
         let mut rows = Vec::with_capacity(order.plain.len() + 1);
         for i in &order.plain {
-            rows.push((Cow::Borrowed(i.name.as_str()), Part::Shared(&self.port)));
+            rows.push((Cow::Borrowed(i.name.as_ref()), Part::Shared(&self.port)));
         }
         rows.push((Cow::Borrowed("GLOBAL"), Part::Shared(&self.global)));
         db.put("PFC_WD", Table::new(rows));

@@ -157,7 +157,7 @@ impl QosParts {
         }
         let mut ports = Vec::with_capacity(order.plain.len() + 1);
         for i in &order.plain {
-            ports.push((Cow::Borrowed(i.name.as_str()), Part::Shared(&self.port)));
+            ports.push((Cow::Borrowed(i.name.as_ref()), Part::Shared(&self.port)));
         }
         ports.push((Cow::Borrowed("global"), Part::Shared(&self.global)));
         db.put("PORT_QOS_MAP", Table::new(ports));
