@@ -238,7 +238,7 @@ fn invariants(m: &FabricModel) {
             assert_eq!(lower.peer_ip, Some(ui));
             assert_eq!(
                 format!("{}/31", std::net::Ipv4Addr::from(u32::from(ui))),
-                subnet
+                &*subnet
             );
         } else if let Some(s) = &l.subnet
             && s.ends_with("/31")

@@ -125,7 +125,7 @@ fn ports_kept(m1: &FabricModel, m2: &FabricModel) {
 fn pairs(l: &Lock) -> BTreeMap<(String, String), Vec<&LockLink>> {
     let mut m: BTreeMap<(String, String), Vec<&LockLink>> = BTreeMap::new();
     for k in l.links.iter().filter(|k| !k.retired) {
-        m.entry((k.lower.clone(), k.upper.clone()))
+        m.entry((k.lower.to_string(), k.upper.to_string()))
             .or_default()
             .push(k);
     }

@@ -20,7 +20,9 @@ use super::stable::{Blocks, Index, take_free, v4};
 use super::topology::{Draft, DraftDevice, DraftLink, End};
 use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
-use crate::model::{AddressPool, LinkTier, ManagementAddr, Neighbor, Peer, PoolUse, ServerSubnet};
+use crate::model::{
+    AddressPool, LinkTier, ManagementAddr, Name, Neighbor, Peer, PoolUse, ServerSubnet,
+};
 use crate::rules::Rule;
 use crate::spell;
 use foldhash::{HashSet, HashSetExt as _};
@@ -313,7 +315,7 @@ fn loopbacks(lo: &Pool, s: &Shape, f: &mut Draft) {
 fn loopback_networks(f: &mut Draft) {
     for d in f.devices.iter_mut() {
         let lo_net = spell::prefix(d.loopback, 32);
-        d.bgp.networks.push(lo_net);
+        d.bgp.networks.push(lo_net.into());
     }
 }
 
@@ -429,7 +431,7 @@ fn server_31s(
     }
     links.par_iter_mut().zip(per_link).for_each(|(l, b)| {
         if let Some(b) = b {
-            l.subnet = Some(spell::prefix(sl.addr(2 * b), 31));
+            l.subnet = Some(spell::prefix(sl.addr(2 * b), 31).into());
         }
     });
     let links = &*links;
@@ -507,7 +509,7 @@ fn rail_subnets(
             gateway_ip: gw,
             prefix_len: plen,
         });
-        d.bgp.networks.push(format!("{net}/{plen}"));
+        d.bgp.networks.push(format!("{net}/{plen}").into());
     }
     for l in f
         .links
@@ -516,7 +518,10 @@ fn rail_subnets(
     {
         let d = &mut f.devices[l.upper.dev];
         d.interfaces[l.upper.iface].vlan = Some(vlan);
-        l.subnet = d.server_subnet.as_ref().map(|s| s.prefix.clone());
+        l.subnet = d
+            .server_subnet
+            .as_ref()
+            .map(|s| Name::from(s.prefix.as_str()));
     }
     Ok(())
 }
@@ -538,7 +543,7 @@ fn fabric_31s(fl: &Pool, f: &mut Draft, held: &mut Blocks) -> Result<(), Vec<Fin
     let Draft { devices, links, .. } = f;
     links.par_iter_mut().zip(&blocks).for_each(|(l, b)| {
         if let (Some(b), Some(_)) = (b, l.lower) {
-            l.subnet = Some(spell::prefix(fl.addr(2 * b), 31));
+            l.subnet = Some(spell::prefix(fl.addr(2 * b), 31).into());
         }
     });
     let mut ends: Vec<Vec<LinkEnd>> = devices.iter().map(|_| Vec::new()).collect();
@@ -611,7 +616,7 @@ impl LinkEnd {
     /// neighbor; the peer's name and port come from the interface, which faces it.
     fn connect(&self, d: &mut DraftDevice, (asn, role): (u32, Role)) {
         let ifc = &mut d.dev.interfaces[self.end.iface];
-        ifc.address = Some(spell::prefix(self.ip, 31));
+        ifc.address = Some(spell::prefix(self.ip, 31).into());
         ifc.ip = Some(self.ip);
         ifc.peer_ip = Some(self.peer_ip);
         let neighbor = Neighbor {

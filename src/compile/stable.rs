@@ -175,7 +175,7 @@ impl<'a> Index<'a> {
                 even: b.map(|(first, _)| first),
             })
             .collect();
-        let pair = |k: &Kept<'a>| (k.link.lower.as_str(), k.link.upper.as_str());
+        let pair = |k: &Kept<'a>| (k.link.lower.as_ref(), k.link.upper.as_ref());
         if !kept.is_sorted_by_key(pair) {
             kept.par_sort_by_key(pair);
         }
@@ -202,7 +202,7 @@ impl<'a> Index<'a> {
             if let Some(e) = e
                 && !v.retired
             {
-                servers.insert((v.leaf.as_str(), v.port), *e);
+                servers.insert((v.leaf.as_ref(), v.port), *e);
             }
         }
         let held = evens.into_iter().flatten().map(|e| (e as u64, 2)).collect();

@@ -88,7 +88,7 @@ pub struct DraftLink {
     /// Cable metres.
     pub cable_m: u32,
     /// Subnet text, once addressed.
-    pub subnet: Option<String>,
+    pub subnet: Option<Name>,
     /// The subnet's first address when the lock keeps it (`None`: allocate from `seq`).
     pub pinned: Option<u32>,
 }

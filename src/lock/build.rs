@@ -58,7 +58,7 @@ fn live(model: &FabricModel) -> Lock {
             if l.tier == LinkTier::ServerLeaf {
                 return (!rail.contains(l.b.as_ref())).then(|| {
                     Entry::Server(LockServer {
-                        leaf: l.b.to_string(),
+                        leaf: l.b.clone(),
                         port: up,
                         subnet: subnet.clone(),
                         retired: false,
@@ -66,9 +66,9 @@ fn live(model: &FabricModel) -> Lock {
                 });
             }
             Some(Entry::Link(LockLink {
-                lower: l.a.to_string(),
+                lower: l.a.clone(),
                 lower_port: port(&l.a, &l.a_port)?,
-                upper: l.b.to_string(),
+                upper: l.b.clone(),
                 upper_port: up,
                 subnet: subnet.clone(),
                 retired: false,
@@ -117,7 +117,7 @@ fn retire(lock: &mut Lock, prev: &Lock, model: &FabricModel) {
     for k in prev
         .links
         .iter()
-        .filter(|k| !present.contains(k.lower.as_str()) || !present.contains(k.upper.as_str()))
+        .filter(|k| !present.contains(k.lower.as_ref()) || !present.contains(k.upper.as_ref()))
     {
         lock.links.push(LockLink {
             retired: true,
@@ -127,15 +127,15 @@ fn retire(lock: &mut Lock, prev: &Lock, model: &FabricModel) {
     let ports: HashSet<(&str, u32)> = lock
         .servers
         .iter()
-        .map(|v| (v.leaf.as_str(), v.port))
+        .map(|v| (v.leaf.as_ref(), v.port))
         .collect();
-    let subnets: HashSet<&str> = lock.servers.iter().map(|v| v.subnet.as_str()).collect();
+    let subnets: HashSet<&str> = lock.servers.iter().map(|v| v.subnet.as_ref()).collect();
     // A server port the fabric no longer uses (its leaf left, or the group shrank): reserved.
     let gone: Vec<LockServer> = prev
         .servers
         .iter()
         .filter(|v| {
-            !ports.contains(&(v.leaf.as_str(), v.port)) && !subnets.contains(v.subnet.as_str())
+            !ports.contains(&(v.leaf.as_ref(), v.port)) && !subnets.contains(v.subnet.as_ref())
         })
         .map(|v| LockServer {
             retired: true,
@@ -227,12 +227,12 @@ fn ends(lock: &Lock) -> HashMap<End<'_>, (&str, u32, &str)> {
     let mut m = HashMap::with_capacity(lock.links.len() * 2);
     for k in lock.links.iter().filter(|k| !k.retired) {
         m.insert(
-            (k.lower.as_str(), k.lower_port),
-            (k.upper.as_str(), k.upper_port, k.subnet.as_str()),
+            (k.lower.as_ref(), k.lower_port),
+            (k.upper.as_ref(), k.upper_port, k.subnet.as_ref()),
         );
         m.insert(
-            (k.upper.as_str(), k.upper_port),
-            (k.lower.as_str(), k.lower_port, k.subnet.as_str()),
+            (k.upper.as_ref(), k.upper_port),
+            (k.lower.as_ref(), k.lower_port, k.subnet.as_ref()),
         );
     }
     m
@@ -282,16 +282,16 @@ fn servers_moved(
         .servers
         .iter()
         .filter(|v| !v.retired)
-        .map(|v| ((v.leaf.as_str(), v.port), v.subnet.as_str()))
+        .map(|v| ((v.leaf.as_ref(), v.port), v.subnet.as_ref()))
         .collect();
     for v in old.servers.iter().filter(|v| !v.retired) {
-        if !present.contains_key(v.leaf.as_str()) {
+        if !present.contains_key(v.leaf.as_ref()) {
             continue;
         }
-        if let Some(s) = after.get(&(v.leaf.as_str(), v.port))
-            && *s != v.subnet
+        if let Some(s) = after.get(&(v.leaf.as_ref(), v.port))
+            && *s != &*v.subnet
         {
-            out.entry(v.leaf.clone())
+            out.entry(v.leaf.to_string())
                 .or_default()
                 .push(format!("server port {}: {} -> {s}", v.port, v.subnet));
         }

@@ -6,6 +6,7 @@
 //! reads the file with the YAML reader instead, which also locates problems.
 
 use super::{Lock, LockDevice, LockLink, LockServer};
+use crate::model::Name;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// One entry's fields, in file order.
@@ -188,11 +189,11 @@ fn link(f: &Fields) -> Option<LockLink> {
         ],
     )?;
     Some(LockLink {
-        lower: lower?.text()?.to_string(),
+        lower: Name::from(lower?.text()?),
         lower_port: u32_of(lp)?,
-        upper: upper?.text()?.to_string(),
+        upper: Name::from(upper?.text()?),
         upper_port: u32_of(up)?,
-        subnet: subnet?.text()?.to_string(),
+        subnet: Name::from(subnet?.text()?),
         retired: retired(ret)?,
     })
 }
@@ -200,9 +201,9 @@ fn link(f: &Fields) -> Option<LockLink> {
 fn server(f: &Fields) -> Option<LockServer> {
     let [leaf, port, subnet, ret] = pick(f, ["leaf", "port", "subnet", "retired"])?;
     Some(LockServer {
-        leaf: leaf?.text()?.to_string(),
+        leaf: Name::from(leaf?.text()?),
         port: u32_of(port)?,
-        subnet: subnet?.text()?.to_string(),
+        subnet: Name::from(subnet?.text()?),
         retired: retired(ret)?,
     })
 }

@@ -12,6 +12,7 @@ pub mod check;
 mod fast;
 pub mod read;
 
+use crate::model::Name;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -67,15 +68,15 @@ pub struct LockDevice {
 #[serde(deny_unknown_fields)]
 pub struct LockLink {
     /// The lower-tier switch.
-    pub lower: String,
+    pub lower: Name,
     /// Its front-panel port number (1-based).
     pub lower_port: u32,
     /// The upper-tier switch.
-    pub upper: String,
+    pub upper: Name,
     /// Its front-panel port number (1-based).
     pub upper_port: u32,
     /// The link's /31 (from `fabric_links`); the upper switch takes the even address.
-    pub subnet: String,
+    pub subnet: Name,
     /// An end left the fabric; the /31 stays reserved until released.
     #[serde(default, skip_serializing_if = "is_false")]
     pub retired: bool,
@@ -86,11 +87,11 @@ pub struct LockLink {
 #[serde(deny_unknown_fields)]
 pub struct LockServer {
     /// The leaf.
-    pub leaf: String,
+    pub leaf: Name,
     /// The leaf's front-panel port number (1-based).
     pub port: u32,
     /// The /31 (from `server_links`); the leaf takes the even address.
-    pub subnet: String,
+    pub subnet: Name,
     /// The leaf or the port left the fabric; the /31 stays reserved until released.
     #[serde(default, skip_serializing_if = "is_false")]
     pub retired: bool,

@@ -338,8 +338,8 @@ fn any_twice(lock: &super::Lock) -> bool {
         twice(
             d.len() + k.len() + v.len(),
             (d.iter().filter_map(|d| d.server_subnet.as_deref()))
-                .chain(k.iter().map(|k| k.subnet.as_str()))
-                .chain(v.iter().map(|v| v.subnet.as_str()))
+                .chain(k.iter().map(|k| k.subnet.as_ref()))
+                .chain(v.iter().map(|v| v.subnet.as_ref()))
                 .map(Held::Subnet),
         )
     };

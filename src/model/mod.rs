@@ -240,7 +240,7 @@ pub struct Interface {
     /// `peer:peer_port`, the interface description.
     pub description: String,
     /// Routed address with prefix length (`10.1.0.0/31`); None for a port in the server VLAN.
-    pub address: Option<String>,
+    pub address: Option<Name>,
     /// Our address without prefix length.
     pub ip: Option<Ipv4Addr>,
     /// Peer's address on the /31.
@@ -284,7 +284,7 @@ pub struct BgpPlan {
     /// Each neighbor switch once, in port order of its first link (SONiC DEVICE_NEIGHBOR_METADATA).
     pub peers: Vec<Peer>,
     /// Prefixes to advertise: loopback /32, server /31s or the server subnet.
-    pub networks: Vec<String>,
+    pub networks: Vec<Name>,
 }
 
 /// A neighbor switch.
@@ -630,7 +630,7 @@ pub struct Link {
     /// Cable length, metres.
     pub cable_m: u32,
     /// The /31 (or the server subnet, in rail-subnet mode).
-    pub subnet: Option<String>,
+    pub subnet: Option<Name>,
     /// Server links: which NIC and NIC port of the server the lower end is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nic: Option<NicEnd>,

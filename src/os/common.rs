@@ -47,7 +47,7 @@ pub struct Bgp<'a> {
     /// ECMP width.
     pub maximum_paths: u32,
     /// Prefixes to advertise, in model order.
-    pub networks: &'a [String],
+    pub networks: &'a [crate::model::Name],
     /// One per fabric link, in port order.
     pub neighbors: Vec<BgpNeighbor<'a>>,
 }
