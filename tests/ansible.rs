@@ -82,15 +82,16 @@ fn run(tool_name: &str, args: &[&str]) -> Output {
 }
 
 /// `aifab render <intent> --out <tmp>`; returns the folder.
-fn render(intent: &str, name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("aifab-test-ansible-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn render(intent: &str, name: &str) -> common::Scratch {
+    let dir = common::Scratch::new(&format!("ansible-{name}"));
+    // aifab makes the folder: the scratch only names it and removes it after.
+    let _ = std::fs::remove_dir(&*dir);
     let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
         .args(["render", intent, "--out"])
         .arg(&dir)
         .arg("-q")
         .current_dir(root())
+        .env("AIFAB_CACHE_DIR", common::tmp_root().join("aifab-cache"))
         .output()
         .expect("run aifab render");
     assert!(
@@ -363,8 +364,7 @@ fn access_check_passes_on_the_goldens() {
     if skip() {
         return;
     }
-    let tmp = std::env::temp_dir().join(format!("aifab-test-vault-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).expect("tmp");
+    let tmp = common::Scratch::new("ansible-vault");
     let vault = test_vault(&tmp, "vault", EXAMPLE_VAULT);
     for g in ["pod1-1024", "mixed-sonic-nxos", "three-tier-small"] {
         let dir = root().join("golden").join(g);
@@ -428,7 +428,7 @@ fn two_fabrics_inventories_merge_apart() {
         return;
     }
     let intents = ["intents/pod1-1024.yaml", "intents/three-tier-small.yaml"];
-    let dirs: Vec<PathBuf> = intents
+    let dirs: Vec<common::Scratch> = intents
         .iter()
         .zip(["merge-a", "merge-b"])
         .map(|(i, n)| render(i, n))
@@ -481,15 +481,12 @@ fn two_fabrics_inventories_merge_apart() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("playbook: ansible/deploy.yml"));
     grouping_play_finds_each_hosts_folder(&invs, &dirs);
-    for d in dirs {
-        let _ = std::fs::remove_dir_all(d);
-    }
 }
 
 /// Runs deploy.yml's first play (group by `aifab_os`, on the control node only) and a play on the
 /// group it makes, on the merged inventories: every SONiC host of both fabrics lands in `aifab_sonic`
 /// and resolves its rendered folder to its own inventory's folder.
-fn grouping_play_finds_each_hosts_folder(invs: &[String], dirs: &[PathBuf]) {
+fn grouping_play_finds_each_hosts_folder(invs: &[String], dirs: &[common::Scratch]) {
     let deploy = std::fs::read_to_string(root().join("ansible/deploy.yml")).expect("deploy.yml");
     let start = deploy
         .find("- name: Group the hosts by OS")
@@ -531,7 +528,7 @@ fn grouping_play_finds_each_hosts_folder(invs: &[String], dirs: &[PathBuf]) {
         } else {
             &dirs[0]
         };
-        assert_eq!(Path::new(dir), want.as_path(), "{host}");
+        assert_eq!(Path::new(dir), want.path(), "{host}");
         seen += 1;
     }
     // three-tier-small has four SONiC spines; pod1-1024 has none.
@@ -811,9 +808,7 @@ fn pfc_watchdog_events_are_counted_from_each_os_json() {
     let eos_two = r#"{"interfaces": {"Ethernet1/1": {"txQueues": {"3": {"stuckCount": 2, "recoveryCount": 2}}}, "Ethernet2/1": {"txQueues": {}}}}"#;
     let nxos_one_row = r#"{"TABLE_module": {"ROW_module": {"TABLE_queuing_interface": {"ROW_queuing_interface": {"if_name_str": "Ethernet1/1 Interface PFC watchdog", "TABLE_qosgrp_stats": {"ROW_qosgrp_stats": {"eq-qosgrp": 3, "TABLE_qosgrp_stats_entry": {"ROW_qosgrp_stats_entry": {"q-stat-type": "Shutdown", "q-stat-count": "0"}}}}}}}}}"#;
     let nxos_rows = r#"{"TABLE_module": {"ROW_module": {"TABLE_queuing_interface": {"ROW_queuing_interface": [{"if_name_str": "Ethernet1/1 Interface PFC watchdog", "TABLE_qosgrp_stats": {"ROW_qosgrp_stats": {"eq-qosgrp": 3, "TABLE_qosgrp_stats_entry": {"ROW_qosgrp_stats_entry": [{"q-stat-type": "Shutdown", "q-stat-count": "1"}, {"q-stat-type": "Restored", "q-stat-count": 1}]}}}}, {"if_name_str": "Ethernet1/2 Interface PFC watchdog", "TABLE_qosgrp_stats": {"ROW_qosgrp_stats": {"eq-qosgrp": 3, "TABLE_qosgrp_stats_entry": {"ROW_qosgrp_stats_entry": {"q-stat-type": "Dropped", "q-stat-count": "5"}}}}}]}}}}"#;
-    let dir = std::env::temp_dir().join(format!("aifab-test-pfcwd-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = common::Scratch::new("ansible-pfcwd");
     let count = |json: &str, os: &str| -> String {
         let input = dir.join(format!("{os}-{}.json", json.len()));
         let out = dir.join(format!("{os}-{}.out", json.len()));

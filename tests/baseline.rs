@@ -30,11 +30,8 @@ fn aifab(args: &[&str], env: &[(&str, &str)]) -> Output {
     c.output().expect("run aifab")
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("aifab-test-baseline-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
+fn tmp(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("baseline-{name}"))
 }
 
 /// The lines of `text` between the line `start` and the line `end` (exclusive).
@@ -267,14 +264,14 @@ fn every_baseline_element_is_rendered_on_every_os() {
     }
 }
 
-/// An example intent with one line replaced.
-fn variant(name: &str, from: &str, to: &str) -> PathBuf {
+/// An example intent with one line replaced, in a scratch folder that lives as long as the first value.
+fn variant(name: &str, from: &str, to: &str) -> (common::Scratch, PathBuf) {
     let text = std::fs::read_to_string(root().join("intents/three-tier-small.yaml")).expect("read");
     assert!(text.contains(from), "{from}");
     let dir = tmp(name);
     let p = dir.join("intent.yaml");
     std::fs::write(&p, text.replacen(from, to, 1)).expect("write");
-    p
+    (dir, p)
 }
 
 /// The line number (1-based) of the first line of `path` containing `needle`.
@@ -321,7 +318,7 @@ fn clear_text_passwords_and_banner_injection_are_refused_where_they_stand() {
         ),
     ];
     for (i, (rule, from, to, marker)) in cases.iter().enumerate() {
-        let p = variant(&format!("bad{i}"), from, to);
+        let (_dir, p) = variant(&format!("bad{i}"), from, to);
         let line = line_of(
             &p,
             to.split('"')
@@ -362,7 +359,7 @@ fn clear_text_passwords_and_banner_injection_are_refused_where_they_stand() {
 #[test]
 fn an_environment_secret_reaches_only_the_written_files() {
     const VALUE: &str = "Env-Secret.v4lue-913";
-    let p = variant(
+    let (_dir, p) = variant(
         "env",
         "key: { vault: aaa_key }",
         "key: { env: AIFAB_TEST_AAA_KEY }",

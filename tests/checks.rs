@@ -285,13 +285,9 @@ fn check_validate(case: &Case) -> Result<bool, String> {
     Ok(errors)
 }
 
-/// A fresh scratch folder for one case (removed by the caller).
-fn scratch(case: &Case) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("aifab-checks-{}-{}", std::process::id(), case.stem));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
-    dir
+/// A fresh scratch folder for one case, removed when dropped.
+fn scratch(case: &Case) -> common::Scratch {
+    common::Scratch::new(&format!("checks-{}", case.stem))
 }
 
 /// `aifab render <f> --out <tmp>/out -q`: an invalid intent exits 2 and creates nothing; a valid one

@@ -4,19 +4,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn aifab() -> Command {
     Command::new(env!("CARGO_BIN_EXE_aifab"))
 }
 
-fn tmpdir(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("delivery-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
+fn tmpdir(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("delivery-{name}"))
 }
 
 fn run(args: &[&str], dirs: &[&Path]) -> Output {

@@ -161,9 +161,7 @@ fn markdown_comment_matches_golden() {
 
 #[test]
 fn against_a_git_revision() {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-git-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::Scratch::new("diff-git");
     std::fs::create_dir_all(dir.join("intents")).expect("mkdir");
     let git = |args: &[&str]| common::git(&dir, args);
     git(&["init", "-q"]);

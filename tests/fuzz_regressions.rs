@@ -12,7 +12,8 @@ fn fuzz_findings_are_refused_cleanly() {
     {
         let p = e.path();
         n += 1;
-        let out = std::env::temp_dir().join(format!("aifab-fuzzreg-{}-{n}", std::process::id()));
+        let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("aifab-fuzzreg-{}-{n}", std::process::id()));
         let t = std::time::Instant::now();
         let o = Command::new(env!("CARGO_BIN_EXE_aifab"))
             .arg("render")

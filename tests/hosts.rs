@@ -514,7 +514,8 @@ fn arp_settings_only_where_ports_share_a_subnet() {
 /// `--check` leaves them out of the comparison.
 #[test]
 fn only_keeps_the_host_files() {
-    let dir = std::env::temp_dir().join(format!("aifab-hosts-only-{}", std::process::id()));
+    let scratch = common::Scratch::new("hosts-only");
+    let dir = scratch.join("out");
     let out = dir.to_string_lossy().into_owned();
     let full = common::aifab(&["render", MIXED, "--out", &out, "-q"]);
     assert_eq!(full.status.code(), Some(0), "{full:?}");
@@ -547,7 +548,8 @@ fn the_nic_script_parses_as_shell() {
         .expect("nic-qos.sh");
     assert!(script.content.starts_with("#!/bin/sh\n"));
     assert!(script.content.contains("for nic in 'eth0' 'eth1'"));
-    let path = std::env::temp_dir().join(format!("aifab-nic-qos-{}.sh", std::process::id()));
+    let scratch = common::Scratch::new("hosts-nic-qos");
+    let path = scratch.join("nic-qos.sh");
     std::fs::write(&path, &script.content).expect("write");
     let out = std::process::Command::new("sh")
         .arg("-n")

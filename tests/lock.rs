@@ -5,14 +5,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 /// A scratch folder holding a copy of three-tier-small.yaml (its lock is `three-tier-small.lock.yaml`).
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("aifab-lock-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
+fn scratch(name: &str) -> common::Scratch {
+    let d = common::Scratch::new(&format!("lock-{name}"));
     std::fs::copy(
         "intents/three-tier-small.yaml",
         d.join("three-tier-small.yaml"),
@@ -26,6 +24,7 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String) {
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        .env("AIFAB_CACHE_DIR", common::tmp_root().join("aifab-cache"))
         .output()
         .expect("run aifab");
     let text = format!(

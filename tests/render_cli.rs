@@ -9,18 +9,12 @@ use std::process::Command;
 /// aifab, with its file indexes in a folder of this test run (not the user's cache).
 fn aifab() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_aifab"));
-    c.env(
-        "AIFAB_CACHE_DIR",
-        std::env::temp_dir().join(format!("aifab-test-cache-{}", std::process::id())),
-    );
+    c.env("AIFAB_CACHE_DIR", common::tmp_root().join("aifab-cache"));
     c
 }
 
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("aifab-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
+fn tmpdir(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("render-{name}"))
 }
 
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {

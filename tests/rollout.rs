@@ -151,10 +151,7 @@ fn reload_batches_come_last_and_hold_exactly_the_switches_that_reload() {
 
 #[test]
 fn against_a_revision_plans_only_the_switches_that_change() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("rollout-git-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = common::Scratch::new("rollout-git");
     let git = |args: &[&str]| common::git(&dir, args);
     git(&["init", "-q"]);
     let text = std::fs::read_to_string("intents/three-tier-small.yaml").expect("read");

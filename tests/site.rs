@@ -5,13 +5,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("aifab-test-site-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+fn temp(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("site-{name}"))
 }
 
 fn text(b: &[u8]) -> String {

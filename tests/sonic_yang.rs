@@ -987,10 +987,8 @@ fn yanglint_available() -> bool {
 }
 
 /// A scratch folder for this test binary.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("aifab-sonic-yang-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("create scratch dir");
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("sonic-yang-{name}"))
 }
 
 /// Runs yanglint with one release's models on one translated file: Ok(()) or Err(its error lines).

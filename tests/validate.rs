@@ -351,8 +351,7 @@ fn alias_bomb_fails_fast() {
 
 #[test]
 fn oversize_file_is_refused_before_parsing() {
-    let dir = std::env::temp_dir().join(format!("aifab-validate-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::Scratch::new("validate-huge");
     let path = dir.join("huge.yaml");
     let mut text = read(EXAMPLE);
     let filler = format!("# {}\n", "x".repeat(1022));

@@ -21,8 +21,15 @@ pub struct Run {
 }
 
 /// Runs `exe render <intent> --out <out>` (warnings on, as a user runs it; they go to `log` with the
-/// rest of stderr) and times it.
-pub fn render(exe: &Path, intent: &Path, out: &Path, log: &Path) -> Result<Run, String> {
+/// rest of stderr) and times it. The render keeps its file index in `cache` (`AIFAB_CACHE_DIR`), inside
+/// the bench's run folder, so that the indexes of the bench's throw-away outputs go with it instead of
+/// piling up in the user's cache.
+pub fn render(
+    exe: &Path,
+    intent: &Path,
+    out: &Path,
+    (log, cache): (&Path, &Path),
+) -> Result<Run, String> {
     let stderr = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     let start = Instant::now();
     let child = Command::new(exe)
@@ -30,6 +37,7 @@ pub fn render(exe: &Path, intent: &Path, out: &Path, log: &Path) -> Result<Run, 
         .arg(intent)
         .arg("--out")
         .arg(out)
+        .env(aifab::write::CACHE_ENV, cache)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)

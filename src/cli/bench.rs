@@ -146,6 +146,7 @@ fn phases_of(exe: &std::path::Path, run: &std::path::Path, size: &str) -> Result
     let o = std::process::Command::new(exe)
         .args(["bench", "--child", size, "--out"])
         .arg(run.join("phases"))
+        .env(aifab::write::CACHE_ENV, run.join("cache"))
         .output()
         .map_err(|e| format!("{size}: {e}"))?;
     if !o.status.success() {

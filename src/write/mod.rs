@@ -16,6 +16,8 @@ mod reuse;
 mod spare;
 mod swap;
 
+pub use index::CACHE_ENV;
+
 use crate::render::OutFile;
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write as _};

@@ -66,6 +66,7 @@ pub fn aifab(args: &[&str]) -> Output {
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")
+        .env("AIFAB_CACHE_DIR", tmp_root().join("aifab-cache"))
         .output()
         .expect("run aifab")
 }
@@ -164,4 +165,63 @@ pub fn names(dir: &std::path::Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Where tests put their scratch folders: cargo's per-target folder for integration tests
+/// (`target/tmp`), never the system temp folder, so that `cargo clean` removes anything left.
+pub fn tmp_root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+}
+
+/// A scratch folder for one test: `target/tmp/aifab-<name>-<pid>`, emptied when made and removed when
+/// dropped (with the spare folder a render beside it leaves), unless the test is failing: then it is
+/// kept for a look and its path printed.
+pub struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    /// A fresh, empty scratch folder named `name` (unique per test process).
+    pub fn new(name: &str) -> Scratch {
+        let dir = tmp_root().join(format!("aifab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create {}: {e}", dir.display()));
+        Scratch(dir)
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept {} for a look", self.0.display());
+            return;
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+        if let (Some(parent), Some(name)) = (self.0.parent(), self.0.file_name()) {
+            let spare = format!(".{}.aifab-spare", name.to_string_lossy());
+            let _ = std::fs::remove_dir_all(parent.join(spare));
+        }
+    }
 }
