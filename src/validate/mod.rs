@@ -43,6 +43,12 @@ struct Compiled {
     validator: Result<jsonschema::Validator, String>,
 }
 
+/// Builds the intent schema's validator now, once per process: a start-up step of a few milliseconds
+/// that the command line runs on a second thread while the main one loads the platform catalog.
+pub fn prepare() {
+    compiled();
+}
+
 fn compiled() -> &'static Compiled {
     static COMPILED: OnceLock<Compiled> = OnceLock::new();
     COMPILED.get_or_init(|| {
