@@ -255,6 +255,24 @@ impl Renderer {
         sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
         tick: &(dyn Fn() + Sync),
     ) -> Result<(usize, u64), Vec<String>> {
+        // Per device, its file count and bytes.
+        let devices = || -> Vec<Result<(usize, u64), String>> {
+            model
+                .devices
+                .par_iter()
+                .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
+                .map(|d| {
+                    let files = self.device(meta, d)?;
+                    let mut bytes = 0;
+                    for f in &files {
+                        sink(f)?;
+                        bytes += f.content.len() as u64;
+                    }
+                    tick();
+                    Ok((files.len(), bytes))
+                })
+                .collect()
+        };
         let inventory = || {
             let inv = inventory::inventory(model, self.catalog);
             sink(&inv).map(|()| (1, inv.content.len() as u64))
@@ -264,10 +282,7 @@ impl Renderer {
             Some(_) => Ok((0, 0)),
             None => crate::hosts::each(meta, model, sink),
         };
-        let (devices, (inv, hosts)) = rayon::join(
-            || self.devices_each(meta, model, only, sink, tick),
-            || rayon::join(inventory, hosts),
-        );
+        let (devices, (inv, hosts)) = rayon::join(devices, || rayon::join(inventory, hosts));
         let mut errs = Vec::new();
         let (mut n, mut bytes) = (0, 0);
         for r in devices.into_iter().chain([inv, hosts]) {
@@ -284,32 +299,6 @@ impl Renderer {
         } else {
             Err(errs)
         }
-    }
-
-    /// Each device's files handed to `sink`, in parallel: per device, its file count and bytes.
-    fn devices_each(
-        &self,
-        meta: &Meta,
-        model: &FabricModel,
-        only: Option<&globset::GlobMatcher>,
-        sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
-        tick: &(dyn Fn() + Sync),
-    ) -> Vec<Result<(usize, u64), String>> {
-        model
-            .devices
-            .par_iter()
-            .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
-            .map(|d| {
-                let files = self.device(meta, d)?;
-                let mut bytes = 0;
-                for f in &files {
-                    sink(f)?;
-                    bytes += f.content.len() as u64;
-                }
-                tick();
-                Ok((files.len(), bytes))
-            })
-            .collect()
     }
 
     /// [`Renderer::fabric`], calling `tick` after each device (for a progress bar).
