@@ -9,30 +9,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Every file under `dir` (recursively), sorted.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The product's own files a user's clone holds and that reach users: code, templates, vendor
 /// profiles, goldens, docs.
 fn product_files() -> Vec<PathBuf> {
     ["src", "templates", "vendors", "golden", "docs"]
         .iter()
-        .flat_map(|d| files_under(Path::new(d)))
+        .flat_map(|d| common::paths_under(Path::new(d)))
         .collect()
 }
 

@@ -137,8 +137,8 @@ pub fn git(dir: &std::path::Path, args: &[&str]) {
     assert!(st.success(), "git {args:?} in {}", dir.display());
 }
 
-/// Every file under `dir` (path relative to it, bytes), sorted by path.
-pub fn files_under(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+/// Every file under `dir`, recursively, sorted.
+pub fn paths_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -147,11 +147,23 @@ pub fn files_under(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                let rel = p.strip_prefix(dir).expect("inside").to_string_lossy();
-                out.push((rel.into_owned(), std::fs::read(&p).expect("read file")));
+                out.push(p);
             }
         }
     }
+    out.sort();
+    out
+}
+
+/// Every file under `dir` (path relative to it, bytes), sorted by path.
+pub fn files_under(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = paths_under(dir)
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).expect("inside").to_string_lossy();
+            (rel.into_owned(), std::fs::read(&p).expect("read file"))
+        })
+        .collect();
     out.sort();
     out
 }
