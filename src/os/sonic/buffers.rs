@@ -160,18 +160,19 @@ pub(super) fn add<'a>(
     order: &PortOrder<'a>,
     parts: Option<&'a BufferParts>,
 ) {
-    // Each port's headroom row, looked up once.
-    let rows: Vec<Option<usize>> = d
-        .interfaces
+    // Each port's headroom row, in name order (CABLE_LENGTH's field order).
+    let rows: Vec<Option<usize>> = order
+        .plain
         .iter()
         .map(|i| parts.and_then(|p| p.headroom(i)))
         .collect();
     let cables = order
         .plain
         .iter()
-        .map(|i| {
-            let length = match (parts, parts.and_then(|p| p.headroom(i))) {
-                (Some(p), Some(n)) => Cow::Borrowed(p.headroom[n].cable_length.as_str()),
+        .zip(&rows)
+        .map(|(i, n)| {
+            let length = match (parts, n) {
+                (Some(p), Some(n)) => Cow::Borrowed(p.headroom[*n].cable_length.as_str()),
                 _ => Cow::Owned(format!("{}m", i.cable_m)),
             };
             (Cow::Borrowed(i.name.as_ref()), Value::Text(length))
