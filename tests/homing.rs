@@ -285,7 +285,7 @@ fn rail_subnet_gives_each_port_an_address_in_its_own_leafs_subnet() {
         let sub = leaf.server_subnet.as_ref().expect("leaf subnet");
         assert_eq!(
             l.subnet.as_deref(),
-            Some(sub.prefix.as_str()),
+            Some(sub.prefix.as_ref()),
             "{}:{}",
             l.a,
             l.a_port
@@ -294,7 +294,7 @@ fn rail_subnet_gives_each_port_an_address_in_its_own_leafs_subnet() {
         per_nic
             .entry((&l.a, nic))
             .or_default()
-            .insert(sub.prefix.as_str());
+            .insert(sub.prefix.as_ref());
     }
     assert!(
         per_nic.values().all(|s| s.len() == 2),

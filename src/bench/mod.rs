@@ -91,7 +91,6 @@ pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, S
         write(file(&changed, c), c.changed_yaml())?;
     }
     let (log, cache) = (run.join("render.log"), run.join("cache"));
-    let log = (log.as_path(), cache.as_path());
     let mut rows: Vec<Renders> = cases
         .iter()
         .map(|c| Renders {
@@ -103,15 +102,15 @@ pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, S
     let out = |c: &Case| run.join("out").join(&c.name);
     for (c, r) in cases.iter().zip(&mut rows) {
         eprintln!("bench {}: first render ...", c.name);
-        r.first = process::render(exe, &file(&intents, c), &out(c), log)?;
+        r.first = process::render(exe, &file(&intents, c), &out(c), &log, &cache)?;
     }
     for (c, r) in cases.iter().zip(&mut rows) {
         eprintln!("bench {}: re-render ...", c.name);
-        r.again = process::render(exe, &file(&intents, c), &out(c), log)?;
+        r.again = process::render(exe, &file(&intents, c), &out(c), &log, &cache)?;
     }
     for (c, r) in cases.iter().zip(&mut rows) {
         eprintln!("bench {}: re-render with the spare ...", c.name);
-        r.steady = process::render(exe, &file(&intents, c), &out(c), log)?;
+        r.steady = process::render(exe, &file(&intents, c), &out(c), &log, &cache)?;
     }
     for (c, r) in cases.iter().zip(&mut rows) {
         // The changed intent re-renders with the lock the first render wrote, as a user's edit would.
@@ -119,7 +118,7 @@ pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, S
         let (from, to) = (aifab::lock::path_for(&from), aifab::lock::path_for(&to));
         std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
         eprintln!("bench {}: re-render after an MTU change ...", c.name);
-        r.changed = process::render(exe, &file(&changed, c), &out(c), log)?;
+        r.changed = process::render(exe, &file(&changed, c), &out(c), &log, &cache)?;
     }
     Ok(rows)
 }

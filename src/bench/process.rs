@@ -28,7 +28,8 @@ pub fn render(
     exe: &Path,
     intent: &Path,
     out: &Path,
-    (log, cache): (&Path, &Path),
+    log: &Path,
+    cache: &Path,
 ) -> Result<Run, String> {
     let stderr = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     let start = Instant::now();

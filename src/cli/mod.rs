@@ -144,7 +144,11 @@ pub fn main() -> Exit {
     // each to build: the validator is built on a second thread while this one loads the catalog.
     if matches!(
         cli.command,
-        Command::Validate(_) | Command::Compile(_) | Command::Plan(_) | Command::Render(_)
+        Command::Validate(_)
+            | Command::Compile(_)
+            | Command::Plan(_)
+            | Command::Render(_)
+            | Command::Diff(_)
     ) {
         rayon::spawn(aifab::validate::prepare);
     }

@@ -502,14 +502,15 @@ fn rail_subnets(
         };
         let net = sl.addr(b * size);
         let gw = sl.addr(b * size + 1);
+        let prefix = Name::from(spell::prefix(net, plen));
+        d.bgp.networks.push(prefix.clone());
         d.server_subnet = Some(ServerSubnet {
             vlan,
-            prefix: format!("{net}/{plen}"),
+            prefix,
             gateway: format!("{gw}/{plen}"),
             gateway_ip: gw,
             prefix_len: plen,
         });
-        d.bgp.networks.push(format!("{net}/{plen}").into());
     }
     for l in f
         .links
@@ -518,10 +519,8 @@ fn rail_subnets(
     {
         let d = &mut f.devices[l.upper.dev];
         d.interfaces[l.upper.iface].vlan = Some(vlan);
-        l.subnet = d
-            .server_subnet
-            .as_ref()
-            .map(|s| Name::from(s.prefix.as_str()));
+        // Every server link of the leaf names the leaf's one subnet.
+        l.subnet = d.server_subnet.as_ref().map(|s| s.prefix.clone());
     }
     Ok(())
 }

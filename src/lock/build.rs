@@ -39,7 +39,7 @@ fn live(model: &FabricModel) -> Lock {
             router_id: d.bgp.router_id,
             asn: d.bgp.asn,
             management: d.management.as_ref().map(|m| m.ip),
-            server_subnet: d.server_subnet.as_ref().map(|s| s.prefix.clone()),
+            server_subnet: d.server_subnet.as_ref().map(|s| s.prefix.to_string()),
             retired: false,
         })
         .collect();

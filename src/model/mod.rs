@@ -261,7 +261,7 @@ pub struct ServerSubnet {
     /// VLAN id.
     pub vlan: u16,
     /// Subnet (`10.2.0.0/26`).
-    pub prefix: String,
+    pub prefix: Name,
     /// Gateway address with prefix length (`10.2.0.1/26`).
     pub gateway: String,
     /// Gateway address alone.
