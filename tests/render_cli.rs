@@ -631,5 +631,12 @@ fn interrupted_rerender_leaves_previous_output_untouched() {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(entries.len(), 2, "no temporary folder left: {entries:?}");
+        // The new lock is staged beside the intent while the render runs; a failed render removes it.
+        let beside: Vec<_> = std::fs::read_dir(t.join("b"))
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(beside, ["mixed-sonic-nxos.yaml"], "fail after {fail_after}");
     }
 }

@@ -80,40 +80,85 @@ pub fn text(lock: &Lock, intent: &str) -> String {
     lock.to_yaml(&name)
 }
 
+/// A new lock waiting for the render that made it to succeed: nothing to do when the file already holds
+/// it, or its text already written to a temporary file beside the lock, renamed over the lock by
+/// [`Staged::commit`] and removed if the render fails. Staging while the render runs frees the text
+/// (30 MB at 100K GPUs) before the render's peak.
+#[derive(Debug)]
+pub enum Staged {
+    /// The lock file already holds these bytes.
+    Unchanged,
+    /// The new text in file `tmp`, for `path`.
+    Written {
+        /// The temporary file.
+        tmp: PathBuf,
+        /// The lock file it replaces.
+        path: PathBuf,
+    },
+}
+
+impl Staged {
+    /// Renames the staged lock over the lock file.
+    pub fn commit(mut self) -> Result<(), String> {
+        let Staged::Written { tmp, path } = &mut self else {
+            return Ok(());
+        };
+        let (tmp, path) = (std::mem::take(tmp), std::mem::take(path));
+        self = Staged::Unchanged;
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("{}: {e}", path.display())
+        })
+    }
+}
+
+impl Drop for Staged {
+    /// An uncommitted lock is removed: the lock file stays as it was.
+    fn drop(&mut self) {
+        if let Staged::Written { tmp, .. } = self {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Stages `text` as the lock of `intent` (see [`Staged`]); an unchanged lock is not rewritten.
+pub fn stage(intent: &str, text: &str) -> Result<Staged, String> {
+    let path = path(intent);
+    if aifab::write::holds(&path, text.as_bytes()) {
+        return Ok(Staged::Unchanged);
+    }
+    let tmp = path.with_extension(format!("yaml.tmp-{}", std::process::id()));
+    match std::fs::write(&tmp, text) {
+        Ok(()) => Ok(Staged::Written { tmp, path }),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(format!("{}: {e}", path.display()))
+        }
+    }
+}
+
 /// Writes `text` to the lock of `intent` atomically (a temporary file renamed over it); an unchanged
 /// lock is not rewritten.
 pub fn write(intent: &str, text: &str) -> Result<(), String> {
-    let p = path(intent);
-    if std::fs::read_to_string(&p).is_ok_and(|t| t == text) {
-        return Ok(());
-    }
-    let tmp = p.with_extension(format!("yaml.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &p))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", p.display())
-        })
+    stage(intent, text)?.commit()
 }
 
 /// Whether the lock of `intent` holds exactly `text`; prints why not.
 pub fn is_current(intent: &str, text: &str) -> bool {
     let p = path(intent);
-    match std::fs::read_to_string(&p) {
-        Ok(t) if t == text => true,
-        Ok(_) => {
-            eprintln!(
-                "{}: stale: this render allocates differently; run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
-                p.display()
-            );
-            false
-        }
-        Err(_) => {
-            eprintln!(
-                "{}: missing: run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
-                p.display()
-            );
-            false
-        }
+    if aifab::write::holds(&p, text.as_bytes()) {
+        return true;
     }
+    if p.exists() {
+        eprintln!(
+            "{}: stale: this render allocates differently; run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
+            p.display()
+        );
+    } else {
+        eprintln!(
+            "{}: missing: run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
+            p.display()
+        );
+    }
+    false
 }

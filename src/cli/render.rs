@@ -115,6 +115,10 @@ pub fn run(args: Args) -> Exit {
     if let Err(status) = only_matches_some(&front.model, args.only.as_deref(), only.as_ref()) {
         return status;
     }
+    let mut prev = prev;
+    if let Some(p) = &mut prev {
+        p.forget_text();
+    }
     // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
     let full = only.is_none() && !args.no_lock;
     // The previous lock is freed as soon as the new one is built and compared: during the render,
@@ -164,19 +168,27 @@ pub fn run(args: Args) -> Exit {
                         progress.tick()
                     })
                 },
-                lock_step,
+                || {
+                    let text = lock_step()?;
+                    text.map(|t| lockfile::stage(&args.intent, &t))
+                        .transpose()
+                        .map_err(|e| {
+                            eprintln!("error: {e}");
+                            Exit::Trouble
+                        })
+                },
             );
             let refused = next.is_err();
             lock = next;
             written = rendered.map_err(|errs| errs.join("\n"))?;
             if refused {
-                return Err("the renumbering was refused".into());
+                return Err("the new lock was refused or could not be staged".into());
             }
             Ok(())
         });
         progress.done();
-        let lock_text = match lock {
-            Ok(text) => text,
+        let staged = match lock {
+            Ok(staged) => staged,
             Err(status) => return status,
         };
         let devices = front
@@ -188,12 +200,8 @@ pub fn run(args: Args) -> Exit {
         // The process ends next: freeing a large model node by node (half a million interfaces at
         // 100K GPUs) would only delay the exit.
         std::mem::forget(front);
-        let result = result.and_then(|w| {
-            lock_text
-                .as_deref()
-                .map_or(Ok(()), |t| lockfile::write(&args.intent, t))
-                .map(|()| w)
-        });
+        let result =
+            result.and_then(|w| staged.map_or(Ok(()), lockfile::Staged::commit).map(|()| w));
         return match result {
             Ok(_) => {
                 if !args.quiet {

@@ -41,6 +41,14 @@ impl Loaded {
         })
     }
 
+    /// Frees the file's text and spans once nothing more is to be located in it (a render's guard
+    /// names only the file): 30 MB at 100K GPUs that would otherwise stay through the render. A
+    /// finding made after this points at the file's start.
+    pub fn forget_text(&mut self) {
+        self.source.text = std::sync::Arc::from("");
+        self.spans = std::sync::OnceLock::new();
+    }
+
     /// A finding of `rule` at `pointer` in the lock file.
     pub fn finding(&self, rule: Rule, pointer: &str, message: String, hint: &str) -> Finding {
         located(&self.source, self.spans(), rule, pointer, message, hint)

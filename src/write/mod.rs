@@ -38,6 +38,13 @@ pub fn manifest() -> String {
     )
 }
 
+/// Whether the file at `path` holds exactly `bytes`, read in chunks (a 30 MB lock is compared
+/// without reading it into memory whole). A symbolic link is followed; a missing file or a folder
+/// holds nothing.
+pub fn holds(path: &Path, bytes: &[u8]) -> bool {
+    File::open(path).is_ok_and(|fh| reuse::holds(fh, bytes))
+}
+
 /// Test hook: when set to N, writing fails after N files, as an interrupted render would.
 pub const FAIL_AFTER_ENV: &str = "AIFAB_TEST_FAIL_AFTER_FILES";
 

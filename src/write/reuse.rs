@@ -9,9 +9,11 @@ const CHUNK: usize = 32 * 1024;
 
 /// True when `path` is a regular file (not a link to one) holding exactly `want`.
 pub(super) fn same_bytes(path: &Path, want: &[u8]) -> bool {
-    let Ok(mut fh) = open_no_follow(path) else {
-        return false;
-    };
+    open_no_follow(path).is_ok_and(|fh| holds(fh, want))
+}
+
+/// True when the open file `fh` is a regular file holding exactly `want`, read a chunk at a time.
+pub(super) fn holds(mut fh: File, want: &[u8]) -> bool {
     match fh.metadata() {
         Ok(m) if m.is_file() && m.len() == want.len() as u64 => {}
         _ => return false,
