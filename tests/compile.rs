@@ -355,3 +355,44 @@ proptest! {
         }
     }
 }
+
+/// Every benchmark size's intent (the three-tier ones at one zone) passes every
+/// check and compiles; the `100k-hosts` one also renders a netplan file for each of its servers.
+#[test]
+fn every_benchmark_size_passes_its_checks_and_the_hosts_size_renders_hosts() {
+    for size in fabrics::SIZES {
+        let yaml = fabrics::intent_yaml(size, if size == "1k" { 1 } else { 7 }).expect(size);
+        let source = aifab::diag::Source::new(format!("bench-{size}.yaml"), yaml);
+        let front = match aifab::pipeline::front_source(source) {
+            Ok(f) => f,
+            Err(
+                aifab::pipeline::FrontError::Invalid(_, f)
+                | aifab::pipeline::FrontError::Lock(_, f),
+            ) => {
+                let rules: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
+                panic!("{size}: {rules:?}")
+            }
+            Err(aifab::pipeline::FrontError::Io(e)) => panic!("{size}: {e}"),
+        };
+        let files = aifab::render::Renderer::new(Catalog::builtin())
+            .expect("templates")
+            .fabric(
+                &aifab::render::Meta::new("bench.yaml", &front.model.name),
+                &front.model,
+                None,
+            )
+            .expect("render");
+        let netplan = files
+            .iter()
+            .filter(|f| f.path.starts_with("hosts/netplan/"))
+            .count();
+        let servers = front.intent.fabric.topology.servers as usize;
+        let want = if size.ends_with("-hosts") { servers } else { 0 };
+        assert_eq!(netplan, want, "{size}: netplan files");
+        assert!(
+            servers > 0 && files.len() > servers / 8,
+            "{size}: {} files",
+            files.len()
+        );
+    }
+}

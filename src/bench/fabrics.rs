@@ -6,6 +6,8 @@
 //!   at 4:1 (Meta's 7:1 gives no whole uplinks at this size: 192 × 400G down needs 10971.43G up).
 //! - `100k`: 100,000 GPUs xAI-style: 12,500 servers × 8 × 400G, three tiers: 128 × 400G Tomahawk 5
 //!   rail leaves, 7800R3 spines in 7 zones, 128 super-spines in 64 planes.
+//! - `100k-hosts`: the same fabric with the servers' side (`hosts:`): a netplan file per server (12,500),
+//!   the NIC QoS script, the NCCL environment and the Spiderpool objects.
 //!
 //! - the size sweep ([`sweep_yaml`]): 48 to 5,000 switches of one shape, zones of 40 EOS rack switches
 //!   and 4 EOS spines under SONiC super-spines, for the claim that time per switch stays flat.
@@ -17,7 +19,17 @@
 //! `#[path = "../src/bench/fabrics.rs"] mod fabrics;` and check the same fabrics the benchmark times.
 
 /// The benchmark sizes, smallest first.
-pub const SIZES: [&str; 3] = ["1k", "24k", "100k"];
+pub const SIZES: [&str; 4] = ["1k", "24k", "100k", "100k-hosts"];
+
+/// The `hosts:` section of `100k-hosts`: every host output, for ConnectX NICs under Kubernetes.
+const HOSTS: &str = r#"hosts:
+  nic: connectx
+  data_class: roce
+  cts_class: cts
+  cnp_class: cnp
+  nccl: { gid_index: 3, qps_per_connection: 4 }
+  kubernetes: { ipam: spiderpool, cni: sriov, namespace: kube-system, resource: "spidernet.io/rail{rail}p{port}" }
+"#;
 
 const QOS: &str = r#"
 qos:
@@ -84,6 +96,7 @@ overrides:
 pub fn intent_yaml(size: &str, scale_down: u32) -> Option<String> {
     let k = scale_down.max(1);
     let body = match size {
+        "100k-hosts" => return intent_yaml("100k", k).map(|y| y + HOSTS),
         "1k" => format!(
             r#"version: 1
 fabric:

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// One generated fabric to render.
 #[derive(Clone, Debug)]
 pub struct Case {
-    /// `1k`, `24k`, `100k`, or `sweep-<zones>`.
+    /// `1k`, `24k`, `100k`, `100k-hosts`, or `sweep-<zones>`.
     pub name: String,
     /// GPUs (server NICs).
     pub gpus: u64,
@@ -31,7 +31,7 @@ impl Case {
         let gpus = match name {
             "1k" => 1_024,
             "24k" => 24_576,
-            "100k" => 100_000,
+            "100k" | "100k-hosts" => 100_000,
             _ => return None,
         };
         Some(Case {
