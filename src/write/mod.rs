@@ -370,7 +370,11 @@ pub fn write_keeping(
     };
     let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
-        .map(|_| spread::hint(&tmp))
+        .map(|_| {
+            if stage.spare.is_none() && !exists && index::orphaned(out) {
+                spread::hint(&tmp)
+            }
+        })
         .and_then(|_| fill(&stage))
         .map(|_| stage.prune())
         .and_then(|_| match (keep, exists) {
