@@ -20,11 +20,6 @@ pub const CACHE_ENV: &str = "AIFAB_CACHE_DIR";
 /// canonical path (the same however the path is typed). None when `out` does not exist or no cache
 /// folder is known.
 pub(super) fn location(out: &Path) -> Option<PathBuf> {
-    at(&std::fs::canonicalize(out).ok()?)
-}
-
-/// The index file for the folder at canonical path `canon`.
-fn at(canon: &Path) -> Option<PathBuf> {
     let var = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
@@ -33,25 +28,9 @@ fn at(canon: &Path) -> Option<PathBuf> {
     let base = var(CACHE_ENV)
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("aifab")))
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("aifab")))?;
+    let canon = std::fs::canonicalize(out).ok()?;
     let key = hash(canon.as_os_str().as_encoded_bytes());
     Some(base.join(format!("index-{key:032x}")))
-}
-
-/// Whether the missing output folder `out` has an index: aifab rendered into it before and it was
-/// deleted since, so its files' inodes were freed (see [`super::spread`]).
-pub(super) fn orphaned(out: &Path) -> bool {
-    let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else {
-        return false;
-    };
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
-    std::fs::canonicalize(parent)
-        .ok()
-        .and_then(|p| at(&p.join(name)))
-        .is_some_and(|index| index.is_file())
 }
 
 /// Names the hash in every index line: a line with another name is ignored.

@@ -370,11 +370,7 @@ pub fn write_keeping(
     };
     let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
-        .map(|_| {
-            if stage.spare.is_none() && !exists && index::orphaned(out) {
-                spread::hint(&tmp)
-            }
-        })
+        .map(|_| spread::hint(&tmp))
         .and_then(|_| fill(&stage))
         .map(|_| stage.prune())
         .and_then(|_| match (keep, exists) {
