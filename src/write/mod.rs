@@ -14,7 +14,6 @@ mod carry;
 mod index;
 mod reuse;
 mod spare;
-mod spread;
 mod swap;
 
 pub use index::CACHE_ENV;
@@ -370,7 +369,6 @@ pub fn write_keeping(
     };
     let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
-        .map(|_| spread::hint(&tmp))
         .and_then(|_| fill(&stage))
         .map(|_| stage.prune())
         .and_then(|_| match (keep, exists) {
