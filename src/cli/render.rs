@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(status) => return status,
     };
-    let prev = match lockfile::load(&args.intent, args.no_lock) {
+    let mut prev = match lockfile::load(&args.intent, args.no_lock) {
         Ok(l) => l,
         Err(status) => return status,
     };
@@ -115,7 +115,6 @@ pub fn run(args: Args) -> Exit {
     if let Err(status) = only_matches_some(&front.model, args.only.as_deref(), only.as_ref()) {
         return status;
     }
-    let mut prev = prev;
     if let Some(p) = &mut prev {
         p.forget_text();
     }

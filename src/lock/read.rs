@@ -42,7 +42,7 @@ impl Loaded {
     }
 
     /// Frees the file's text and spans once nothing more is to be located in it (a render's guard
-    /// names only the file): 30 MB at 100K GPUs that would otherwise stay through the render. A
+    /// names only the file): 18 MB for the bench's 100K fabric, that would otherwise stay through the render. A
     /// finding made after this points at the file's start.
     pub fn forget_text(&mut self) {
         self.source.text = std::sync::Arc::from("");

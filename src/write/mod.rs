@@ -37,7 +37,7 @@ pub fn manifest() -> String {
     )
 }
 
-/// Whether the file at `path` holds exactly `bytes`, read in chunks (a 30 MB lock is compared
+/// Whether the file at `path` holds exactly `bytes`, read in chunks (an 18 MB lock is compared
 /// without reading it into memory whole). A symbolic link is followed; a missing file or a folder
 /// holds nothing.
 pub fn holds(path: &Path, bytes: &[u8]) -> bool {
