@@ -23,7 +23,7 @@ pub struct Args {
     /// Skip the per-phase table.
     #[arg(long)]
     pub no_phases: bool,
-    /// Print the generated intent of one size and exit.
+    /// Print the generated intent of one size (or of one size-sweep point, `sweep-<zones>`) and exit.
     #[arg(long)]
     pub print_intent: Option<String>,
     /// Internal: time the phases of one size in this process and print them as JSON.
@@ -34,14 +34,23 @@ pub struct Args {
 /// Runs `aifab bench`.
 pub fn run(args: Args) -> Exit {
     if let Some(size) = &args.print_intent {
-        return match crate::bench::intent_yaml(size, 1) {
+        let sweep = size
+            .strip_prefix("sweep-")
+            .and_then(|z| z.parse::<u32>().ok())
+            .filter(|z| SWEEP_ZONES.contains(z));
+        let yaml = match sweep {
+            Some(zones) => Some(crate::bench::sweep_yaml(zones)),
+            None => crate::bench::intent_yaml(size, 1),
+        };
+        return match yaml {
             Some(y) => {
                 super::emit(&y);
                 Exit::Success
             }
             None => trouble(&format!(
-                "unknown size {size}; use one of {}",
-                SIZES.join(", ")
+                "unknown size {size}; use one of {}, or sweep-<zones> with zones one of {:?}",
+                SIZES.join(", "),
+                SWEEP_ZONES
             )),
         };
     }

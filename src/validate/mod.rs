@@ -38,24 +38,27 @@ pub fn schema_json() -> String {
     s
 }
 
-struct Compiled {
-    schema: Value,
-    validator: Result<jsonschema::Validator, String>,
-}
+/// The intent schema's validator, generated when aifab is built from `schema/intent.schema.json`
+/// (tests/schema_fresh.rs keeps that file equal to [`schema`]): no schema is compiled at start-up,
+/// and a pattern's regex is compiled the first time a value reaches it.
+#[jsonschema::validator(path = "schema/intent.schema.json")]
+struct IntentSchema;
 
-/// Builds the intent schema's validator now, once per process: a start-up step of a few milliseconds
-/// that the command line runs on a second thread while the main one loads the platform catalog.
+/// Readies the validator's start-up work on the calling thread, once per process: the schema
+/// itself needs none (it is compiled into the binary); what is left is the regexes of the name
+/// patterns every intent uses, which a first validation of a minimal intent compiles. The command
+/// line runs this on a second thread while the main one loads the catalog and reads the intent.
 pub fn prepare() {
-    compiled();
+    static READY: OnceLock<()> = OnceLock::new();
+    READY.get_or_init(|| {
+        let _ = IntentSchema::is_valid(&serde_json::json!({}));
+    });
 }
 
-fn compiled() -> &'static Compiled {
-    static COMPILED: OnceLock<Compiled> = OnceLock::new();
-    COMPILED.get_or_init(|| {
-        let schema = schema();
-        let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string());
-        Compiled { schema, validator }
-    })
+/// The schema as a value, for the messages of an invalid intent (built only when one is reported).
+fn schema_value() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(schema)
 }
 
 /// Loads `source`, checks it against the schema and deserializes it.
@@ -139,29 +142,20 @@ fn path_pointer(path: &serde_path_to_error::Path) -> String {
 /// Checks a loaded value against the intent schema; returns one located finding per problem (empty when
 /// the value is schema-valid).
 pub fn validate_value(value: &Value, spans: &SpanMap, source: &Source) -> Vec<Finding> {
-    let c = compiled();
-    let validator = match &c.validator {
-        Ok(v) => v,
-        Err(e) => {
-            let mut f = Finding::new(
-                Rule::SchemaOther,
-                format!("internal error: the intent schema does not compile: {e}"),
-            );
-            f.file = source.name.clone();
-            return vec![f];
-        }
-    };
     let mut issues = Vec::new();
     let mut raw = 0usize;
-    for e in validator.iter_errors(value) {
+    for e in IntentSchema::iter_errors(value) {
         raw += 1;
         if raw > MAX_RAW_ERRORS {
             break;
         }
         collect(&e, &mut issues);
     }
+    if raw == 0 {
+        return Vec::new();
+    }
     let ctx = Ctx {
-        root: &c.schema,
+        root: schema_value(),
         value,
         spans,
         source,
@@ -290,6 +284,23 @@ fn problem_of(kind: &Kind) -> Problem {
 }
 
 /// Flattens one jsonschema error into issues, looking inside `anyOf`/`oneOf` for the branch that was meant.
+/// A mapping key that fails the mapping's `propertyNames` (the key is the error's instance).
+fn bad_name(pointer: String, error: &ValidationError<'_>) -> Issue {
+    let name = match error.instance().as_ref() {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let pattern = match error.kind() {
+        Kind::Pattern { pattern } => pattern.clone(),
+        _ => String::new(),
+    };
+    Issue::BadName {
+        pointer,
+        name,
+        pattern,
+    }
+}
+
 fn collect(e: &ValidationError<'_>, out: &mut Vec<Issue>) {
     let pointer = e.instance_path().as_str().to_string();
     match e.kind() {
@@ -307,21 +318,10 @@ fn collect(e: &ValidationError<'_>, out: &mut Vec<Issue>) {
                 .as_str()
                 .map_or_else(|| property.to_string(), str::to_string),
         }),
-        Kind::PropertyNames { error } => {
-            let name = match error.instance().as_ref() {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let pattern = match error.kind() {
-                Kind::Pattern { pattern } => pattern.clone(),
-                _ => String::new(),
-            };
-            out.push(Issue::BadName {
-                pointer,
-                name,
-                pattern,
-            });
-        }
+        Kind::PropertyNames { error } => out.push(bad_name(pointer, error)),
+        // The build-time validator reports a key that fails `propertyNames` as that keyword's own
+        // error on the key, not wrapped in a PropertyNames error as the run-time one does.
+        _ if e.schema_path().as_str().contains("/propertyNames/") => out.push(bad_name(pointer, e)),
         Kind::AnyOf { context } | Kind::OneOfNotValid { context } => {
             // Branches that accept the value's type are the ones the author meant.
             let meant: Vec<&Vec<ValidationError<'static>>> = context
