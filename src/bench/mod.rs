@@ -123,8 +123,72 @@ pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, S
     Ok(rows)
 }
 
+/// How many times the size sweep runs: its small fabrics take 20-40 ms, where one process start on a
+/// busy moment moves a figure by a third, so each figure is the median of this many runs.
+pub const SWEEP_RUNS: usize = 3;
+
+/// Per case and per render (first, unchanged, spare, changed), the run with the median wall time of
+/// `runs` (each the rows of one [`renders`] of the same cases, in the same order).
+pub fn median(runs: &[Vec<Renders>]) -> Vec<Renders> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    let pick = |i: usize, field: fn(&Renders) -> Run| {
+        let mut all: Vec<Run> = runs.iter().filter_map(|r| r.get(i)).map(field).collect();
+        all.sort_by(|a, b| a.wall_ms.total_cmp(&b.wall_ms));
+        all.get(all.len() / 2).copied().unwrap_or_default()
+    };
+    first
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Renders {
+            name: r.name.clone(),
+            gpus: r.gpus,
+            first: pick(i, |r| r.first),
+            again: pick(i, |r| r.again),
+            steady: pick(i, |r| r.steady),
+            changed: pick(i, |r| r.changed),
+        })
+        .collect()
+}
+
 /// The load average over the last minute (Linux), to print beside the numbers.
 pub fn load_average() -> Option<String> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace().next().map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(first: f64, changed: f64) -> Renders {
+        let run = |wall_ms| Run {
+            wall_ms,
+            ..Run::default()
+        };
+        Renders {
+            name: "sweep-1".into(),
+            gpus: 640,
+            first: run(first),
+            again: run(first + 1.0),
+            steady: run(first + 2.0),
+            changed: run(changed),
+        }
+    }
+
+    #[test]
+    fn the_median_is_taken_per_render() {
+        let runs = vec![
+            vec![row(30.0, 10.0)],
+            vec![row(10.0, 30.0)],
+            vec![row(20.0, 90.0)],
+        ];
+        let m = median(&runs);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].first.wall_ms, 20.0);
+        assert_eq!(m[0].again.wall_ms, 21.0);
+        assert_eq!(m[0].changed.wall_ms, 30.0);
+        assert!(median(&[]).is_empty());
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::Exit;
 use crate::bench::phases::{Timings, measure, table};
-use crate::bench::{Case, SIZES, SWEEP_ZONES, report};
+use crate::bench::{Case, SIZES, SWEEP_RUNS, SWEEP_ZONES, report};
 
 /// Arguments of `aifab bench`.
 #[derive(clap::Args, Debug)]
@@ -122,9 +122,15 @@ fn measure_all(
     phases: bool,
 ) -> Result<String, String> {
     let load_before = crate::bench::load_average();
-    let all: Vec<Case> = sizes.iter().chain(sweep).cloned().collect();
-    let rows = crate::bench::renders(exe, run, &all)?;
-    let (size_rows, sweep_rows) = rows.split_at(sizes.len());
+    let size_rows = crate::bench::renders(exe, run, sizes)?;
+    let mut sweeps = Vec::new();
+    if !sweep.is_empty() {
+        for i in 0..SWEEP_RUNS {
+            let folder = run.join(format!("sweep-run{}", i + 1));
+            sweeps.push(crate::bench::renders(exe, &folder, sweep)?);
+        }
+    }
+    let sweep_rows = crate::bench::median(&sweeps);
     let mut text = format!(
         "`aifab render --out` as a process, {} CPUs, load average {} before, {} after the renders:\n\n",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -132,11 +138,13 @@ fn measure_all(
         crate::bench::load_average().as_deref().unwrap_or("?"),
     );
     if !size_rows.is_empty() {
-        text.push_str(&report::sizes(size_rows));
+        text.push_str(&report::sizes(&size_rows));
     }
     if !sweep_rows.is_empty() {
-        text.push_str("\nSize sweep (one fabric shape, 48 to 5,000 switches):\n\n");
-        text.push_str(&report::sweep(sweep_rows));
+        text.push_str(&format!(
+            "\nSize sweep (one fabric shape, 48 to 5,000 switches; each figure the median of {SWEEP_RUNS} runs):\n\n"
+        ));
+        text.push_str(&report::sweep(&sweep_rows));
     }
     if phases && !sizes.is_empty() {
         let mut timings = Vec::new();

@@ -140,18 +140,6 @@ pub fn main() -> Exit {
             return status;
         }
     };
-    // Every intent command needs the platform catalog and the schema validator, a few milliseconds
-    // each to build: the validator is built on a second thread while this one loads the catalog.
-    if matches!(
-        cli.command,
-        Command::Validate(_)
-            | Command::Compile(_)
-            | Command::Plan(_)
-            | Command::Render(_)
-            | Command::Diff(_)
-    ) {
-        rayon::spawn(aifab::validate::prepare);
-    }
     match cli.command {
         Command::Schema(a) => schema::run(a),
         Command::Validate(a) => validate::run(a),

@@ -58,9 +58,18 @@ impl Site {
 
     /// The renderer with the site's templates.
     pub fn renderer(&self) -> Result<Renderer, Exit> {
-        Renderer::with_templates(self.catalog, self.templates.as_deref()).map_err(|e| {
-            eprintln!("error: {e}");
-            Exit::Trouble
-        })
+        self.build_renderer().map_err(|e| renderer_failed(&e))
     }
+
+    /// [`Site::renderer`] without printing its error: for a renderer built beside another step, whose
+    /// error is printed only when that step succeeded ([`renderer_failed`]).
+    pub fn build_renderer(&self) -> Result<Renderer, String> {
+        Renderer::with_templates(self.catalog, self.templates.as_deref())
+    }
+}
+
+/// Prints why the renderer could not be built; the command could not run.
+pub fn renderer_failed(e: &str) -> Exit {
+    eprintln!("error: {e}");
+    Exit::Trouble
 }
