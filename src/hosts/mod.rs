@@ -166,6 +166,12 @@ fn file(path: String, content: String) -> OutFile {
     }
 }
 
+/// Appends `parts` and a newline: one line of a host file, from text already spelled.
+fn line(o: &mut String, parts: &[&str]) {
+    parts.iter().for_each(|t| o.push_str(t));
+    o.push('\n');
+}
+
 /// The header line every host file starts with (after a shebang): the server (or `fabric`), the
 /// fabric and the intent, from the checked [`Meta`].
 pub fn header(meta: &Meta, what: &str) -> String {

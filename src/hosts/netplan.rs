@@ -6,9 +6,10 @@
 //! ports).
 
 use super::Server;
+use super::line;
 use crate::model::hosts::HostsPlan;
 use crate::render::Meta;
-use std::fmt::Write as _;
+use crate::spell;
 
 /// The routing table of port `port` of rail `rail`'s NIC (both 1-based): rail 1 port 1 first, the
 /// ports of one NIC next to each other.
@@ -20,44 +21,45 @@ pub fn table(plan: &HostsPlan, rail: u32, port: u32) -> u32 {
 /// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`). NIC names are checked Linux
 /// interface names, and quoted as well.
 pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
-    let mut o = String::with_capacity(400 * s.nics.len() + 200);
-    let _ = writeln!(
-        o,
-        "{}",
-        super::header(meta, &format!("rail NICs of {}", s.name))
+    let mut o = String::with_capacity(420 * s.nics.len() + 240);
+    o.push_str(&super::header(meta, &format!("rail NICs of {}", s.name)));
+    o.push_str(
+        "\n# install as /etc/netplan/60-aifab-rails.yaml, then `netplan apply`\n\
+         network:\n  version: 2\n  ethernets:\n",
     );
-    let _ = writeln!(
-        o,
-        "# install as /etc/netplan/60-aifab-rails.yaml, then `netplan apply`"
-    );
-    let _ = writeln!(o, "network:");
-    let _ = writeln!(o, "  version: 2");
-    let _ = writeln!(o, "  ethernets:");
+    // Spelled once per server, pushed once per port (12,500 files of eight ports at 100K GPUs).
+    let mtu = plan.mtu.to_string();
     for n in &s.nics {
-        let t = table(plan, n.rail, n.port);
-        let port = if plan.nic_ports > 1 {
-            format!(" port {}", n.port)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            o,
-            "    \"{}\": # rail {}{port} to {}",
-            n.name, n.rail, n.leaf.hostname
-        );
-        let _ = writeln!(o, "      addresses: [\"{}/{}\"]", n.ip, n.prefix_len);
-        let _ = writeln!(o, "      mtu: {}", plan.mtu);
-        let _ = writeln!(o, "      routes:");
-        let _ = writeln!(o, "        - to: \"{}/{}\"", n.network, n.prefix_len);
-        let _ = writeln!(o, "          scope: link");
-        let _ = writeln!(o, "          table: {t}");
-        let _ = writeln!(o, "        - to: \"{}\"", plan.server_pool);
-        let _ = writeln!(o, "          via: \"{}\"", n.gateway);
-        let _ = writeln!(o, "          on-link: true");
-        let _ = writeln!(o, "          table: {t}");
-        let _ = writeln!(o, "      routing-policy:");
-        let _ = writeln!(o, "        - from: \"{}\"", n.ip);
-        let _ = writeln!(o, "          table: {t}");
+        let mut t = String::with_capacity(4);
+        spell::push_decimal(&mut t, table(plan, n.rail, n.port).into());
+        let subnet = spell::prefix(n.network, n.prefix_len);
+        let address = spell::prefix(n.ip, n.prefix_len);
+        let mut ip = String::with_capacity(15);
+        spell::push_ipv4(&mut ip, n.ip);
+        let mut via = String::with_capacity(15);
+        spell::push_ipv4(&mut via, n.gateway);
+        o.push_str("    \"");
+        o.push_str(n.name);
+        o.push_str("\": # rail ");
+        spell::push_decimal(&mut o, n.rail.into());
+        if plan.nic_ports > 1 {
+            o.push_str(" port ");
+            spell::push_decimal(&mut o, n.port.into());
+        }
+        line(&mut o, &[" to ", &n.leaf.hostname]);
+        line(&mut o, &["      addresses: [\"", &address, "\"]"]);
+        line(&mut o, &["      mtu: ", &mtu]);
+        o.push_str("      routes:\n");
+        line(&mut o, &["        - to: \"", &subnet, "\""]);
+        o.push_str("          scope: link\n");
+        line(&mut o, &["          table: ", &t]);
+        line(&mut o, &["        - to: \"", &plan.server_pool, "\""]);
+        line(&mut o, &["          via: \"", &via, "\""]);
+        o.push_str("          on-link: true\n");
+        line(&mut o, &["          table: ", &t]);
+        o.push_str("      routing-policy:\n");
+        line(&mut o, &["        - from: \"", &ip, "\""]);
+        line(&mut o, &["          table: ", &t]);
     }
     o
 }

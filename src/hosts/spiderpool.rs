@@ -13,12 +13,14 @@
 //! `rack-` for a rack leaf (its subnet holds every rail), with `p<port>` before the dash when a leaf or
 //! pool serves one port of two-port NICs (`rail01p2-`, `rackp1-`): one wildcard never matches another's.
 
+use super::line;
 use super::servers::add;
 use super::{Nic, Server};
 use crate::kinds::SpiderCni;
 use crate::model::FabricModel;
 use crate::model::hosts::{HostsPlan, KubernetesPlan};
 use crate::render::Meta;
+use crate::spell;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -39,22 +41,44 @@ struct Pool<'m> {
     gateway: String,
     ips: String,
     exclude: Option<String>,
-    nodes: Vec<String>,
+    nodes: Vec<&'m str>,
     kinds: Vec<(u32, u32, &'m str)>,
+}
+
+/// One pool's text as printed, borrowed from wherever it was spelled: a leaf's [`Pool`], or a routed
+/// NIC port's fields spelled into a scratch buffer ([`routed`]).
+struct Text<'a> {
+    /// The name, in two parts (prefix, then leaf or server).
+    name: [&'a str; 2],
+    subnet: &'a str,
+    gateway: &'a str,
+    ips: &'a str,
+    exclude: Option<&'a str>,
+    nodes: &'a [&'a str],
 }
 
 /// The prefix of the pools of one rail (`None`: a rack leaf's, every rail) and one NIC port (`None`:
 /// single-port NICs, or a leaf that takes both ports).
 pub fn prefix(rail: Option<u32>, port: Option<u32>) -> String {
-    let mut p = match rail {
-        Some(r) => format!("rail{r:02}"),
-        None => "rack".to_string(),
-    };
-    if let Some(n) = port {
-        let _ = write!(p, "p{n}");
-    }
-    p.push('-');
+    let mut p = String::with_capacity(12);
+    push_prefix(&mut p, rail, port);
     p
+}
+
+/// Appends [`prefix`]`(rail, port)` to `o`.
+fn push_prefix(o: &mut String, rail: Option<u32>, port: Option<u32>) {
+    match rail {
+        Some(r) => {
+            o.push_str(if r < 10 { "rail0" } else { "rail" });
+            spell::push_decimal(o, r.into());
+        }
+        None => o.push_str("rack"),
+    }
+    if let Some(n) = port {
+        o.push('p');
+        spell::push_decimal(o, n.into());
+    }
+    o.push('-');
 }
 
 /// The pool prefix of a set of NIC ports on one leaf (or one NIC port): the rail when they share one,
@@ -78,82 +102,120 @@ pub fn document(
     k: &KubernetesPlan,
     servers: &[Server],
 ) -> Result<String, String> {
-    let mut o = String::with_capacity(600 * servers.len() + 4096);
-    let _ = writeln!(o, "{}", super::header(meta, "Spiderpool rails"));
-    // Routed fabrics have a pool per NIC (100,000 at 12,500 servers): print them in parallel.
-    let pools = pools(plan, servers);
-    let printed: Vec<String> = pools
+    let header = format!("{}\n", super::header(meta, "Spiderpool rails"));
+    // Routed fabrics have a pool per NIC port (100,000 at 12,500 servers): each server's are built and
+    // printed in parallel, then the leaves' pools (one per leaf subnet) after them.
+    let routed: Vec<String> = servers
+        .par_iter()
+        .map_init(String::new, |scratch, s| {
+            let mut o = String::new();
+            for n in s.nics.iter().filter(|n| n.leaf.server_subnet.is_none()) {
+                routed(&mut o, plan, s, n, scratch);
+            }
+            o
+        })
+        .collect();
+    let leaves = leaf_pools(plan, servers);
+    let printed: Vec<String> = leaves
         .par_iter()
         .map(|p| {
             let mut s = String::with_capacity(512);
-            pool(&mut s, plan, p);
+            print(&mut s, plan, &p.text());
             s
         })
         .collect();
-    o.extend(printed);
     // One config per NIC port kind (rail, port): its netdev on the first server and the prefix of the
-    // pools its leaves give (every server is homed alike, so one prefix per kind).
-    let mut kinds: BTreeMap<(u32, u32), (&str, &str)> = BTreeMap::new();
-    for p in &pools {
-        for &(rail, port, name) in &p.kinds {
-            kinds.entry((rail, port)).or_insert((name, &p.prefix));
+    // pools its leaves give (every server is homed alike, so one prefix per kind), routed pools first.
+    let mut kinds: BTreeMap<(u32, u32), (&str, String)> = BTreeMap::new();
+    for n in servers.iter().flat_map(|s| &s.nics) {
+        if n.leaf.server_subnet.is_none() {
+            kinds
+                .entry((n.rail, n.port))
+                .or_insert_with(|| (n.name, prefix_of(plan, std::iter::once(n))));
         }
     }
-    for ((rail, port), (master, pools)) in kinds {
-        multus(&mut o, plan, k, (rail, port), master, pools)?;
+    for p in &leaves {
+        for &(rail, port, name) in &p.kinds {
+            kinds
+                .entry((rail, port))
+                .or_insert_with(|| (name, p.prefix.clone()));
+        }
     }
+    let mut configs = String::new();
+    for ((rail, port), (master, pools)) in kinds {
+        multus(&mut configs, plan, k, (rail, port), master, &pools)?;
+    }
+    // One allocation of the document's exact size (30 MB at 100,000 pools), filled in order.
+    let parts = std::iter::once(&header)
+        .chain(&routed)
+        .chain(&printed)
+        .chain(std::iter::once(&configs));
+    let mut o = String::with_capacity(parts.clone().map(String::len).sum());
+    parts.for_each(|p| o.push_str(p));
     Ok(o)
 }
 
-/// The pools: one per leaf when the leaves own a subnet, else one per NIC port; in server order.
-fn pools<'m>(plan: &HostsPlan, servers: &[Server<'m>]) -> Vec<Pool<'m>> {
+/// Prints the pool of one NIC port whose leaf gives no subnet (`routed`): the port's /31, the leaf
+/// as gateway, the port's own address as the only one, pinned to its server. Its fields are spelled
+/// into `scratch` (100,000 pools at 12,500 servers: no allocation each).
+fn routed(o: &mut String, plan: &HostsPlan, s: &Server, n: &Nic, scratch: &mut String) {
+    scratch.clear();
+    push_prefix(
+        scratch,
+        Some(n.rail),
+        (plan.nic_ports > 1).then_some(n.port),
+    );
+    let a = scratch.len();
+    spell::push_ipv4(scratch, n.network);
+    scratch.push('/');
+    spell::push_decimal(scratch, n.prefix_len.into());
+    let b = scratch.len();
+    spell::push_ipv4(scratch, n.gateway);
+    let c = scratch.len();
+    spell::push_ipv4(scratch, n.ip);
+    let text = Text {
+        name: [&scratch[..a], s.name],
+        subnet: &scratch[a..b],
+        gateway: &scratch[b..c],
+        ips: &scratch[c..],
+        exclude: None,
+        nodes: &[s.name],
+    };
+    print(o, plan, &text);
+}
+
+/// The pools of the leaves that own a subnet, one per leaf, in the order servers first reach them.
+fn leaf_pools<'m>(plan: &HostsPlan, servers: &[Server<'m>]) -> Vec<Pool<'m>> {
     let mut at: HashMap<&str, usize> = HashMap::new();
     let mut by_leaf: Vec<(&str, Vec<(&str, &Nic)>)> = Vec::new();
-    let mut out = Vec::new();
     for s in servers {
-        for n in &s.nics {
-            if n.leaf.server_subnet.is_some() {
-                let leaf = n.leaf.hostname.as_str();
-                let i = *at.entry(leaf).or_insert_with(|| {
-                    by_leaf.push((leaf, Vec::new()));
-                    by_leaf.len() - 1
-                });
-                by_leaf[i].1.push((s.name, n));
-            } else {
-                let prefix = prefix_of(plan, std::iter::once(n));
-                out.push(Pool {
-                    name: format!("{prefix}{}", s.name),
-                    prefix,
-                    subnet: n.subnet(),
-                    gateway: n.gateway.to_string(),
-                    ips: n.ip.to_string(),
-                    exclude: None,
-                    nodes: vec![s.name.to_string()],
-                    kinds: vec![(n.rail, n.port, n.name)],
-                });
-            }
+        for n in s.nics.iter().filter(|n| n.leaf.server_subnet.is_some()) {
+            let leaf = n.leaf.hostname.as_str();
+            let i = *at.entry(leaf).or_insert_with(|| {
+                by_leaf.push((leaf, Vec::new()));
+                by_leaf.len() - 1
+            });
+            by_leaf[i].1.push((s.name, n));
         }
     }
-    out.extend(
-        by_leaf
-            .into_iter()
-            .map(|(leaf, nics)| leaf_pool(plan, leaf, &nics)),
-    );
-    out
+    by_leaf
+        .into_iter()
+        .map(|(leaf, nics)| leaf_pool(plan, leaf, &nics))
+        .collect()
 }
 
 /// The pool of one leaf's subnet: the addresses after the servers' own, every server on it once.
-fn leaf_pool<'m>(plan: &HostsPlan, leaf: &str, nics: &[(&str, &Nic<'m>)]) -> Pool<'m> {
+fn leaf_pool<'m>(plan: &HostsPlan, leaf: &str, nics: &[(&'m str, &Nic<'m>)]) -> Pool<'m> {
     let n = nics[0].1;
     let size = 1u32 << (32 - u32::from(n.prefix_len));
     let broadcast = add(n.network, size - 1);
     let first = add(n.gateway, 1);
     let last_host = add(n.gateway, nics.len() as u32);
     let prefix = prefix_of(plan, nics.iter().map(|(_, n)| *n));
-    let mut nodes: Vec<String> = Vec::new();
+    let mut nodes: Vec<&str> = Vec::new();
     for (s, _) in nics {
         if nodes.last().is_none_or(|l| l != s) {
-            nodes.push(s.to_string());
+            nodes.push(s);
         }
     }
     let mut kinds: Vec<(u32, u32, &'m str)> =
@@ -172,27 +234,39 @@ fn leaf_pool<'m>(plan: &HostsPlan, leaf: &str, nics: &[(&str, &Nic<'m>)]) -> Poo
     }
 }
 
-fn pool(o: &mut String, plan: &HostsPlan, p: &Pool) {
-    let _ = writeln!(o, "---");
-    let _ = writeln!(o, "apiVersion: {API_VERSION}");
-    let _ = writeln!(o, "kind: SpiderIPPool");
-    let _ = writeln!(o, "metadata:");
-    let _ = writeln!(o, "  name: \"{}\"", p.name);
-    let _ = writeln!(o, "spec:");
-    let _ = writeln!(o, "  ipVersion: 4");
-    let _ = writeln!(o, "  subnet: \"{}\"", p.subnet);
-    let _ = writeln!(o, "  gateway: \"{}\"", p.gateway);
-    let _ = writeln!(o, "  ips: [\"{}\"]", p.ips);
-    if let Some(x) = &p.exclude {
-        let _ = writeln!(o, "  excludeIPs: [\"{x}\"]");
+impl Pool<'_> {
+    fn text(&self) -> Text<'_> {
+        Text {
+            name: [&self.name, ""],
+            subnet: &self.subnet,
+            gateway: &self.gateway,
+            ips: &self.ips,
+            exclude: self.exclude.as_deref(),
+            nodes: &self.nodes,
+        }
     }
-    let _ = writeln!(o, "  nodeName:");
-    for n in &p.nodes {
-        let _ = writeln!(o, "    - \"{n}\"");
+}
+
+/// Prints one SpiderIPPool document.
+fn print(o: &mut String, plan: &HostsPlan, p: &Text) {
+    o.push_str("---\napiVersion: ");
+    o.push_str(API_VERSION);
+    o.push_str("\nkind: SpiderIPPool\nmetadata:\n");
+    line(o, &["  name: \"", p.name[0], p.name[1], "\""]);
+    o.push_str("spec:\n  ipVersion: 4\n");
+    line(o, &["  subnet: \"", p.subnet, "\""]);
+    line(o, &["  gateway: \"", p.gateway, "\""]);
+    line(o, &["  ips: [\"", p.ips, "\"]"]);
+    if let Some(x) = p.exclude {
+        line(o, &["  excludeIPs: [\"", x, "\"]"]);
     }
-    let _ = writeln!(o, "  routes:");
-    let _ = writeln!(o, "    - dst: \"{}\"", plan.server_pool);
-    let _ = writeln!(o, "      gw: \"{}\"", p.gateway);
+    o.push_str("  nodeName:\n");
+    for n in p.nodes {
+        line(o, &["    - \"", n, "\""]);
+    }
+    o.push_str("  routes:\n");
+    line(o, &["    - dst: \"", &plan.server_pool, "\""]);
+    line(o, &["      gw: \"", p.gateway, "\""]);
 }
 
 /// The RDMA resource name of NIC port `port` of rail `rail`: the pattern with `{rail}` and `{port}`,
@@ -276,6 +350,8 @@ mod tests {
             prefix(None, Some(2)),
         ];
         assert_eq!(all[0], "rail01-");
+        assert_eq!(all[1], "rail10-");
+        assert_eq!(prefix(Some(100), Some(12)), "rail100p12-");
         assert_eq!(all[3], "rail01p2-");
         assert_eq!(all[5], "rackp1-");
         for (i, a) in all.iter().enumerate() {
