@@ -13,6 +13,7 @@ mod fast;
 pub mod read;
 
 use crate::model::Name;
+use crate::spell::push_decimal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -195,8 +196,9 @@ impl Lock {
     }
 }
 
-/// `name: []` or `name:` and one `  - {...}` line per entry (formatted in parallel, in order).
-fn section<T: Sync>(s: &mut String, name: &str, items: &[T], line: fn(&T) -> String) {
+/// `name: []` or `name:` and one `  - {...}` line per entry (formatted in parallel, in order); `line`
+/// appends an entry's fields.
+fn section<T: Sync>(s: &mut String, name: &str, items: &[T], line: fn(&mut String, &T)) {
     use rayon::prelude::*;
     if items.is_empty() {
         let _ = writeln!(s, "{name}: []");
@@ -208,7 +210,9 @@ fn section<T: Sync>(s: &mut String, name: &str, items: &[T], line: fn(&T) -> Str
         .map(|chunk| {
             let mut text = String::with_capacity(chunk.len() * 96);
             for i in chunk {
-                let _ = writeln!(text, "  - {{{}}}", line(i));
+                text.push_str("  - {");
+                line(&mut text, i);
+                text.push_str("}\n");
             }
             text
         })
@@ -221,8 +225,9 @@ fn retired(r: bool) -> &'static str {
     if r { ", retired: true" } else { "" }
 }
 
-fn device_line(d: &LockDevice) -> String {
-    let mut s = format!(
+fn device_line(s: &mut String, d: &LockDevice) {
+    let _ = write!(
+        s,
         "name: {}, loopback: {}, router_id: {}, asn: {}",
         d.name, d.loopback, d.router_id, d.asn
     );
@@ -233,29 +238,32 @@ fn device_line(d: &LockDevice) -> String {
         let _ = write!(s, ", server_subnet: {n}");
     }
     s.push_str(retired(d.retired));
-    s
 }
 
-fn link_line(l: &LockLink) -> String {
-    format!(
-        "lower: {}, lower_port: {}, upper: {}, upper_port: {}, subnet: {}{}",
-        l.lower,
-        l.lower_port,
-        l.upper,
-        l.upper_port,
-        l.subnet,
-        retired(l.retired)
-    )
+/// A link's fields (hundreds of thousands at 100K GPUs: spelled without the formatting machinery).
+fn link_line(s: &mut String, l: &LockLink) {
+    s.push_str("lower: ");
+    s.push_str(&l.lower);
+    s.push_str(", lower_port: ");
+    push_decimal(s, l.lower_port.into());
+    s.push_str(", upper: ");
+    s.push_str(&l.upper);
+    s.push_str(", upper_port: ");
+    push_decimal(s, l.upper_port.into());
+    s.push_str(", subnet: ");
+    s.push_str(&l.subnet);
+    s.push_str(retired(l.retired));
 }
 
-fn server_line(v: &LockServer) -> String {
-    format!(
-        "leaf: {}, port: {}, subnet: {}{}",
-        v.leaf,
-        v.port,
-        v.subnet,
-        retired(v.retired)
-    )
+/// A server link's fields.
+fn server_line(s: &mut String, v: &LockServer) {
+    s.push_str("leaf: ");
+    s.push_str(&v.leaf);
+    s.push_str(", port: ");
+    push_decimal(s, v.port.into());
+    s.push_str(", subnet: ");
+    s.push_str(&v.subnet);
+    s.push_str(retired(v.retired));
 }
 
 #[cfg(test)]

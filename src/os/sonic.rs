@@ -64,7 +64,7 @@ pub fn config_db<'a>(
     let mut db = ConfigDb::default();
     let ports = PortOrder::of(d);
     device::add(&mut db, d, &ports, pf, sku)?;
-    l3::add(&mut db, d);
+    l3::add(&mut db, d, &ports);
     parts.qos.add(&mut db, &ports);
     buffers::add(&mut db, d, &ports, parts.buffers.as_ref());
     if let Some(w) = &parts.watchdog {
@@ -98,9 +98,16 @@ impl<'a> PortOrder<'a> {
     }
 }
 
-/// The order of `a|…` and `b|…` for names without `|`: the order of `a|` and `b|`.
+/// The order of `a|…` and `b|…` for names without `|`: the order of `a|` and `b|`, compared as
+/// slices (a name that begins the other compares its `|` with the other's next byte).
 fn joined_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    a.bytes().chain([b'|']).cmp(b.bytes().chain([b'|']))
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len().min(b.len());
+    let next = |s: &[u8]| s.get(n).copied().unwrap_or(b'|');
+    a[..n]
+        .cmp(&b[..n])
+        .then_with(|| next(a).cmp(&next(b)))
+        .then_with(|| a.len().cmp(&b.len()))
 }
 
 /// `a|b|c` from its pieces, in one allocation: a composite config_db key.
@@ -271,6 +278,40 @@ mod tests {
             Some(Value::Num(n)) => n.to_string(),
             Some(Value::Ip(ip)) => ip.to_string(),
             other => panic!("{field}: {other:?}"),
+        }
+    }
+
+    /// The per-port tables and rows of a config_db are built in key order: only a handful of small
+    /// tables and rows are sorted per device, however many ports it has (at 100K GPUs, sorting
+    /// QUEUE, INTERFACE and every PORT row took 5% of a render).
+    #[test]
+    fn per_port_tables_and_rows_need_no_sort() {
+        for intent in [
+            "mixed-sonic-nxos.yaml",
+            "hpn-dual-plane.yaml",
+            "meta-rack-three-tier.yaml",
+        ] {
+            let m = model(intent);
+            let catalog = Catalog::builtin();
+            let sonic = m.devices.iter().filter_map(|d| {
+                let pf = &catalog.get(&d.platform)?.1;
+                pf.sonic.is_some().then_some((d, pf))
+            });
+            let mut seen = 0;
+            for (d, pf) in sonic {
+                let parts = Parts::new(pf, &d.qos);
+                db::SORTS.with(|n| n.set(0));
+                let built = config_db(d, pf, &parts).expect("config_db");
+                let sorts = db::SORTS.with(|n| n.get());
+                assert!(
+                    built
+                        .table("QUEUE")
+                        .is_some_and(|t| t.len() >= d.interfaces.len())
+                );
+                assert!(sorts <= 12, "{intent} {}: {sorts} sorts", d.hostname);
+                seen += 1;
+            }
+            assert!(seen > 0, "{intent} has no SONiC device");
         }
     }
 

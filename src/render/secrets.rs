@@ -50,7 +50,8 @@ impl EnvSecrets {
 
     /// `text` with every `AIFAB_ENV(NAME)` this set knows replaced by its value.
     pub fn fill(&self, text: String) -> String {
-        if !text.contains(ENV_TOKEN) {
+        // An intent without environment secrets (the common case) has no text to scan.
+        if self.0.is_empty() || !text.contains(ENV_TOKEN) {
             return text;
         }
         let mut out = text;

@@ -9,7 +9,9 @@
 //! (tests/sonic_frr.rs renders frrcfgd's templates per release).
 
 use super::db::{ConfigDb, Row, Table, Value};
+use super::key;
 use crate::model::Device;
+use crate::spell::push_ipv4;
 use std::borrow::Cow;
 
 /// The permit-all route-map.
@@ -39,10 +41,10 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
         ),
     );
     if !b.networks.is_empty() {
-        let rows = b.networks.iter().map(|n| {
-            let k = format!("default|ipv4_unicast|{n}");
-            (Cow::Owned(k), Row::empty())
-        });
+        let rows = b
+            .networks
+            .iter()
+            .map(|n| (key(&["default|ipv4_unicast|", n]), Row::empty()));
         db.put("BGP_GLOBALS_AF_NETWORK", Table::owned(rows.collect()));
     }
     db.put("ROUTE_MAP_SET", Table::one(ALLOW_ALL[0], Row::empty()));
@@ -64,12 +66,15 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
             ("local_addr", Value::Ip(n.local_ip.into())),
             ("name", Value::Text(Cow::Borrowed(&n.peer))),
         ]);
-        peers.push((Cow::Owned(format!("default|{}", n.ip)), peer));
+        let mut at = String::with_capacity(36);
+        at.push_str("default|");
+        push_ipv4(&mut at, n.ip);
         let af = Row::new([
             ("route_map_in", Value::List(ALLOW_ALL)),
             ("route_map_out", Value::List(ALLOW_ALL)),
         ]);
-        afs.push((Cow::Owned(format!("default|{}|ipv4_unicast", n.ip)), af));
+        afs.push((key(&[&at, "|ipv4_unicast"]), af));
+        peers.push((Cow::Owned(at), peer));
     }
     db.put("BGP_NEIGHBOR", Table::owned(peers));
     db.put("BGP_NEIGHBOR_AF", Table::owned(afs));

@@ -79,10 +79,19 @@ impl<T: Serialize> Serialize for Part<'_, T> {
 /// per-port tables come already in order ([`super::PortOrder`]): one pass finds them so.
 fn sorted<K: Ord, V>(mut v: Vec<(K, V)>) -> Vec<(K, V)> {
     if !v.is_sorted_by(|a, b| a.0 <= b.0) {
+        #[cfg(test)]
+        SORTS.with(|n| n.set(n.get() + 1));
         v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     }
     debug_assert!(v.windows(2).all(|w| w[0].0 != w[1].0), "duplicate name");
     v
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many tables or rows [`sorted`] had to sort on this thread (tests: the per-port tables and
+    /// rows are built in order).
+    pub(crate) static SORTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Writes `(name, value)` pairs as a JSON object.
@@ -224,11 +233,17 @@ impl<'a> ConfigDb<'a> {
     /// The file: sorted keys, 4-space indentation, a final newline: `serde_json`'s pretty form of
     /// [`Serialize`], printed without serde.
     pub fn to_json(&self) -> Result<String, String> {
-        let rows: usize = self.tables.values().map(|t| t.len() + 1).sum();
-        let mut out = String::with_capacity(rows * 96);
+        let mut out = String::with_capacity(self.lines() * 40);
         json::config_db(&mut out, self);
         out.push('\n');
         Ok(out)
+    }
+
+    /// How many lines [`ConfigDb::to_json`] prints, about: the buffer is sized from it (lines average
+    /// about 30 bytes), so that a 270 KB file is not copied as its buffer doubles.
+    fn lines(&self) -> usize {
+        let rows = |t: &Table| t.0.iter().map(|(_, r)| r.len() + 2).sum::<usize>();
+        2 + self.tables.values().map(|t| rows(t) + 2).sum::<usize>()
     }
 
     /// [`ConfigDb::to_json`] through `serde_json`: the reference the printer is tested against.

@@ -44,14 +44,14 @@ fn unused_ports<'a>(
                 ("admin_status", "down".into()),
                 ("alias", row_text(&row, |r| &r.alias)),
                 ("description", text(UNUSED_DESCRIPTION)),
+            ];
+            let rest = [
                 ("index", Value::Num(u64::from(row.index))),
                 ("lanes", row_text(&row, |r| &r.lanes)),
                 ("speed", Value::Num(row.speed)),
             ];
-            Ok((
-                Cow::Borrowed(&*u.name),
-                Row::new(fields.into_iter().chain(fec)),
-            ))
+            let fields = fields.into_iter().chain(fec).chain(rest);
+            Ok((Cow::Borrowed(&*u.name), Row::new(fields)))
         })
         .collect()
 }
@@ -163,16 +163,20 @@ pub(super) fn add<'a>(
         let name = Cow::Borrowed(i.name.as_ref());
         let row = port_row(d, sku, i.port, &i.name)?;
         let fec = sku.fec_of(&row).map(|f| ("fec", f.as_str().into()));
+        // In field order (`fec` between `description` and `index`): the row needs no sort.
         let fields = [
             ("admin_status", "up".into()),
             ("alias", row_text(&row, |r| &r.alias)),
             ("description", text(&i.description)),
+        ];
+        let rest = [
             ("index", Value::Num(u64::from(row.index))),
             ("lanes", row_text(&row, |r| &r.lanes)),
             ("mtu", Value::Num(u64::from(i.mtu))),
             ("speed", Value::Num(u64::from(i.speed_gbps) * 1000)),
         ];
-        port.push((name.clone(), Row::new(fields.into_iter().chain(fec))));
+        let fields = fields.into_iter().chain(fec).chain(rest);
+        port.push((name.clone(), Row::new(fields)));
         let peer = Row::new([("name", text(&i.peer)), ("port", text(&i.peer_port))]);
         neighbor.push((name, peer));
     }

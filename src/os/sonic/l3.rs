@@ -3,12 +3,12 @@
 //! `<name>|<prefix>`), so both key forms are written.
 
 use super::db::{ConfigDb, Row, Table, Value};
-use super::key;
-use crate::model::Device;
+use super::{PortOrder, key};
+use crate::model::{Device, Interface};
 use std::borrow::Cow;
 
 /// Adds the loopback, routed ports and the server VLAN.
-pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
+pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device, order: &PortOrder<'a>) {
     db.put(
         "LOOPBACK_INTERFACE",
         Table::owned(vec![
@@ -19,15 +19,10 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
             ),
         ]),
     );
-    let mut routed = Vec::new();
-    for i in &d.interfaces {
-        if let Some(a) = i.address.as_deref().filter(|a| !a.is_empty()) {
-            routed.push((Cow::Borrowed(i.name.as_ref()), Row::empty()));
-            routed.push((key(&[&i.name, "|", a]), Row::empty()));
-        }
-    }
+    let routed = interface_keys(order);
     if !routed.is_empty() {
-        db.put("INTERFACE", Table::owned(routed));
+        let rows = routed.into_iter().map(|k| (k, Row::empty()));
+        db.put("INTERFACE", Table::owned(rows.collect()));
     }
     let Some(s) = &d.server_subnet else { return };
     let vlan = format!("Vlan{}", s.vlan);
@@ -64,4 +59,29 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
             (Cow::Owned(vlan), Row::empty()),
         ]),
     );
+}
+
+/// The INTERFACE keys of the routed ports, in key order: each port's name (in [`PortOrder::plain`]
+/// order) and `<name>|<prefix>` (in [`PortOrder::joined`] order), two sorted runs merged.
+fn interface_keys<'a>(order: &PortOrder<'a>) -> Vec<Cow<'a, str>> {
+    let address = |i: &&'a Interface| i.address.as_deref().filter(|a| !a.is_empty());
+    let names = order
+        .plain
+        .iter()
+        .filter(|i| address(i).is_some())
+        .map(|i| Cow::Borrowed(i.name.as_ref()));
+    let mut prefixed = order
+        .joined
+        .iter()
+        .filter_map(|i| Some(key(&[&i.name, "|", address(i)?])))
+        .peekable();
+    let mut keys = Vec::new();
+    for name in names {
+        while let Some(p) = prefixed.next_if(|p| p < &name) {
+            keys.push(p);
+        }
+        keys.push(name);
+    }
+    keys.extend(prefixed);
+    keys
 }

@@ -260,7 +260,9 @@ fn schedulers(qos: &QosPlan, speeds: &[u32]) -> Table<'static> {
     Table::owned(rows)
 }
 
-/// The QUEUE entry of each queue a class schedules or marks: (`|<queue>`, entry).
+/// The QUEUE entry of each queue a class schedules or marks: (`|<queue>`, entry), in key order, so
+/// that a device's QUEUE table (its ports in [`PortOrder::joined`] order, each with these entries) is
+/// built sorted.
 fn queue_entries(qos: &QosPlan, gbps: u32) -> Vec<(String, Row<'static>)> {
     let mut out = Vec::new();
     for c in &qos.classes {
@@ -294,6 +296,7 @@ fn queue_entries(qos: &QosPlan, gbps: u32) -> Vec<(String, Row<'static>)> {
             Row::new([("scheduler", CONTROL_SCHEDULER.into())]),
         ));
     }
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
