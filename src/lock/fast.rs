@@ -234,13 +234,22 @@ fn flow_map(s: &str) -> Option<Fields<'_>> {
 
 /// One `key: value` of a flow mapping, added to `out`.
 fn field<'t>(part: &'t str, out: &mut Fields<'t>) -> Option<()> {
-    let (k, v) = part.split_once(": ")?;
-    let k = k.trim();
+    // A plain key holds no `:`, so its first `:` must be the one of `: ` (what `split_once(": ")`
+    // finds, by a one-byte search).
+    let colon = part.find(':')?;
+    let (k, v) = (&part[..colon], part[colon + 1..].strip_prefix(' ')?);
+    let k = blank_trim(k);
     if !plain_key(k) {
         return None;
     }
-    out.push((k, scalar(v.trim())?));
+    out.push((k, scalar(blank_trim(v))?));
     Some(())
+}
+
+/// `s` without the spaces and tabs around it: YAML's white space in a flow mapping (any other
+/// character stays, and a plain scalar holding one is left to the YAML reader).
+fn blank_trim(s: &str) -> &str {
+    s.trim_matches([' ', '\t'])
 }
 
 fn plain_key(k: &str) -> bool {
@@ -266,17 +275,22 @@ fn scalar(v: &str) -> Option<Scalar<'_>> {
         }
         return v.parse::<u64>().ok().map(Scalar::Number);
     }
-    let plain = v
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
+    // One pass: the characters allowed, and the dots counted.
+    let (mut plain, mut dots) = (true, 0);
+    for b in v.bytes() {
+        dots += usize::from(b == b'.');
+        plain &= b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/');
+    }
     let first = v.bytes().next()?;
-    let special = [
-        "null", "true", "false", "yes", "no", "on", "off", "y", "n", ".nan", ".inf",
-    ]
-    .iter()
-    .any(|w| v.eq_ignore_ascii_case(w));
+    // The words YAML reads as null, a boolean or a float special: none is longer than five bytes.
+    let special = v.len() <= 5
+        && [
+            "null", "true", "false", "yes", "no", "on", "off", "y", "n", ".nan", ".inf",
+        ]
+        .iter()
+        .any(|w| v.eq_ignore_ascii_case(w));
     // A single dot could make a plain scalar a float (`1.5`, `1e3`): leave those to YAML.
-    let float_like = first.is_ascii_digit() && v.matches('.').count() == 1;
+    let float_like = first.is_ascii_digit() && dots == 1;
     (plain && !special && !float_like && first != b'.' && first != b'-').then_some(Scalar::Text(v))
 }
 

@@ -162,9 +162,12 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
 
 /// A /31 (or, with `any_len`, any prefix) without host bits, or why not.
 pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, String> {
-    let n: Ipv4Network = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not an IPv4 prefix"))?;
+    let n = match prefix_as_written(text) {
+        Some(n) => n,
+        None => text
+            .parse()
+            .map_err(|_| format!("`{text}` is not an IPv4 prefix"))?,
+    };
     if n.ip() != n.network() {
         return Err(format!("`{text}` has host bits set"));
     }
@@ -172,6 +175,16 @@ pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, String> {
         return Err(format!("`{text}` is not a /31"));
     }
     Ok(n)
+}
+
+/// `a.b.c.d/len` as aifab writes it (a length of one or two digits, no leading zero), read without
+/// `Ipv4Network`'s parser, which first tries the length as a dotted netmask (a lock holds hundreds of
+/// thousands of prefixes). Anything else is `None` and left to that parser.
+fn prefix_as_written(text: &str) -> Option<Ipv4Network> {
+    let (ip, len) = text.split_once('/')?;
+    let plain = matches!(len.as_bytes(), [b'0'..=b'9'] | [b'1'..=b'9', b'0'..=b'9']);
+    let len: u8 = len.parse().ok().filter(|_| plain)?;
+    Ipv4Network::new(ip.parse().ok()?, len).ok()
 }
 
 /// Version, well-formed subnets, port numbers and names: entries are checked in parallel, and a finding
@@ -450,5 +463,45 @@ impl<'a> Seen<'a> {
             msg,
             "give one of the two entries another value, or delete one and render again",
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Ipv4Network, prefix_as_written};
+
+    /// The short path reads what `Ipv4Network`'s parser reads, and leaves every other form to it.
+    #[test]
+    fn a_prefix_as_written_reads_as_the_parser_reads_it() {
+        for text in [
+            "10.0.0.0/31",
+            "10.0.0.1/31",
+            "0.0.0.0/0",
+            "10.255.255.255/32",
+            "10.0.0.0/33",
+            "10.0.0.0/031",
+            "10.0.0.0/3a",
+            "10.0.0.0/",
+            "10.0.0.0/255.255.255.254",
+            "10.0.0/31",
+            "010.0.0.0/31",
+            "10.0.0.0/ 31",
+            "10.0.0.0",
+        ] {
+            if let Some(n) = prefix_as_written(text) {
+                assert_eq!(Some(n), text.parse::<Ipv4Network>().ok(), "{text}");
+            }
+        }
+        for written in ["10.1.2.0/31", "0.0.0.0/0", "10.2.0.0/27"] {
+            assert!(prefix_as_written(written).is_some(), "{written}");
+        }
+        for other in [
+            "10.0.0.0/031",
+            "10.0.0.0/33",
+            "10.0.0.0/255.255.255.254",
+            "10.0.0.0",
+        ] {
+            assert!(prefix_as_written(other).is_none(), "{other}");
+        }
     }
 }
