@@ -135,19 +135,24 @@ fn plain(b: &[u8]) -> bool {
     const HIGH: u64 = ONES * 0x80;
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
     let has = |x: u64, c: u8| below(x ^ (ONES * u64::from(c)), 1);
-    let mut words = b.chunks_exact(8);
-    for w in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        let x = u64::from_le_bytes(word);
-        if below(x, 0x20) | has(x, b'"') | has(x, b'\\') != 0 {
-            return false;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .all(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+    let clean = |w: [u8; 8]| {
+        let x = u64::from_le_bytes(w);
+        below(x, 0x20) | has(x, b'"') | has(x, b'\\') == 0
+    };
+    let Some(last) = b.len().checked_sub(8) else {
+        // Shorter than a word: padded with a letter, which needs no escape.
+        let mut w = [b'a'; 8];
+        w[..b.len()].copy_from_slice(b);
+        return clean(w);
+    };
+    // Whole words, then the last eight bytes (overlapping the words before when the length is not a
+    // multiple of eight).
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        w
+    };
+    (0..last).step_by(8).all(|at| clean(word(at))) && clean(word(last))
 }
 
 #[cfg(test)]
