@@ -240,29 +240,51 @@ fn device_line(s: &mut String, d: &LockDevice) {
     s.push_str(retired(d.retired));
 }
 
-/// A link's fields (hundreds of thousands at 100K GPUs: spelled without the formatting machinery).
+/// A field value of a link or server line.
+enum Field<'a> {
+    Text(&'a str),
+    Port(u32),
+}
+
+/// `key: value, key: value` (hundreds of thousands of lines at 100K GPUs: spelled without the
+/// formatting machinery).
+fn push_fields(s: &mut String, fields: &[(&str, Field)]) {
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(key);
+        s.push_str(": ");
+        match value {
+            Field::Text(t) => s.push_str(t),
+            Field::Port(p) => push_decimal(s, u64::from(*p)),
+        }
+    }
+}
+
 fn link_line(s: &mut String, l: &LockLink) {
-    s.push_str("lower: ");
-    s.push_str(&l.lower);
-    s.push_str(", lower_port: ");
-    push_decimal(s, l.lower_port.into());
-    s.push_str(", upper: ");
-    s.push_str(&l.upper);
-    s.push_str(", upper_port: ");
-    push_decimal(s, l.upper_port.into());
-    s.push_str(", subnet: ");
-    s.push_str(&l.subnet);
+    push_fields(
+        s,
+        &[
+            ("lower", Field::Text(&l.lower)),
+            ("lower_port", Field::Port(l.lower_port)),
+            ("upper", Field::Text(&l.upper)),
+            ("upper_port", Field::Port(l.upper_port)),
+            ("subnet", Field::Text(&l.subnet)),
+        ],
+    );
     s.push_str(retired(l.retired));
 }
 
-/// A server link's fields.
 fn server_line(s: &mut String, v: &LockServer) {
-    s.push_str("leaf: ");
-    s.push_str(&v.leaf);
-    s.push_str(", port: ");
-    push_decimal(s, v.port.into());
-    s.push_str(", subnet: ");
-    s.push_str(&v.subnet);
+    push_fields(
+        s,
+        &[
+            ("leaf", Field::Text(&v.leaf)),
+            ("port", Field::Port(v.port)),
+            ("subnet", Field::Text(&v.subnet)),
+        ],
+    );
     s.push_str(retired(v.retired));
 }
 
