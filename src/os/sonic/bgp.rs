@@ -66,15 +66,16 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
             ("local_addr", Value::Ip(n.local_ip.into())),
             ("name", Value::Text(Cow::Borrowed(&n.peer))),
         ]);
-        let mut at = String::with_capacity(36);
-        at.push_str("default|");
-        push_ipv4(&mut at, n.ip);
+        // `default|<ip>`: the neighbor's key, and the start of its address family's.
+        let mut peer_key = String::with_capacity(36);
+        peer_key.push_str("default|");
+        push_ipv4(&mut peer_key, n.ip);
         let af = Row::new([
             ("route_map_in", Value::List(ALLOW_ALL)),
             ("route_map_out", Value::List(ALLOW_ALL)),
         ]);
-        afs.push((key(&[&at, "|ipv4_unicast"]), af));
-        peers.push((Cow::Owned(at), peer));
+        afs.push((key(&[&peer_key, "|ipv4_unicast"]), af));
+        peers.push((Cow::Owned(peer_key), peer));
     }
     db.put("BGP_NEIGHBOR", Table::owned(peers));
     db.put("BGP_NEIGHBOR_AF", Table::owned(afs));
