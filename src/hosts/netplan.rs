@@ -32,7 +32,7 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
     for n in &s.nics {
         let mut t = String::with_capacity(4);
         spell::push_decimal(&mut t, table(plan, n.rail, n.port).into());
-        let subnet = spell::prefix(n.network, n.prefix_len);
+        let subnet = n.subnet();
         let address = spell::prefix(n.ip, n.prefix_len);
         let mut ip = String::with_capacity(15);
         spell::push_ipv4(&mut ip, n.ip);

@@ -46,7 +46,17 @@ pub struct Nic<'m> {
 impl Nic<'_> {
     /// `network/len`.
     pub fn subnet(&self) -> String {
-        format!("{}/{}", self.network, self.prefix_len)
+        let mut s = String::with_capacity(18);
+        self.push_subnet(&mut s);
+        s
+    }
+
+    /// Appends [`Nic::subnet`] to `o` (a routed fabric's 100,000 Spiderpool pools spell it into one
+    /// scratch buffer).
+    pub fn push_subnet(&self, o: &mut String) {
+        crate::spell::push_ipv4(o, self.network);
+        o.push('/');
+        crate::spell::push_decimal(o, self.prefix_len.into());
     }
 }
 

@@ -166,9 +166,7 @@ fn routed(o: &mut String, plan: &HostsPlan, s: &Server, n: &Nic, scratch: &mut S
         (plan.nic_ports > 1).then_some(n.port),
     );
     let a = scratch.len();
-    spell::push_ipv4(scratch, n.network);
-    scratch.push('/');
-    spell::push_decimal(scratch, n.prefix_len.into());
+    n.push_subnet(scratch);
     let b = scratch.len();
     spell::push_ipv4(scratch, n.gateway);
     let c = scratch.len();
