@@ -102,9 +102,9 @@ impl Renderer {
         Renderer::with_templates(catalog, None)
     }
 
-    /// The built-in templates, each also under `builtin/<os>/<name>` (for `{% extends %}`), then a
-    /// site's templates from `dir` (`<dir>/<os>/<name>.j2`), which override built-in ones of the same
-    /// name. Templates read only what the built-in ones read (`view`/`generated` and `meta`: values
+    /// The built-in templates, then, with a site's templates from `dir` (`<dir>/<os>/<name>.j2`), each
+    /// built-in one also under `builtin/<os>/<name>` (for the site's `{% extends %}`) and the site's,
+    /// which override built-in ones of the same name. Templates read only what the built-in ones read (`view`/`generated` and `meta`: values
     /// validated before render), have no loader (no file outside the set), no auto-escaping, and their
     /// output goes through the same control-character check.
     pub fn with_templates(
@@ -124,10 +124,14 @@ impl Renderer {
         for (name, src) in embedded::TEMPLATES {
             env.add_template(name, src)
                 .map_err(|e| format!("template {name}: {e:#}"))?;
-            env.add_template_owned(format!("{BUILTIN}{name}"), *src)
-                .map_err(|e| format!("template {name}: {e:#}"))?;
         }
         if let Some(dir) = dir {
+            // Only a site's templates can name `builtin/...`: the second copies are compiled for them
+            // alone (compiling every template twice was half the renderer's start-up).
+            for (name, src) in embedded::TEMPLATES {
+                env.add_template_owned(format!("{BUILTIN}{name}"), *src)
+                    .map_err(|e| format!("template {name}: {e:#}"))?;
+            }
             for (name, src) in site::templates(dir)? {
                 env.add_template_owned(name.clone(), src)
                     .map_err(|e| format!("{}/{name}: {e:#}", dir.display()))?;
