@@ -149,7 +149,8 @@ pub(super) fn line(rel: &str, hash: u128, s: &Stamp) -> Option<String> {
     })
 }
 
-fn parse(line: &str) -> Option<(String, (u128, Stamp))> {
+/// One index line read back: the path, the hash and the status recorded.
+pub(super) fn parse(line: &str) -> Option<(String, (u128, Stamp))> {
     let mut f = line.splitn(8, ' ');
     if f.next()? != HASH {
         return None;

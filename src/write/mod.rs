@@ -116,8 +116,9 @@ pub struct Staging {
     spare: Option<(index::Index, spare::Held)>,
     /// Files of the previous output linked into the new one, with their hash: the next spare's index.
     linked: Mutex<Vec<(String, u128)>>,
-    /// Every file put, by its path, with the hash of its bytes: the new output's index.
-    hashes: Mutex<Vec<(String, u128)>>,
+    /// Every file put, by its path, with the hash of its bytes and, when known as it was put, its
+    /// status (a linked file's is read after the swap): the new output's index.
+    hashes: Mutex<Vec<Entry>>,
     /// Cleared when the file system refuses a hard link: every later file is written.
     links_work: AtomicBool,
     fail_after: Option<usize>,
@@ -157,7 +158,7 @@ impl Staging {
             && spare_holds(ix.holds(&f.path, index::stamp(m), hash), m, &path, bytes)
         {
             self.unchanged.fetch_add(1, Ordering::Relaxed);
-            self.record(&f.path, hash);
+            self.record(&f.path, hash, index::stamp(m));
             return Ok(());
         }
         if let Some(previous) = &self.previous
@@ -168,7 +169,8 @@ impl Staging {
                 match link_new(&old, &path) {
                     Ok(()) => {
                         self.unchanged.fetch_add(1, Ordering::Relaxed);
-                        self.record(&f.path, hash);
+                        // Its status changes again when the previous output is removed.
+                        self.record(&f.path, hash, None);
                         if let Ok(mut linked) = self.linked.lock() {
                             linked.push((f.path.clone(), hash));
                         }
@@ -188,9 +190,9 @@ impl Staging {
             }
             _ => write_new(&path, bytes),
         };
-        written.map_err(|e| format!("{}: {e}", path.display()))?;
+        let fh = written.map_err(|e| format!("{}: {e}", path.display()))?;
         self.written.fetch_add(1, Ordering::Relaxed);
-        self.record(&f.path, hash);
+        self.record(&f.path, hash, fh.metadata().ok().as_ref().and_then(index::stamp));
         Ok(())
     }
 
@@ -211,9 +213,9 @@ impl Staging {
         }
     }
 
-    fn record(&self, rel: &str, hash: u128) {
+    fn record(&self, rel: &str, hash: u128, stamp: Option<index::Stamp>) {
         if let Ok(mut hashes) = self.hashes.lock() {
-            hashes.push((rel.to_string(), hash));
+            hashes.push((rel.to_string(), hash, stamp));
         }
     }
 
@@ -300,7 +302,7 @@ fn link_new(old: &Path, path: &Path) -> std::io::Result<()> {
 
 /// Writes `bytes` to a new file at `path`. Never writes through an existing file: one there (a link to
 /// the previous output) is unlinked first, so the previous output cannot change before the swap.
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<File> {
     let create = || OpenOptions::new().write(true).create_new(true).open(path);
     let mut fh: File = match with_parent(path, create) {
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {
@@ -310,7 +312,8 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         r => r?,
     };
     // No fsync per file: atomicity comes from the final swap; a crash before it leaves the old output.
-    fh.write_all(bytes)
+    fh.write_all(bytes)?;
+    Ok(fh)
 }
 
 /// Writes `files` as the complete content of folder `out`, atomically.
@@ -377,6 +380,7 @@ pub fn write_keeping(
         })
         .and_then(|_| {
             write_new(&tmp.join(MARKER), manifest().as_bytes())
+                .map(drop)
                 .map_err(|e| format!("{}: {e}", tmp.display()))
         });
     if let Err(e) = filled {
@@ -387,15 +391,15 @@ pub fn write_keeping(
     written.written += 1;
     match swap::swap(&tmp, out, &aside, exists) {
         Ok(old) => {
-            let parked = match (old, &spare_dir) {
-                (Some(old), Some(s)) if spare::park(&old, s) => Some(s.as_path()),
+            let (parked, removed) = match (old, &spare_dir) {
+                (Some(old), Some(s)) if spare::park(&old, s) => (Some(s.as_path()), false),
                 (Some(old), _) => {
                     remove_tree(&old);
-                    None
+                    (None, true)
                 }
-                (None, _) => None,
+                (None, _) => (None, false),
             };
-            stage.write_indexes(out, parked);
+            stage.write_indexes(out, parked, removed);
             Ok(written)
         }
         Err(e) => {
@@ -425,21 +429,27 @@ impl Staging {
         let (Some((_, held)), Ok(hashes)) = (&self.spare, self.hashes.lock()) else {
             return;
         };
-        let put: std::collections::HashSet<&str> = hashes.iter().map(|(r, _)| r.as_str()).collect();
+        let put: std::collections::HashSet<&str> =
+            hashes.iter().map(|(r, _, _)| r.as_str()).collect();
         spare::prune(&self.dir, held, &put);
     }
 
     /// Writes the index of the new output `out` and, when the previous output was parked as the spare
     /// `parked`, the spare's: the files linked from it into the new output, and the files of the
-    /// previous output's index whose status is still the recorded one.
-    fn write_indexes(self, out: &Path, parked: Option<&Path>) {
-        let hashes = self.hashes.into_inner().unwrap_or_default();
-        write_index(out, hashes.into_iter().map(|(r, h)| (r, h, None)).collect());
+    /// previous output's index with the status recorded there (a file changed since no longer has
+    /// it, and is read when next compared). When the previous output was `removed`, its unlinked
+    /// names changed the status of files the new output shares with it: every status is read again.
+    fn write_indexes(self, out: &Path, parked: Option<&Path>, removed: bool) {
+        let mut hashes = self.hashes.into_inner().unwrap_or_default();
+        if removed {
+            hashes.iter_mut().for_each(|e| e.2 = None);
+        }
+        write_index(out, hashes);
         let Some(spare) = parked else { return };
         let linked = self.linked.into_inner().unwrap_or_default();
         let seen: std::collections::HashSet<&str> =
             linked.iter().map(|(r, _)| r.as_str()).collect();
-        let mut entries: Vec<(String, u128, Option<index::Stamp>)> = self
+        let mut entries: Vec<Entry> = self
             .index
             .entries()
             .filter(|(rel, _, _)| !seen.contains(rel))
@@ -450,11 +460,14 @@ impl Staging {
     }
 }
 
-/// Writes the index of folder `dir` ([`index::location`]): each file's hash and its status now. An
-/// entry that names the status it must still have is left out when the file's status differs. Best
-/// effort, and atomic (a new file renamed over the old): without it the next render reads the files
-/// back, as without an index.
-fn write_index(dir: &Path, mut entries: Vec<(String, u128, Option<index::Stamp>)>) {
+/// An index entry in the making: a file's path relative to its folder, the hash of its bytes, and its
+/// status when known (`None`: read from the file when the index is written).
+type Entry = (String, u128, Option<index::Stamp>);
+
+/// Writes the index of folder `dir` ([`index::location`]): each file's hash and its status, as given or
+/// read now. Best effort, and atomic (a new file renamed over the old): without it the next render
+/// reads the files back, as without an index.
+fn write_index(dir: &Path, mut entries: Vec<Entry>) {
     use rayon::prelude::*;
     let Some(file) = index::location(dir) else {
         return;
@@ -462,12 +475,11 @@ fn write_index(dir: &Path, mut entries: Vec<(String, u128, Option<index::Stamp>)
     entries.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let lines: Vec<Option<String>> = entries
         .par_iter()
-        .map(|(rel, hash, want)| {
-            let m = std::fs::symlink_metadata(dir.join(rel)).ok()?;
-            let now = index::stamp(&m)?;
-            if want.is_some_and(|w| w != now) {
-                return None;
-            }
+        .map(|(rel, hash, known)| {
+            let now = match known {
+                Some(s) => *s,
+                None => index::stamp(&std::fs::symlink_metadata(dir.join(rel)).ok()?)?,
+            };
             index::line(rel, *hash, &now)
         })
         .collect();
@@ -563,6 +575,47 @@ mod tests {
         put(&a);
         put(&b);
         put(&b);
+        let _ = std::fs::remove_dir_all(&t);
+    }
+
+    /// Asserts that every entry of the index of `dir` records the status its file has now (the status
+    /// taken as each file was put, not read after the swap, must be the final one), and returns how
+    /// many entries there are.
+    fn index_is_current(dir: &Path) -> usize {
+        let file = index::location(dir).expect("a cache folder");
+        let text = std::fs::read_to_string(&file).expect("the index is written");
+        for line in text.lines() {
+            let (rel, (_, recorded)) = index::parse(line).expect("an index line");
+            let m = std::fs::symlink_metadata(dir.join(&rel)).expect("the file is there");
+            assert_eq!(Some(recorded), index::stamp(&m), "{rel} in {}", dir.display());
+        }
+        text.lines().count()
+    }
+
+    /// After every kind of write (new, unchanged, changed, files and folders swapped; the previous
+    /// output kept as the spare or removed) the new output's index holds every file with its status
+    /// as it is after the render, so the next render trusts it without reading a file.
+    #[test]
+    fn the_index_records_each_file_as_it_stands_after_the_render() {
+        let t = std::env::temp_dir().join(format!("aifab-index-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&t);
+        let out = t.join("out");
+        let put = |list: &[(&str, &str)], previous: Previous| {
+            let fs = files(list);
+            write_keeping(&out, None, previous, |stage| {
+                fs.iter().try_for_each(|f| stage.put(f))
+            })
+            .expect("write");
+            assert_eq!(index_is_current(&out), list.len(), "{list:?}");
+        };
+        let a = [("x", "1"), ("d/f", "2"), ("d/g", "3")];
+        let a2 = [("x", "1"), ("d/f", "changed"), ("d/g", "3")];
+        let b = [("x/y", "4"), ("d", "5"), ("e/h", "6")];
+        for previous in [Previous::KeepAsSpare, Previous::Remove] {
+            for list in [&a[..], &a, &a2, &a, &b, &a, &a, &b, &b] {
+                put(list, previous);
+            }
+        }
         let _ = std::fs::remove_dir_all(&t);
     }
 

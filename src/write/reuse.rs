@@ -79,8 +79,9 @@ pub(super) fn only_link(_: &std::fs::Metadata) -> bool {
 /// Replaces the bytes of the unshared file `path` in place (never through a symbolic link): written
 /// over the old bytes, then cut to length, so a file of the same size or larger frees no block (freeing
 /// blocks costs a discard on file systems mounted with `discard`) and gets none newly allocated.
+/// Returns the open file, for its status.
 #[cfg(unix)]
-pub(super) fn rewrite(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn rewrite(path: &Path, bytes: &[u8]) -> std::io::Result<std::fs::File> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let mut fh = std::fs::OpenOptions::new()
@@ -88,11 +89,12 @@ pub(super) fn rewrite(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)?;
     fh.write_all(bytes)?;
-    fh.set_len(bytes.len() as u64)
+    fh.set_len(bytes.len() as u64)?;
+    Ok(fh)
 }
 
 /// Not reached where [`only_link`] is always false.
 #[cfg(not(unix))]
-pub(super) fn rewrite(_: &Path, _: &[u8]) -> std::io::Result<()> {
+pub(super) fn rewrite(_: &Path, _: &[u8]) -> std::io::Result<std::fs::File> {
     Err(std::io::ErrorKind::Unsupported.into())
 }
