@@ -593,7 +593,7 @@ impl Platform {
         if let Some(row) = self.sonic.as_ref().and_then(|s| s.port(port)) {
             return row.name.clone();
         }
-        self.fill(&self.ports.naming, port)
+        self.spell(&self.ports.naming, port, None)
     }
 
     /// The interface name of child `child` (1-based) of front-panel port `port` broken out into
@@ -603,14 +603,10 @@ impl Platform {
             return self.interface_name(port);
         }
         if let Some(s) = &self.sonic {
-            return s
-                .child(port, child, children)
-                .map_or_else(String::new, |r| r.name);
+            return s.child_name(port, child, children).unwrap_or_default();
         }
         let lane = 1 + (child - 1) * self.ports.lanes.unwrap_or(children) / children;
-        self.fill(&self.ports.child_naming, port)
-            .replace("{child}", &child.to_string())
-            .replace("{lane}", &lane.to_string())
+        self.spell(&self.ports.child_naming, port, Some((child, lane)))
     }
 
     /// Every speed a port of this platform runs at: the native speeds, then the breakout speeds.
@@ -710,18 +706,43 @@ impl Platform {
     }
 
     /// A naming pattern with `{port}`, `{card}` and `{card_port}` filled in.
-    fn fill(&self, pattern: &str, port: u32) -> String {
+    /// `pattern` with its placeholders filled for port `port` in one pass: `{port}`, and `{card}` and
+    /// `{card_port}` on a modular platform; with `child` = (child, lane) also `{child}` and `{lane}`.
+    /// Any other brace, and a placeholder the platform does not fill, stays as written. (Names for
+    /// every port of every platform a fabric uses are spelled at each start: one pass and one string
+    /// each, instead of a string per placeholder.)
+    fn spell(&self, pattern: &str, port: u32, child: Option<(u32, u32)>) -> String {
         let p = &self.ports;
-        let mut s = pattern.replace("{port}", &port.to_string());
-        if let Some(ppc) = p.ports_per_card {
-            s = s
-                .replace(
-                    "{card}",
-                    &((port - 1) / ppc + p.first_card.unwrap_or(1)).to_string(),
-                )
-                .replace("{card_port}", &((port - 1) % ppc + 1).to_string());
+        let card = p
+            .ports_per_card
+            .map(|ppc| ((port - 1) / ppc + p.first_card.unwrap_or(1), (port - 1) % ppc + 1));
+        let mut out = String::with_capacity(pattern.len() + 8);
+        let mut rest = pattern;
+        while let Some(at) = rest.find('{') {
+            out.push_str(&rest[..at]);
+            rest = &rest[at..];
+            let value = [
+                ("{port}", Some(port)),
+                ("{card}", card.map(|c| c.0)),
+                ("{card_port}", card.map(|c| c.1)),
+                ("{child}", child.map(|c| c.0)),
+                ("{lane}", child.map(|c| c.1)),
+            ]
+            .into_iter()
+            .find_map(|(key, v)| Some((key.len(), v?)).filter(|_| rest.starts_with(key)));
+            match value {
+                Some((len, v)) => {
+                    crate::spell::push_decimal(&mut out, u64::from(v));
+                    rest = &rest[len..];
+                }
+                None => {
+                    out.push('{');
+                    rest = &rest[1..];
+                }
+            }
         }
-        s
+        out.push_str(rest);
+        out
     }
 }
 
@@ -748,6 +769,55 @@ pub fn hint_for(catalog: &Catalog, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Catalog, Syntax, VENDOR_FILES};
+
+    /// The names as they were spelled before [`super::Platform::spell`]: one `replace` per
+    /// placeholder, in order.
+    fn replaced(p: &super::Platform, pattern: &str, port: u32, child: Option<(u32, u32)>) -> String {
+        let mut s = pattern.replace("{port}", &port.to_string());
+        if let Some(ppc) = p.ports.ports_per_card {
+            s = s
+                .replace("{card}", &((port - 1) / ppc + p.ports.first_card.unwrap_or(1)).to_string())
+                .replace("{card_port}", &((port - 1) % ppc + 1).to_string());
+        }
+        match child {
+            Some((c, lane)) => s
+                .replace("{child}", &c.to_string())
+                .replace("{lane}", &lane.to_string()),
+            None => s,
+        }
+    }
+
+    /// Every port and breakout child of every built-in platform, and patterns with stray braces and
+    /// placeholders the platform does not fill, are spelled in one pass exactly as the `replace`
+    /// chain spelled them; a SONiC child's name is the name of its whole row.
+    #[test]
+    fn one_pass_names_are_the_replaced_names() {
+        let odd = ["{port", "x{}{port}}{{card}", "{lane}{child}{card_port}{other}", "", "{"];
+        for (name, (_, p)) in &Catalog::builtin().platforms {
+            let patterns = [p.ports.naming.as_str(), p.ports.child_naming.as_str()];
+            for port in 1..=p.ports.count {
+                for pattern in patterns.iter().copied().chain(odd) {
+                    for child in [None, Some((1, 1)), Some((2, 5)), Some((8, 8))] {
+                        assert_eq!(
+                            p.spell(pattern, port, child),
+                            replaced(p, pattern, port, child),
+                            "{name} port {port} {pattern:?} {child:?}"
+                        );
+                    }
+                }
+                let Some(s) = &p.sonic else { continue };
+                for children in [2, 3, 4, 8] {
+                    for c in 0..=children + 1 {
+                        assert_eq!(
+                            s.child_name(port, c, children),
+                            s.child(port, c, children).map(|r| r.name),
+                            "{name} port {port} child {c}/{children}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// The JSON build.rs makes from `vendors/*.yaml` gives the very catalog the YAML gives: every
     /// platform, fact, reference, output and Ansible variable (a YAML scalar that JSON would type

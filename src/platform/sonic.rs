@@ -98,18 +98,8 @@ impl SonicFacts {
     /// ..., the parent's index. Speed and FEC stay the parent's (the caller sets the child speed).
     /// None when the row is missing, its name is not `Ethernet<n>` or its lanes do not split evenly.
     pub fn child(&self, port: u32, child: u32, children: u32) -> Option<SonicPort> {
-        let row = self.port(port)?;
+        let (row, per, k, base) = self.child_place(port, child, children)?;
         let lanes: Vec<&str> = row.lanes.split(',').collect();
-        let per = lanes.len() / children as usize;
-        if per == 0
-            || !lanes.len().is_multiple_of(children as usize)
-            || child == 0
-            || child > children
-        {
-            return None;
-        }
-        let base: usize = row.name.strip_prefix("Ethernet")?.parse().ok()?;
-        let k = (child - 1) as usize;
         let letter = char::from(b'a' + u8::try_from(k).ok()?);
         let alias = self
             .child_alias
@@ -125,6 +115,31 @@ impl SonicFacts {
             speed: row.speed,
             fec: row.fec,
         })
+    }
+
+    /// The name alone of [`SonicFacts::child`]'s row (interface names are spelled for every port at
+    /// each start; the rest of the row only for the ports a device uses).
+    pub fn child_name(&self, port: u32, child: u32, children: u32) -> Option<String> {
+        let (_, per, k, base) = self.child_place(port, child, children)?;
+        Some(format!("Ethernet{}", base + k * per))
+    }
+
+    /// Where child `child` of `children` sits in port `port`'s row: the row, the lanes per child, the
+    /// child's 0-based index and the parent's `Ethernet<n>` number. None as for [`SonicFacts::child`].
+    fn child_place(
+        &self,
+        port: u32,
+        child: u32,
+        children: u32,
+    ) -> Option<(&SonicPort, usize, usize, usize)> {
+        let row = self.port(port)?;
+        let lanes = row.lanes.split(',').count();
+        let per = lanes / children as usize;
+        if per == 0 || !lanes.is_multiple_of(children as usize) || child == 0 || child > children {
+            return None;
+        }
+        let base: usize = row.name.strip_prefix("Ethernet")?.parse().ok()?;
+        Some((row, per, (child - 1) as usize, base))
     }
 
     /// The FEC a row runs: its own column, else the SKU's FEC for its speed.
