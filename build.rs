@@ -1,7 +1,7 @@
 //! Embeds every file under `templates/` into the binary, so `aifab` runs from any folder, and
 //! converts the built-in platform files `vendors/*.yaml` to JSON, which the binary reads at every
-//! start ten times faster than the YAML (`platform::Catalog::builtin`; a test checks both give the
-//! same catalog).
+//! start ten times faster than the YAML, each platform apart so that only the platforms a fabric
+//! uses are parsed (`platform::Catalog::builtin`; a test checks both give the same catalog).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -24,20 +24,35 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// Writes `OUT_DIR/vendors/<os>.json` for every `vendors/<os>.yaml`.
+/// Writes, for every `vendors/<os>.yaml`, `OUT_DIR/vendors/<os>.json`: the file as JSON without its
+/// platforms; and `OUT_DIR/vendors.rs`: every platform's JSON by OS and name, so that the binary
+/// parses only the platforms a fabric looks up (`platform::Entry`).
 fn vendors(root: &Path, out: &Path) {
     println!("cargo:rerun-if-changed=vendors");
     let dir = out.join("vendors");
     std::fs::create_dir_all(&dir).expect("create OUT_DIR/vendors");
+    let mut code = String::from(
+        "/// Every built-in platform as JSON: its OS, its name, the platform.\npub static PLATFORMS: &[(&str, &str, &str)] = &[\n",
+    );
     for os in ["nxos", "eos", "sonic"] {
         let rel = format!("vendors/{os}.yaml");
         println!("cargo:rerun-if-changed={rel}");
         let text = std::fs::read_to_string(root.join(&rel)).expect("read a vendors file");
-        let value: serde_json::Value = serde_norway::from_str(&text)
+        let mut value: serde_json::Value = serde_norway::from_str(&text)
             .unwrap_or_else(|e| panic!("{rel} is not YAML this build can convert: {e}"));
+        let platforms = value
+            .as_object_mut()
+            .and_then(|o| o.remove("platforms"))
+            .unwrap_or_else(|| panic!("{rel} has no platforms"));
+        for (name, platform) in platforms.as_object().into_iter().flatten() {
+            let json = serde_json::to_string(platform).expect("JSON of a YAML value");
+            let _ = writeln!(code, "    ({os:?}, {name:?}, {json:?}),");
+        }
         let json = serde_json::to_string(&value).expect("JSON of a YAML value");
         std::fs::write(dir.join(format!("{os}.json")), json).expect("write a vendors JSON file");
     }
+    code.push_str("];\n");
+    std::fs::write(out.join("vendors.rs"), code).expect("write vendors.rs");
 }
 
 fn main() {

@@ -188,7 +188,8 @@ fn z9332f_lanes_match_the_example_config_db() {
 fn sonic_skus_are_real_and_buffers_follow_their_folders() {
     let cat = catalog();
     let mut sonic = 0;
-    for (name, (os, p)) in &cat.platforms {
+    for (name, entry) in &cat.platforms {
+        let (os, p) = &**entry;
         if *os != Os::Sonic {
             continue;
         }

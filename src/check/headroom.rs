@@ -47,7 +47,7 @@ fn with_buffers(catalog: &Catalog) -> Vec<&str> {
     catalog
         .platforms
         .iter()
-        .filter(|(_, (_, p))| p.sonic.as_ref().is_some_and(|s| s.buffers.is_some()))
+        .filter(|(_, e)| e.1.sonic.as_ref().is_some_and(|s| s.buffers.is_some()))
         .map(|(name, _)| name.as_str())
         .collect()
 }

@@ -131,7 +131,7 @@ impl Catalog {
                 .chain(release::problems(os, &p))
                 .collect();
             if problems.is_empty() {
-                self.platforms.insert(full, (os, p));
+                self.platforms.insert(full, super::Entry::new(os, p));
             }
             for e in problems {
                 errors.push(at(l, c, &format!("platform {name}: {e}"), FACT_HINT));

@@ -323,7 +323,7 @@ pub struct QpHashSupport {
 #[derive(Debug)]
 pub struct Catalog {
     /// By `<os>/<name>`.
-    pub platforms: BTreeMap<String, (Os, Platform)>,
+    pub platforms: BTreeMap<String, Entry>,
     /// The references each OS file cites.
     pub references: BTreeMap<Os, BTreeMap<String, String>>,
     /// Files rendered per device, per OS.
@@ -341,6 +341,68 @@ pub fn schema_json() -> String {
     s
 }
 
+/// One platform of a [`Catalog`], with its OS. A built-in platform is parsed when it is first looked
+/// up: a fabric uses a handful of the built-in platforms, and parsing all of them (the SONiC ones
+/// carry their SKUs' port tables) took 1.8 M instructions at every start.
+pub struct Entry {
+    os: Os,
+    json: &'static str,
+    parsed: OnceLock<(Os, Platform)>,
+}
+
+impl Entry {
+    /// A platform already read (a site's, or the built-in files read as YAML).
+    pub fn new(os: Os, platform: Platform) -> Entry {
+        Entry {
+            os,
+            json: "",
+            parsed: OnceLock::from((os, platform)),
+        }
+    }
+
+    /// The OS and the platform, parsed on first use.
+    pub fn get(&self) -> &(Os, Platform) {
+        self.parsed.get_or_init(|| {
+            match serde_json::from_str(self.json) {
+                Ok(p) => (self.os, p),
+                // The files are compiled in and checked by the test suite: a build defect.
+                Err(e) => panic!("a built-in {} platform is invalid: {e}", self.os),
+            }
+        })
+    }
+}
+
+impl std::ops::Deref for Entry {
+    type Target = (Os, Platform);
+    fn deref(&self) -> &(Os, Platform) {
+        self.get()
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// A built-in vendor file as build.rs wrote it, without its platforms (see [`BUILTIN_PLATFORMS`]).
+#[derive(Deserialize)]
+struct BuiltinFile {
+    os: Os,
+    references: BTreeMap<String, String>,
+    #[serde(default)]
+    outputs: Vec<OutputSpec>,
+    #[serde(default)]
+    ansible: BTreeMap<String, String>,
+}
+
+mod builtin_platforms {
+    include!(concat!(env!("OUT_DIR"), "/vendors.rs"));
+}
+
+/// Every built-in platform as JSON, by OS and name, as build.rs wrote them: parsed when looked up.
+use builtin_platforms::PLATFORMS as BUILTIN_PLATFORMS;
+
 /// The vendor files compiled into the binary.
 pub const VENDOR_FILES: [(Os, &str); 3] = [
     (Os::Nxos, include_str!("../../vendors/nxos.yaml")),
@@ -349,8 +411,8 @@ pub const VENDOR_FILES: [(Os, &str); 3] = [
 ];
 
 /// The same files as JSON, converted by build.rs when aifab is built: the built-in catalog reads
-/// these (about 0.4 ms at every start, against 3.7 ms for the YAML); a test checks that both give
-/// the same catalog.
+/// these (at every start, a JSON file is read faster than its YAML, and each platform is parsed only
+/// when looked up, see [`Entry`]); a test checks that both give the same catalog.
 const VENDOR_JSON: [(Os, &str); 3] = [
     (
         Os::Nxos,
@@ -366,24 +428,6 @@ const VENDOR_JSON: [(Os, &str); 3] = [
     ),
 ];
 
-/// How a vendor file's text is written.
-#[derive(Clone, Copy)]
-enum Syntax {
-    /// `vendors/<os>.yaml` as written, or a site's platform file.
-    Yaml,
-    /// The built-in files as build.rs converted them.
-    Json,
-}
-
-impl Syntax {
-    fn read(self, text: &str) -> Result<VendorFile, String> {
-        match self {
-            Syntax::Yaml => serde_norway::from_str(text).map_err(|e| e.to_string()),
-            Syntax::Json => serde_json::from_str(text).map_err(|e| e.to_string()),
-        }
-    }
-}
-
 impl Catalog {
     /// The device an output file belongs to, read from the `{hostname}` patterns of every OS's
     /// outputs (`spine1.cfg`, `leaf1/config_db.json`); `None` for a file no device owns (the
@@ -398,20 +442,21 @@ impl Catalog {
 
     /// Parses and checks the given vendor files: schema shape, matching OS, and a source for every fact.
     pub fn from_files(files: &[(Os, &str)]) -> Result<Catalog, Vec<String>> {
-        Catalog::parse(files, Syntax::Yaml, true)
+        Catalog::parse(files, true)
     }
 
-    /// Parses vendor files, checking every profile's consistency and sources when `check`; the
-    /// built-in files skip those checks at each start-up because the test suite runs them
-    /// ([`Catalog::from_files`] in tests/vendors.rs) on exactly the files compiled in.
-    fn parse(files: &[(Os, &str)], syntax: Syntax, check: bool) -> Result<Catalog, Vec<String>> {
+    /// Parses vendor files as written (YAML), checking every profile's consistency and sources when
+    /// `check`. The built-in catalog skips those checks at each start-up ([`Catalog::builtin_json`])
+    /// because the test suite runs them ([`Catalog::from_files`] in tests/vendors.rs) on exactly the
+    /// files compiled in.
+    fn parse(files: &[(Os, &str)], check: bool) -> Result<Catalog, Vec<String>> {
         let mut errors = Vec::new();
         let mut platforms = BTreeMap::new();
         let mut references = BTreeMap::new();
         let mut outputs = BTreeMap::new();
         let mut ansible = BTreeMap::new();
         for (os, text) in files {
-            let file = match syntax.read(text) {
+            let file: VendorFile = match serde_norway::from_str(text) {
                 Ok(f) => f,
                 Err(e) => {
                     errors.push(format!("vendors/{os}.yaml: {e}"));
@@ -432,7 +477,7 @@ impl Catalog {
                         errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
                     }
                 }
-                platforms.insert(format!("{os}/{name}"), (*os, p));
+                platforms.insert(format!("{os}/{name}"), Entry::new(*os, p));
             }
             if file.outputs.is_empty() {
                 errors.push(format!("vendors/{os}.yaml: outputs: no file is rendered"));
@@ -461,16 +506,61 @@ impl Catalog {
     /// The catalog built into this binary, loaded once.
     pub fn builtin() -> &'static Catalog {
         static CATALOG: OnceLock<Catalog> = OnceLock::new();
-        CATALOG.get_or_init(|| match Catalog::parse(&VENDOR_JSON, Syntax::Json, false) {
+        CATALOG.get_or_init(|| match Catalog::builtin_json() {
             Ok(c) => c,
             // The files are compiled in and checked by the test suite; a broken one is a build defect.
             Err(e) => panic!("built-in vendor profiles are invalid:\n{}", e.join("\n")),
         })
     }
 
+    /// The built-in files as build.rs converted them to JSON, each platform parsed when first
+    /// looked up ([`Entry`]); the files' other parts are checked as [`Catalog::parse`] checks them.
+    fn builtin_json() -> Result<Catalog, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut catalog = Catalog {
+            platforms: BTreeMap::new(),
+            references: BTreeMap::new(),
+            outputs: BTreeMap::new(),
+            ansible: BTreeMap::new(),
+        };
+        for (os, text) in VENDOR_JSON {
+            let file: BuiltinFile = match serde_json::from_str(text) {
+                Ok(f) => f,
+                Err(e) => {
+                    errors.push(format!("vendors/{os}.yaml: {e}"));
+                    continue;
+                }
+            };
+            if file.os != os {
+                errors.push(format!("vendors/{os}.yaml: says `os: {}`", file.os));
+            }
+            for o in &file.outputs {
+                if let Err(e) = o.producer() {
+                    errors.push(format!("vendors/{os}.yaml: outputs: {e}"));
+                }
+            }
+            catalog.references.insert(os, file.references);
+            catalog.outputs.insert(os, file.outputs);
+            catalog.ansible.insert(os, file.ansible);
+        }
+        for (os, name, json) in BUILTIN_PLATFORMS {
+            let entry = Entry {
+                os: Os::parse(os).ok_or_else(|| vec![format!("built-in platform {os}/{name}")])?,
+                json,
+                parsed: OnceLock::new(),
+            };
+            catalog.platforms.insert(format!("{os}/{name}"), entry);
+        }
+        if errors.is_empty() {
+            Ok(catalog)
+        } else {
+            Err(errors)
+        }
+    }
+
     /// Looks a platform up by `<os>/<name>`.
     pub fn get(&self, name: &str) -> Option<&(Os, Platform)> {
-        self.platforms.get(name)
+        self.platforms.get(name).map(Entry::get)
     }
 
     /// All platform names, for "did you mean" hints.
@@ -768,7 +858,7 @@ pub fn hint_for(catalog: &Catalog, name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Catalog, Syntax, VENDOR_FILES};
+    use super::{Catalog, VENDOR_FILES};
 
     /// The names as they were spelled before [`super::Platform::spell`]: one `replace` per
     /// placeholder, in order.
@@ -793,7 +883,8 @@ mod tests {
     #[test]
     fn one_pass_names_are_the_replaced_names() {
         let odd = ["{port", "x{}{port}}{{card}", "{lane}{child}{card_port}{other}", "", "{"];
-        for (name, (_, p)) in &Catalog::builtin().platforms {
+        for (name, entry) in &Catalog::builtin().platforms {
+            let p = &entry.1;
             let patterns = [p.ports.naming.as_str(), p.ports.child_naming.as_str()];
             for port in 1..=p.ports.count {
                 for pattern in patterns.iter().copied().chain(odd) {
@@ -824,7 +915,7 @@ mod tests {
     /// differently, such as an unquoted `10.30`, shows up here).
     #[test]
     fn the_built_in_json_is_the_yaml() {
-        let yaml = Catalog::parse(&VENDOR_FILES, Syntax::Yaml, false).expect("YAML parses");
+        let yaml = Catalog::parse(&VENDOR_FILES, false).expect("YAML parses");
         let json = Catalog::builtin();
         assert!(!yaml.platforms.is_empty());
         assert_eq!(format!("{yaml:#?}"), format!("{json:#?}"));
