@@ -208,52 +208,56 @@ fn server(f: &Fields) -> Option<LockServer> {
     })
 }
 
-/// `{k: v, k: v}` with plain or double-quoted values and no nesting.
+/// `{k: v, k: v}` with plain or double-quoted values and no nesting, read in one pass: each key (a
+/// plain lowercase word, blanks around it), its `: `, and its value up to the next `,` outside double
+/// quotes. A bracket or brace outside quotes (nesting) is left to YAML.
 fn flow_map(s: &str) -> Option<Fields<'_>> {
     let inner = s.strip_prefix('{')?.strip_suffix('}')?;
+    let b = inner.as_bytes();
+    let blank = |c: u8| c == b' ' || c == b'\t';
     let mut out = Vec::with_capacity(7);
-    // Split at `,` outside double quotes; brackets or braces (nesting) are left to YAML.
-    let (mut start, mut quoted) = (0, false);
-    for (i, b) in inner.bytes().enumerate() {
-        match b {
-            b'"' => quoted = !quoted,
-            b'{' | b'}' | b'[' | b']' if !quoted => return None,
-            b',' if !quoted => {
-                field(&inner[start..i], &mut out)?;
-                start = i + 1;
-            }
-            _ => {}
+    let mut i = 0;
+    loop {
+        while b.get(i).copied().is_some_and(blank) {
+            i += 1;
         }
+        let key_start = i;
+        while b.get(i).is_some_and(|c| c.is_ascii_lowercase() || *c == b'_') {
+            i += 1;
+        }
+        let key = &inner[key_start..i];
+        while b.get(i).copied().is_some_and(blank) {
+            i += 1;
+        }
+        if key.is_empty() || b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
+            return None;
+        }
+        i += 2;
+        let (value_start, mut quoted) = (i, false);
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'"' => quoted = !quoted,
+                b'{' | b'}' | b'[' | b']' if !quoted => return None,
+                b',' if !quoted => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        if quoted {
+            return None;
+        }
+        out.push((key, scalar(blank_trim(&inner[value_start..i]))?));
+        if i == b.len() {
+            return Some(out);
+        }
+        i += 1;
     }
-    if quoted {
-        return None;
-    }
-    field(&inner[start..], &mut out)?;
-    Some(out)
-}
-
-/// One `key: value` of a flow mapping, added to `out`.
-fn field<'t>(part: &'t str, out: &mut Fields<'t>) -> Option<()> {
-    // A plain key holds no `:`, so its first `:` must be the one of `: ` (what `split_once(": ")`
-    // finds, by a one-byte search).
-    let colon = part.find(':')?;
-    let (k, v) = (&part[..colon], part[colon + 1..].strip_prefix(' ')?);
-    let k = blank_trim(k);
-    if !plain_key(k) {
-        return None;
-    }
-    out.push((k, scalar(blank_trim(v))?));
-    Some(())
 }
 
 /// `s` without the spaces and tabs around it: YAML's white space in a flow mapping (any other
 /// character stays, and a plain scalar holding one is left to the YAML reader).
 fn blank_trim(s: &str) -> &str {
     s.trim_matches([' ', '\t'])
-}
-
-fn plain_key(k: &str) -> bool {
-    !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
 }
 
 /// A scalar as YAML would read it, for the forms aifab writes: an unsigned integer, `true`/`false`,
@@ -322,8 +326,32 @@ mod tests {
             "version: 1\nextra: 2\n",
             "version: 1.5\n",
             "version: 01\n",
+            "version: 1\ndevices:\n  - {}\n",
+            "version: 1\ndevices:\n  - {name: a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1,}\n",
+            "version: 1\ndevices:\n  - {name:a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices:\n  - {\"name\": a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices:\n  - {name: a, {x}: 1, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices:\n  - {name: [a], loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices:\n  - {name: \"a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
+            "version: 1\ndevices:\n  - {Name: a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}\n",
         ] {
             assert_eq!(parse(text), None, "{text}");
+        }
+    }
+
+    /// Blanks where YAML allows them in a flow mapping: read as YAML reads them, never otherwise.
+    #[test]
+    fn blanks_around_keys_and_values_read_as_yaml_reads_them() {
+        for entry in [
+            "{ name: a , loopback: 10.0.0.1,router_id: 10.0.0.1, asn: 1 }",
+            "{name : a, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}",
+            "{name:\ta, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 1}",
+            "{\tname: a,\tloopback:  10.0.0.1 , router_id: 10.0.0.1, asn: 1}",
+        ] {
+            let text = format!("version: 1\ndevices:\n  - {entry}\n");
+            let (fast, yaml) = both(&text);
+            assert!(fast.is_none() || fast == yaml, "{text}");
+            assert!(yaml.is_some(), "{text}");
         }
     }
 
