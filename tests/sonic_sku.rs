@@ -35,6 +35,7 @@ fn sonic_platforms() -> Vec<(&'static str, &'static Platform, &'static SonicFact
     let out: Vec<_> = Catalog::builtin()
         .platforms
         .iter()
+        .map(|(name, entry)| (name, entry.get()))
         .filter(|(_, (os, _))| *os == Os::Sonic)
         .map(|(name, (_, p))| (name.as_str(), p, p.sonic.as_ref().expect("sonic facts")))
         .collect();
