@@ -13,6 +13,7 @@ use minijinja::{Environment, UndefinedBehavior, Value, context};
 use rayon::prelude::*;
 use serde::Serialize;
 
+mod format;
 pub mod inventory;
 pub mod secrets;
 mod site;
@@ -114,6 +115,7 @@ impl Renderer {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        env.set_formatter(format::format);
         let syntax = minijinja::syntax::SyntaxConfig::builder()
             .trim_blocks(true)
             .lstrip_blocks(true)
