@@ -5,20 +5,25 @@
 use std::net::Ipv4Addr;
 
 /// Appends `n` in decimal.
-pub fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+pub fn push_decimal(out: &mut String, n: u64) {
+    let mut buf = [0u8; 20];
+    for &d in decimal(n, &mut buf) {
+        out.push(char::from(d));
+    }
+}
+
+/// The ASCII digits of `n` in decimal, written at the end of `buf`.
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
     loop {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        buf[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    &buf[at..]
 }
 
 /// Appends `ip` in dotted decimal.

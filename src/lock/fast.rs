@@ -222,7 +222,10 @@ fn flow_map(s: &str) -> Option<Fields<'_>> {
             i += 1;
         }
         let key_start = i;
-        while b.get(i).is_some_and(|c| c.is_ascii_lowercase() || *c == b'_') {
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_lowercase() || *c == b'_')
+        {
             i += 1;
         }
         let key = &inner[key_start..i];

@@ -403,6 +403,35 @@ mod builtin_platforms {
 /// Every built-in platform as JSON, by OS and name, as build.rs wrote them: parsed when looked up.
 use builtin_platforms::PLATFORMS as BUILTIN_PLATFORMS;
 
+/// Vendor file `os` as `read` reads it; why it cannot be read is one of `errors`.
+fn read_vendor<T>(
+    os: Os,
+    read: impl FnOnce() -> Result<T, String>,
+    errors: &mut Vec<String>,
+) -> Option<T> {
+    read()
+        .map_err(|e| errors.push(format!("vendors/{os}.yaml: {e}")))
+        .ok()
+}
+
+/// What is wrong with vendor file `os` apart from its platforms: it says another OS (`said`), renders
+/// no file, or names an output that is neither a template nor a builder.
+fn header_problems(os: Os, said: Os, outputs: &[OutputSpec]) -> Vec<String> {
+    let mut out = Vec::new();
+    if said != os {
+        out.push(format!("vendors/{os}.yaml: says `os: {said}`"));
+    }
+    if outputs.is_empty() {
+        out.push(format!("vendors/{os}.yaml: outputs: no file is rendered"));
+    }
+    for o in outputs {
+        if let Err(e) = o.producer() {
+            out.push(format!("vendors/{os}.yaml: outputs: {e}"));
+        }
+    }
+    out
+}
+
 /// The vendor files compiled into the binary.
 pub const VENDOR_FILES: [(Os, &str); 3] = [
     (Os::Nxos, include_str!("../../vendors/nxos.yaml")),
@@ -456,16 +485,11 @@ impl Catalog {
         let mut outputs = BTreeMap::new();
         let mut ansible = BTreeMap::new();
         for (os, text) in files {
-            let file: VendorFile = match serde_norway::from_str(text) {
-                Ok(f) => f,
-                Err(e) => {
-                    errors.push(format!("vendors/{os}.yaml: {e}"));
-                    continue;
-                }
+            let read = || serde_norway::from_str::<VendorFile>(text).map_err(|e| e.to_string());
+            let Some(file) = read_vendor(*os, read, &mut errors) else {
+                continue;
             };
-            if file.os != *os {
-                errors.push(format!("vendors/{os}.yaml: says `os: {}`", file.os));
-            }
+            errors.extend(header_problems(*os, file.os, &file.outputs));
             for (name, p) in file.platforms {
                 if check {
                     let release_problems = release::problems(file.os, &p);
@@ -478,14 +502,6 @@ impl Catalog {
                     }
                 }
                 platforms.insert(format!("{os}/{name}"), Entry::new(*os, p));
-            }
-            if file.outputs.is_empty() {
-                errors.push(format!("vendors/{os}.yaml: outputs: no file is rendered"));
-            }
-            for o in &file.outputs {
-                if let Err(e) = o.producer() {
-                    errors.push(format!("vendors/{os}.yaml: outputs: {e}"));
-                }
             }
             references.insert(*os, file.references);
             outputs.insert(*os, file.outputs);
@@ -524,21 +540,11 @@ impl Catalog {
             ansible: BTreeMap::new(),
         };
         for (os, text) in VENDOR_JSON {
-            let file: BuiltinFile = match serde_json::from_str(text) {
-                Ok(f) => f,
-                Err(e) => {
-                    errors.push(format!("vendors/{os}.yaml: {e}"));
-                    continue;
-                }
+            let read = || serde_json::from_str::<BuiltinFile>(text).map_err(|e| e.to_string());
+            let Some(file) = read_vendor(os, read, &mut errors) else {
+                continue;
             };
-            if file.os != os {
-                errors.push(format!("vendors/{os}.yaml: says `os: {}`", file.os));
-            }
-            for o in &file.outputs {
-                if let Err(e) = o.producer() {
-                    errors.push(format!("vendors/{os}.yaml: outputs: {e}"));
-                }
-            }
+            errors.extend(header_problems(os, file.os, &file.outputs));
             catalog.references.insert(os, file.references);
             catalog.outputs.insert(os, file.outputs);
             catalog.ansible.insert(os, file.ansible);
@@ -803,9 +809,12 @@ impl Platform {
     /// each, instead of a string per placeholder.)
     fn spell(&self, pattern: &str, port: u32, child: Option<(u32, u32)>) -> String {
         let p = &self.ports;
-        let card = p
-            .ports_per_card
-            .map(|ppc| ((port - 1) / ppc + p.first_card.unwrap_or(1), (port - 1) % ppc + 1));
+        let card = p.ports_per_card.map(|ppc| {
+            (
+                (port - 1) / ppc + p.first_card.unwrap_or(1),
+                (port - 1) % ppc + 1,
+            )
+        });
         let mut out = String::with_capacity(pattern.len() + 8);
         let mut rest = pattern;
         while let Some(at) = rest.find('{') {
@@ -862,11 +871,19 @@ mod tests {
 
     /// The names as they were spelled before [`super::Platform::spell`]: one `replace` per
     /// placeholder, in order.
-    fn replaced(p: &super::Platform, pattern: &str, port: u32, child: Option<(u32, u32)>) -> String {
+    fn replaced(
+        p: &super::Platform,
+        pattern: &str,
+        port: u32,
+        child: Option<(u32, u32)>,
+    ) -> String {
         let mut s = pattern.replace("{port}", &port.to_string());
         if let Some(ppc) = p.ports.ports_per_card {
             s = s
-                .replace("{card}", &((port - 1) / ppc + p.ports.first_card.unwrap_or(1)).to_string())
+                .replace(
+                    "{card}",
+                    &((port - 1) / ppc + p.ports.first_card.unwrap_or(1)).to_string(),
+                )
                 .replace("{card_port}", &((port - 1) % ppc + 1).to_string());
         }
         match child {
@@ -882,7 +899,13 @@ mod tests {
     /// chain spelled them; a SONiC child's name is the name of its whole row.
     #[test]
     fn one_pass_names_are_the_replaced_names() {
-        let odd = ["{port", "x{}{port}}{{card}", "{lane}{child}{card_port}{other}", "", "{"];
+        let odd = [
+            "{port",
+            "x{}{port}}{{card}",
+            "{lane}{child}{card_port}{other}",
+            "",
+            "{",
+        ];
         for (name, entry) in &Catalog::builtin().platforms {
             let p = &entry.1;
             let patterns = [p.ports.naming.as_str(), p.ports.child_naming.as_str()];

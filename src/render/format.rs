@@ -18,26 +18,14 @@ pub fn format(out: &mut Output, state: &mut State, value: &Value) -> Result<(), 
         if value.is_integer()
             && let Some(n) = value.as_usize()
         {
-            let mut digits = [0u8; 20];
-            return out.write_str(decimal(n as u64, &mut digits)).map_err(Error::from);
+            let mut buf = [0u8; 20];
+            let digits = crate::spell::decimal(n as u64, &mut buf);
+            // Only ASCII digits.
+            let text = std::str::from_utf8(digits).unwrap_or_default();
+            return out.write_str(text).map_err(Error::from);
         }
     }
     minijinja::escape_formatter(out, state, value)
-}
-
-/// `n` in decimal, written at the end of `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    std::str::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -79,7 +67,10 @@ mod tests {
                 .expect("renders")
         };
         let (mine, theirs) = (render(true), render(false));
-        assert!(mine.contains("[Ethernet1/1][][a<b & \"c\"][<safe>][0][9214]"), "{mine}");
+        assert!(
+            mine.contains("[Ethernet1/1][][a<b & \"c\"][<safe>][0][9214]"),
+            "{mine}"
+        );
         assert_eq!(mine, theirs);
     }
 }

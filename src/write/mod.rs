@@ -192,7 +192,11 @@ impl Staging {
         };
         let fh = written.map_err(|e| format!("{}: {e}", path.display()))?;
         self.written.fetch_add(1, Ordering::Relaxed);
-        self.record(&f.path, hash, fh.metadata().ok().as_ref().and_then(index::stamp));
+        self.record(
+            &f.path,
+            hash,
+            fh.metadata().ok().as_ref().and_then(index::stamp),
+        );
         Ok(())
     }
 
@@ -587,7 +591,12 @@ mod tests {
         for line in text.lines() {
             let (rel, (_, recorded)) = index::parse(line).expect("an index line");
             let m = std::fs::symlink_metadata(dir.join(&rel)).expect("the file is there");
-            assert_eq!(Some(recorded), index::stamp(&m), "{rel} in {}", dir.display());
+            assert_eq!(
+                Some(recorded),
+                index::stamp(&m),
+                "{rel} in {}",
+                dir.display()
+            );
         }
         text.lines().count()
     }
