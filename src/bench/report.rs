@@ -14,7 +14,7 @@ fn ms(v: f64) -> String {
 }
 
 /// An integer with thousands separators.
-fn count(n: u64) -> String {
+pub fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

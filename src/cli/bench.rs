@@ -4,7 +4,7 @@
 
 use super::Exit;
 use crate::bench::phases::{Timings, measure, table};
-use crate::bench::{Case, SIZES, SWEEP_RUNS, SWEEP_ZONES, report};
+use crate::bench::{Case, SIZES, SMALL_GPUS, SMALL_SWEEP_RUNS, SWEEP_RUNS, SWEEP_ZONES, report};
 
 /// Arguments of `aifab bench`.
 #[derive(clap::Args, Debug)]
@@ -125,9 +125,15 @@ fn measure_all(
     let size_rows = crate::bench::renders(exe, run, sizes)?;
     let mut sweeps = Vec::new();
     if !sweep.is_empty() {
-        for i in 0..SWEEP_RUNS {
+        let small: Vec<Case> = sweep
+            .iter()
+            .filter(|c| c.gpus < SMALL_GPUS)
+            .cloned()
+            .collect();
+        for i in 0..SMALL_SWEEP_RUNS.max(SWEEP_RUNS) {
+            let cases = if i < SWEEP_RUNS { sweep } else { &small };
             let folder = run.join(format!("sweep-run{}", i + 1));
-            sweeps.push(crate::bench::renders(exe, &folder, sweep)?);
+            sweeps.push(crate::bench::renders(exe, &folder, cases)?);
         }
     }
     let sweep_rows = crate::bench::median(&sweeps);
@@ -142,7 +148,8 @@ fn measure_all(
     }
     if !sweep_rows.is_empty() {
         text.push_str(&format!(
-            "\nSize sweep (one fabric shape, 48 to 5,000 switches; each figure the median of {SWEEP_RUNS} runs):\n\n"
+            "\nSize sweep (one fabric shape, 48 to 5,000 switches; each figure the median of {SWEEP_RUNS} runs, of {SMALL_SWEEP_RUNS} under {} GPUs):\n\n",
+            report::count(SMALL_GPUS)
         ));
         text.push_str(&report::sweep(&sweep_rows));
     }
