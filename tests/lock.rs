@@ -199,6 +199,16 @@ fn a_hand_edited_lock_is_refused_with_its_location() {
             "subnet: 10.21.0.2/31",
             "AIF-LOCK-003",
         ),
+        (
+            "subnet: 10.21.0.2/31}",
+            "subnet: 10.99.0.2/31}",
+            "AIF-LOCK-004",
+        ),
+        (
+            "subnet: 10.22.0.2/31}",
+            "subnet: 10.99.0.2/31}",
+            "AIF-LOCK-004",
+        ),
         ("version: 1", "version: 1\nextra: 2", "AIF-LOCK-001"),
         ("devices:\n", "devices: [\n", "AIF-YAML-001"),
     ];
