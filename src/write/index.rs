@@ -20,17 +20,33 @@ pub const CACHE_ENV: &str = "AIFAB_CACHE_DIR";
 /// canonical path (the same however the path is typed). None when `out` does not exist or no cache
 /// folder is known.
 pub(super) fn location(out: &Path) -> Option<PathBuf> {
+    let base = cache_folder()?;
+    let canon = std::fs::canonicalize(out).ok()?;
+    let key = hash(canon.as_os_str().as_encoded_bytes());
+    Some(base.join(format!("index-{key:032x}")))
+}
+
+/// `$AIFAB_CACHE_DIR`, else `$XDG_CACHE_HOME/aifab`, else `$HOME/.cache/aifab`.
+#[cfg(not(test))]
+fn cache_folder() -> Option<PathBuf> {
     let var = |name: &str| {
         std::env::var_os(name)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    let base = var(CACHE_ENV)
+    var(CACHE_ENV)
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("aifab")))
-        .or_else(|| var("HOME").map(|d| d.join(".cache").join("aifab")))?;
-    let canon = std::fs::canonicalize(out).ok()?;
-    let key = hash(canon.as_os_str().as_encoded_bytes());
-    Some(base.join(format!("index-{key:032x}")))
+        .or_else(|| var("HOME").map(|d| d.join(".cache").join("aifab")))
+}
+
+/// The library's unit tests keep their indexes under `target/tmp`, never in the user's cache (the
+/// environment is the whole test binary's, so they cannot each set `$AIFAB_CACHE_DIR`).
+#[cfg(test)]
+fn cache_folder() -> Option<PathBuf> {
+    Some(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/tmp/unit-cache"
+    )))
 }
 
 /// Names the hash in every index line: a line with another name is ignored.

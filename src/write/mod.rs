@@ -531,6 +531,25 @@ mod tests {
             .collect()
     }
 
+    /// A scratch folder under `target/tmp` (never the system temp folder), removed first.
+    fn scratch(name: &str) -> PathBuf {
+        let t = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/tmp")
+            .join(format!("aifab-{name}-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&t);
+        t
+    }
+
+    /// Removes the scratch folder `t` and the indexes of its output and spare.
+    fn forget(t: &Path) {
+        for dir in [t.join("out"), t.join(".out.aifab-spare")] {
+            if let Some(file) = index::location(&dir) {
+                let _ = std::fs::remove_file(file);
+            }
+        }
+        let _ = std::fs::remove_dir_all(t);
+    }
+
     /// Every file under `dir` and its text, the manifest left out.
     fn read_back(dir: &Path) -> Vec<(String, String)> {
         let mut out = Vec::new();
@@ -554,8 +573,7 @@ mod tests {
     /// files, still gives exactly the new output.
     #[test]
     fn a_spare_with_files_and_folders_swapped_gives_the_new_output() {
-        let t = std::env::temp_dir().join(format!("aifab-spare-unit-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&t);
+        let t = scratch("spare");
         let out = t.join("out");
         let put = |list: &[(&str, &str)]| {
             let fs = files(list);
@@ -579,7 +597,7 @@ mod tests {
         put(&a);
         put(&b);
         put(&b);
-        let _ = std::fs::remove_dir_all(&t);
+        forget(&t);
     }
 
     /// Asserts that every entry of the index of `dir` records the status its file has now (the status
@@ -606,8 +624,7 @@ mod tests {
     /// as it is after the render, so the next render trusts it without reading a file.
     #[test]
     fn the_index_records_each_file_as_it_stands_after_the_render() {
-        let t = std::env::temp_dir().join(format!("aifab-index-unit-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&t);
+        let t = scratch("index");
         let out = t.join("out");
         let put = |list: &[(&str, &str)], previous: Previous| {
             let fs = files(list);
@@ -625,7 +642,7 @@ mod tests {
                 put(list, previous);
             }
         }
-        let _ = std::fs::remove_dir_all(&t);
+        forget(&t);
     }
 
     #[test]
