@@ -114,10 +114,11 @@ pub struct Staging {
     /// When the folder being filled is a claimed spare: the spare's index (which of its files already
     /// hold which bytes) and what it held.
     spare: Option<(index::Index, spare::Held)>,
-    /// Files of the previous output linked into the new one, with their hash: the next spare's index.
-    linked: Mutex<Vec<(String, u128)>>,
-    /// Every file put, by its path, with the hash of its bytes and, when known as it was put, its
-    /// status (a linked file's is read after the swap): the new output's index.
+    /// Files of the previous output linked into the new one, with their hash and status (one inode
+    /// under both names): the next spare's index.
+    linked: Mutex<Vec<Entry>>,
+    /// Every file put, by its path, with the hash of its bytes and its status as it was put: the new
+    /// output's index.
     hashes: Mutex<Vec<Entry>>,
     /// Cleared when the file system refuses a hard link: every later file is written.
     links_work: AtomicBool,
@@ -169,10 +170,15 @@ impl Staging {
                 match link_new(&old, &path) {
                     Ok(()) => {
                         self.unchanged.fetch_add(1, Ordering::Relaxed);
-                        // Its status changes again when the previous output is removed.
-                        self.record(&f.path, hash, None);
+                        // Read after the link, which changed it (the previous output's removal
+                        // would change it again: see `write_indexes`).
+                        let stamp = std::fs::symlink_metadata(&path)
+                            .ok()
+                            .as_ref()
+                            .and_then(index::stamp);
+                        self.record(&f.path, hash, stamp);
                         if let Ok(mut linked) = self.linked.lock() {
-                            linked.push((f.path.clone(), hash));
+                            linked.push((f.path.clone(), hash, stamp));
                         }
                         return Ok(());
                     }
@@ -452,14 +458,14 @@ impl Staging {
         let Some(spare) = parked else { return };
         let linked = self.linked.into_inner().unwrap_or_default();
         let seen: std::collections::HashSet<&str> =
-            linked.iter().map(|(r, _)| r.as_str()).collect();
+            linked.iter().map(|(r, _, _)| r.as_str()).collect();
         let mut entries: Vec<Entry> = self
             .index
             .entries()
             .filter(|(rel, _, _)| !seen.contains(rel))
             .map(|(rel, hash, stamp)| (rel.to_string(), hash, Some(stamp)))
             .collect();
-        entries.extend(linked.iter().map(|(r, h)| (r.clone(), *h, None)));
+        entries.extend(linked);
         write_index(spare, entries);
     }
 }
