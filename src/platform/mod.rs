@@ -801,7 +801,6 @@ impl Platform {
         out
     }
 
-    /// A naming pattern with `{port}`, `{card}` and `{card_port}` filled in.
     /// `pattern` with its placeholders filled for port `port` in one pass: `{port}`, and `{card}` and
     /// `{card_port}` on a modular platform; with `child` = (child, lane) also `{child}` and `{lane}`.
     /// Any other brace, and a placeholder the platform does not fill, stays as written. (Names for

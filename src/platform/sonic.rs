@@ -108,7 +108,7 @@ impl SonicFacts {
             .replace("{index}", &row.index.to_string())
             .replace("{lane}", &(k * per + 1).to_string());
         Some(SonicPort {
-            name: format!("Ethernet{}", base + k * per),
+            name: child_port_name(base, k, per),
             lanes: lanes[k * per..(k + 1) * per].join(","),
             alias,
             index: row.index,
@@ -121,7 +121,7 @@ impl SonicFacts {
     /// each start; the rest of the row only for the ports a device uses).
     pub fn child_name(&self, port: u32, child: u32, children: u32) -> Option<String> {
         let (_, per, k, base) = self.child_place(port, child, children)?;
-        Some(format!("Ethernet{}", base + k * per))
+        Some(child_port_name(base, k, per))
     }
 
     /// Where child `child` of `children` sits in port `port`'s row: the row, the lanes per child, the
@@ -274,4 +274,10 @@ pub struct PgLookupRow {
     pub dynamic_th: String,
     /// xon_offset.
     pub xon_offset: String,
+}
+
+/// The name of the `k`-th (0-based) child of parent `Ethernet<base>` with `per` lanes each, as the
+/// platform's `platform.json` names breakout ports.
+fn child_port_name(base: usize, k: usize, per: usize) -> String {
+    format!("Ethernet{}", base + k * per)
 }
