@@ -477,6 +477,70 @@ fn alternating_renders_reuse_the_spare() {
     assert!(in_place > 2, "A's files rewritten in place: {in_place}");
 }
 
+/// Changes with unchanged renders between them allocate and free no inode: the render after a change
+/// rewrites the spare's own copies of the changed files where they are, rather than linking the
+/// output's (which would free the copies and make the next change allocate new ones; on ext4 without a
+/// journal each allocation then steps over every inode freed in the last minutes). The first change
+/// after renders that linked everything still writes its changed files anew, once.
+#[cfg(unix)]
+#[test]
+fn changes_between_unchanged_renders_reuse_the_same_files() {
+    let t = tmpdir("no-churn");
+    let (out, spare) = (t.join("out"), t.join(".out.aifab-spare"));
+    let a = intent_copy(&t.join("a"), "mtu: 9100", "mtu: 9100");
+    let b = intent_copy(&t.join("b"), "mtu: 9100", "mtu: 9000");
+    let c = intent_copy(&t.join("c"), "mtu: 9100", "mtu: 9050");
+    // The inodes of the output's and the spare's files, by folder and path (the manifest and the
+    // spare's ignore file are written anew each time and left out).
+    let files = || {
+        let mut all = std::collections::BTreeMap::new();
+        for (name, dir) in [("out", &out), ("spare", &spare)] {
+            for (rel, (ino, links)) in inodes(dir) {
+                if rel != aifab::write::MARKER && rel != ".gitignore" {
+                    all.insert(format!("{name}/{rel}"), (ino, links));
+                }
+            }
+        }
+        all
+    };
+    let inode_set = |f: &std::collections::BTreeMap<String, (u64, u64)>| {
+        f.values()
+            .map(|v| v.0)
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    render_ok(&a, &out);
+    render_ok(&a, &out);
+    render_ok(&b, &out);
+    let after_change = files();
+    let own: Vec<&String> = after_change
+        .iter()
+        .filter(|(k, v)| k.starts_with("out/") && v.1 == 1)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(own.len() > 2, "B's changed files are its own: {own:?}");
+    for (step, intent) in [("B again", &b), ("C", &c), ("C again", &c)] {
+        render_ok(intent, &out);
+        let now = files();
+        let (was, is) = (inode_set(&after_change), inode_set(&now));
+        let (new, gone) = (is.difference(&was).count(), was.difference(&is).count());
+        assert_eq!((new, gone), (0, 0), "{step}: files allocated, freed");
+        for k in &own {
+            let rel = k.trim_start_matches("out/");
+            for name in ["out", "spare"] {
+                let links = now.get(&format!("{name}/{rel}")).map(|v| v.1);
+                assert_eq!(links, Some(1), "{step}: {name}/{rel} is its folder's own");
+            }
+        }
+    }
+    let fresh = t.join("fresh");
+    render_ok(&c, &fresh);
+    assert_eq!(
+        configs(&out),
+        configs(&fresh),
+        "= a render into a new folder"
+    );
+}
+
 /// A render into a folder whose spare is out of date, holds another fabric's files, or was tampered
 /// with gives exactly a fresh render's output: stale files and folders are removed, a symbolic link in
 /// the spare is removed and never written through, and a failed render leaves the output as it was.

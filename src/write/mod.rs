@@ -5,7 +5,8 @@
 //!
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
-//! modification time), and the previous output is only read until the swap. The folder still changes
+//! modification time), unless the spare the render fills has its own copy of it (see [`spare`]), and
+//! the previous output is only read until the swap. The folder still changes
 //! all at once or not at all. An index outside the folder records what was written (see [`index`]),
 //! so the next re-render reads back only files whose status changed since. `aifab render` keeps the
 //! previous tree as a spare for the next render to fill ([`spare`]) instead of removing it.
@@ -148,9 +149,11 @@ impl Staging {
         let path = self.dir.join(&rel);
         let bytes = f.content.as_bytes();
         let hash = index::hash(bytes);
-        // In a claimed spare, a file that already holds these bytes stays. Otherwise the previous
-        // output's file is linked when it holds them, and a file only the spare has (a single link) is
-        // rewritten in place; anything else is written anew.
+        // In a claimed spare, a file that already holds these bytes stays, and a file only the spare
+        // has (a single link) is rewritten in place, even when the previous output holds the bytes:
+        // linking that file instead would free its inode, and the next change would allocate one
+        // again (see `spare`). Otherwise the previous output's file is linked when it holds the
+        // bytes; anything else is written anew.
         let here = self
             .spare
             .as_ref()
@@ -160,6 +163,13 @@ impl Staging {
         {
             self.unchanged.fetch_add(1, Ordering::Relaxed);
             self.record(&f.path, hash, index::stamp(m));
+            return Ok(());
+        }
+        if let Some(m) = &here
+            && reuse::only_link(m)
+            && let Ok(fh) = reuse::rewrite(&path, bytes)
+        {
+            self.wrote(&f.path, hash, &fh);
             return Ok(());
         }
         if let Some(previous) = &self.previous
@@ -189,21 +199,19 @@ impl Staging {
                 }
             }
         }
-        let written = match &here {
-            // (Gone since it was looked at, e.g. by a failed link: written anew.)
-            Some(m) if reuse::only_link(m) => {
-                reuse::rewrite(&path, bytes).or_else(|_| write_new(&path, bytes))
-            }
-            _ => write_new(&path, bytes),
-        };
-        let fh = written.map_err(|e| format!("{}: {e}", path.display()))?;
+        let fh = write_new(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.wrote(&f.path, hash, &fh);
+        Ok(())
+    }
+
+    /// Counts and records a file written (anew or in place) through the open handle `fh`.
+    fn wrote(&self, rel: &str, hash: u128, fh: &File) {
         self.written.fetch_add(1, Ordering::Relaxed);
         self.record(
-            &f.path,
+            rel,
             hash,
             fh.metadata().ok().as_ref().and_then(index::stamp),
         );
-        Ok(())
     }
 
     /// True when the previous output's file `old` (at `rel`) holds `bytes` (hashing to `hash`): known

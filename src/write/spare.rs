@@ -9,6 +9,13 @@
 //! (known from the spare's own index), rewrites only the others, removes what the new output no longer
 //! has, and swaps. A render with nothing changed then creates, links and removes nothing.
 //!
+//! A spare's file with a single link (the spare's own copy, shared with no other folder) is rewritten
+//! where it is even when the previous output holds the new bytes and could be linked: the link would
+//! free the copy's inode, and the next change would allocate a new one. So after a change, the output
+//! and the spare each keep their own copy of the changed files, and later changes, with or without
+//! unchanged renders between them, rewrite those copies and allocate and free no inode. Files no
+//! render has changed stay shared by both folders.
+//!
 //! The spare holds a `.gitignore` of `*` (taken out before it becomes the output), so a repository that
 //! commits the output never sees it. It can be deleted at any time; the next render builds from nothing.
 
