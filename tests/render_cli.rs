@@ -437,6 +437,17 @@ fn mtimes(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTim
         .collect()
 }
 
+/// Asserts that `out` holds exactly what `intent` renders into the new folder `fresh`.
+fn same_as_fresh(intent: &Path, out: &Path, fresh: &Path) {
+    render_ok(intent, fresh);
+    assert_eq!(
+        configs(out),
+        configs(fresh),
+        "{}: = a render into a new folder",
+        out.display()
+    );
+}
+
 /// Renders that alternate between fabrics reuse the spare's files: A, A, B, A keeps every file of the
 /// final A as the second render left it (read back where its status changed, not rewritten), and a
 /// following B, C rewrites the spare's unshared files (A's tree) in place: same inode, one link.
@@ -460,13 +471,7 @@ fn alternating_renders_reuse_the_spare() {
     render_ok(&b, &out);
     let b_inodes = inodes(&out);
     render_ok(&c, &out);
-    let fresh = t.join("fresh");
-    render_ok(&c, &fresh);
-    assert_eq!(
-        configs(&out),
-        configs(&fresh),
-        "= a render into a new folder"
-    );
+    same_as_fresh(&c, &out, &t.join("fresh"));
     let mut in_place = 0;
     for (rel, (ino, links)) in &inodes(&out) {
         let (b_ino, a_ino) = (b_inodes.get(rel), a_inodes.get(rel));
@@ -532,13 +537,7 @@ fn changes_between_unchanged_renders_reuse_the_same_files() {
             }
         }
     }
-    let fresh = t.join("fresh");
-    render_ok(&c, &fresh);
-    assert_eq!(
-        configs(&out),
-        configs(&fresh),
-        "= a render into a new folder"
-    );
+    same_as_fresh(&c, &out, &t.join("fresh"));
 }
 
 /// A render into a folder whose spare is out of date, holds another fabric's files, or was tampered
@@ -562,13 +561,7 @@ fn a_stale_or_tampered_spare_gives_a_fresh_render() {
     // Another fabric into the same folder: its files only.
     let pod = Path::new("intents/pod1-1024.yaml");
     render_ok(pod, &out);
-    let fresh = t.join("fresh");
-    render_ok(pod, &fresh);
-    assert_eq!(
-        configs(&out),
-        configs(&fresh),
-        "= a render into a new folder"
-    );
+    same_as_fresh(pod, &out, &t.join("fresh"));
     assert_eq!(
         common::names(&outside),
         Vec::<String>::new(),
@@ -576,9 +569,7 @@ fn a_stale_or_tampered_spare_gives_a_fresh_render() {
     );
     // Back to the first fabric, whose tree is the spare now (with the tampering gone).
     render_ok(mixed, &out);
-    let fresh_mixed = t.join("fresh-mixed");
-    render_ok(mixed, &fresh_mixed);
-    assert_eq!(configs(&out), configs(&fresh_mixed));
+    same_as_fresh(mixed, &out, &t.join("fresh-mixed"));
     // A render that fails part-way, with a spare claimed, leaves the output as it was.
     let (bytes, before) = (snapshot(&out), inodes(&out));
     let o = aifab()
@@ -622,9 +613,7 @@ fn rerender_writes_only_changed_files() {
 
     let changed = intent_copy(&t.join("b"), "mtu: 9100", "mtu: 9000");
     render_ok(&changed, &out);
-    let fresh = t.join("fresh");
-    render_ok(&changed, &fresh);
-    assert_eq!(configs(&out), configs(&fresh), "re-render = new render");
+    same_as_fresh(&changed, &out, &t.join("fresh"));
 
     let after = inodes(&out);
     let new_bytes: std::collections::BTreeMap<_, _> = snapshot(&out).into_iter().collect();
