@@ -484,7 +484,7 @@ type Entry = (String, u128, Option<index::Stamp>);
 
 /// Writes the index of folder `dir` ([`index::location`]): each file's hash and its status, as given or
 /// read now. Best effort, and atomic (a new file renamed over the old): without it the next render
-/// reads the files back, as without an index.
+/// reads the files back, as without an index. An index that already holds these bytes is left alone.
 fn write_index(dir: &Path, mut entries: Vec<Entry>) {
     use rayon::prelude::*;
     let Some(file) = index::location(dir) else {
@@ -502,6 +502,11 @@ fn write_index(dir: &Path, mut entries: Vec<Entry>) {
         })
         .collect();
     let text: String = lines.into_iter().flatten().collect();
+    // A render that changed nothing since the one before leaves both indexes as they were: reading one
+    // back costs less than writing it, and replacing it would free a file for the next to allocate.
+    if holds(&file, text.as_bytes()) {
+        return;
+    }
     let new = file.with_extension(format!("new-{}", std::process::id()));
     let saved = file
         .parent()
@@ -656,6 +661,46 @@ mod tests {
                 put(list, previous);
             }
         }
+        forget(&t);
+    }
+
+    /// Renders that change nothing leave both indexes untouched once their text is settled (the same
+    /// file, not a new one with the same text), and a render that changes a file rewrites them.
+    #[cfg(unix)]
+    #[test]
+    fn settled_indexes_are_left_alone() {
+        use std::os::unix::fs::MetadataExt as _;
+        let t = scratch("settled");
+        let (out, spare) = (t.join("out"), t.join(".out.aifab-spare"));
+        let put = |list: &[(&str, &str)]| {
+            let fs = files(list);
+            write_keeping(&out, None, Previous::KeepAsSpare, |stage| {
+                fs.iter().try_for_each(|f| stage.put(f))
+            })
+            .expect("write");
+        };
+        let ids = || {
+            [&out, &spare].map(|d| {
+                let file = index::location(d).expect("a cache folder");
+                let m = std::fs::metadata(&file).expect("an index");
+                (m.ino(), std::fs::read(&file).expect("read"))
+            })
+        };
+        let a = [("x", "1"), ("d/f", "2"), ("d/g", "3")];
+        for _ in 0..4 {
+            put(&a);
+        }
+        let settled = ids();
+        put(&a);
+        assert_eq!(ids(), settled, "nothing changed: the same index files");
+        put(&[("x", "1"), ("d/f", "changed"), ("d/g", "3")]);
+        let changed = ids();
+        assert_ne!(changed[0].1, settled[0].1, "the output's index text");
+        assert_ne!(
+            changed[0].0, settled[0].0,
+            "the output's index written anew"
+        );
+        assert_eq!(index_is_current(&out), 3);
         forget(&t);
     }
 
