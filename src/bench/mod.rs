@@ -5,6 +5,7 @@
 //! published sizes, every phase in one process ([`phases`]). Part of the binary, not of the library API.
 
 mod fabrics;
+pub mod machine;
 pub mod phases;
 pub mod process;
 pub mod report;

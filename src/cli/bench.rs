@@ -162,6 +162,13 @@ fn measure_all(
         text.push_str("\nPhases, in one process (render alone drops what it renders):\n\n");
         text.push_str(&table(&timings));
     }
+    let notes = crate::bench::machine::notes(run);
+    if !notes.is_empty() {
+        text.push_str("\nOn this machine:\n\n");
+        for n in notes {
+            text.push_str(&format!("- {n}\n"));
+        }
+    }
     Ok(text)
 }
 
