@@ -11,7 +11,8 @@ pub fn notes(dir: &Path) -> Vec<String> {
     if let (Some(info), Ok(dir)) = (read("/proc/self/mountinfo"), std::fs::canonicalize(dir))
         && let Some(m) = mount_of(&info, &dir)
         && m.fs_type == "ext4"
-        && !has_journal(&journals(), &m.source)
+        && let Some(journals) = journals()
+        && !has_journal(&journals, &device_name(&m.source))
     {
         notes.push(format!(
             "The renders wrote to ext4 without a journal ({} on {}): there every new file steps over each inode freed in the last 60-300 s, so a render soon after a large removal is slower (README, Performance).",
@@ -88,21 +89,28 @@ fn unescape(field: &str) -> String {
     out
 }
 
-/// The journals the kernel runs: the entries of `/proc/fs/jbd2`, each `<device>-<inode>`.
-fn journals() -> Vec<String> {
-    std::fs::read_dir("/proc/fs/jbd2")
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+/// The journals the kernel runs: the entries of `/proc/fs/jbd2`, each `<device>-<inode>`; `None` when
+/// that folder cannot be read (no journal code loaded, or no `/proc`), where nothing can be told.
+fn journals() -> Option<Vec<String>> {
+    let entries = std::fs::read_dir("/proc/fs/jbd2").ok()?;
+    Some(
+        entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect(),
+    )
 }
 
-/// Whether one of `journals` belongs to the device `source` (`/dev/vda` has `vda-8`).
-fn has_journal(journals: &[String], source: &str) -> bool {
-    let device = source.rsplit('/').next().unwrap_or(source);
+/// The kernel's name of the device a mount names: `/dev/vda` is `vda`, and a link such as
+/// `/dev/mapper/vg-root` is named after what it points to (`dm-0`), as `/proc/fs/jbd2` names it.
+fn device_name(source: &str) -> String {
+    let real = std::fs::canonicalize(source).ok();
+    let path = real.as_deref().and_then(Path::to_str).unwrap_or(source);
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
+/// Whether one of `journals` belongs to the device named `device` (`vda` has `vda-8`).
+fn has_journal(journals: &[String], device: &str) -> bool {
     journals.iter().any(|j| {
         j.strip_prefix(device)
             .and_then(|rest| rest.strip_prefix('-'))
@@ -152,12 +160,34 @@ mod tests {
 
     #[test]
     fn a_journal_is_matched_by_its_device_name() {
-        let j = vec!["loop0-8".to_string(), "sda1-8".to_string()];
-        assert!(has_journal(&j, "/dev/loop0"));
-        assert!(has_journal(&j, "/dev/sda1"));
-        assert!(!has_journal(&j, "/dev/vda"));
-        assert!(!has_journal(&j, "/dev/loop"), "loop is not loop0");
-        assert!(!has_journal(&j, "/dev/sda"), "sda is not sda1");
+        let j = vec![
+            "loop0-8".to_string(),
+            "sda1-8".to_string(),
+            "dm-0-8".to_string(),
+        ];
+        assert!(has_journal(&j, "loop0"));
+        assert!(has_journal(&j, "sda1"));
+        assert!(has_journal(&j, "dm-0"));
+        assert!(!has_journal(&j, "vda"));
+        assert!(!has_journal(&j, "loop"), "loop is not loop0");
+        assert!(!has_journal(&j, "sda"), "sda is not sda1");
+        assert!(!has_journal(&j, "dm"), "dm is not dm-0");
+        // A device path that is not there (a container's view) is named by its last component.
+        assert_eq!(device_name("/dev/no-such-disk7"), "no-such-disk7");
+    }
+
+    /// A link (as `/dev/mapper/vg-root` to `/dev/dm-0`) is named after what it points to.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_device_is_named_after_its_target() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tmp/bench-machine");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("dm-3"), "").expect("write");
+        std::os::unix::fs::symlink(dir.join("dm-3"), dir.join("vg-root")).expect("symlink");
+        let link = dir.join("vg-root");
+        assert_eq!(device_name(link.to_str().expect("utf-8")), "dm-3");
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
     #[test]
