@@ -28,7 +28,26 @@ pub fn count(n: u64) -> String {
 
 /// Microseconds per switch of a run.
 fn per_switch(r: &Run) -> String {
-    format!("{:.0}", r.wall_ms * 1000.0 / r.devices.max(1) as f64)
+    format!("{:.0}", micros_per_switch(r))
+}
+
+/// A render's wall time per switch, µs.
+fn micros_per_switch(r: &Run) -> f64 {
+    r.wall_ms * 1000.0 / r.devices.max(1) as f64
+}
+
+/// The lowest and highest time per switch of `runs` as fractions of their mean; `None` for fewer than
+/// two runs.
+fn spread(runs: &[Run]) -> Option<(f64, f64)> {
+    if runs.len() < 2 {
+        return None;
+    }
+    let each: Vec<f64> = runs.iter().map(micros_per_switch).collect();
+    let mean = each.iter().sum::<f64>() / each.len() as f64;
+    let (lo, hi) = each
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    (mean > 0.0).then(|| (lo / mean, hi / mean))
 }
 
 /// The published sizes: the whole `aifab render --out` process, first render and re-renders.
@@ -63,7 +82,11 @@ pub fn sizes(rows: &[Renders]) -> String {
     s
 }
 
-/// The size sweep: time per switch from the smallest to the largest fabric.
+/// Which render of a row a column shows.
+type Pick = fn(&Renders) -> Run;
+
+/// The size sweep: time per switch from the smallest to the largest fabric, and how far each column's
+/// figures lie from its mean.
 pub fn sweep(rows: &[Renders]) -> String {
     let mut s = String::from(
         "| switches | GPUs | output | first render | µs/switch | re-render, unchanged | µs/switch | re-render, MTU changed | µs/switch | peak RSS |\n\
@@ -90,12 +113,58 @@ pub fn sweep(rows: &[Renders]) -> String {
             peak,
         ));
     }
+    let columns: [(&str, Pick); 3] = [
+        ("first render", |r| r.first),
+        ("re-render, unchanged", |r| r.again),
+        ("re-render, MTU changed", |r| r.changed),
+    ];
+    let spreads: Vec<String> = columns
+        .iter()
+        .filter_map(|(name, field)| {
+            let runs: Vec<Run> = rows.iter().map(field).collect();
+            spread(&runs).map(|(lo, hi)| format!("{name} {lo:.2}-{hi:.2}×"))
+        })
+        .collect();
+    if !spreads.is_empty() {
+        s.push_str(&format!(
+            "\nTime per switch against its column's mean: {}.\n",
+            spreads.join("; ")
+        ));
+    }
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spread_is_taken_against_the_mean_per_switch() {
+        let run = |wall_ms, devices| Run {
+            wall_ms,
+            devices,
+            ..Run::default()
+        };
+        // 400, 200 and 300 µs per switch: mean 300.
+        let runs = [run(20.0, 50), run(100.0, 500), run(1500.0, 5000)];
+        let (lo, hi) = spread(&runs).expect("three runs");
+        assert!((lo - 2.0 / 3.0).abs() < 1e-9, "{lo}");
+        assert!((hi - 4.0 / 3.0).abs() < 1e-9, "{hi}");
+        assert_eq!(spread(&runs[..1]), None);
+        let row = |first: Run| Renders {
+            name: "sweep".into(),
+            gpus: 640,
+            first,
+            again: first,
+            steady: first,
+            changed: first,
+        };
+        let text = sweep(&runs.map(row));
+        assert!(
+            text.ends_with("Time per switch against its column's mean: first render 0.67-1.33×; re-render, unchanged 0.67-1.33×; re-render, MTU changed 0.67-1.33×.\n"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn numbers_read_well() {
