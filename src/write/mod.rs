@@ -199,7 +199,16 @@ impl Staging {
                 }
             }
         }
-        let fh = write_new(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let fh = match &here {
+            // A claimed spare's file here is shared with the previous output, so never written
+            // through: its name is taken away first (saving `write_new` a failed create and a look).
+            Some(m) if !m.is_dir() => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != ErrorKind::NotFound => Err(e),
+                _ => write_new(&path, bytes),
+            },
+            _ => write_new(&path, bytes),
+        };
+        let fh = fh.map_err(|e| format!("{}: {e}", path.display()))?;
         self.wrote(&f.path, hash, &fh);
         Ok(())
     }
