@@ -200,8 +200,9 @@ impl Staging {
             }
         }
         let fh = match &here {
-            // A claimed spare's file here is shared with the previous output, so never written
-            // through: its name is taken away first (saving `write_new` a failed create and a look).
+            // The claimed spare's file here (shared with the previous output, or one that could not be
+            // rewritten) is never written through: its name is taken away first, which saves
+            // `write_new` a failed create and a look.
             Some(m) if !m.is_dir() => match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != ErrorKind::NotFound => Err(e),
                 _ => write_new(&path, bytes),
