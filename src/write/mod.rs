@@ -135,8 +135,10 @@ impl Staging {
         &self.dir
     }
 
-    /// Puts one file into the folder, creating its sub-folders: linked from the previous output when
-    /// its bytes are the same there, written otherwise. Refuses paths that would leave the folder.
+    /// Puts one file into the folder, creating its sub-folders: kept where a claimed spare already
+    /// holds its bytes, rewritten in place where the spare has its own copy, linked from the previous
+    /// output when its bytes are the same there, written anew otherwise. Refuses paths that would
+    /// leave the folder.
     pub fn put(&self, f: &OutFile) -> Result<(), String> {
         if let Some(limit) = self.fail_after
             && self.started.fetch_add(1, Ordering::SeqCst) >= limit
@@ -172,32 +174,8 @@ impl Staging {
             self.wrote(&f.path, hash, &fh);
             return Ok(());
         }
-        if let Some(previous) = &self.previous
-            && self.links_work.load(Ordering::Relaxed)
-        {
-            let old = previous.join(&rel);
-            if self.holds(&f.path, &old, bytes, hash) {
-                match link_new(&old, &path) {
-                    Ok(()) => {
-                        self.unchanged.fetch_add(1, Ordering::Relaxed);
-                        // Read after the link, which changed it (the previous output's removal
-                        // would change it again: see `write_indexes`).
-                        let stamp = std::fs::symlink_metadata(&path)
-                            .ok()
-                            .as_ref()
-                            .and_then(index::stamp);
-                        self.record(&f.path, hash, stamp);
-                        if let Ok(mut linked) = self.linked.lock() {
-                            linked.push((f.path.clone(), hash, stamp));
-                        }
-                        return Ok(());
-                    }
-                    Err(e) if reuse::links_unsupported(&e) => {
-                        self.links_work.store(false, Ordering::Relaxed)
-                    }
-                    Err(_) => {}
-                }
-            }
+        if self.linked_from_previous(&f.path, &rel, &path, bytes, hash) {
+            return Ok(());
         }
         let fh = match &here {
             // The claimed spare's file here (shared with the previous output, or one that could not be
@@ -212,6 +190,48 @@ impl Staging {
         let fh = fh.map_err(|e| format!("{}: {e}", path.display()))?;
         self.wrote(&f.path, hash, &fh);
         Ok(())
+    }
+
+    /// Links the previous output's file at `rel` to `path` when it holds `bytes` (hashing to `hash`),
+    /// and records it; false when it does not, or the link failed (links stop being tried when the
+    /// file system has none).
+    fn linked_from_previous(
+        &self,
+        name: &str,
+        rel: &Path,
+        path: &Path,
+        bytes: &[u8],
+        hash: u128,
+    ) -> bool {
+        let Some(previous) = &self.previous else {
+            return false;
+        };
+        let old = previous.join(rel);
+        if !self.links_work.load(Ordering::Relaxed) || !self.holds(name, &old, bytes, hash) {
+            return false;
+        }
+        match link_new(&old, path) {
+            Ok(()) => {
+                self.unchanged.fetch_add(1, Ordering::Relaxed);
+                // Read after the link, which changed it (the previous output's removal would
+                // change it again: see `write_indexes`).
+                let stamp = std::fs::symlink_metadata(path)
+                    .ok()
+                    .as_ref()
+                    .and_then(index::stamp);
+                self.record(name, hash, stamp);
+                if let Ok(mut linked) = self.linked.lock() {
+                    linked.push((name.to_string(), hash, stamp));
+                }
+                true
+            }
+            Err(e) => {
+                if reuse::links_unsupported(&e) {
+                    self.links_work.store(false, Ordering::Relaxed);
+                }
+                false
+            }
+        }
     }
 
     /// Counts and records a file written (anew or in place) through the open handle `fh`.
