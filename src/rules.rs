@@ -210,6 +210,7 @@ rules! {
     HostNames = ("AIF-HOST-004", Error, Compile, "Host files need lower-case server names and Linux NIC names"),
     HostRouteTables = ("AIF-HOST-005", Error, Checks, "The rails' routing tables avoid the kernel's tables"),
     HostPortResources = ("AIF-HOST-006", Error, Checks, "Two-port NICs need an RDMA resource per port"),
+    HostHcaNames = ("AIF-HOST-007", Error, Checks, "NCCL's RDMA devices are one per NIC port, each a device name"),
 
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
 

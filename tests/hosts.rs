@@ -6,7 +6,7 @@
 
 mod common;
 
-use aifab::model::{Device, FabricModel, NicEnd};
+use aifab::model::{Device, FabricModel, LinkTier, NicEnd};
 use aifab::platform::Catalog;
 use aifab::render::{Meta, OutFile, Renderer};
 use serde::Deserialize;
@@ -562,4 +562,111 @@ fn the_nic_script_parses_as_shell() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The shared file `path` of a render.
+fn shared_file<'f>(files: &'f [OutFile], path: &str) -> &'f str {
+    &files
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("no {path}"))
+        .content
+}
+
+/// `hosts.nccl.hca` gives NCCL exactly one RDMA device per NIC port (two-port NICs: one per port), as
+/// whole names (`=`) on port 1, and the NIC script's check of each device against its port's netdev
+/// passes on a sysfs where each device is its port's and fails, naming the device, where two are
+/// swapped.
+#[test]
+fn nccl_gets_one_rdma_device_per_nic_port_and_the_script_checks_them() {
+    let (model, files) = common::render(HPN);
+    let env = shared_file(&files, "hosts/nccl.env");
+    let hca = env
+        .lines()
+        .find_map(|l| l.strip_prefix("NCCL_IB_HCA="))
+        .expect("NCCL_IB_HCA");
+    let exact = hca.strip_prefix('=').expect("an exact list (`=`)");
+    let devices: Vec<&str> = exact
+        .split(',')
+        .map(|d| d.strip_suffix(":1").expect("port 1 of each device"))
+        .collect();
+    let distinct: BTreeSet<&str> = devices.iter().copied().collect();
+    let first = model
+        .links
+        .iter()
+        .find(|l| l.tier == LinkTier::ServerLeaf)
+        .expect("a server link");
+    let ports_per_server = model
+        .links
+        .iter()
+        .filter(|l| l.tier == LinkTier::ServerLeaf && l.a == first.a)
+        .count();
+    assert_eq!(ports_per_server, 4, "HPN: 2 NICs x 2 ports");
+    assert_eq!(devices.len(), ports_per_server, "{hca}");
+    assert_eq!(distinct.len(), devices.len(), "{hca}");
+
+    let script = shared_file(&files, "hosts/nic-qos.sh");
+    let netdevs: Vec<&str> = script
+        .lines()
+        .find_map(|l| l.strip_prefix("for nic in "))
+        .expect("the NIC loop")
+        .trim_end_matches("; do")
+        .split(' ')
+        .map(|n| n.trim_matches('\''))
+        .collect();
+    let checks: Vec<(&str, &str)> = script
+        .lines()
+        .filter_map(|l| l.strip_prefix("hca '"))
+        .map(|l| {
+            let (dev, nic) = l.split_once("' '").expect("hca 'dev' 'nic'");
+            (dev, nic.trim_end_matches('\''))
+        })
+        .collect();
+    // The n-th device is the n-th netdev's, in the order the NIC loop (and netplan) lists the ports.
+    let pairs: Vec<(&str, &str)> = devices.iter().copied().zip(netdevs.clone()).collect();
+    assert_eq!(checks, pairs);
+
+    let check_with = |tree: &[(&str, &str)]| {
+        let scratch = common::Scratch::new("hosts-hca");
+        for (dev, nic) in tree {
+            std::fs::create_dir_all(scratch.join(dev).join("device/net").join(nic)).expect("mkdir");
+        }
+        let root = scratch.path().to_str().expect("utf-8 path").to_string();
+        let body: String = script
+            .lines()
+            .skip_while(|l| !l.starts_with("hca() "))
+            .map(|l| format!("{}\n", l.replace("/sys/class/infiniband", &root)))
+            .collect();
+        assert!(body.starts_with("hca() "), "no check function:\n{script}");
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&body)
+            .output()
+            .expect("run sh")
+    };
+    let ok = check_with(&pairs);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // The first two ports' devices the other way round, as a server that enumerated them so would be.
+    let mut swapped = pairs.clone();
+    swapped[0].0 = pairs[1].0;
+    swapped[1].0 = pairs[0].0;
+    let bad = check_with(&swapped);
+    assert!(!bad.status.success(), "a swapped device passed the check");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains(pairs[0].0) && err.contains("hosts.nccl.hca"),
+        "{err}"
+    );
+}
+
+/// Without `hosts.nccl.hca`, NCCL finds its devices itself: no NCCL_IB_HCA and no device check.
+#[test]
+fn without_hca_nccl_picks_its_devices() {
+    let (_, files) = common::render(META);
+    assert!(!shared_file(&files, "hosts/nccl.env").contains("NCCL_IB_HCA"));
+    assert!(!shared_file(&files, "hosts/nic-qos.sh").contains("infiniband"));
 }

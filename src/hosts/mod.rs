@@ -142,7 +142,7 @@ fn shared(
     let mut out = vec![
         file(
             format!("{DIR}/nic-qos.sh"),
-            nic_qos::script(meta, first, &qos),
+            nic_qos::script(meta, plan, first, &qos),
         ),
         file(format!("{DIR}/nccl.env"), nccl::file(meta, plan, &qos)),
     ];

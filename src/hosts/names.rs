@@ -38,9 +38,85 @@ pub fn check_nic(name: &str) -> Result<(), String> {
     }
 }
 
+/// An RDMA device name (`IB_DEVICE_NAME_MAX` 64 with its NUL: 1-63 bytes) that is also a plain shell
+/// word and an `NCCL_IB_HCA` item: letters, digits, `_`, `.` and `-` (none of NCCL's `,` `:` `^` `=`),
+/// not starting with `-` or `.`.
+pub fn check_rdma(name: &str) -> Result<(), String> {
+    let ok = (1..=63).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-')
+        && !name.starts_with(['-', '.']);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "RDMA device name `{}` is not one (1-63 of letters, digits, _ . -, not starting with - or .)",
+            name.escape_debug()
+        ))
+    }
+}
+
+/// The RDMA device of every NIC port of a server, rail by rail and port by port (the order of the
+/// netdevs), from the `hosts.nccl.hca` pattern: each a checked device name, no two the same.
+pub fn hca_names(pattern: &str, rails: u32, nic_ports: u32) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::new();
+    for rail in 0..rails {
+        for port in 0..nic_ports {
+            let values = [
+                ("rail", rail + 1),
+                ("nic", rail),
+                ("port", port + 1),
+                ("index", rail * nic_ports + port),
+            ];
+            let name = crate::compile::pattern::expand(pattern, &values)?;
+            check_rdma(&name)?;
+            if names.contains(&name) {
+                return Err(format!(
+                    "`{pattern}` names RDMA device `{name}` for two NIC ports: each port is its own device"
+                ));
+            }
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_port_gets_its_own_rdma_device() {
+        assert_eq!(
+            hca_names("mlx5_{index}", 2, 2),
+            Ok(vec![
+                "mlx5_0".to_string(),
+                "mlx5_1".into(),
+                "mlx5_2".into(),
+                "mlx5_3".into()
+            ])
+        );
+        assert_eq!(
+            hca_names("mlx5_{rail}", 3, 1),
+            Ok(vec!["mlx5_1".to_string(), "mlx5_2".into(), "mlx5_3".into()])
+        );
+        let shared = hca_names("mlx5_{nic}", 2, 2).unwrap_err();
+        assert!(shared.contains("two NIC ports"), "{shared}");
+        assert!(hca_names("mlx5_{gpu}", 2, 1).unwrap_err().contains("{gpu}"));
+        for bad in [
+            "mlx5,0",
+            "mlx5:{index}",
+            "=mlx5_{index}",
+            "-m{index}",
+            "a b{index}",
+            "",
+        ] {
+            assert!(hca_names(bad, 1, 1).is_err(), "{bad:?}");
+        }
+        assert!(check_rdma(&"m".repeat(64)).is_err());
+        assert_eq!(check_rdma(&"m".repeat(63)), Ok(()));
+    }
 
     #[test]
     fn names_that_could_escape_are_refused() {

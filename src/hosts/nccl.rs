@@ -5,7 +5,10 @@
 //! - `NCCL_IB_FIFO_TC`: the same for the QP that carries NCCL's clear-to-send (FIFO) messages
 //!   (NVIDIA/nccl PR #1194), from the CTS class;
 //! - `NCCL_IB_GID_INDEX`: the GID table entry of the NIC's IPv4 RoCEv2 address;
-//! - `NCCL_IB_QPS_PER_CONNECTION`: QPs per connection, when the switches hash on the destination QP.
+//! - `NCCL_IB_QPS_PER_CONNECTION`: QPs per connection, when the switches hash on the destination QP;
+//! - `NCCL_IB_HCA`: when the intent names the NIC ports' RDMA devices, exactly those (`=` makes each
+//!   item a whole name, not a prefix: `mlx5_1` alone would also pick `mlx5_10`), port 1 of each (an mlx5
+//!   Ethernet function is one RDMA device with one port).
 
 use super::nic_qos::NicQos;
 use crate::model::hosts::HostsPlan;
@@ -32,6 +35,10 @@ pub fn file(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
     }
     if let Some(n) = plan.qps_per_connection {
         let _ = writeln!(o, "NCCL_IB_QPS_PER_CONNECTION={n}");
+    }
+    if !plan.hca.is_empty() {
+        let devices: Vec<String> = plan.hca.iter().map(|d| format!("{d}:1")).collect();
+        let _ = writeln!(o, "NCCL_IB_HCA=={}", devices.join(","));
     }
     o
 }

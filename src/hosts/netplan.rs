@@ -78,6 +78,7 @@ mod tests {
             cnp_class: None,
             gid_index: 3,
             qps_per_connection: None,
+            hca: Vec::new(),
             route_table: 100,
             nic_ports,
             server_pool: "10.0.0.0/16".into(),

@@ -117,6 +117,31 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
     })
 }
 
+/// When the intent names the NIC ports' RDMA devices: a check per port that the device is the port's
+/// (its PCI function's `net/` holds the netdev, as `ibdev2netdev` reads it), so NCCL_IB_HCA cannot name
+/// another NIC's device unnoticed.
+fn rdma_devices(o: &mut String, plan: &HostsPlan, s: &Server) {
+    let pairs: Vec<(&str, &str)> = s
+        .nics
+        .iter()
+        .filter_map(|n| plan.hca_of(n.rail, n.port).map(|d| (d, n.name)))
+        .collect();
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "# NCCL_IB_HCA (nccl.env) names an RDMA device per NIC port: fail unless each is its port's"
+    );
+    let _ = writeln!(
+        o,
+        "hca() {{ [ -d \"/sys/class/infiniband/$1/device/net/$2\" ] || {{ echo \"RDMA device $1 is not $2's: fix hosts.nccl.hca\" >&2; exit 1; }}; }}"
+    );
+    for (dev, nic) in pairs {
+        let _ = writeln!(o, "hca '{dev}' '{nic}'");
+    }
+}
+
 /// `0,0,0,1,0,0,0,0`.
 fn flags(v: &[bool; 8]) -> String {
     v.iter()
@@ -133,9 +158,10 @@ fn joined<T: ToString>(v: impl IntoIterator<Item = T>, sep: &str) -> String {
 }
 
 /// The script every server runs (`s` gives the rail NIC names, the same on every server): every rail
-/// NIC gets the same settings. NIC names are checked Linux
-/// interface names, and are single-quoted as well.
-pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
+/// NIC gets the same settings. When the intent names the ports' RDMA devices (`NCCL_IB_HCA`), the script
+/// then fails unless each is its port's (the QoS is set either way). NIC and device names are checked Linux interface and RDMA
+/// device names, and are single-quoted as well.
+pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
     let mut o = String::with_capacity(2048);
     let nics = joined(s.nics.iter().map(|n| format!("'{}'", n.name)), " ");
     let _ = writeln!(o, "#!/bin/sh");
@@ -201,5 +227,6 @@ pub fn script(meta: &Meta, s: &Server, q: &NicQos) -> String {
         );
     }
     let _ = writeln!(o, "done");
+    rdma_devices(&mut o, plan, s);
     o
 }

@@ -24,6 +24,13 @@ pub fn plan(intent: &Intent) -> Option<HostsPlan> {
         cnp_class: h.cnp_class.clone(),
         gid_index: h.nccl.gid_index,
         qps_per_connection: qp_hash.then_some(h.nccl.qps_per_connection),
+        // A pattern that names no device per port is AIF-HOST-007's, which stops the render first.
+        hca: h
+            .nccl
+            .hca
+            .as_deref()
+            .and_then(|p| hca_names(intent, p).ok())
+            .unwrap_or_default(),
         route_table: h.route_table,
         nic_ports: intent.fabric.topology.nic_ports.max(1),
         server_pool: intent.fabric.addressing.server_links.to_string(),
@@ -48,6 +55,26 @@ pub fn rules(intent: &Intent, out: &mut Vec<Finding>) {
     cnp_class(intent, h, out);
     route_tables(intent, h, out);
     port_resources(intent, h, out);
+    hca(intent, h, out);
+}
+
+/// The RDMA device of every NIC port of a server, from the `hosts.nccl.hca` pattern.
+fn hca_names(intent: &Intent, pattern: &str) -> Result<Vec<String>, String> {
+    let t = &intent.fabric.topology;
+    names::hca_names(pattern, t.rails, t.nic_ports.max(1))
+}
+
+/// AIF-HOST-007: `hosts.nccl.hca` names one RDMA device per NIC port, each a device name that cannot
+/// break `NCCL_IB_HCA`'s list or the NIC script's shell words.
+fn hca(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    let Some(Err(e)) = h.nccl.hca.as_deref().map(|p| hca_names(intent, p)) else {
+        return;
+    };
+    out.push(
+        Finding::new(Rule::HostHcaNames, e)
+            .at("/hosts/nccl/hca")
+            .hint("use the servers' RDMA device names (`rdma link show`), one per NIC port, e.g. `mlx5_{index}`"),
+    );
 }
 
 /// AIF-HOST-006: with two-port NICs each port is its own netdev, so Kubernetes needs an RDMA resource

@@ -57,6 +57,15 @@ pub struct Nccl {
     #[serde(default = "default_qps")]
     #[schemars(range(min = 1, max = 128), example = 4)]
     pub qps_per_connection: u32,
+    /// `NCCL_IB_HCA`: the RDMA device of each NIC port, as a pattern (`rdma link show` and
+    /// `ibdev2netdev` list them). Placeholders: `{rail}` (1-based), `{nic}` (0-based), `{port}`
+    /// (1-based NIC port) and `{index}` (0-based position of the port on the server, rail by rail).
+    /// Written as an exact list (`=mlx5_0:1,mlx5_1:1,...`) so NCCL uses these devices and no other (a
+    /// front-end or storage NIC); `nic-qos.sh` ends by failing unless each device is its port's. Absent:
+    /// NCCL picks every RDMA device it finds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"mlx5_{index}")]
+    pub hca: Option<String>,
 }
 
 impl Default for Nccl {
@@ -64,6 +73,7 @@ impl Default for Nccl {
         Nccl {
             gid_index: default_gid_index(),
             qps_per_connection: default_qps(),
+            hca: None,
         }
     }
 }

@@ -19,6 +19,8 @@ pub struct HostsPlan {
     pub gid_index: u8,
     /// `NCCL_IB_QPS_PER_CONNECTION`, when the fabric hashes on the RoCE destination QP.
     pub qps_per_connection: Option<u32>,
+    /// `NCCL_IB_HCA`: the RDMA device of each NIC port, in netdev order (empty: not set).
+    pub hca: Vec<String>,
     /// Routing table of rail 1 (port 1); NIC port p of rail n uses
     /// `route_table + (n - 1) * nic_ports + p - 1`.
     pub route_table: u32,
@@ -31,6 +33,14 @@ pub struct HostsPlan {
     pub mtu: u32,
     /// Spiderpool objects, when the intent asks for them.
     pub kubernetes: Option<KubernetesPlan>,
+}
+
+impl HostsPlan {
+    /// The RDMA device of port `port` of rail `rail` (both 1-based), when the intent names them.
+    pub fn hca_of(&self, rail: u32, port: u32) -> Option<&str> {
+        let i = rail.checked_sub(1)? * self.nic_ports + port.checked_sub(1)?;
+        self.hca.get(usize::try_from(i).ok()?).map(String::as_str)
+    }
 }
 
 /// Spiderpool settings.

@@ -55,10 +55,10 @@ pub fn read(files: &[&OutFile]) -> HostMeaning {
         let Some((k, v)) = line.split_once('=') else {
             continue;
         };
-        let v: u16 = v.parse().unwrap_or_else(|_| panic!("{line}"));
+        let tc = || -> Option<u16> { Some(v.parse().unwrap_or_else(|_| panic!("{line}"))) };
         match k {
-            "NCCL_IB_TC" => m.nccl_tc = Some(v),
-            "NCCL_IB_FIFO_TC" => m.nccl_fifo_tc = Some(v),
+            "NCCL_IB_TC" => m.nccl_tc = tc(),
+            "NCCL_IB_FIFO_TC" => m.nccl_fifo_tc = tc(),
             _ => {}
         }
     }

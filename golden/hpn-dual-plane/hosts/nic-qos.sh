@@ -25,3 +25,9 @@ for nic in 'eth0p1' 'eth0p2' 'eth1p1' 'eth1p2'; do
   echo 48 > "/sys/class/net/$nic/ecn/roce_np/cnp_dscp"
   echo 6 > "/sys/class/net/$nic/ecn/roce_np/cnp_802p_prio"
 done
+# NCCL_IB_HCA (nccl.env) names an RDMA device per NIC port: fail unless each is its port's
+hca() { [ -d "/sys/class/infiniband/$1/device/net/$2" ] || { echo "RDMA device $1 is not $2's: fix hosts.nccl.hca" >&2; exit 1; }; }
+hca 'mlx5_0' 'eth0p1'
+hca 'mlx5_1' 'eth0p2'
+hca 'mlx5_2' 'eth1p1'
+hca 'mlx5_3' 'eth1p2'

@@ -25,3 +25,13 @@ for nic in 'eth0' 'eth1' 'eth2' 'eth3' 'eth4' 'eth5' 'eth6' 'eth7'; do
   echo 48 > "/sys/class/net/$nic/ecn/roce_np/cnp_dscp"
   echo 6 > "/sys/class/net/$nic/ecn/roce_np/cnp_802p_prio"
 done
+# NCCL_IB_HCA (nccl.env) names an RDMA device per NIC port: fail unless each is its port's
+hca() { [ -d "/sys/class/infiniband/$1/device/net/$2" ] || { echo "RDMA device $1 is not $2's: fix hosts.nccl.hca" >&2; exit 1; }; }
+hca 'mlx5_0' 'eth0'
+hca 'mlx5_1' 'eth1'
+hca 'mlx5_2' 'eth2'
+hca 'mlx5_3' 'eth3'
+hca 'mlx5_4' 'eth4'
+hca 'mlx5_5' 'eth5'
+hca 'mlx5_6' 'eth6'
+hca 'mlx5_7' 'eth7'
