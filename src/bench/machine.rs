@@ -2,11 +2,21 @@
 //! that README (Performance) measures apart. Linux only; elsewhere, and where `/proc` or `/sys` says
 //! nothing, there is nothing to say.
 
+use super::write_cost::WriteCost;
 use std::path::Path;
 
-/// The notes for a bench whose renders wrote under `dir`, one sentence each.
-pub fn notes(dir: &Path) -> Vec<String> {
+/// The notes for a bench whose renders wrote under `dir`, one sentence each. `largest` is the fabric
+/// whose first render wrote the most bytes, with that number; `cost` what writing cost under `dir`
+/// before and after the renders.
+pub fn notes(
+    dir: &Path,
+    largest: Option<(&str, u64)>,
+    cost: Option<(WriteCost, WriteCost)>,
+) -> Vec<String> {
     let mut notes = Vec::new();
+    if let (Some((name, bytes)), Some((before, after))) = (largest, cost) {
+        notes.push(write_note(name, bytes, before, after));
+    }
     let read = |p: &str| std::fs::read_to_string(p).ok();
     if let (Some(info), Ok(dir)) = (read("/proc/self/mountinfo"), std::fs::canonicalize(dir))
         && let Some(m) = mount_of(&info, &dir)
@@ -25,6 +35,22 @@ pub fn notes(dir: &Path) -> Vec<String> {
         );
     }
     notes
+}
+
+/// What writing new files cost here before and after the renders, against rewriting in place, and
+/// what those rates make of the largest first render's output.
+fn write_note(name: &str, bytes: u64, before: WriteCost, after: WriteCost) -> String {
+    format!(
+        "Writing new files took {:.2} ms per MiB here before the renders and {:.2} after, rewriting a file in place {:.2} and {:.2} ({} MiB probes): at those rates the {name} first render's {:.0} MB of new files cost {:.0} and {:.0} ms of kernel time for that alone, whatever aifab does (README, Performance).",
+        before.new_ms_per_mib,
+        after.new_ms_per_mib,
+        before.in_place_ms_per_mib,
+        after.in_place_ms_per_mib,
+        super::write_cost::PROBE_BYTES >> 20,
+        bytes as f64 / 1e6,
+        before.new_files_ms(bytes),
+        after.new_files_ms(bytes),
+    )
 }
 
 /// A mount, from one line of `/proc/self/mountinfo`.
@@ -188,6 +214,35 @@ mod tests {
         let link = dir.join("vg-root");
         assert_eq!(device_name(link.to_str().expect("utf-8")), "dm-3");
         std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+
+    #[test]
+    fn the_write_note_scales_the_probe_to_the_largest_output() {
+        let c = WriteCost {
+            new_ms_per_mib: 4.0,
+            in_place_ms_per_mib: 0.25,
+        };
+        let later = WriteCost {
+            new_ms_per_mib: 1.0,
+            ..c
+        };
+        let note = write_note("100k", 500 << 20, c, later);
+        assert!(
+            note.contains("4.00 ms per MiB here before the renders and 1.00 after"),
+            "{note}"
+        );
+        assert!(note.contains("in place 0.25 and 0.25"), "{note}");
+        assert!(
+            note.contains("524 MB of new files cost 2000 and 500 ms"),
+            "{note}"
+        );
+        let all = notes(
+            Path::new("/nonexistent"),
+            Some(("100k", 500 << 20)),
+            Some((c, later)),
+        );
+        assert_eq!(all.first(), Some(&note));
+        assert!(!notes(Path::new("/nonexistent"), None, Some((c, later))).contains(&note));
     }
 
     #[test]

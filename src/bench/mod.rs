@@ -9,6 +9,7 @@ pub mod machine;
 pub mod phases;
 pub mod process;
 pub mod report;
+pub mod write_cost;
 
 pub use fabrics::{SIZES, SWEEP_ZONES, intent_yaml, sweep_yaml};
 

@@ -122,6 +122,13 @@ fn measure_all(
     phases: bool,
 ) -> Result<String, String> {
     let load_before = crate::bench::load_average();
+    // What writing new files costs before any render (again after the last one, below).
+    let cost_before = (!sizes.is_empty())
+        .then(|| {
+            std::fs::create_dir_all(run).ok()?;
+            crate::bench::write_cost::measure(run, "before")
+        })
+        .flatten();
     let size_rows = crate::bench::renders(exe, run, sizes)?;
     let mut sweeps = Vec::new();
     if !sweep.is_empty() {
@@ -162,14 +169,29 @@ fn measure_all(
         text.push_str("\nPhases, in one process (render alone drops what it renders):\n\n");
         text.push_str(&table(&timings));
     }
-    let notes = crate::bench::machine::notes(run);
-    if !notes.is_empty() {
-        text.push_str("\nOn this machine:\n\n");
-        for n in notes {
-            text.push_str(&format!("- {n}\n"));
-        }
-    }
+    text.push_str(&machine_notes(run, &size_rows, cost_before));
     Ok(text)
+}
+
+/// The "On this machine" list: what outside aifab moved the figures, with what writing new files cost
+/// before the renders (`cost_before`) and now, after them (the probe files are removed here).
+fn machine_notes(
+    run: &std::path::Path,
+    size_rows: &[crate::bench::Renders],
+    cost_before: Option<crate::bench::write_cost::WriteCost>,
+) -> String {
+    let largest = size_rows
+        .iter()
+        .max_by_key(|r| r.first.bytes)
+        .map(|r| (r.name.as_str(), r.first.bytes));
+    let cost_after = largest.and_then(|_| crate::bench::write_cost::measure(run, "after"));
+    crate::bench::write_cost::remove(run);
+    let notes = crate::bench::machine::notes(run, largest, cost_before.zip(cost_after));
+    if notes.is_empty() {
+        return String::new();
+    }
+    let items: String = notes.iter().map(|n| format!("- {n}\n")).collect();
+    format!("\nOn this machine:\n\n{items}")
 }
 
 /// The phase timings of one size, measured in a child process so that its peak RSS is its own.
