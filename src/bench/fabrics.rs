@@ -27,7 +27,7 @@ const HOSTS: &str = r#"hosts:
   data_class: roce
   cts_class: cts
   cnp_class: cnp
-  nccl: { gid_index: 3, qps_per_connection: 4 }
+  nccl: { gid_index: 3, qps_per_connection: 4, hca: "mlx5_{index}" }
   kubernetes: { ipam: spiderpool, cni: sriov, namespace: kube-system, resource: "spidernet.io/rail{rail}p{port}" }
 "#;
 
