@@ -39,6 +39,11 @@ const PREFIX: &str = ".aifab-write-probe-";
 /// over the bytes of the first. The files stay until [`remove`]: freeing their pages right before a
 /// render would hand it memory the host has not taken back yet. `None` when a file cannot be written.
 pub fn measure(dir: &Path, tag: &str) -> Option<WriteCost> {
+    measure_bytes(dir, tag, PROBE_BYTES)
+}
+
+/// [`measure`] with probes of `size` bytes (whole MiB).
+fn measure_bytes(dir: &Path, tag: &str, size: usize) -> Option<WriteCost> {
     // One MiB written over and over: a buffer of the probe's size would raise the bench's own peak RSS,
     // which the renders it spawns inherit in `ru_maxrss` (the kernel carries it over the exec).
     let chunk = vec![b'x'; CHUNK];
@@ -52,7 +57,7 @@ pub fn measure(dir: &Path, tag: &str) -> Option<WriteCost> {
             .create_new(create)
             .open(path)
             .ok()?;
-        for _ in 0..PROBE_BYTES / CHUNK {
+        for _ in 0..size / CHUNK {
             f.write_all(&chunk).ok()?;
         }
         drop(f);
@@ -62,7 +67,7 @@ pub fn measure(dir: &Path, tag: &str) -> Option<WriteCost> {
     let in_place: Option<Vec<f64>> = new
         .as_ref()
         .and_then(|_| (0..PROBES).map(|_| timed(&paths[0], false)).collect());
-    let mib = (PROBE_BYTES >> 20) as f64;
+    let mib = (size >> 20).max(1) as f64;
     Some(WriteCost {
         new_ms_per_mib: median(new?) / mib,
         in_place_ms_per_mib: median(in_place?) / mib,
@@ -97,9 +102,13 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("mkdir");
         std::fs::write(dir.join("keep"), "").expect("write");
-        let cost = measure(&dir, "before").expect("a writable folder");
+        let cost = measure_bytes(&dir, "before", 2 * CHUNK).expect("a writable folder");
         assert!(cost.new_ms_per_mib > 0.0 && cost.in_place_ms_per_mib > 0.0);
-        assert!(measure(&dir, "after").is_some());
+        assert!(measure_bytes(&dir, "after", CHUNK).is_some());
+        let size = std::fs::metadata(dir.join(format!("{PREFIX}before-0")))
+            .expect("probe")
+            .len();
+        assert_eq!(size, 2 * CHUNK as u64);
         let names = || -> Vec<String> {
             let mut v: Vec<String> = std::fs::read_dir(&dir)
                 .expect("read")
