@@ -23,26 +23,30 @@ pub fn check_server(name: &str) -> Result<(), String> {
 /// A Linux interface name (`IFNAMSIZ` 16 with its NUL: 1-15 bytes) that is also a plain shell word and
 /// YAML key: letters, digits, `_`, `.` and `-`, not starting with `-` or `.`.
 pub fn check_nic(name: &str) -> Result<(), String> {
-    let ok = (1..=15).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-')
-        && !name.starts_with(['-', '.']);
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "NIC name `{}` is not a Linux interface name (1-15 of letters, digits, _ . -, not starting with - or .)",
+    plain_word(name, 15).map_err(|rule| {
+        format!(
+            "NIC name `{}` is not a Linux interface name ({rule})",
             name.escape_debug()
-        ))
-    }
+        )
+    })
 }
 
 /// An RDMA device name (`IB_DEVICE_NAME_MAX` 64 with its NUL: 1-63 bytes) that is also a plain shell
 /// word and an `NCCL_IB_HCA` item: letters, digits, `_`, `.` and `-` (none of NCCL's `,` `:` `^` `=`),
 /// not starting with `-` or `.`.
 pub fn check_rdma(name: &str) -> Result<(), String> {
-    let ok = (1..=63).contains(&name.len())
+    plain_word(name, 63).map_err(|rule| {
+        format!(
+            "RDMA device name `{}` is not one ({rule})",
+            name.escape_debug()
+        )
+    })
+}
+
+/// A device name that is a plain shell word: 1-`max` of letters, digits, `_ . -`, not starting with `-`
+/// or `.`. The error is that rule, in words.
+fn plain_word(name: &str, max: usize) -> Result<(), String> {
+    let ok = (1..=max).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-')
@@ -51,8 +55,7 @@ pub fn check_rdma(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "RDMA device name `{}` is not one (1-63 of letters, digits, _ . -, not starting with - or .)",
-            name.escape_debug()
+            "1-{max} of letters, digits, _ . -, not starting with - or ."
         ))
     }
 }
