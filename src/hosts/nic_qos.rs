@@ -118,8 +118,8 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
 }
 
 /// When the intent names the NIC ports' RDMA devices: a check per port that the device is the port's
-/// (its PCI function's `net/` holds the netdev, as `ibdev2netdev` reads it), so NCCL_IB_HCA cannot name
-/// another NIC's device unnoticed.
+/// (the device's parent, its PCI function, lists the netdev under `net/`), so NCCL_IB_HCA cannot name
+/// another port's device unnoticed.
 fn rdma_devices(o: &mut String, plan: &HostsPlan, s: &Server) {
     let pairs: Vec<(&str, &str)> = s
         .nics
@@ -158,9 +158,9 @@ fn joined<T: ToString>(v: impl IntoIterator<Item = T>, sep: &str) -> String {
 }
 
 /// The script every server runs (`s` gives the rail NIC names, the same on every server): every rail
-/// NIC gets the same settings. When the intent names the ports' RDMA devices (`NCCL_IB_HCA`), the script
-/// then fails unless each is its port's (the QoS is set either way). NIC and device names are checked Linux interface and RDMA
-/// device names, and are single-quoted as well.
+/// NIC gets the same settings. When the intent names the ports' RDMA devices (`NCCL_IB_HCA`), the
+/// script then fails unless each is its port's (the QoS is set either way). NIC and device names are
+/// checked Linux interface and RDMA device names, and are single-quoted as well.
 pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
     let mut o = String::with_capacity(2048);
     let nics = joined(s.nics.iter().map(|n| format!("'{}'", n.name)), " ");
