@@ -7,7 +7,8 @@
 //!   two-port NICs alike ([`netplan`]);
 //! - `nic-qos.sh`, for every server: the ConnectX QoS (`mlnx_qos` trust, DSCP map, PFC, ETS) and DCQCN
 //!   settings of every NIC port ([`nic_qos`]);
-//! - `nccl.env`, for every server: NCCL's traffic classes, GID index and QPs per connection ([`nccl`]);
+//! - `nccl.env`, for every server: NCCL's traffic classes, GID index, QPs per connection and, when the
+//!   intent names them, the NIC ports' RDMA devices ([`nccl`]);
 //! - `kubernetes/spiderpool.yaml`: a SpiderIPPool per leaf or NIC port and a SpiderMultusConfig per
 //!   rail (and port) ([`spiderpool`]);
 //! - `sysctl-arp.conf`, when a server has several NIC ports in one subnet: the ARP settings that keep
