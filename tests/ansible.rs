@@ -1,6 +1,7 @@
 //! The Ansible side of `aifab render`: the inventory it writes parses with `ansible-inventory` and puts
 //! every device in its OS and role groups with the right connection settings, and `ansible/deploy.yml`
-//! passes `ansible-playbook --syntax-check` against it.
+//! passes `ansible-playbook --syntax-check` against it; `ansible/hosts.yml` installs the host files on
+//! servers (run locally, each server under a root of its own).
 //!
 //! Needs `ansible-playbook` and `ansible-inventory`: from `$AIFAB_ANSIBLE_BIN` (a folder, as `.ci/run`
 //! sets it) or else from PATH. Without them the tests print one line and skip; under `CI=true` they
@@ -833,4 +834,133 @@ fn pfc_watchdog_events_are_counted_from_each_os_json() {
     assert_eq!(count(nxos_one_row, "nxos"), "0");
     assert_eq!(count(nxos_rows, "nxos"), "7");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ansible-playbook ansible/hosts.yml` against `inventory` (extra vars `vars`); its output and whether
+/// it succeeded. The servers run through the local connection with the controller's Python.
+fn hosts_playbook(inventory: &Path, vars: &[String]) -> (bool, String) {
+    let mut c = Command::new(tool("ansible-playbook"));
+    c.arg("-i")
+        .arg(inventory)
+        .arg("ansible/hosts.yml")
+        .current_dir(root())
+        .env("ANSIBLE_NOCOLOR", "1");
+    for v in vars {
+        c.arg("-e").arg(v);
+    }
+    if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
+        c.arg("-e")
+            .arg(format!("ansible_python_interpreter={}", p.display()));
+    }
+    let out = c.output().expect("run ansible-playbook");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// `ansible/hosts.yml` installs each server's files where docs/hosts.md says (two servers of the
+/// mixed example, each under a root of its own): its netplan file (mode 0600), the NIC script (0755)
+/// and the unit that runs it, and nccl.env as a marked block of /etc/nccl.conf that keeps the file's
+/// other lines. A second run changes nothing; a host that is not a server of the fabric, and a root
+/// with applying on, are refused before anything is written.
+#[cfg(unix)]
+#[test]
+fn hosts_playbook_installs_each_servers_files() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if skip() {
+        return;
+    }
+    let out = render("intents/mixed-sonic-nxos.yaml", "hosts");
+    let roots = common::Scratch::new("ansible-hosts-roots");
+    let servers = ["gpu001", "gpu017"];
+    let mut inv = String::from("aifab_servers:\n  hosts:\n");
+    for s in servers {
+        inv.push_str(&format!(
+            "    {s}: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
+            roots.join(s).display()
+        ));
+    }
+    let inventory = roots.join("servers.yml");
+    std::fs::write(&inventory, &inv).expect("write inventory");
+    std::fs::create_dir_all(roots.join("gpu001/etc")).expect("mkdir");
+    std::fs::write(roots.join("gpu001/etc/nccl.conf"), "NCCL_DEBUG=WARN\n").expect("write");
+    let vars = vec![
+        format!("aifab_out={}", out.display()),
+        "aifab_apply=false".to_string(),
+        "aifab_become=false".to_string(),
+    ];
+    let (ok, text) = hosts_playbook(&inventory, &vars);
+    assert!(ok, "{text}");
+    let hosts = out.join("hosts");
+    let read =
+        |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    for s in servers {
+        let r = roots.join(s);
+        let netplan = r.join("etc/netplan/60-aifab-rails.yaml");
+        assert_eq!(
+            read(&netplan),
+            read(&hosts.join(format!("netplan/{s}.yaml"))),
+            "{s}"
+        );
+        assert_eq!(mode(&netplan), 0o600, "{s}");
+        let script = r.join("usr/local/sbin/aifab-nic-qos");
+        assert_eq!(read(&script), read(&hosts.join("nic-qos.sh")), "{s}");
+        assert_eq!(mode(&script), 0o755, "{s}");
+        let unit = read(&r.join("etc/systemd/system/aifab-nic-qos.service"));
+        assert!(
+            unit.contains("ExecStart=/usr/local/sbin/aifab-nic-qos\n"),
+            "{unit}"
+        );
+        assert!(unit.contains("After=network-online.target\n"), "{unit}");
+        let conf = read(&r.join("etc/nccl.conf"));
+        let block: Vec<&str> = conf
+            .lines()
+            .skip_while(|l| !l.starts_with("# BEGIN aifab"))
+            .skip(1)
+            .take_while(|l| !l.starts_with("# END aifab"))
+            .collect();
+        let env = read(&hosts.join("nccl.env"));
+        assert_eq!(block, env.lines().collect::<Vec<_>>(), "{s}: {conf}");
+        assert!(
+            !r.join("etc/sysctl.d/90-aifab-arp.conf").exists(),
+            "{s}: no ARP file was rendered"
+        );
+    }
+    assert!(read(&roots.join("gpu001/etc/nccl.conf")).starts_with("NCCL_DEBUG=WARN\n"));
+
+    let (ok, again) = hosts_playbook(&inventory, &vars);
+    assert!(ok, "{again}");
+    let recap: Vec<&str> = again.lines().filter(|l| l.contains(" : ok=")).collect();
+    assert_eq!(recap.len(), servers.len(), "{again}");
+    assert!(
+        recap.iter().all(|l| l.contains("changed=0")),
+        "second run changed something:\n{again}"
+    );
+
+    let stranger = roots.join("stranger.yml");
+    std::fs::write(
+        &stranger,
+        format!(
+            "aifab_servers:\n  hosts:\n    gpu999: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
+            roots.join("gpu999").display()
+        ),
+    )
+    .expect("write");
+    let (ok, text) = hosts_playbook(&stranger, &vars);
+    assert!(
+        !ok && text.contains("hosts/netplan/gpu999.yaml there"),
+        "{text}"
+    );
+    assert!(!roots.join("gpu999").exists(), "a refused host got files");
+    let mut applying = vars.clone();
+    applying[1] = "aifab_apply=true".to_string();
+    let (ok, text) = hosts_playbook(&inventory, &applying);
+    assert!(
+        !ok && text.contains("aifab_apply=false when aifab_root is set"),
+        "{text}"
+    );
 }
