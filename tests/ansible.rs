@@ -836,13 +836,18 @@ fn pfc_watchdog_events_are_counted_from_each_os_json() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `ansible-playbook ansible/hosts.yml` against `inventory` (extra vars `vars`); its output and whether
-/// it succeeded. The servers run through the local connection with the controller's Python.
-fn hosts_playbook(inventory: &Path, vars: &[String]) -> (bool, String) {
+/// `ansible-playbook ansible/hosts.yml` against `inventory` (extra vars `vars`, with `--check --diff`
+/// when `check`); its output and whether it succeeded. The servers run through the local connection with the controller's Python.
+fn hosts_playbook(inventory: &Path, vars: &[String], check: bool) -> (bool, String) {
     let mut c = Command::new(tool("ansible-playbook"));
     c.arg("-i")
         .arg(inventory)
         .arg("ansible/hosts.yml")
+        .args(if check {
+            &["--check", "--diff"][..]
+        } else {
+            &[]
+        })
         .current_dir(root())
         .env("ANSIBLE_NOCOLOR", "1");
     for v in vars {
@@ -892,7 +897,7 @@ fn hosts_playbook_installs_each_servers_files() {
         "aifab_apply=false".to_string(),
         "aifab_become=false".to_string(),
     ];
-    let (ok, text) = hosts_playbook(&inventory, &vars);
+    let (ok, text) = hosts_playbook(&inventory, &vars, false);
     assert!(ok, "{text}");
     let hosts = out.join("hosts");
     let read =
@@ -932,7 +937,7 @@ fn hosts_playbook_installs_each_servers_files() {
     }
     assert!(read(&roots.join("gpu001/etc/nccl.conf")).starts_with("NCCL_DEBUG=WARN\n"));
 
-    let (ok, again) = hosts_playbook(&inventory, &vars);
+    let (ok, again) = hosts_playbook(&inventory, &vars, false);
     assert!(ok, "{again}");
     let recap: Vec<&str> = again.lines().filter(|l| l.contains(" : ok=")).collect();
     assert_eq!(recap.len(), servers.len(), "{again}");
@@ -950,7 +955,7 @@ fn hosts_playbook_installs_each_servers_files() {
         ),
     )
     .expect("write");
-    let (ok, text) = hosts_playbook(&stranger, &vars);
+    let (ok, text) = hosts_playbook(&stranger, &vars, false);
     assert!(
         !ok && text.contains("hosts/netplan/gpu999.yaml there"),
         "{text}"
@@ -958,9 +963,58 @@ fn hosts_playbook_installs_each_servers_files() {
     assert!(!roots.join("gpu999").exists(), "a refused host got files");
     let mut applying = vars.clone();
     applying[1] = "aifab_apply=true".to_string();
-    let (ok, text) = hosts_playbook(&inventory, &applying);
+    let (ok, text) = hosts_playbook(&inventory, &applying, false);
     assert!(
         !ok && text.contains("aifab_apply=false when aifab_root is set"),
         "{text}"
     );
+
+    // A preview with applying on, of a server that has nothing yet: the four files show as changes,
+    // nothing is written and no apply step runs.
+    let fresh = roots.join("fresh.yml");
+    std::fs::write(
+        &fresh,
+        format!(
+            "aifab_servers:\n  hosts:\n    gpu002: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
+            roots.join("gpu002").display()
+        ),
+    )
+    .expect("write");
+    for d in [
+        "etc/netplan",
+        "usr/local/sbin",
+        "etc/systemd/system",
+        "etc/sysctl.d",
+    ] {
+        std::fs::create_dir_all(roots.join("gpu002").join(d)).expect("mkdir");
+    }
+    let (ok, text) = hosts_playbook(&fresh, &applying, true);
+    assert!(ok, "{text}");
+    let recap = text
+        .lines()
+        .find(|l| l.starts_with("gpu002") && l.contains(" : ok="))
+        .unwrap_or_else(|| panic!("no recap:\n{text}"));
+    assert!(
+        recap.contains("changed=4") && recap.contains("failed=0"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("RUNNING HANDLER") || text.matches("skipping: [gpu002]").count() >= 3,
+        "an apply step ran in check mode:\n{text}"
+    );
+    assert_eq!(files_under(&roots.join("gpu002")), Vec::<PathBuf>::new());
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
