@@ -836,6 +836,21 @@ fn pfc_watchdog_events_are_counted_from_each_os_json() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An inventory `<name>.yml` in `roots` whose group `aifab_servers` holds `servers`, each reached through
+/// the local connection and installed under `roots/<server>`.
+fn servers_inventory(roots: &Path, name: &str, servers: &[&str]) -> PathBuf {
+    let mut inv = String::from("aifab_servers:\n  hosts:\n");
+    for s in servers {
+        inv.push_str(&format!(
+            "    {s}: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
+            roots.join(s).display()
+        ));
+    }
+    let path = roots.join(format!("{name}.yml"));
+    std::fs::write(&path, inv).expect("write inventory");
+    path
+}
+
 /// `ansible-playbook ansible/hosts.yml` against `inventory` (extra vars `vars`, with `--check --diff`
 /// when `check`); its output and whether it succeeded. The servers run through the local connection with the controller's Python.
 fn hosts_playbook(inventory: &Path, vars: &[String], check: bool) -> (bool, String) {
@@ -881,15 +896,7 @@ fn hosts_playbook_installs_each_servers_files() {
     let out = render("intents/mixed-sonic-nxos.yaml", "hosts");
     let roots = common::Scratch::new("ansible-hosts-roots");
     let servers = ["gpu001", "gpu017"];
-    let mut inv = String::from("aifab_servers:\n  hosts:\n");
-    for s in servers {
-        inv.push_str(&format!(
-            "    {s}: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
-            roots.join(s).display()
-        ));
-    }
-    let inventory = roots.join("servers.yml");
-    std::fs::write(&inventory, &inv).expect("write inventory");
+    let inventory = servers_inventory(&roots, "servers", &servers);
     std::fs::create_dir_all(roots.join("gpu001/etc")).expect("mkdir");
     std::fs::write(roots.join("gpu001/etc/nccl.conf"), "NCCL_DEBUG=WARN\n").expect("write");
     let vars = vec![
@@ -946,15 +953,7 @@ fn hosts_playbook_installs_each_servers_files() {
         "second run changed something:\n{again}"
     );
 
-    let stranger = roots.join("stranger.yml");
-    std::fs::write(
-        &stranger,
-        format!(
-            "aifab_servers:\n  hosts:\n    gpu999: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
-            roots.join("gpu999").display()
-        ),
-    )
-    .expect("write");
+    let stranger = servers_inventory(&roots, "stranger", &["gpu999"]);
     let (ok, text) = hosts_playbook(&stranger, &vars, false);
     assert!(
         !ok && text.contains("hosts/netplan/gpu999.yaml there"),
@@ -971,15 +970,7 @@ fn hosts_playbook_installs_each_servers_files() {
 
     // A preview with applying on, of a server that has nothing yet: the four files show as changes,
     // nothing is written and no apply step runs.
-    let fresh = roots.join("fresh.yml");
-    std::fs::write(
-        &fresh,
-        format!(
-            "aifab_servers:\n  hosts:\n    gpu002: {{ ansible_connection: local, aifab_root: \"{}\" }}\n",
-            roots.join("gpu002").display()
-        ),
-    )
-    .expect("write");
+    let fresh = servers_inventory(&roots, "fresh", &["gpu002"]);
     for d in [
         "etc/netplan",
         "usr/local/sbin",
@@ -1002,19 +993,8 @@ fn hosts_playbook_installs_each_servers_files() {
         !text.contains("RUNNING HANDLER") || text.matches("skipping: [gpu002]").count() >= 3,
         "an apply step ran in check mode:\n{text}"
     );
-    assert_eq!(files_under(&roots.join("gpu002")), Vec::<PathBuf>::new());
-}
-
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
+    assert_eq!(
+        common::paths_under(&roots.join("gpu002")),
+        Vec::<PathBuf>::new()
+    );
 }
