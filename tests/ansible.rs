@@ -953,6 +953,23 @@ fn hosts_playbook_installs_each_servers_files() {
         "second run changed something:\n{again}"
     );
 
+    // An inventory of FQDNs names each server's intent name in `aifab_server`.
+    let fqdn = roots.join("fqdn.yml");
+    std::fs::write(
+        &fqdn,
+        format!(
+            "aifab_servers:\n  hosts:\n    gpu003.example.net: {{ ansible_connection: local, aifab_server: gpu003, aifab_root: \"{}\" }}\n",
+            roots.join("gpu003").display()
+        ),
+    )
+    .expect("write inventory");
+    let (ok, text) = hosts_playbook(&fqdn, &vars, false);
+    assert!(ok, "{text}");
+    assert_eq!(
+        read(&roots.join("gpu003/etc/netplan/60-aifab-rails.yaml")),
+        read(&hosts.join("netplan/gpu003.yaml"))
+    );
+
     let stranger = servers_inventory(&roots, "stranger", &["gpu999"]);
     let (ok, text) = hosts_playbook(&stranger, &vars, false);
     assert!(
