@@ -84,24 +84,39 @@ impl Progress {
     }
 }
 
+/// What every `aifab render` works from once the intent has passed: the device filter, the site, the
+/// checked front, the renderer and the previous lock.
+struct Prepared {
+    only: Option<globset::GlobMatcher>,
+    site: super::site::Site,
+    front: aifab::pipeline::Front,
+    renderer: aifab::render::Renderer,
+    prev: Option<aifab::lock::read::Loaded>,
+}
+
 /// Runs `aifab render`.
 pub fn run(args: Args) -> Exit {
     if args.out.is_none() && args.check.is_none() {
         eprintln!("error: give --out DIR to write, or --check DIR to compare");
         return Exit::Trouble;
     }
-    let only = match only_matcher(args.only.as_deref()) {
-        Ok(o) => o,
+    let prepared = match prepare(&args) {
+        Ok(p) => p,
         Err(status) => return status,
     };
-    let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
-        Ok(s) => s,
-        Err(status) => return status,
-    };
-    let mut prev = match lockfile::load(&args.intent, args.no_lock) {
-        Ok(l) => l,
-        Err(status) => return status,
-    };
+    match (&args.out, &args.check) {
+        (Some(out), _) => write_out(&args, prepared, out),
+        (None, Some(dir)) => check_folder(&args, prepared, dir),
+        (None, None) => Exit::Trouble,
+    }
+}
+
+/// Reads the site, the lock and the intent, checks and compiles it while the templates compile, and
+/// (for `--out`) reads the environment secrets the intent names. Every refusal is printed here.
+fn prepare(args: &Args) -> Result<Prepared, Exit> {
+    let only = only_matcher(args.only.as_deref())?;
+    let site = super::site::Site::load(args.intent.as_ref(), &args.site)?;
+    let mut prev = lockfile::load(&args.intent, args.no_lock)?;
     // The templates compile (1-2 ms) on a second thread while this one reads and checks the intent;
     // their error, if any, is printed only for an intent that passed.
     let (front, renderer) = rayon::join(
@@ -116,29 +131,12 @@ pub fn run(args: Args) -> Exit {
         },
         || site.build_renderer(),
     );
-    let front = match front {
-        Ok(f) => f,
-        Err(status) => return status,
-    };
-    if let Err(status) = only_matches_some(&front.model, args.only.as_deref(), only.as_ref()) {
-        return status;
-    }
+    let front = front?;
+    only_matches_some(&front.model, args.only.as_deref(), only.as_ref())?;
     if let Some(p) = &mut prev {
         p.forget_text();
     }
-    // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
-    let full = only.is_none() && !args.no_lock;
-    // The previous lock is freed as soon as the new one is built and compared: during the render,
-    // while the model and the files in flight hold the most memory.
-    let lock_step = || {
-        let text = lock_text(&args, &front.model, prev.as_ref(), full);
-        drop(prev);
-        text
-    };
-    let renderer = match renderer {
-        Ok(r) => r,
-        Err(e) => return super::site::renderer_failed(&e),
-    };
+    let renderer = renderer.map_err(|e| super::site::renderer_failed(&e))?;
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
     let renderer = if args.out.is_some() {
         let lookup = |k: &str| std::env::var(k).ok();
@@ -151,86 +149,125 @@ pub fn run(args: Args) -> Exit {
                     "{}: an environment secret is unset or unusable; nothing written",
                     args.intent
                 );
-                return Exit::Trouble;
+                return Err(Exit::Trouble);
             }
         }
     } else {
         renderer
     };
+    Ok(Prepared {
+        only,
+        site,
+        front,
+        renderer,
+        prev,
+    })
+}
+
+/// `--out`: streams every device's files into the folder (each written by the thread that rendered
+/// it) while the new lock is built and guarded beside the render, then swaps the folder in and commits
+/// the lock; a refused renumbering discards what was rendered before anything is swapped in.
+fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
+    let Prepared {
+        only,
+        site,
+        front,
+        renderer,
+        prev,
+    } = p;
+    // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
+    let full = only.is_none() && !args.no_lock;
+    // The previous lock is freed as soon as the new one is built and compared: during the render,
+    // while the model and the files in flight hold the most memory.
+    let lock_step = || {
+        let text = lock_text(args, &front.model, prev.as_ref(), full);
+        drop(prev);
+        text
+    };
     let meta = Meta::for_intent_path(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
-    if let Some(out) = &args.out {
-        // Stream: each device's files are written by the thread that rendered them.
-        let mut written = (0, 0);
-        let mut lock = Ok(None);
-        let others = others_kept(only.as_ref(), site.catalog);
-        let previous = aifab::write::Previous::KeepAsSpare;
-        let result = aifab::write::write_keeping(out, others.as_deref(), previous, |stage| {
-            let sink = |f: &aifab::render::OutFile| stage.put(f);
-            // The new lock and its renumbering guard run beside the render: a refused renumbering
-            // discards what was rendered before anything is swapped in.
-            let (rendered, next) = rayon::join(
-                || {
-                    renderer.fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
-                        progress.tick()
+    let mut written = (0, 0);
+    let mut lock = Ok(None);
+    let others = others_kept(only.as_ref(), site.catalog);
+    let previous = aifab::write::Previous::KeepAsSpare;
+    let result = aifab::write::write_keeping(out, others.as_deref(), previous, |stage| {
+        let sink = |f: &aifab::render::OutFile| stage.put(f);
+        let (rendered, next) = rayon::join(
+            || {
+                renderer.fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
+                    progress.tick()
+                })
+            },
+            || {
+                let text = lock_step()?;
+                text.map(|t| lockfile::stage(&args.intent, &t))
+                    .transpose()
+                    .map_err(|e| {
+                        eprintln!("error: {e}");
+                        Exit::Trouble
                     })
-                },
-                || {
-                    let text = lock_step()?;
-                    text.map(|t| lockfile::stage(&args.intent, &t))
-                        .transpose()
-                        .map_err(|e| {
-                            eprintln!("error: {e}");
-                            Exit::Trouble
-                        })
-                },
-            );
-            let refused = next.is_err();
-            lock = next;
-            written = rendered.map_err(|errs| errs.join("\n"))?;
-            if refused {
-                return Err("the new lock was refused or could not be staged".into());
+            },
+        );
+        let refused = next.is_err();
+        lock = next;
+        written = rendered.map_err(|errs| errs.join("\n"))?;
+        if refused {
+            return Err("the new lock was refused or could not be staged".into());
+        }
+        Ok(())
+    });
+    progress.done();
+    let staged = match lock {
+        Ok(staged) => staged,
+        Err(status) => return status,
+    };
+    let devices = front
+        .model
+        .devices
+        .iter()
+        .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
+        .count();
+    // The process ends next: freeing a large model node by node (half a million interfaces at
+    // 100K GPUs) would only delay the exit.
+    std::mem::forget(front);
+    let result = result.and_then(|w| staged.map_or(Ok(()), lockfile::Staged::commit).map(|()| w));
+    match result {
+        Ok(_) => {
+            if !args.quiet {
+                eprintln!(
+                    "{}: {devices} devices, {} files, {} bytes written",
+                    out.display(),
+                    written.0,
+                    written.1
+                );
             }
-            Ok(())
-        });
-        progress.done();
-        let staged = match lock {
-            Ok(staged) => staged,
-            Err(status) => return status,
-        };
-        let devices = front
-            .model
-            .devices
-            .iter()
-            .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
-            .count();
-        // The process ends next: freeing a large model node by node (half a million interfaces at
-        // 100K GPUs) would only delay the exit.
-        std::mem::forget(front);
-        let result =
-            result.and_then(|w| staged.map_or(Ok(()), lockfile::Staged::commit).map(|()| w));
-        return match result {
-            Ok(_) => {
-                if !args.quiet {
-                    eprintln!(
-                        "{}: {devices} devices, {} files, {} bytes written",
-                        out.display(),
-                        written.0,
-                        written.1
-                    );
-                }
-                Exit::Success
-            }
-            Err(e) => {
-                eprintln!("error: {e}; nothing was changed in {}", out.display());
-                Exit::Trouble
-            }
-        };
+            Exit::Success
+        }
+        Err(e) => {
+            eprintln!("error: {e}; nothing was changed in {}", out.display());
+            Exit::Trouble
+        }
     }
-    let lock_text = match lock_step() {
+}
+
+/// `--check`: renders into memory and compares with the folder (printing a unified diff per differing
+/// file); with `--bless`, rewrites the folder and the lock instead.
+fn check_folder(args: &Args, p: Prepared, dir: &std::path::Path) -> Exit {
+    let Prepared {
+        only,
+        site,
+        front,
+        renderer,
+        prev,
+    } = p;
+    let full = only.is_none() && !args.no_lock;
+    let lock_text = match lock_text(args, &front.model, prev.as_ref(), full) {
         Ok(text) => text,
         Err(status) => return status,
     };
+    drop(prev);
+    let meta = Meta::for_intent_path(&args.intent, &front.model.name);
+    let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
     let files =
         renderer.fabric_with_progress(&meta, &front.model, only.as_ref(), &|| progress.tick());
     progress.done();
@@ -243,74 +280,89 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
-    if let Some(dir) = &args.check {
-        if !dir.is_dir() && !args.bless {
-            eprintln!(
-                "error: --check {}: no such folder; create it with --check {} --bless (after review), or write with --out",
-                dir.display(),
-                dir.display()
-            );
+    if !dir.is_dir() && !args.bless {
+        eprintln!(
+            "error: --check {}: no such folder; create it with --check {} --bless (after review), or write with --out",
+            dir.display(),
+            dir.display()
+        );
+        return Exit::Trouble;
+    }
+    let mine = |path: &str| checked(only.as_ref(), site.catalog, path);
+    let compared = match only {
+        Some(_) => compare_tree_where(dir, &files, &mine),
+        None => compare_tree(dir, &files),
+    };
+    let diffs = match compared {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {}: {e}", dir.display());
             return Exit::Trouble;
         }
-        let mine = |path: &str| checked(only.as_ref(), site.catalog, path);
-        let compared = match only {
-            Some(_) => compare_tree_where(dir, &files, &mine),
-            None => compare_tree(dir, &files),
-        };
-        let diffs = match compared {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("error: {}: {e}", dir.display());
-                return Exit::Trouble;
-            }
-        };
-        let lock_current = lock_text
-            .as_deref()
-            .is_none_or(|t| args.bless || lockfile::is_current(&args.intent, t));
-        if args.bless
-            && let Some(t) = &lock_text
-            && let Err(e) = lockfile::write(&args.intent, t)
-        {
-            eprintln!("error: {e}");
-            return Exit::Trouble;
-        }
-        if diffs.is_empty() && !lock_current {
+    };
+    let lock_current = lock_text
+        .as_deref()
+        .is_none_or(|t| args.bless || lockfile::is_current(&args.intent, t));
+    if args.bless
+        && let Some(t) = &lock_text
+        && let Err(e) = lockfile::write(&args.intent, t)
+    {
+        eprintln!("error: {e}");
+        return Exit::Trouble;
+    }
+    if diffs.is_empty() {
+        if !lock_current {
             return Exit::Differs;
         }
-        if diffs.is_empty() {
-            if !args.quiet {
-                eprintln!("{}: {} files identical", dir.display(), files.len());
-            }
-            return Exit::Success;
+        if !args.quiet {
+            eprintln!("{}: {} files identical", dir.display(), files.len());
         }
-        if args.bless {
-            let others = others_kept(only.as_ref(), site.catalog);
-            let previous = aifab::write::Previous::Remove;
-            let result = aifab::write::write_keeping(dir, others.as_deref(), previous, |stage| {
-                files.iter().try_for_each(|f| stage.put(f))
-            });
-            return match result {
-                Ok(_) => {
-                    eprintln!("{}: blessed {} changed files", dir.display(), diffs.len());
-                    Exit::Success
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Exit::Trouble
-                }
-            };
-        }
-        for d in &diffs {
-            match d.status {
-                Status::Added => super::emit(&format!("only in new output: {}\n", d.path)),
-                Status::Removed => super::emit(&format!("only in {}: {}\n", dir.display(), d.path)),
-                Status::Changed => super::emit(&d.diff),
-            }
-        }
-        eprintln!("{}: {} files differ", dir.display(), diffs.len());
-        return Exit::Differs;
+        return Exit::Success;
     }
-    Exit::Success
+    if args.bless {
+        return bless(dir, &files, diffs.len(), only.as_ref(), site.catalog);
+    }
+    print_diffs(dir, &diffs);
+    Exit::Differs
+}
+
+/// `--check --bless` with differences: rewrites the folder with `files` (with `--only`, keeping every
+/// other device's files).
+fn bless(
+    dir: &std::path::Path,
+    files: &[aifab::render::OutFile],
+    changed: usize,
+    only: Option<&globset::GlobMatcher>,
+    catalog: &Catalog,
+) -> Exit {
+    let others = others_kept(only, catalog);
+    let previous = aifab::write::Previous::Remove;
+    let result = aifab::write::write_keeping(dir, others.as_deref(), previous, |stage| {
+        files.iter().try_for_each(|f| stage.put(f))
+    });
+    match result {
+        Ok(_) => {
+            eprintln!("{}: blessed {changed} changed files", dir.display());
+            Exit::Success
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Exit::Trouble
+        }
+    }
+}
+
+/// Prints each difference `--check` found (a unified diff, or which side alone has the file) and the
+/// count.
+fn print_diffs(dir: &std::path::Path, diffs: &[aifab::review::FileChange]) {
+    for d in diffs {
+        match d.status {
+            Status::Added => super::emit(&format!("only in new output: {}\n", d.path)),
+            Status::Removed => super::emit(&format!("only in {}: {}\n", dir.display(), d.path)),
+            Status::Changed => super::emit(&d.diff),
+        }
+    }
+    eprintln!("{}: {} files differ", dir.display(), diffs.len());
 }
 
 /// The text of the lock a full render (`full`) writes, after refusing (exit 2, the list printed) a
