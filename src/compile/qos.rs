@@ -16,65 +16,11 @@ pub fn plan(
 ) -> Result<QosPlan, Vec<Finding>> {
     let qos = &intent.qos;
     let mut errs = Vec::new();
-    let mut classes: Vec<ClassPlan> = Vec::new();
-    for (name, c) in &qos.classes {
-        let mut dscp: Vec<u8> = c.dscp.iter().flatten().map(|d| d.0).collect();
-        dscp.sort_unstable();
-        dscp.dedup();
-        let is_default = c.dscp.is_none();
-        let priority = c.priority.unwrap_or(0);
-        let ecn = match &c.ecn {
-            None => None,
-            Some(e) => {
-                let unit = &platform.ecn_unit;
-                let min = e.min.in_unit(unit.bytes, &unit.keyword);
-                let max = e.max.in_unit(unit.bytes, &unit.keyword);
-                match (min, max) {
-                    (Ok(min), Ok(max)) => Some(EcnPlan {
-                        min_bytes: e.min.bytes(),
-                        max_bytes: e.max.bytes(),
-                        min,
-                        max,
-                        unit: unit.keyword.clone(),
-                        probability: e.probability.0,
-                    }),
-                    (min, max) => {
-                        for (which, r) in [("min", min), ("max", max)] {
-                            if let Err(msg) = r {
-                                errs.push(
-                                    Finding::new(
-                                        Rule::EcnThresholdInexact,
-                                        format!(
-                                            "ECN {which} of class `{name}` cannot be expressed on {platform_name}: {msg}"
-                                        ),
-                                    )
-                                    .at(format!("/qos/classes/{name}/ecn/{which}"))
-                                    .hint(format!(
-                                        "use a multiple of {} bytes (e.g. write it in KB)",
-                                        unit.bytes
-                                    )),
-                                );
-                            }
-                        }
-                        None
-                    }
-                }
-            }
-        };
-        classes.push(ClassPlan {
-            name: name.clone(),
-            ident: name.to_ascii_uppercase().replace('-', "_"),
-            priority,
-            queue: priority,
-            max_rate: c.max_rate.map(|r| r.0),
-            dscp,
-            is_default,
-            lossless: c.lossless,
-            strict: c.strict,
-            bandwidth: c.bandwidth.map(|b| b.0),
-            ecn,
-        });
-    }
+    let mut classes: Vec<ClassPlan> = qos
+        .classes
+        .iter()
+        .map(|(name, c)| class_plan(name, c, platform, platform_name, &mut errs))
+        .collect();
     // Highest priority first, the default class last.
     classes.sort_by(|a, b| {
         a.is_default
@@ -82,32 +28,11 @@ pub fn plan(
             .then(b.priority.cmp(&a.priority))
             .then(a.name.cmp(&b.name))
     });
-
     if let Err(mut e) = place_queues(&mut classes, platform, platform_name) {
         errs.append(&mut e);
         return Err(errs);
     }
-
-    let default_tc = classes
-        .iter()
-        .find(|c| c.is_default)
-        .map(|c| c.priority)
-        .unwrap_or(0);
-    let mut dscp_to_tc = vec![default_tc; 64];
-    for c in &classes {
-        for d in &c.dscp {
-            if let Some(slot) = dscp_to_tc.get_mut(*d as usize) {
-                *slot = c.priority;
-            }
-        }
-    }
-
-    let named: std::collections::BTreeSet<u8> = classes
-        .iter()
-        .flat_map(|c| c.dscp.iter().copied())
-        .collect();
-    let default_dscps: Vec<u8> = (0u8..64).filter(|d| !named.contains(d)).collect();
-
+    let (dscp_to_tc, default_tc, default_dscps) = dscp_maps(&classes);
     let mut lossless_priorities: Vec<u8> = classes
         .iter()
         .filter(|c| c.lossless)
@@ -115,22 +40,7 @@ pub fn plan(
         .collect();
     lossless_priorities.sort_unstable();
     lossless_priorities.dedup();
-
-    let queues = (0u8..8)
-        .map(|q| {
-            let class = classes.iter().find(|c| c.queue == q);
-            QueuePlan {
-                queue: q,
-                class: class.map(|c| c.name.clone()),
-                strict: class.is_some_and(|c| c.strict),
-                bandwidth: class.and_then(|c| c.bandwidth).unwrap_or(0),
-                lossless: class.is_some_and(|c| c.lossless),
-                max_rate: class.and_then(|c| c.max_rate),
-                ecn: class.and_then(|c| c.ecn.clone()),
-            }
-        })
-        .collect();
-
+    let queues = queue_plans(&classes);
     let watchdog = match watchdog(qos, &lossless_priorities, platform, platform_name) {
         Ok(w) => w,
         Err(f) => {
@@ -150,6 +60,124 @@ pub fn plan(
         queues,
         watchdog,
     })
+}
+
+/// One intent class as planned for the platform: its DSCPs sorted and deduplicated, its queue at its
+/// priority (until [`place_queues`] moves it), its ECN thresholds in the platform's unit (a threshold
+/// that unit cannot express exactly is pushed onto `errs` and the class gets no ECN).
+fn class_plan(
+    name: &str,
+    c: &crate::intent::QosClass,
+    platform: &Platform,
+    platform_name: &str,
+    errs: &mut Vec<Finding>,
+) -> ClassPlan {
+    let mut dscp: Vec<u8> = c.dscp.iter().flatten().map(|d| d.0).collect();
+    dscp.sort_unstable();
+    dscp.dedup();
+    let priority = c.priority.unwrap_or(0);
+    ClassPlan {
+        name: name.to_string(),
+        ident: name.to_ascii_uppercase().replace('-', "_"),
+        priority,
+        queue: priority,
+        max_rate: c.max_rate.map(|r| r.0),
+        dscp,
+        is_default: c.dscp.is_none(),
+        lossless: c.lossless,
+        strict: c.strict,
+        bandwidth: c.bandwidth.map(|b| b.0),
+        ecn: c
+            .ecn
+            .as_ref()
+            .and_then(|e| ecn_plan(name, e, platform, platform_name, errs)),
+    }
+}
+
+/// A class's ECN thresholds in the platform's unit, or `None` with one [`Rule::EcnThresholdInexact`]
+/// finding per threshold the unit cannot express exactly.
+fn ecn_plan(
+    name: &str,
+    e: &crate::intent::Ecn,
+    platform: &Platform,
+    platform_name: &str,
+    errs: &mut Vec<Finding>,
+) -> Option<EcnPlan> {
+    let unit = &platform.ecn_unit;
+    let min = e.min.in_unit(unit.bytes, &unit.keyword);
+    let max = e.max.in_unit(unit.bytes, &unit.keyword);
+    match (min, max) {
+        (Ok(min), Ok(max)) => Some(EcnPlan {
+            min_bytes: e.min.bytes(),
+            max_bytes: e.max.bytes(),
+            min,
+            max,
+            unit: unit.keyword.clone(),
+            probability: e.probability.0,
+        }),
+        (min, max) => {
+            for (which, r) in [("min", min), ("max", max)] {
+                if let Err(msg) = r {
+                    errs.push(
+                        Finding::new(
+                            Rule::EcnThresholdInexact,
+                            format!(
+                                "ECN {which} of class `{name}` cannot be expressed on {platform_name}: {msg}"
+                            ),
+                        )
+                        .at(format!("/qos/classes/{name}/ecn/{which}"))
+                        .hint(format!(
+                            "use a multiple of {} bytes (e.g. write it in KB)",
+                            unit.bytes
+                        )),
+                    );
+                }
+            }
+            None
+        }
+    }
+}
+
+/// The DSCP-to-traffic-class table (all 64 code points; the ones no class names go to the default
+/// class's priority, 0 without one), that default priority, and the code points no class names.
+fn dscp_maps(classes: &[ClassPlan]) -> (Vec<u8>, u8, Vec<u8>) {
+    let default_tc = classes
+        .iter()
+        .find(|c| c.is_default)
+        .map(|c| c.priority)
+        .unwrap_or(0);
+    let mut dscp_to_tc = vec![default_tc; 64];
+    for c in classes {
+        for d in &c.dscp {
+            if let Some(slot) = dscp_to_tc.get_mut(*d as usize) {
+                *slot = c.priority;
+            }
+        }
+    }
+    let named: std::collections::BTreeSet<u8> = classes
+        .iter()
+        .flat_map(|c| c.dscp.iter().copied())
+        .collect();
+    let default_dscps: Vec<u8> = (0u8..64).filter(|d| !named.contains(d)).collect();
+    (dscp_to_tc, default_tc, default_dscps)
+}
+
+/// The eight egress queues, each with the class placed on it (if any) and that class's scheduling.
+fn queue_plans(classes: &[ClassPlan]) -> Vec<QueuePlan> {
+    (0u8..8)
+        .map(|q| {
+            let class = classes.iter().find(|c| c.queue == q);
+            QueuePlan {
+                queue: q,
+                class: class.map(|c| c.name.clone()),
+                strict: class.is_some_and(|c| c.strict),
+                bandwidth: class.and_then(|c| c.bandwidth).unwrap_or(0),
+                lossless: class.is_some_and(|c| c.lossless),
+                max_rate: class.and_then(|c| c.max_rate),
+                ecn: class.and_then(|c| c.ecn.clone()),
+            }
+        })
+        .collect()
 }
 
 /// Sets each class's egress queue. With [`StrictQueues::Top`] the strict classes take the highest
