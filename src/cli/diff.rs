@@ -128,64 +128,27 @@ pub(super) fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile
 
 /// Runs `aifab diff`.
 pub fn run(args: Args) -> Exit {
-    let (old_src, new_path) = match (&args.against, args.intents.as_slice()) {
-        (Some(rev), [path]) => match git_show(rev, path) {
-            Ok(Some(s)) => (OldSide::Intent(s), path.clone()),
-            Ok(None) => (
-                OldSide::Absent(format!("{path}@{rev} (absent)")),
-                path.clone(),
-            ),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Exit::Trouble;
-            }
-        },
-        (None, [old, new]) => match pipeline::read_source(old) {
-            Ok(s) => (OldSide::Intent(s), new.clone()),
-            Err(e) => return cannot_diff(e),
-        },
-        _ => {
-            eprintln!("error: give two intents, or one intent with --against <rev>");
-            return Exit::Trouble;
-        }
-    };
-    let new_src = match pipeline::read_source(&new_path) {
-        Ok(s) => s,
-        Err(e) => return cannot_diff(e),
-    };
-    let site = match super::site::Site::load(new_path.as_ref(), &args.site) {
-        Ok(s) => s,
-        Err(status) => return status,
-    };
-    let (old_lock, new_lock) = match sides_locks(&args, &new_path) {
-        Ok(l) => l,
-        Err(e) => return cannot_diff(e),
-    };
-    let new_lock = new_lock.or_else(|| old_lock.clone());
-    let (old, new) = match (
-        old_src.front(old_lock.as_ref(), site.catalog),
-        pipeline::front_source_locked_in(new_src, None, site.catalog, new_lock.as_ref()),
-    ) {
-        (Ok(a), Ok(b)) => (a, b),
-        // Both sides are reported when both are invalid.
-        (a, b) => {
-            for e in [a.err(), b.err()].into_iter().flatten() {
-                cannot_diff(e);
-            }
-            return Exit::Trouble;
-        }
-    };
-    let renderer = match site.renderer() {
-        Ok(r) => r,
-        Err(status) => return status,
-    };
+    match diff(&args) {
+        Ok(true) => Exit::Differs,
+        Ok(false) => Exit::Success,
+        Err(status) => status,
+    }
+}
+
+/// Runs the diff and prints its report; `Ok(true)` when any rendered file differs.
+fn diff(args: &Args) -> Result<bool, Exit> {
+    let (old_src, new_path) = sides(args)?;
+    let new_src = pipeline::read_source(&new_path).map_err(cannot_diff)?;
+    let site = super::site::Site::load(new_path.as_ref(), &args.site)?;
+    let (old, new) = fronts(args, &new_path, &old_src, new_src, site.catalog)?;
+    let renderer = site.renderer()?;
     let old_rendered = match &old {
         Some(f) => render(&renderer, f, &new_path),
         None => Ok(Vec::new()),
     };
     let (old_files, new_files) = match (old_rendered, render(&renderer, &new, &new_path)) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(c), _) | (_, Err(c)) => return c,
+        (Err(c), _) | (_, Err(c)) => return Err(c),
     };
     let old_model = match &old {
         Some(f) => std::borrow::Cow::Borrowed(&f.model),
@@ -198,22 +161,11 @@ pub fn run(args: Args) -> Exit {
     };
     let files = diff_files(&old_files, &new_files);
     let changed = !files.is_empty();
-    let (release, assumed) = match args.sonic_release.as_deref().map(Release::parse) {
-        Some(Some(r)) => (r, false),
-        Some(None) => {
-            eprintln!("error: --sonic-release: give 202405, 202505 or master");
-            return Exit::Trouble;
-        }
-        None => (Release::DEFAULT, true),
-    };
+    let (release, assumed) = sonic_release(args)?;
     let plans = sonic_plans(&new, &old_files, &new_files, release);
     if args.format == Format::SonicPatch {
         super::emit(&sonic_patches(&plans, release, assumed));
-        return if changed {
-            Exit::Differs
-        } else {
-            Exit::Success
-        };
+        return Ok(changed);
     }
     let mut changes = change::report(&old_model, &new.model, site.catalog);
     changes.extend(route::change(&plans, release, assumed));
@@ -232,10 +184,69 @@ pub fn run(args: Args) -> Exit {
         _ => report::json(a, b, &totals, &changes, &files),
     };
     super::emit(&text);
-    if changed {
-        Exit::Differs
-    } else {
-        Exit::Success
+    Ok(changed)
+}
+
+/// The old side (an intent read from a file or from git at `--against`, or its absence there) and the
+/// new intent's path.
+fn sides(args: &Args) -> Result<(OldSide, String), Exit> {
+    match (&args.against, args.intents.as_slice()) {
+        (Some(rev), [path]) => match git_show(rev, path) {
+            Ok(Some(s)) => Ok((OldSide::Intent(s), path.clone())),
+            Ok(None) => Ok((
+                OldSide::Absent(format!("{path}@{rev} (absent)")),
+                path.clone(),
+            )),
+            Err(e) => {
+                eprintln!("error: {e}");
+                Err(Exit::Trouble)
+            }
+        },
+        (None, [old, new]) => match pipeline::read_source(old) {
+            Ok(s) => Ok((OldSide::Intent(s), new.clone())),
+            Err(e) => Err(cannot_diff(e)),
+        },
+        _ => {
+            eprintln!("error: give two intents, or one intent with --against <rev>");
+            Err(Exit::Trouble)
+        }
+    }
+}
+
+/// Both sides checked and compiled, each with its own lock (the new side falls back to the old side's
+/// lock when it has none); when both are invalid, both are reported.
+fn fronts(
+    args: &Args,
+    new_path: &str,
+    old_src: &OldSide,
+    new_src: Source,
+    catalog: &'static Catalog,
+) -> Result<(Option<Front>, Front), Exit> {
+    let (old_lock, new_lock) = sides_locks(args, new_path).map_err(cannot_diff)?;
+    let new_lock = new_lock.or_else(|| old_lock.clone());
+    match (
+        old_src.front(old_lock.as_ref(), catalog),
+        pipeline::front_source_locked_in(new_src, None, catalog, new_lock.as_ref()),
+    ) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (a, b) => {
+            for e in [a.err(), b.err()].into_iter().flatten() {
+                cannot_diff(e);
+            }
+            Err(Exit::Trouble)
+        }
+    }
+}
+
+/// `--sonic-release`, or the default release (then `true`: the report says it assumed one).
+fn sonic_release(args: &Args) -> Result<(Release, bool), Exit> {
+    match args.sonic_release.as_deref().map(Release::parse) {
+        Some(Some(r)) => Ok((r, false)),
+        Some(None) => {
+            eprintln!("error: --sonic-release: give 202405, 202505 or master");
+            Err(Exit::Trouble)
+        }
+        None => Ok((Release::DEFAULT, true)),
     }
 }
 
