@@ -578,7 +578,15 @@ impl Catalog {
 impl Platform {
     /// Consistency problems of this profile (missing sources, impossible values).
     pub fn problems(&self, references: &BTreeMap<String, String>) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = self.source_problems(references);
+        out.extend(self.port_problems());
+        out.extend(self.breakout_problems());
+        out.extend(self.value_problems());
+        out
+    }
+
+    /// The facts this platform states, each of which needs a source.
+    fn sourced_facts(&self) -> Vec<&'static str> {
         let mut need = vec![
             "ports",
             "max_mtu",
@@ -588,30 +596,20 @@ impl Platform {
             "watchdog_timers",
             "watchdog_limits",
         ];
-        if !self.min_os.is_empty() {
-            need.push("min_os");
-        }
-        if self.pause_buffer_above_m.is_some() {
-            need.push("pause_buffer_above_m");
-        }
-        if self.buffer.is_some() {
-            need.push("buffer");
-        }
-        if self.max_lossless_classes.is_some() {
-            need.push("max_lossless_classes");
-        }
-        if self.queue_keyword.is_some() {
-            need.push("queue_keyword");
-        }
-        if !self.reserved_traffic_classes.is_empty() {
-            need.push("reserved_traffic_classes");
-        }
-        if !self.strict_queues.is_at_priority() {
-            need.push("strict_queues");
-        }
-        if !self.ports.breakout.is_empty() {
-            need.push("breakout");
-        }
+        let optional = [
+            ("min_os", !self.min_os.is_empty()),
+            ("pause_buffer_above_m", self.pause_buffer_above_m.is_some()),
+            ("buffer", self.buffer.is_some()),
+            ("max_lossless_classes", self.max_lossless_classes.is_some()),
+            ("queue_keyword", self.queue_keyword.is_some()),
+            (
+                "reserved_traffic_classes",
+                !self.reserved_traffic_classes.is_empty(),
+            ),
+            ("strict_queues", !self.strict_queues.is_at_priority()),
+            ("breakout", !self.ports.breakout.is_empty()),
+        ];
+        need.extend(optional.into_iter().filter(|(_, on)| *on).map(|(f, _)| f));
         if let Some(s) = &self.sonic {
             need.extend(["sonic.hwsku", "sonic.port_table"]);
             if !s.fec.is_empty() {
@@ -621,7 +619,13 @@ impl Platform {
                 need.push("sonic.buffers");
             }
         }
-        for fact in need {
+        need
+    }
+
+    /// A stated fact without a `sources` entry, or whose source cites a reference the file lacks.
+    fn source_problems(&self, references: &BTreeMap<String, String>) -> Vec<String> {
+        let mut out = Vec::new();
+        for fact in self.sourced_facts() {
             match self.sources.get(fact) {
                 None => out.push(format!("fact `{fact}` has no entry in `sources`")),
                 Some(src) => {
@@ -634,6 +638,12 @@ impl Platform {
                 }
             }
         }
+        out
+    }
+
+    /// Port count, speeds and interface naming (SONiC's names come from its port table instead).
+    fn port_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
         if self.ports.count == 0 || self.ports.speeds.is_empty() {
             out.push("ports need a count and at least one speed".into());
         }
@@ -660,7 +670,12 @@ impl Platform {
         if self.ports.naming.contains("{card}") && self.ports.ports_per_card.is_none() {
             out.push("naming uses {card} but ports_per_card is missing".into());
         }
-        out.extend(self.breakout_problems());
+        out
+    }
+
+    /// Keywords printed into configs, the ECN unit, and the DLB and QP-hash facts' consistency.
+    fn value_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
         // Keywords printed into configs: lowercase words and `-` only (no separator or line break).
         let keywords = [
             ("ecn_unit.keyword", Some(&self.ecn_unit.keyword)),
