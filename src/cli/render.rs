@@ -94,6 +94,14 @@ struct Prepared {
     prev: Option<aifab::lock::read::Loaded>,
 }
 
+impl Prepared {
+    /// Whether this render writes (and guards) the lock: full renders only; `--only` reads the lock
+    /// and never writes it, `--no-lock` neither reads nor writes it.
+    fn writes_lock(&self, args: &Args) -> bool {
+        self.only.is_none() && !args.no_lock
+    }
+}
+
 /// Runs `aifab render`.
 pub fn run(args: Args) -> Exit {
     if args.out.is_none() && args.check.is_none() {
@@ -168,6 +176,7 @@ fn prepare(args: &Args) -> Result<Prepared, Exit> {
 /// it) while the new lock is built and guarded beside the render, then swaps the folder in and commits
 /// the lock; a refused renumbering discards what was rendered before anything is swapped in.
 fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
+    let full = p.writes_lock(args);
     let Prepared {
         only,
         site,
@@ -175,8 +184,6 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         renderer,
         prev,
     } = p;
-    // The lock is written (and checked) by full renders only: `--only` reads it and never writes it.
-    let full = only.is_none() && !args.no_lock;
     // The previous lock is freed as soon as the new one is built and compared: during the render,
     // while the model and the files in flight hold the most memory.
     let lock_step = || {
@@ -253,19 +260,18 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
 /// `--check`: renders into memory and compares with the folder (printing a unified diff per differing
 /// file); with `--bless`, rewrites the folder and the lock instead.
 fn check_folder(args: &Args, p: Prepared, dir: &std::path::Path) -> Exit {
+    let lock_text = match lock_text(args, &p.front.model, p.prev.as_ref(), p.writes_lock(args)) {
+        Ok(text) => text,
+        Err(status) => return status,
+    };
+    drop(p.prev);
     let Prepared {
         only,
         site,
         front,
         renderer,
-        prev,
+        ..
     } = p;
-    let full = only.is_none() && !args.no_lock;
-    let lock_text = match lock_text(args, &front.model, prev.as_ref(), full) {
-        Ok(text) => text,
-        Err(status) => return status,
-    };
-    drop(prev);
     let meta = Meta::for_intent_path(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
     let files =
