@@ -374,15 +374,10 @@ fn zones(t: &Topology, three_tier: bool) -> Result<Zones, Vec<Finding>> {
     })
 }
 
-/// Leaf uplinks from the oversubscription, spread evenly over the spines of a zone; the shape of a
-/// 2-tier fabric (`AIF-FAB-003`, `-004`, `-006`).
-fn leaf_uplinks(
-    t: &Topology,
-    three_tier: bool,
-    z: &Zones,
-    homes: Homes,
-) -> Result<Shape, Vec<Finding>> {
-    let leaf_up = uplinks(
+/// How many uplinks each leaf has: its server-facing ports at the leaf's oversubscription, in the
+/// uplink speed; refused when they do not come out whole.
+fn leaf_uplink_count(t: &Topology, homes: &Homes) -> Result<u32, Vec<Finding>> {
+    uplinks(
         homes.ports_per_leaf(),
         t.nic_speed,
         t.leaf.oversubscription,
@@ -401,34 +396,49 @@ fn leaf_uplinks(
                 |n| format!("{n}; or change servers_per_group"),
             ),
         )
-    })?;
+    })
+}
+
+/// The refusal of a leaf's `leaf_up` uplinks that do not spread evenly over the `spp` spines of its
+/// plane, with spine counts that would.
+fn uneven_uplinks(leaf_up: u32, spp: u32, leaf_planes: u32) -> Vec<Finding> {
+    let of_plane = if leaf_planes > 1 { " of its plane" } else { "" };
+    let count = if leaf_planes > 1 {
+        format!(
+            " of {leaf_planes} × a number that divides {leaf_up}: each plane has its own spines"
+        )
+    } else {
+        format!(" that divides {leaf_up}")
+    };
+    let examples = divisors(leaf_up)
+        .iter()
+        .map(|d| (d * leaf_planes).to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    refuse(
+        Rule::UplinksUneven,
+        format!(
+            "each leaf has {leaf_up} uplinks, which do not spread evenly over the {spp} spines{of_plane}"
+        ),
+        "/fabric/topology/spine/count",
+        format!("use a spine count{count} (e.g. {examples})"),
+    )
+}
+
+/// Leaf uplinks from the oversubscription, spread evenly over the spines of a zone; the shape of a
+/// 2-tier fabric (`AIF-FAB-003`, `-004`, `-006`).
+fn leaf_uplinks(
+    t: &Topology,
+    three_tier: bool,
+    z: &Zones,
+    homes: Homes,
+) -> Result<Shape, Vec<Finding>> {
+    let leaf_up = leaf_uplink_count(t, &homes)?;
     let spines_per_zone = t.spine.count;
     let leaf_planes = homes.leaf_planes();
     let spp = spines_per_zone / leaf_planes;
     if leaf_up == 0 || leaf_up % spp != 0 {
-        let of_plane = if leaf_planes > 1 { " of its plane" } else { "" };
-        return Err(refuse(
-            Rule::UplinksUneven,
-            format!(
-                "each leaf has {leaf_up} uplinks, which do not spread evenly over the {spp} spines{of_plane}"
-            ),
-            "/fabric/topology/spine/count",
-            format!(
-                "use a spine count{} (e.g. {})",
-                if leaf_planes > 1 {
-                    format!(
-                        " of {leaf_planes} × a number that divides {leaf_up}: each plane has its own spines"
-                    )
-                } else {
-                    format!(" that divides {leaf_up}")
-                },
-                divisors(leaf_up)
-                    .iter()
-                    .map(|d| (d * leaf_planes).to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ));
+        return Err(uneven_uplinks(leaf_up, spp, leaf_planes));
     }
     let links_per_spine = leaf_up / spp;
     let leaves_per_plane_zone =
