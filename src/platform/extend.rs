@@ -48,78 +48,21 @@ impl Catalog {
     /// Checks one site platform file and merges it; returns its problems (nothing merged on a parse
     /// error).
     fn merge_file(&mut self, path: &Path, text: &str) -> Vec<String> {
-        let at = |line: usize, col: usize, msg: &str, hint: &str| {
-            format!("{}:{line}:{col}: {msg}\n  help: {hint}", path.display())
+        let (os, file) = match parse_file(path, text) {
+            Ok(x) => x,
+            Err(e) => return vec![e],
         };
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let Some(os) = Os::parse(stem) else {
-            return vec![at(
-                1,
-                1,
-                "not a platform file name",
-                "name it nxos.yaml, eos.yaml or sonic.yaml, after the OS its platforms run",
-            )];
-        };
-        let file: VendorFile = match serde_norway::from_str(text) {
-            Ok(f) => f,
-            Err(e) => {
-                let (line, col) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-                let msg = e.to_string();
-                let msg = msg.split(" at line ").next().unwrap_or(&msg);
-                return vec![at(
-                    line,
-                    col,
-                    msg,
-                    "the format is that of vendors/<os>.yaml: `aifab schema --platforms` prints its JSON Schema",
-                )];
-            }
-        };
-        let mut errors = Vec::new();
-        let key = |name: &str| key_position(text, name);
-        if file.os != os {
-            let (l, c) = key("os");
-            errors.push(at(
-                l,
-                c,
-                &format!("says `os: {}` in {stem}.yaml", file.os),
-                "a file holds the platforms of the OS it is named after",
-            ));
-        }
-        if !file.outputs.is_empty() {
-            let (l, c) = key("outputs");
-            errors.push(at(
-                l,
-                c,
-                "outputs come from the built-in file",
-                "drop `outputs`; change what is rendered with --templates (docs/extending.md)",
-            ));
-        }
-        let refs = self.references.entry(os).or_default();
-        for (id, doc) in &file.references {
-            match refs.get(id) {
-                Some(old) if old != doc => {
-                    let (l, c) = key(id);
-                    errors.push(at(
-                        l,
-                        c,
-                        &format!("reference `{id}` is built in with another document"),
-                        "cite the built-in one as it is, or choose another id",
-                    ));
-                }
-                _ => {
-                    refs.insert(id.clone(), doc.clone());
-                }
-            }
-        }
-        let refs = refs.clone();
+        let mut errors = header_problems(path, text, os, &file);
+        errors.extend(self.merge_references(path, text, os, &file));
+        let refs = self.references.entry(os).or_default().clone();
         self.ansible.entry(os).or_default().extend(file.ansible);
         for (name, p) in file.platforms {
             let full = format!("{os}/{name}");
-            let (l, c) = key(&name);
+            let (l, c) = key_position(text, &name);
             if self.platforms.contains_key(&full) {
-                errors.push(at(
-                    l,
-                    c,
+                errors.push(located(
+                    path,
+                    (l, c),
                     &format!("platform {full} is built in"),
                     "give the site's platform its own name (the intent selects it as <os>/<name>)",
                 ));
@@ -134,11 +77,98 @@ impl Catalog {
                 self.platforms.insert(full, super::Entry::new(os, p));
             }
             for e in problems {
-                errors.push(at(l, c, &format!("platform {name}: {e}"), FACT_HINT));
+                errors.push(located(
+                    path,
+                    (l, c),
+                    &format!("platform {name}: {e}"),
+                    FACT_HINT,
+                ));
             }
         }
         errors
     }
+
+    /// Adds the file's references to its OS's; a reference id the built-in file (or an earlier site
+    /// file) gives another document is refused.
+    fn merge_references(
+        &mut self,
+        path: &Path,
+        text: &str,
+        os: Os,
+        file: &VendorFile,
+    ) -> Vec<String> {
+        let refs = self.references.entry(os).or_default();
+        let mut errors = Vec::new();
+        for (id, doc) in &file.references {
+            match refs.get(id) {
+                Some(old) if old != doc => errors.push(located(
+                    path,
+                    key_position(text, id),
+                    &format!("reference `{id}` is built in with another document"),
+                    "cite the built-in one as it is, or choose another id",
+                )),
+                _ => {
+                    refs.insert(id.clone(), doc.clone());
+                }
+            }
+        }
+        errors
+    }
+}
+
+/// `path: line:col: msg` with its help line.
+fn located(path: &Path, (line, col): (usize, usize), msg: &str, hint: &str) -> String {
+    format!("{}:{line}:{col}: {msg}\n  help: {hint}", path.display())
+}
+
+/// The OS a site platform file is named after, and the file parsed; or the one error that stops it.
+fn parse_file(path: &Path, text: &str) -> Result<(Os, VendorFile), String> {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let Some(os) = Os::parse(stem) else {
+        return Err(located(
+            path,
+            (1, 1),
+            "not a platform file name",
+            "name it nxos.yaml, eos.yaml or sonic.yaml, after the OS its platforms run",
+        ));
+    };
+    match serde_norway::from_str(text) {
+        Ok(f) => Ok((os, f)),
+        Err(e) => {
+            let at = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+            let msg = e.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg);
+            Err(located(
+                path,
+                at,
+                msg,
+                "the format is that of vendors/<os>.yaml: `aifab schema --platforms` prints its JSON Schema",
+            ))
+        }
+    }
+}
+
+/// A site file that names another OS than its file name, or sets `outputs` (built in only).
+fn header_problems(path: &Path, text: &str, os: Os, file: &VendorFile) -> Vec<String> {
+    let mut errors = Vec::new();
+    if file.os != os {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        errors.push(located(
+            path,
+            key_position(text, "os"),
+            &format!("says `os: {}` in {stem}.yaml", file.os),
+            "a file holds the platforms of the OS it is named after",
+        ));
+    }
+    if !file.outputs.is_empty() {
+        errors.push(located(
+            path,
+            key_position(text, "outputs"),
+            "outputs come from the built-in file",
+            "drop `outputs`; change what is rendered with --templates (docs/extending.md)",
+        ));
+    }
+    errors
 }
 
 /// Line and column (1-based) of the first mapping key `name` in a YAML text (its first line when absent).
@@ -161,6 +191,67 @@ fn key_position(text: &str, name: &str) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::key_position;
+    use crate::platform::Catalog;
+
+    /// A folder of site files under target/tmp, removed again.
+    fn site(files: &[(&str, &str)]) -> Result<Catalog, Vec<String>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/tmp")
+            .join(format!("site-{}-{}", std::process::id(), files.len()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("site folder");
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).expect("site file");
+        }
+        let catalog = Catalog::with_extensions(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        catalog
+    }
+
+    #[test]
+    fn every_refusal_of_a_site_file_is_located() {
+        // The built-in EOS file as a site file, under the wrong OS and with one reference changed:
+        // it names another OS, sets outputs, redefines a reference and every platform is built in.
+        let builtin = include_str!("../../vendors/eos.yaml");
+        let eos = builtin.replacen("\nos: eos\n", "\nos: nxos\n", 1).replacen(
+            "\n  docs: \"",
+            "\n  docs: \"another document; ",
+            1,
+        );
+        assert_ne!(eos, builtin);
+        let line_of = |start: &str| {
+            eos.lines()
+                .position(|l| l.starts_with(start))
+                .map(|n| n + 1)
+                .expect("line in the file")
+        };
+        let errs = site(&[("eos.yaml", &eos), ("junos.yaml", "os: eos\n")]).expect_err("refused");
+        let at = |needle: &str| {
+            errs.iter()
+                .find(|e| e.contains(needle))
+                .unwrap_or_else(|| panic!("no error with {needle:?} in {errs:#?}"))
+                .split(": ")
+                .next()
+                .and_then(|p| p.rsplit('/').next())
+                .map(str::to_string)
+        };
+        let os = format!("eos.yaml:{}:1", line_of("os: "));
+        assert_eq!(at("says `os: nxos` in eos.yaml"), Some(os));
+        let outputs = format!("eos.yaml:{}:1", line_of("outputs:"));
+        assert_eq!(at("outputs come from the built-in file"), Some(outputs));
+        let docs = format!("eos.yaml:{}:3", line_of("  docs: "));
+        assert_eq!(
+            at("reference `docs` is built in with another document"),
+            Some(docs)
+        );
+        let platform = format!("eos.yaml:{}:3", line_of("  7060x5-64:"));
+        assert_eq!(at("platform eos/7060x5-64 is built in"), Some(platform));
+        assert_eq!(
+            at("not a platform file name").as_deref(),
+            Some("junos.yaml:1:1")
+        );
+        assert!(errs.iter().all(|e| e.contains("\n  help: ")), "{errs:#?}");
+    }
 
     #[test]
     fn keys_are_found_with_their_column() {
