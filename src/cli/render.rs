@@ -104,19 +104,28 @@ impl Prepared {
 
 /// Runs `aifab render`.
 pub fn run(args: Args) -> Exit {
-    if args.out.is_none() && args.check.is_none() {
-        eprintln!("error: give --out DIR to write, or --check DIR to compare");
-        return Exit::Trouble;
-    }
+    let target = match (&args.out, &args.check) {
+        (Some(out), _) => Target::Out(out),
+        (None, Some(dir)) => Target::Check(dir),
+        (None, None) => {
+            eprintln!("error: give --out DIR to write, or --check DIR to compare");
+            return Exit::Trouble;
+        }
+    };
     let prepared = match prepare(&args) {
         Ok(p) => p,
         Err(status) => return status,
     };
-    match (&args.out, &args.check) {
-        (Some(out), _) => write_out(&args, prepared, out),
-        (None, Some(dir)) => check_folder(&args, prepared, dir),
-        (None, None) => Exit::Trouble,
+    match target {
+        Target::Out(out) => write_out(&args, prepared, out),
+        Target::Check(dir) => check_folder(&args, prepared, dir),
     }
+}
+
+/// Where a render goes: written into a folder (`--out`), or compared with one (`--check`).
+enum Target<'a> {
+    Out(&'a std::path::Path),
+    Check(&'a std::path::Path),
 }
 
 /// Reads the site, the lock and the intent, checks and compiles it while the templates compile, and
@@ -147,19 +156,7 @@ fn prepare(args: &Args) -> Result<Prepared, Exit> {
     let renderer = renderer.map_err(|e| super::site::renderer_failed(&e))?;
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
     let renderer = if args.out.is_some() {
-        let lookup = |k: &str| std::env::var(k).ok();
-        match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup) {
-            Ok(values) => renderer.with_env_secrets(values),
-            Err(mut findings) => {
-                aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
-                super::exit::print_findings(&front.source, &findings);
-                eprintln!(
-                    "{}: an environment secret is unset or unusable; nothing written",
-                    args.intent
-                );
-                return Err(Exit::Trouble);
-            }
-        }
+        with_secrets(renderer, &front, &args.intent)?
     } else {
         renderer
     };
@@ -170,6 +167,25 @@ fn prepare(args: &Args) -> Result<Prepared, Exit> {
         renderer,
         prev,
     })
+}
+
+/// The renderer with the values of the environment secrets the intent names (`{env: NAME}`); an unset
+/// or unusable one is refused, located in the intent.
+fn with_secrets(
+    renderer: aifab::render::Renderer,
+    front: &aifab::pipeline::Front,
+    intent: &str,
+) -> Result<aifab::render::Renderer, Exit> {
+    let lookup = |k: &str| std::env::var(k).ok();
+    match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup) {
+        Ok(values) => Ok(renderer.with_env_secrets(values)),
+        Err(mut findings) => {
+            aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
+            super::exit::print_findings(&front.source, &findings);
+            eprintln!("{intent}: an environment secret is unset or unusable; nothing written");
+            Err(Exit::Trouble)
+        }
+    }
 }
 
 /// `--out`: streams every device's files into the folder (each written by the thread that rendered
