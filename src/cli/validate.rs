@@ -94,6 +94,40 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// The line that ends a file's text report: `invalid, N errors[, N warnings]`, or `valid` (with its
+/// warnings) unless `quiet`.
+fn verdict(name: &str, errors: usize, warnings: usize, quiet: bool) -> Option<String> {
+    match (errors, warnings) {
+        (0, _) if quiet => None,
+        (0, 0) => Some(format!("{name}: valid")),
+        (0, w) => Some(format!("{name}: valid ({})", plural(w, "warning"))),
+        (e, 0) => Some(format!("{name}: invalid, {}", plural(e, "error"))),
+        (e, w) => Some(format!(
+            "{name}: invalid, {}, {}",
+            plural(e, "error"),
+            plural(w, "warning")
+        )),
+    }
+}
+
+/// Prints every file's findings as one JSON or SARIF document on stdout (nothing for text); a reader
+/// that closed the pipe early is not an error.
+fn print_report(format: Format, all: &[aifab::diag::Finding]) -> std::io::Result<()> {
+    let out = match format {
+        Format::Text => return Ok(()),
+        Format::Json => render::to_json(all),
+        Format::Sarif => render::to_sarif(all),
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `aifab validate`: exit 0 when no file has an error, 1 when one has, 2 when a file cannot be read.
 pub fn run(args: Args) -> Exit {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -130,38 +164,15 @@ pub fn run(args: Args) -> Exit {
                     render::to_text(&outcome.findings, source, color)
                 );
             }
-            let name = path.display();
-            if errors > 0 {
-                let mut line = format!("{name}: invalid, {}", plural(errors, "error"));
-                if warnings > 0 {
-                    line.push_str(&format!(", {}", plural(warnings, "warning")));
-                }
+            if let Some(line) = verdict(&path.display().to_string(), errors, warnings, args.quiet) {
                 let _ = writeln!(stderr, "{line}");
-            } else if !args.quiet {
-                if warnings > 0 {
-                    let _ = writeln!(stderr, "{name}: valid ({})", plural(warnings, "warning"));
-                } else {
-                    let _ = writeln!(stderr, "{name}: valid");
-                }
             }
         }
         all.extend(outcome.findings);
     }
-    let out = match args.format {
-        Format::Text => None,
-        Format::Json => Some(render::to_json(&all)),
-        Format::Sarif => Some(render::to_sarif(&all)),
-    };
-    if let Some(out) = out {
-        let mut stdout = std::io::stdout().lock();
-        if let Err(e) = stdout
-            .write_all(out.as_bytes())
-            .and_then(|()| stdout.flush())
-            && e.kind() != std::io::ErrorKind::BrokenPipe
-        {
-            let _ = writeln!(stderr, "aifab validate: cannot write to stdout: {e}");
-            return Exit::Trouble;
-        }
+    if let Err(e) = print_report(args.format, &all) {
+        let _ = writeln!(stderr, "aifab validate: cannot write to stdout: {e}");
+        return Exit::Trouble;
     }
     if io_failed {
         Exit::Trouble
@@ -169,5 +180,26 @@ pub fn run(args: Args) -> Exit {
         Exit::Invalid
     } else {
         Exit::Success
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verdict;
+
+    #[test]
+    fn the_verdict_line_counts_errors_and_warnings() {
+        let v = |e, w, quiet| verdict("a.yaml", e, w, quiet);
+        assert_eq!(v(0, 0, false).as_deref(), Some("a.yaml: valid"));
+        assert_eq!(
+            v(0, 2, false).as_deref(),
+            Some("a.yaml: valid (2 warnings)")
+        );
+        assert_eq!(v(0, 2, true), None);
+        assert_eq!(v(1, 0, true).as_deref(), Some("a.yaml: invalid, 1 error"));
+        assert_eq!(
+            v(3, 1, false).as_deref(),
+            Some("a.yaml: invalid, 3 errors, 1 warning")
+        );
     }
 }
