@@ -153,6 +153,9 @@ impl Serialize for Row<'_> {
     }
 }
 
+/// Keyed rows of one table, in any order (a [`Table`] sorts them).
+pub type Entries<'a> = Vec<(Cow<'a, str>, Row<'a>)>;
+
 /// One table: key → row, sorted by key.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table<'a>(Vec<(Cow<'a, str>, Part<'a, Row<'a>>)>);
@@ -164,7 +167,7 @@ impl<'a> Table<'a> {
     }
 
     /// A table of entries of its own.
-    pub fn owned(rows: Vec<(Cow<'a, str>, Row<'a>)>) -> Table<'a> {
+    pub fn owned(rows: Entries<'a>) -> Table<'a> {
         Table::new(rows.into_iter().map(|(k, r)| (k, Part::Own(r))).collect())
     }
 

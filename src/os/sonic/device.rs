@@ -7,7 +7,7 @@
 //! `config reload` fills it from the platform and `config save -y` keeps it (docs/platforms/sonic.md#loading).
 
 use super::PortOrder;
-use super::db::{ConfigDb, Row, Table, Value};
+use super::db::{ConfigDb, Entries, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
 use crate::os::common::UNUSED_DESCRIPTION;
@@ -30,10 +30,7 @@ pub fn device_type(role: Role) -> &'static str {
 
 /// PORT rows of the front-panel ports no link uses: the SKU's row, `admin_status` down and the
 /// unused-port description, so a `config reload` leaves no port up in its default state.
-fn unused_ports<'a>(
-    d: &'a Device,
-    sku: &'a SonicFacts,
-) -> Result<Vec<(Cow<'a, str>, Row<'a>)>, String> {
+fn unused_ports<'a>(d: &'a Device, sku: &'a SonicFacts) -> Result<Entries<'a>, String> {
     let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
     d.unused_ports
         .iter()
@@ -96,7 +93,7 @@ fn breakout_cfg<'a>(
     d: &Device,
     pf: &'a Platform,
     sku: &'a SonicFacts,
-) -> Result<Vec<(Cow<'a, str>, Row<'a>)>, String> {
+) -> Result<Entries<'a>, String> {
     let default = sku.default_brkout_mode.as_deref().unwrap_or_default();
     let mut rows = Vec::new();
     for g in &d.port_groups {
@@ -138,6 +135,28 @@ pub(super) fn add<'a>(
     pf: &'a Platform,
     sku: &'a SonicFacts,
 ) -> Result<(), String> {
+    db.put("DEVICE_METADATA", device_metadata(d, sku));
+    let (mut port, neighbor) = port_rows(d, order, sku)?;
+    port.extend(unused_ports(d, sku)?);
+    db.put("PORT", Table::owned(port));
+    if !d.port_groups.is_empty() {
+        db.put("BREAKOUT_CFG", Table::owned(breakout_cfg(d, pf, sku)?));
+    }
+    db.put("DEVICE_NEIGHBOR", Table::owned(neighbor));
+    // One entry per switch peer (servers have no metadata to give).
+    if !d.bgp.peers.is_empty() {
+        let rows = d.bgp.peers.iter().map(|p| {
+            let row = Row::new([("type", device_type(p.role).into())]);
+            (Cow::Borrowed(p.name.as_ref()), row)
+        });
+        db.put("DEVICE_NEIGHBOR_METADATA", Table::owned(rows.collect()));
+    }
+    add_management(db, d);
+    Ok(())
+}
+
+/// `DEVICE_METADATA|localhost`: name, SKU, role, BGP identity and the fixed switch settings.
+fn device_metadata<'a>(d: &'a Device, sku: &'a SonicFacts) -> Table<'a> {
     let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
     let fixed = [
         ("hostname", text(&d.hostname)),
@@ -153,11 +172,16 @@ pub(super) fn add<'a>(
         ("synchronous_mode", "enable".into()),
     ];
     let platform = [("platform", text(&sku.platform))];
-    db.put(
-        "DEVICE_METADATA",
-        Table::one("localhost", Row::new(fixed.into_iter().chain(platform))),
-    );
+    Table::one("localhost", Row::new(fixed.into_iter().chain(platform)))
+}
 
+/// A `PORT` row and a `DEVICE_NEIGHBOR` row for each cabled port, in port order.
+fn port_rows<'a>(
+    d: &'a Device,
+    order: &PortOrder<'a>,
+    sku: &'a SonicFacts,
+) -> Result<(Entries<'a>, Entries<'a>), String> {
+    let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
     let (mut port, mut neighbor) = (Vec::new(), Vec::new());
     for i in &order.plain {
         let name = Cow::Borrowed(i.name.as_ref());
@@ -180,22 +204,12 @@ pub(super) fn add<'a>(
         let peer = Row::new([("name", text(&i.peer)), ("port", text(&i.peer_port))]);
         neighbor.push((name, peer));
     }
-    port.extend(unused_ports(d, sku)?);
-    db.put("PORT", Table::owned(port));
-    if !d.port_groups.is_empty() {
-        db.put("BREAKOUT_CFG", Table::owned(breakout_cfg(d, pf, sku)?));
-    }
-    db.put("DEVICE_NEIGHBOR", Table::owned(neighbor));
-    // One entry per switch peer (servers have no metadata to give).
-    if !d.bgp.peers.is_empty() {
-        let rows = d.bgp.peers.iter().map(|p| {
-            let row = Row::new([("type", device_type(p.role).into())]);
-            (Cow::Borrowed(p.name.as_ref()), row)
-        });
-        db.put("DEVICE_NEIGHBOR_METADATA", Table::owned(rows.collect()));
-    }
-    // sonic-mgmt_interface.yang: MGMT_INTERFACE|<port>|<prefix> with gwaddr; its `name` is a leafref to
-    // MGMT_PORT, so the out-of-band port eth0 is declared too.
+    Ok((port, neighbor))
+}
+
+/// sonic-mgmt_interface.yang: MGMT_INTERFACE|<port>|<prefix> with gwaddr; its `name` is a leafref to
+/// MGMT_PORT, so the out-of-band port eth0 is declared too.
+fn add_management<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
     if let Some(m) = &d.management {
         db.put(
             "MGMT_PORT",
@@ -205,5 +219,4 @@ pub(super) fn add<'a>(
         let row = Row::new([("gwaddr", Value::Ip(m.gateway))]);
         db.put("MGMT_INTERFACE", Table::owned(vec![(Cow::Owned(k), row)]));
     }
-    Ok(())
 }
