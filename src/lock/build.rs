@@ -20,16 +20,6 @@ pub fn from_model(model: &FabricModel, previous: Option<&Lock>, release: bool) -
 
 /// The entries the model holds (devices, then each link's entry, in parallel and in model order).
 fn live(model: &FabricModel) -> Lock {
-    use rayon::prelude::*;
-    let ports: HashMap<&str, HashMap<&str, u32>> = model
-        .devices
-        .par_iter()
-        .map(|d| {
-            let by_name = d.interfaces.iter().map(|i| (i.name.as_ref(), i.port));
-            (d.hostname.as_str(), by_name.collect())
-        })
-        .collect();
-    let port = |dev: &str, name: &str| ports.get(dev).and_then(|p| p.get(name)).copied();
     let devices = model
         .devices
         .iter()
@@ -43,6 +33,28 @@ fn live(model: &FabricModel) -> Lock {
             retired: false,
         })
         .collect();
+    let (links, servers) = cable_entries(model);
+    Lock {
+        version: VERSION,
+        devices,
+        links,
+        servers,
+    }
+}
+
+/// The lock entries of the model's addressed cables: switch-to-switch links, and server links (a
+/// server on a rail leaf whose servers share one subnet has no entry of its own).
+fn cable_entries(model: &FabricModel) -> (Vec<LockLink>, Vec<LockServer>) {
+    use rayon::prelude::*;
+    let ports: HashMap<&str, HashMap<&str, u32>> = model
+        .devices
+        .par_iter()
+        .map(|d| {
+            let by_name = d.interfaces.iter().map(|i| (i.name.as_ref(), i.port));
+            (d.hostname.as_str(), by_name.collect())
+        })
+        .collect();
+    let port = |dev: &str, name: &str| ports.get(dev).and_then(|p| p.get(name)).copied();
     let rail: HashSet<&str> = model
         .devices
         .iter()
@@ -87,12 +99,7 @@ fn live(model: &FabricModel) -> Lock {
             Entry::Server(v) => servers.push(v),
         }
     }
-    Lock {
-        version: VERSION,
-        devices,
-        links,
-        servers,
-    }
+    (links, servers)
 }
 
 /// One link's lock entry.
