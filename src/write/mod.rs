@@ -396,28 +396,7 @@ pub fn write_keeping(
     let aside = parent.join(format!(".{name}.aifab-old-{pid}"));
     let spare_dir = (previous == Previous::KeepAsSpare).then(|| spare::path(&parent, &name));
     let _ = std::fs::remove_dir_all(&tmp);
-    let stage = Staging {
-        dir: tmp.clone(),
-        previous: exists.then(|| out.to_path_buf()),
-        index: if exists {
-            index::Index::load(out)
-        } else {
-            index::Index::default()
-        },
-        spare: spare_dir.as_deref().and_then(|s| {
-            let ix = index::Index::load(s);
-            spare::claim(s, &tmp).then(|| (ix, spare::survey(&tmp)))
-        }),
-        linked: Mutex::new(Vec::new()),
-        hashes: Mutex::new(Vec::new()),
-        links_work: AtomicBool::new(true),
-        fail_after: std::env::var(FAIL_AFTER_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok()),
-        started: AtomicUsize::new(0),
-        written: AtomicUsize::new(0),
-        unchanged: AtomicUsize::new(0),
-    };
+    let stage = Staging::new(&tmp, exists.then_some(out), spare_dir.as_deref());
     let filled = std::fs::create_dir_all(&tmp)
         .map_err(|e| format!("{}: {e}", tmp.display()))
         .and_then(|_| fill(&stage))
@@ -472,6 +451,29 @@ fn parent_and_name(out: &Path) -> Result<(PathBuf, String), String> {
 }
 
 impl Staging {
+    /// A staging folder `tmp` replacing `previous` (when there is an output to replace), filled from
+    /// the spare at `spare` when one can be claimed (renamed to `tmp`), else from nothing.
+    fn new(tmp: &Path, previous: Option<&Path>, spare: Option<&Path>) -> Staging {
+        Staging {
+            dir: tmp.to_path_buf(),
+            previous: previous.map(Path::to_path_buf),
+            index: previous.map(index::Index::load).unwrap_or_default(),
+            spare: spare.and_then(|s| {
+                let ix = index::Index::load(s);
+                spare::claim(s, tmp).then(|| (ix, spare::survey(tmp)))
+            }),
+            linked: Mutex::new(Vec::new()),
+            hashes: Mutex::new(Vec::new()),
+            links_work: AtomicBool::new(true),
+            fail_after: std::env::var(FAIL_AFTER_ENV)
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            started: AtomicUsize::new(0),
+            written: AtomicUsize::new(0),
+            unchanged: AtomicUsize::new(0),
+        }
+    }
+
     /// In a claimed spare: removes what the render did not put.
     fn prune(&self) {
         let (Some((_, held)), Ok(hashes)) = (&self.spare, self.hashes.lock()) else {
