@@ -95,10 +95,19 @@ overrides:
 /// The intent YAML of a benchmark size, scaled down by `scale_down` (1 = full size) for tests.
 pub fn intent_yaml(size: &str, scale_down: u32) -> Option<String> {
     let k = scale_down.max(1);
-    let body = match size {
-        "100k-hosts" => return intent_yaml("100k", k).map(|y| y + HOSTS),
-        "1k" => format!(
-            r#"version: 1
+    match size {
+        "100k-hosts" => intent_yaml("100k", k).map(|y| y + HOSTS),
+        "1k" => Some(pod_1k(k)),
+        "24k" => Some(meta_24k(k)),
+        "100k" => Some(xai_100k(k)),
+        _ => None,
+    }
+}
+
+/// The 1K fabric (pod1-like: NX-OS rail leaves, EOS spines, one SONiC group), `k` times smaller.
+fn pod_1k(k: u32) -> String {
+    format!(
+        r#"version: 1
 fabric:
   name: bench1k
   topology:
@@ -121,12 +130,16 @@ overrides:
   - {{ match: "su4-r*-leaf", platform: sonic/dell-z9664f-o64, dlb: "off" }}
 {ACK}
 "#,
-            servers = 128 / k.min(4)
-        ),
-        "24k" => {
-            let zones = 8 / k.min(8);
-            format!(
-                r#"version: 1
+        servers = 128 / k.min(4)
+    )
+}
+
+/// The 24K fabric (Meta-style: 8 AI zones, a rack switch per 2 servers, 7800R3 spines, an aggregation
+/// tier at 4:1), `k` times smaller.
+fn meta_24k(k: u32) -> String {
+    let zones = 8 / k.min(8);
+    format!(
+        r#"version: 1
 fabric:
   name: bench24k
   topology:
@@ -152,13 +165,16 @@ overrides:
   - {{ match: "z1-rtsw00*", platform: nxos/n9k-c9364d-gx2a }}
 {ACK}
 "#,
-                servers = 384 * zones
-            )
-        }
-        "100k" => {
-            let zones = 7 / k.min(7);
-            format!(
-                r#"version: 1
+        servers = 384 * zones
+    )
+}
+
+/// The 100K fabric (xAI-style: 12,500 servers × 8 × 400G, Tomahawk 5 rail leaves, 7800R3 spines and
+/// super-spines), `k` times smaller.
+fn xai_100k(k: u32) -> String {
+    let zones = 7 / k.min(7);
+    format!(
+        r#"version: 1
 fabric:
   name: bench100k
   topology:
@@ -182,11 +198,7 @@ load_balancing:
   hash: {{ roce_dest_qp: true, roles: [spine, super-spine] }}
 {ACK}
 "#,
-                // 28 groups of 64 servers per zone; the full size stops at 12,500 servers (100,000 GPUs).
-                servers = if zones == 7 { 12_500 } else { 28 * 64 * zones }
-            )
-        }
-        _ => return None,
-    };
-    Some(body)
+        // 28 groups of 64 servers per zone; the full size stops at 12,500 servers (100,000 GPUs).
+        servers = if zones == 7 { 12_500 } else { 28 * 64 * zones }
+    )
 }
