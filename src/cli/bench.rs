@@ -34,25 +34,7 @@ pub struct Args {
 /// Runs `aifab bench`.
 pub fn run(args: Args) -> Exit {
     if let Some(size) = &args.print_intent {
-        let sweep = size
-            .strip_prefix("sweep-")
-            .and_then(|z| z.parse::<u32>().ok())
-            .filter(|z| SWEEP_ZONES.contains(z));
-        let yaml = match sweep {
-            Some(zones) => Some(crate::bench::sweep_yaml(zones)),
-            None => crate::bench::intent_yaml(size, 1),
-        };
-        return match yaml {
-            Some(y) => {
-                super::emit(&y);
-                Exit::Success
-            }
-            None => trouble(&format!(
-                "unknown size {size}; use one of {}, or sweep-<zones> with zones one of {:?}",
-                SIZES.join(", "),
-                SWEEP_ZONES
-            )),
-        };
+        return print_intent(size);
     }
     let base = args
         .out
@@ -68,29 +50,10 @@ pub fn run(args: Args) -> Exit {
             Err(e) => trouble(&e),
         };
     }
-    let wanted: Vec<String> = if args.size.is_empty() {
-        SIZES
-            .iter()
-            .map(|s| s.to_string())
-            .chain(["sweep".into()])
-            .collect()
-    } else {
-        args.size.clone()
+    let (sizes, sweep) = match cases(&args.size) {
+        Ok(c) => c,
+        Err(status) => return status,
     };
-    let mut sizes = Vec::new();
-    let mut sweep = Vec::new();
-    for w in &wanted {
-        match (w.as_str(), Case::size(w)) {
-            ("sweep", _) => sweep.extend(SWEEP_ZONES.iter().map(|z| Case::sweep(*z))),
-            (_, Some(c)) => sizes.push(c),
-            (_, None) => {
-                return trouble(&format!(
-                    "unknown size {w}; use {}, sweep",
-                    SIZES.join(", ")
-                ));
-            }
-        }
-    }
     let Ok(exe) = std::env::current_exe() else {
         return trouble("cannot find the aifab binary to run");
     };
@@ -111,6 +74,54 @@ pub fn run(args: Args) -> Exit {
         }
         Err(e) => trouble(&e),
     }
+}
+
+/// `--print-intent`: prints the generated intent of one size or size-sweep point.
+fn print_intent(size: &str) -> Exit {
+    let sweep = size
+        .strip_prefix("sweep-")
+        .and_then(|z| z.parse::<u32>().ok())
+        .filter(|z| SWEEP_ZONES.contains(z));
+    let yaml = match sweep {
+        Some(zones) => Some(crate::bench::sweep_yaml(zones)),
+        None => crate::bench::intent_yaml(size, 1),
+    };
+    match yaml {
+        Some(y) => {
+            super::emit(&y);
+            Exit::Success
+        }
+        None => trouble(&format!(
+            "unknown size {size}; use one of {}, or sweep-<zones> with zones one of {:?}",
+            SIZES.join(", "),
+            SWEEP_ZONES
+        )),
+    }
+}
+
+/// The fabrics `--size` asks for (every size and the sweep when none is given): the sized cases, and
+/// the sweep's cases.
+fn cases(wanted: &[String]) -> Result<(Vec<Case>, Vec<Case>), Exit> {
+    let all: Vec<String> = SIZES
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["sweep".into()])
+        .collect();
+    let wanted = if wanted.is_empty() { &all[..] } else { wanted };
+    let (mut sizes, mut sweep) = (Vec::new(), Vec::new());
+    for w in wanted {
+        match (w.as_str(), Case::size(w)) {
+            ("sweep", _) => sweep.extend(SWEEP_ZONES.iter().map(|z| Case::sweep(*z))),
+            (_, Some(c)) => sizes.push(c),
+            (_, None) => {
+                return Err(trouble(&format!(
+                    "unknown size {w}; use {}, sweep",
+                    SIZES.join(", ")
+                )));
+            }
+        }
+    }
+    Ok((sizes, sweep))
 }
 
 /// Every measurement, as the Markdown the command prints.
