@@ -112,7 +112,7 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
-    let prepared = match prepare(&args) {
+    let prepared = match prepare(&args, &target) {
         Ok(p) => p,
         Err(status) => return status,
     };
@@ -130,7 +130,7 @@ enum Target<'a> {
 
 /// Reads the site, the lock and the intent, checks and compiles it while the templates compile, and
 /// (for `--out`) reads the environment secrets the intent names. Every refusal is printed here.
-fn prepare(args: &Args) -> Result<Prepared, Exit> {
+fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     let only = only_matcher(args.only.as_deref())?;
     let site = super::site::Site::load(args.intent.as_ref(), &args.site)?;
     let mut prev = lockfile::load(&args.intent, args.no_lock)?;
@@ -155,10 +155,9 @@ fn prepare(args: &Args) -> Result<Prepared, Exit> {
     }
     let renderer = renderer.map_err(|e| super::site::renderer_failed(&e))?;
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
-    let renderer = if args.out.is_some() {
-        with_secrets(renderer, &front, &args.intent)?
-    } else {
-        renderer
+    let renderer = match target {
+        Target::Out(_) => with_secrets(renderer, &front, &args.intent)?,
+        Target::Check(_) => renderer,
     };
     Ok(Prepared {
         only,
