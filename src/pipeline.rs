@@ -228,6 +228,7 @@ fn checked_model(
         Ok(model) => {
             findings.extend(check::management_rules(intent, &model));
             findings.extend(crate::hosts::name_rules(&model));
+            findings.extend(crate::hosts::pool_rules(&model));
             if has_errors(&findings) {
                 return Err(findings);
             }

@@ -209,8 +209,9 @@ rules! {
     HostCnpClass = ("AIF-HOST-003", Error, Checks, "DCQCN needs the class the NICs send CNPs in"),
     HostNames = ("AIF-HOST-004", Error, Compile, "Host files need lower-case server names and Linux NIC names"),
     HostRouteTables = ("AIF-HOST-005", Error, Checks, "The rails' routing tables avoid the kernel's tables"),
-    HostPortResources = ("AIF-HOST-006", Error, Checks, "Two-port NICs need an RDMA resource per port"),
+    HostPortResources = ("AIF-HOST-006", Error, Checks, "Each rail and NIC port needs its own RDMA resource"),
     HostHcaNames = ("AIF-HOST-007", Error, Checks, "NCCL's RDMA devices are one per NIC port, each a device name"),
+    HostPodAddresses = ("AIF-HOST-008", Error, Compile, "Each leaf's Spiderpool pool has a pod address for every NIC port on it"),
 
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
 

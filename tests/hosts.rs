@@ -25,13 +25,23 @@ fn render_edited(edits: &[(&str, &str)]) -> (FabricModel, Vec<OutFile>) {
 
 /// An example with `edits` applied, compiled and rendered.
 fn render_file(path: &str, edits: &[(&str, &str)]) -> (FabricModel, Vec<OutFile>) {
+    render_with(path, edits, |_| {})
+}
+
+/// An example with `edits` applied and compiled, the model changed by `tweak`, then rendered.
+fn render_with(
+    path: &str,
+    edits: &[(&str, &str)],
+    tweak: impl Fn(&mut FabricModel),
+) -> (FabricModel, Vec<OutFile>) {
     let mut text = std::fs::read_to_string(path).expect("read");
     for (from, to) in edits {
         assert!(text.contains(from), "{from} not in {path}");
         text = text.replace(from, to);
     }
     let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
-    let model = aifab::compile::compile(&intent, Catalog::builtin()).expect("compile");
+    let mut model = aifab::compile::compile(&intent, Catalog::builtin()).expect("compile");
+    tweak(&mut model);
     let files = Renderer::new(Catalog::builtin())
         .expect("templates")
         .fabric(&Meta::new("edited.yaml", &model.name), &model, None)
@@ -343,10 +353,17 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
     }
 }
 
+/// Without Kubernetes every NIC port's address is the host's.
+fn without_kubernetes(m: &mut FabricModel) {
+    if let Some(h) = m.hosts.as_mut() {
+        std::sync::Arc::make_mut(h).kubernetes = None;
+    }
+}
+
 #[test]
 fn netplan_sends_each_nic_port_through_its_own_leaf() {
     for c in cases() {
-        let (model, files) = render_file(c.file, &c.edits);
+        let (model, files) = render_with(c.file, &c.edits, without_kubernetes);
         let at = format!("{} {:?}", c.file, c.edits);
         let switches = switch_addresses(&model);
         let cabled = cabling(&model);
@@ -415,6 +432,59 @@ fn netplan_sends_each_nic_port_through_its_own_leaf() {
         }
         assert_eq!(servers, c.servers, "{at}");
         assert_eq!(ports, c.servers * c.ports, "{at}");
+    }
+}
+
+/// With Kubernetes, a routed port's only server address is its pod's (the port's SpiderIPPool): the
+/// netplan file gives the port its MTU and no address, route or rule; a rail-subnet port keeps its own
+/// address beside the pods'.
+#[test]
+fn routed_ports_leave_their_address_to_the_pod() {
+    for c in cases() {
+        let (model, files) = render_file(c.file, &c.edits);
+        let at = format!("{} {:?}", c.file, c.edits);
+        let cabled = cabling(&model);
+        let pooled: BTreeSet<String> = spiderpool_docs(&files)
+            .iter()
+            .filter(|d| d["kind"] == "SpiderIPPool")
+            .flat_map(|d| {
+                strings(&d["spec"]["ips"])
+                    .into_iter()
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut routed = 0;
+        for f in files
+            .iter()
+            .filter(|f| f.path.starts_with("hosts/netplan/"))
+        {
+            let server = f.path["hosts/netplan/".len()..].trim_end_matches(".yaml");
+            let doc: Value = serde_norway::from_str(&f.content).expect("netplan YAML");
+            for (nic, e) in doc["network"]["ethernets"].as_object().expect("ethernets") {
+                let (leaf, _) = cabled[&(server.to_string(), nic.clone())];
+                assert_eq!(e["mtu"], c.mtu, "{at} {server} {nic}");
+                if leaf.server_subnet.is_some() {
+                    assert!(e["addresses"].is_array(), "{at} {server} {nic}: {e}");
+                    continue;
+                }
+                let keys: Vec<&String> = e.as_object().expect("port").keys().collect();
+                assert_eq!(keys, ["mtu"], "{at} {server} {nic}");
+                let port = leaf
+                    .interfaces
+                    .iter()
+                    .find(|i| *i.peer == *server && *i.peer_port == **nic)
+                    .and_then(|i| i.peer_ip)
+                    .expect("the server's /31 address");
+                assert!(
+                    pooled.contains(&port.to_string()),
+                    "{at} {server} {nic}: {port} in no pool"
+                );
+                routed += 1;
+            }
+        }
+        let subnets = model.devices.iter().any(|d| d.server_subnet.is_some());
+        assert_eq!(routed == 0, subnets, "{at}: {routed} routed ports");
     }
 }
 

@@ -119,11 +119,13 @@ struct Needs {
 }
 
 impl Needs {
-    fn of(mode: ServerMode, s: &Shape, switches: usize) -> Needs {
+    fn of(a: &Addressing, s: &Shape, switches: usize) -> Needs {
+        let mode = a.server_mode;
         let switch_links =
             s.leaves() as u64 * s.leaf_up as u64 + s.spines() as u64 * s.spine_up as u64;
-        // network + gateway + servers + broadcast
-        let hosts = s.ports_per_leaf() as u64 + 3;
+        // network + gateway + servers (and their pods' addresses) + broadcast
+        let per_port = 1 + u64::from(a.pod_addresses_per_port);
+        let hosts = s.ports_per_leaf() as u64 * per_port + 3;
         let server_subnet_bits = 64 - (hosts - 1).leading_zeros();
         let (server_blocks, server_addresses) = match mode {
             ServerMode::Routed => {
@@ -166,7 +168,7 @@ pub fn assign(
     let a = &intent.fabric.addressing;
     let bgp = &intent.fabric.bgp;
     let pools = Pools::new(a)?;
-    let needs = Needs::of(a.server_mode, s, f.devices.len());
+    let needs = Needs::of(a, s, f.devices.len());
     let mut errs = capacity(&pools, &needs, a.server_mode, s);
     errs.extend(overlaps(&pools));
     errs.extend(asn_ranges(bgp, s));

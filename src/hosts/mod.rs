@@ -28,7 +28,7 @@ pub mod servers;
 pub mod spiderpool;
 pub mod sysctl;
 
-pub use plan::{name_rules, plan, rules};
+pub use plan::{name_rules, plan, pool_rules, rules};
 pub use servers::{Nic, Server, servers};
 
 use crate::model::FabricModel;

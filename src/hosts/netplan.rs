@@ -4,6 +4,10 @@
 //! own leaf, whatever the main table says. The same on rail leaves, rack leaves (one leaf, every NIC
 //! its own port on it) and two-port NICs (two netdevs, two tables, no bond: Alibaba HPN's two routed
 //! ports).
+//!
+//! With Kubernetes, a routed port's /31 has one server address, and its SpiderIPPool hands that address to
+//! the pod that takes the port (docs/hosts.md): the netplan file then gives the port only its MTU (a VF or
+//! macvlan cannot exceed its parent's), so the host never holds the pod's address.
 
 use super::Server;
 use super::line;
@@ -18,6 +22,12 @@ pub fn table(plan: &HostsPlan, rail: u32, port: u32) -> u32 {
     plan.route_table + rail.saturating_sub(1) * ports + port.saturating_sub(1).min(ports - 1)
 }
 
+/// Whether NIC port `n`'s address belongs to a Kubernetes pod rather than the host: a routed port (its
+/// leaf gives no subnet, so the /31 has one server address) when the intent writes Spiderpool pools.
+pub fn pod_takes_address(plan: &HostsPlan, n: &super::Nic) -> bool {
+    plan.kubernetes.is_some() && n.leaf.server_subnet.is_none()
+}
+
 /// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`). NIC names are checked Linux
 /// interface names, and quoted as well.
 pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
@@ -30,14 +40,6 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
     // Spelled once per server, pushed once per port (12,500 files of eight ports at 100K GPUs).
     let mtu = plan.mtu.to_string();
     for n in &s.nics {
-        let mut t = String::with_capacity(4);
-        spell::push_decimal(&mut t, table(plan, n.rail, n.port).into());
-        let subnet = n.subnet();
-        let address = spell::prefix(n.ip, n.prefix_len);
-        let mut ip = String::with_capacity(15);
-        spell::push_ipv4(&mut ip, n.ip);
-        let mut via = String::with_capacity(15);
-        spell::push_ipv4(&mut via, n.gateway);
         o.push_str("    \"");
         o.push_str(n.name);
         o.push_str("\": # rail ");
@@ -47,6 +49,19 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
             spell::push_decimal(&mut o, n.port.into());
         }
         line(&mut o, &[" to ", &n.leaf.hostname]);
+        if pod_takes_address(plan, n) {
+            o.push_str("      # the pod that takes this port takes its address (hosts/kubernetes/spiderpool.yaml)\n");
+            line(&mut o, &["      mtu: ", &mtu]);
+            continue;
+        }
+        let mut t = String::with_capacity(4);
+        spell::push_decimal(&mut t, table(plan, n.rail, n.port).into());
+        let subnet = n.subnet();
+        let address = spell::prefix(n.ip, n.prefix_len);
+        let mut ip = String::with_capacity(15);
+        spell::push_ipv4(&mut ip, n.ip);
+        let mut via = String::with_capacity(15);
+        spell::push_ipv4(&mut via, n.gateway);
         line(&mut o, &["      addresses: [\"", &address, "\"]"]);
         line(&mut o, &["      mtu: ", &mtu]);
         o.push_str("      routes:\n");

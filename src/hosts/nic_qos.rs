@@ -175,6 +175,20 @@ pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
         "# needs root, mlnx_qos (MLNX_OFED / DOCA-OFED mlnx-tools) and the mlx5 driver's ecn sysfs"
     );
     let _ = writeln!(o, "set -eu");
+    if !q.ecn.is_empty() || q.cnp.is_some() {
+        // The DCQCN files come with the MLNX_OFED / DOCA-OFED mlx5 driver: stop before changing
+        // anything on a server whose driver has none, rather than half-way.
+        let _ = writeln!(
+            o,
+            "# DCQCN's sysfs (ecn/) is the MLNX_OFED / DOCA-OFED mlx5 driver's: check every port before changing any"
+        );
+        let _ = writeln!(o, "for nic in {nics}; do");
+        let _ = writeln!(
+            o,
+            "  [ -d \"/sys/class/net/$nic/ecn\" ] || {{ echo \"$nic: no /sys/class/net/$nic/ecn: install the MLNX_OFED or DOCA-OFED mlx5 driver (docs/hosts.md)\" >&2; exit 1; }}"
+        );
+        let _ = writeln!(o, "done");
+    }
     let _ = writeln!(o, "for nic in {nics}; do");
     let _ = writeln!(o, "  mlnx_qos -i \"$nic\" --trust dscp");
     let defaults: Vec<u8> = (0u8..64)

@@ -77,26 +77,40 @@ fn hca(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
     );
 }
 
-/// AIF-HOST-006: with two-port NICs each port is its own netdev, so Kubernetes needs an RDMA resource
-/// per port: a `kubernetes.resource` without `{port}` would give both ports' SpiderMultusConfigs one
-/// resource, and a pod could get two VFs of one port. (Rack leaves and every homing are written.)
+/// AIF-HOST-006: every rail's NIC, and with two-port NICs every port, is its own netdev with its own
+/// SpiderMultusConfig, so Kubernetes needs an RDMA resource per rail and per port: a
+/// `kubernetes.resource` without `{rail}` (more than one rail) or without `{port}` (two-port NICs) gives
+/// several configs one resource, and Spiderpool's injection asks for one device for all of them.
 fn port_resources(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
     let Some(k) = h.kubernetes.as_ref() else {
         return;
     };
-    if intent.fabric.topology.nic_ports > 1 && !k.resource.contains("{port}") {
-        out.push(
-            Finding::new(
-                Rule::HostPortResources,
-                format!(
-                    "the NICs have {} ports, each its own netdev, but `hosts.kubernetes.resource: {}` names one resource for both",
-                    intent.fabric.topology.nic_ports, k.resource
-                ),
-            )
-            .at("/hosts/kubernetes/resource")
-            .hint("put `{port}` in the resource, e.g. `spidernet.io/rail{rail}p{port}`, and advertise one resource per port in the device plugin"),
-        );
+    let t = &intent.fabric.topology;
+    let missing = |p: &str, n: u32, what: &str| {
+        (n > 1 && !k.resource.contains(p)).then(|| format!("{n} {what}"))
+    };
+    let gaps: Vec<String> = [
+        missing("{rail}", t.rails, "rails"),
+        missing("{port}", t.nic_ports, "ports per NIC"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if gaps.is_empty() {
+        return;
     }
+    out.push(
+        Finding::new(
+            Rule::HostPortResources,
+            format!(
+                "the servers have {}, each NIC port its own netdev and SpiderMultusConfig, but `hosts.kubernetes.resource: {}` names one resource for several of them: a pod would get one VF for all its networks, or a VF of another rail",
+                gaps.join(" and "),
+                k.resource
+            ),
+        )
+        .at("/hosts/kubernetes/resource")
+        .hint("name a resource per rail and port, e.g. `spidernet.io/rail{rail}` or `spidernet.io/rail{rail}p{port}`, and advertise each in the device plugin"),
+    );
 }
 
 fn class<'i>(intent: &'i Intent, name: &str) -> Option<&'i QosClass> {
@@ -159,6 +173,12 @@ fn cts_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
             Some(c) if !c.strict || c.dscp.is_none() => (
                 format!(
                     "`hosts.cts_class: {n}` is not a strict class with a DSCP: CTS must overtake the data it admits"
+                ),
+                "/hosts/cts_class",
+            ),
+            Some(_) if h.cnp_class.as_deref() == Some(n.as_str()) => (
+                format!(
+                    "`hosts.cts_class` and `hosts.cnp_class` both name `{n}`: NCCL's clear-to-send messages would share the CNPs' queue"
                 ),
                 "/hosts/cts_class",
             ),
@@ -251,4 +271,46 @@ pub fn name_rules(model: &FabricModel) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// AIF-HOST-008 on the compiled model: with Kubernetes, every leaf subnet (`rail-subnet`) has, beside
+/// its gateway and the servers' own addresses, at least one pod address per NIC port on the leaf, or
+/// the pods of some servers get none from its SpiderIPPool (the first short leaf, and how many are).
+pub fn pool_rules(model: &FabricModel) -> Vec<Finding> {
+    if model.hosts.as_ref().is_none_or(|h| h.kubernetes.is_none()) {
+        return Vec::new();
+    }
+    let mut ports: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for l in model
+        .links
+        .iter()
+        .filter(|l| l.tier == LinkTier::ServerLeaf)
+    {
+        *ports.entry(&*l.b).or_default() += 1;
+    }
+    let short: Vec<(&str, u64, u64, u8)> = model
+        .devices
+        .iter()
+        .filter_map(|d| {
+            let s = d.server_subnet.as_ref()?;
+            let n = *ports.get(d.hostname.as_str())?;
+            // network, gateway and broadcast are never handed out; the servers' own are excluded
+            let free = (1u64 << (32 - u32::from(s.prefix_len))).saturating_sub(3 + n);
+            (free < n).then_some((d.hostname.as_str(), n, free, s.prefix_len))
+        })
+        .collect();
+    let Some(&(leaf, n, free, plen)) = short.first() else {
+        return Vec::new();
+    };
+    vec![
+        Finding::new(
+            Rule::HostPodAddresses,
+            format!(
+                "leaf {leaf}'s /{plen} holds its gateway and {n} server NIC ports, leaving {free} addresses for the pods of those {n} ports ({} leaves alike): pods on some servers would get no address",
+                short.len()
+            ),
+        )
+        .at("/hosts/kubernetes")
+        .hint("set `addressing.pod_addresses_per_port: 1` (or one per pod a server runs): each leaf subnet grows to hold them"),
+    ]
 }

@@ -94,8 +94,8 @@ pub struct Kubernetes {
     #[schemars(regex(pattern = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"), example = &"kube-system")]
     pub namespace: String,
     /// The RDMA resource of a rail: the SR-IOV VF resource (`sriov`) or the shared RDMA device resource
-    /// (`macvlan`) your device plugin advertises. Placeholders: `{rail}`, and `{port}` (required with
-    /// two-port NICs: each port is its own netdev and resource).
+    /// (`macvlan`) your device plugin advertises. Placeholders: `{rail}` (required with more than one
+    /// rail) and `{port}` (required with two-port NICs): each NIC port is its own netdev and resource.
     #[serde(default = "default_resource")]
     #[schemars(
         regex(pattern = r"^[a-z0-9.-]{1,63}/[A-Za-z0-9_.{}-]{1,63}$"),

@@ -346,6 +346,16 @@ pub struct Addressing {
     #[serde(default = "default_server_vlan")]
     #[schemars(range(min = 2, max = 4094))]
     pub server_vlan: u16,
+    /// `rail-subnet` only: addresses each server port adds to its leaf's subnet for Kubernetes pods
+    /// (the leaf's SpiderIPPool, docs/hosts.md). 1 gives every server one pod address per NIC port;
+    /// 0 (the default) sizes the subnet for the servers' own addresses.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(range(max = 64))]
+    pub pod_addresses_per_port: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn default_server_vlan() -> u16 {

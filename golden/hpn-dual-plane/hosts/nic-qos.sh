@@ -2,6 +2,10 @@
 # aifab: ConnectX QoS of every server's rail NICs (fabric hpn1, intent hpn-dual-plane.yaml); see docs/hosts.md
 # needs root, mlnx_qos (MLNX_OFED / DOCA-OFED mlnx-tools) and the mlx5 driver's ecn sysfs
 set -eu
+# DCQCN's sysfs (ecn/) is the MLNX_OFED / DOCA-OFED mlx5 driver's: check every port before changing any
+for nic in 'eth0p1' 'eth0p2' 'eth1p1' 'eth1p2'; do
+  [ -d "/sys/class/net/$nic/ecn" ] || { echo "$nic: no /sys/class/net/$nic/ecn: install the MLNX_OFED or DOCA-OFED mlx5 driver (docs/hosts.md)" >&2; exit 1; }
+done
 for nic in 'eth0p1' 'eth0p2' 'eth1p1' 'eth1p2'; do
   mlnx_qos -i "$nic" --trust dscp
   # default class: every DSCP no class names

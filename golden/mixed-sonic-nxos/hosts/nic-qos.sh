@@ -2,6 +2,10 @@
 # aifab: ConnectX QoS of every server's rail NICs (fabric mixed1, intent mixed-sonic-nxos.yaml); see docs/hosts.md
 # needs root, mlnx_qos (MLNX_OFED / DOCA-OFED mlnx-tools) and the mlx5 driver's ecn sysfs
 set -eu
+# DCQCN's sysfs (ecn/) is the MLNX_OFED / DOCA-OFED mlx5 driver's: check every port before changing any
+for nic in 'eth0' 'eth1' 'eth2' 'eth3' 'eth4' 'eth5' 'eth6' 'eth7'; do
+  [ -d "/sys/class/net/$nic/ecn" ] || { echo "$nic: no /sys/class/net/$nic/ecn: install the MLNX_OFED or DOCA-OFED mlx5 driver (docs/hosts.md)" >&2; exit 1; }
+done
 for nic in 'eth0' 'eth1' 'eth2' 'eth3' 'eth4' 'eth5' 'eth6' 'eth7'; do
   mlnx_qos -i "$nic" --trust dscp
   # default class: every DSCP no class names
