@@ -236,6 +236,19 @@ fn servers_mean_what_their_switches_mean() {
                 let d = class(cts).dscp.as_ref().expect("cts dscp")[0].0;
                 assert_eq!(got.nccl_fifo_tc, Some(u16::from(d) * 4), "{path}: {server}");
             }
+            // A strict class's max_rate limits its TC on the NIC as on the switches' queue: whole
+            // Gbit/s of the NIC speed, rounded down, at least 1.
+            let speed = u64::from(intent.fabric.topology.nic_speed.gbps());
+            let mut limits = vec![0u32; 8];
+            for c in intent.qos.classes.values().filter(|c| c.strict) {
+                if let (Some(p), Some(r)) = (c.priority, c.max_rate) {
+                    limits[usize::from(p)] = (speed * u64::from(r.0) / 100).max(1) as u32;
+                }
+            }
+            if limits.iter().all(|&l| l == 0) {
+                limits.clear();
+            }
+            assert_eq!(got.ratelimit, limits, "{path}: {server}: strict TC limits");
             // The same, against what each rail leaf's rendered config reads back as.
             for leaf in its_leaves {
                 let d = leaves[leaf];

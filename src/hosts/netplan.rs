@@ -98,6 +98,7 @@ mod tests {
             nic_ports,
             server_pool: "10.0.0.0/16".into(),
             mtu: 9100,
+            nic_speed_gbps: 400,
             kubernetes: None,
         }
     }

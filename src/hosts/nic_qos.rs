@@ -9,6 +9,8 @@
 //! - `--pfc`: one flag per priority, set for the lossless priorities;
 //! - `--prio_tc 0,1,...,7`: traffic class = priority, as on the switches;
 //! - `--tsa` / `--tcbw`: strict TCs for strict classes, ETS shares as the switches' `bandwidth`;
+//! - `--ratelimit`: a strict class's `max_rate` (the switches' shaper on its queue) as a limit on its TC,
+//!   in whole Gbit/s of the NIC port's speed, rounded down (at least 1; 0 leaves a TC unlimited);
 //! - `ecn/roce_np/enable/<p>`, `ecn/roce_rp/enable/<p>`: DCQCN notification and reaction point on each
 //!   lossless priority that marks ECN;
 //! - `ecn/roce_np/cnp_dscp`, `ecn/roce_np/cnp_802p_prio`: the CNPs the NIC sends use the switches' CNP
@@ -35,6 +37,8 @@ pub struct NicQos {
     pub strict: [bool; 8],
     /// ETS share of each traffic class 0-7 (0 for strict and unused ones).
     pub tc_bw: [u8; 8],
+    /// Rate limit of each traffic class 0-7 in Gbit/s (0: unlimited): the strict classes' `max_rate`.
+    pub rate_gbps: [u32; 8],
     /// Priorities where DCQCN runs (lossless with ECN), ascending.
     pub ecn: Vec<u8>,
     /// DSCP and priority of the CNPs the NIC sends.
@@ -80,6 +84,7 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
     let mut pfc = [false; 8];
     let mut strict = [false; 8];
     let mut tc_bw = [0u8; 8];
+    let mut rate_gbps = [0u32; 8];
     let mut ecn = Vec::new();
     for c in &q.classes {
         let p = usize::from(c.priority.min(7));
@@ -92,6 +97,9 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
         };
         if c.lossless && c.ecn.is_some() {
             ecn.push(c.priority);
+        }
+        if let Some(pct) = c.max_rate.filter(|_| c.strict) {
+            rate_gbps[p] = limit_gbps(plan.nic_speed_gbps, pct);
         }
     }
     ecn.sort_unstable();
@@ -110,11 +118,19 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
         pfc,
         strict,
         tc_bw,
+        rate_gbps,
         ecn,
         cnp: cnp.map(|c| (c.dscp[0], c.priority)),
         data_dscp: data.dscp[0],
         cts_dscp: cts.map(|c| c.dscp[0]),
     })
+}
+
+/// `pct` percent of a `speed_gbps` port in whole Gbit/s for `mlnx_qos --ratelimit` (integers only),
+/// rounded down so the NIC never allows more than the switches' shaper, and at least 1 (0 would mean
+/// no limit).
+pub fn limit_gbps(speed_gbps: u32, pct: u8) -> u32 {
+    (u64::from(speed_gbps) * u64::from(pct) / 100).clamp(1, u64::from(u32::MAX)) as u32
 }
 
 /// When the intent names the NIC ports' RDMA devices: a check per port that the device is the port's
@@ -220,6 +236,13 @@ pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
         "  mlnx_qos -i \"$nic\" --tsa {tsa} --tcbw {}",
         joined(q.tc_bw, ",")
     );
+    if q.rate_gbps.iter().any(|&r| r > 0) {
+        let _ = writeln!(
+            o,
+            "  mlnx_qos -i \"$nic\" --ratelimit {} # Gbit/s per TC, 0 unlimited: the strict classes' max_rate",
+            joined(q.rate_gbps, ",")
+        );
+    }
     for p in &q.ecn {
         let _ = writeln!(
             o,
@@ -243,4 +266,19 @@ pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
     let _ = writeln!(o, "done");
     rdma_devices(&mut o, plan, s);
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::limit_gbps;
+
+    #[test]
+    fn rate_limits_round_down_to_whole_gbps_but_never_to_unlimited() {
+        assert_eq!(limit_gbps(400, 5), 20);
+        assert_eq!(limit_gbps(25, 5), 1); // 1.25 Gbit/s
+        assert_eq!(limit_gbps(100, 7), 7);
+        assert_eq!(limit_gbps(200, 3), 6);
+        assert_eq!(limit_gbps(10, 5), 1); // 0.5 Gbit/s: 0 would lift the limit
+        assert_eq!(limit_gbps(800, 100), 800);
+    }
 }

@@ -35,6 +35,7 @@ pub fn plan(intent: &Intent) -> Option<HostsPlan> {
         nic_ports: intent.fabric.topology.nic_ports.max(1),
         server_pool: intent.fabric.addressing.server_links.to_string(),
         mtu: intent.fabric.mtu,
+        nic_speed_gbps: intent.fabric.topology.nic_speed.gbps(),
         kubernetes: h.kubernetes.as_ref().map(|k| KubernetesPlan {
             cni: k.cni,
             namespace: k.namespace.clone(),

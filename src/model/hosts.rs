@@ -31,6 +31,8 @@ pub struct HostsPlan {
     pub server_pool: String,
     /// IP MTU of the NICs: the fabric's MTU.
     pub mtu: u32,
+    /// Speed of each NIC port, Gbit/s: the base of the strict classes' `max_rate` on the NIC.
+    pub nic_speed_gbps: u32,
     /// Spiderpool objects, when the intent asks for them.
     pub kubernetes: Option<KubernetesPlan>,
 }

@@ -22,6 +22,8 @@ pub struct HostMeaning {
     pub strict: BTreeSet<u8>,
     /// ETS share per traffic class (`--tcbw`).
     pub tc_bw: Vec<u8>,
+    /// Rate limit per traffic class in Gbit/s (`--ratelimit`, 0 unlimited; empty when not set).
+    pub ratelimit: Vec<u32>,
     /// Priorities with both DCQCN points enabled.
     pub ecn: BTreeSet<u8>,
     /// CNP DSCP and 802.1p priority.
@@ -139,6 +141,12 @@ fn mlnx_qos(words: &[&str], m: &mut HostMeaning) {
                     .collect();
             }
             "--tcbw" => m.tc_bw = list(value),
+            "--ratelimit" => {
+                m.ratelimit = value
+                    .split(',')
+                    .map(|x| x.parse().unwrap_or_else(|_| panic!("not a rate: {x}")))
+                    .collect()
+            }
             "#" => break,
             other => panic!("unknown mlnx_qos flag {other}"),
         }

@@ -24,6 +24,7 @@ for nic in 'eth0' 'eth1' 'eth2' 'eth3' 'eth4' 'eth5' 'eth6' 'eth7'; do
   mlnx_qos -i "$nic" --pfc 0,0,0,1,0,0,0,0
   mlnx_qos -i "$nic" --prio_tc 0,1,2,3,4,5,6,7
   mlnx_qos -i "$nic" --tsa ets,ets,ets,ets,ets,strict,strict,ets --tcbw 40,0,0,60,0,0,0,0
+  mlnx_qos -i "$nic" --ratelimit 0,0,0,0,0,20,20,0 # Gbit/s per TC, 0 unlimited: the strict classes' max_rate
   echo 1 > "/sys/class/net/$nic/ecn/roce_np/enable/3"
   echo 1 > "/sys/class/net/$nic/ecn/roce_rp/enable/3"
   echo 48 > "/sys/class/net/$nic/ecn/roce_np/cnp_dscp"
