@@ -537,11 +537,12 @@ fn one_file_per_server_and_the_shared_files() {
         .filter(|f| f.path.starts_with("hosts/"))
         .map(|f| f.path.as_str())
         .collect();
-    assert_eq!(hosts.len(), model.summary.servers as usize + 3, "{hosts:?}");
+    assert_eq!(hosts.len(), model.summary.servers as usize + 4, "{hosts:?}");
     for shared in [
         "hosts/nic-qos.sh",
         "hosts/nccl.env",
         "hosts/kubernetes/spiderpool.yaml",
+        "hosts/kubernetes/nccl.yaml",
     ] {
         assert!(hosts.contains(&shared), "{shared}");
     }
@@ -594,6 +595,12 @@ fn only_keeps_the_host_files() {
     assert_eq!(only.status.code(), Some(0), "{only:?}");
     let after = std::fs::read_to_string(dir.join("hosts/nic-qos.sh")).expect("kept");
     assert_eq!(before, after);
+    // The kept host files may be stale: the render says so, even with -q.
+    let said = String::from_utf8_lossy(&only.stderr);
+    assert!(
+        said.contains("--only renders no host file") && said.contains("hosts/"),
+        "{said}"
+    );
     assert!(dir.join("hosts/netplan/gpu032.yaml").exists());
     let check = common::aifab(&[
         "render",
@@ -635,6 +642,37 @@ fn the_nic_script_parses_as_shell() {
 }
 
 /// The shared file `path` of a render.
+/// Pods read NCCL's variables from a ConfigMap: every line of `nccl.env` but `NCCL_IB_HCA` (the host's
+/// device names), with the same values; without Kubernetes there is no ConfigMap.
+#[test]
+fn pods_get_ncclenv_as_a_configmap_without_the_host_devices() {
+    for file in [MIXED, HPN, META] {
+        let (_, files) = common::render(file);
+        let env: BTreeMap<String, String> = shared_file(&files, "hosts/nccl.env")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once('='))
+            .filter(|(k, _)| *k != "NCCL_IB_HCA")
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let doc: Value = serde_norway::from_str(shared_file(&files, "hosts/kubernetes/nccl.yaml"))
+            .expect("ConfigMap YAML");
+        assert_eq!(doc["apiVersion"], "v1", "{file}");
+        assert_eq!(doc["kind"], "ConfigMap", "{file}");
+        assert_eq!(doc["metadata"]["name"], "aifab-nccl", "{file}");
+        let data: BTreeMap<String, String> =
+            serde_json::from_value(doc["data"].clone()).expect("string data");
+        assert!(data.contains_key("NCCL_IB_TC"), "{file}");
+        assert_eq!(data, env, "{file}");
+    }
+    let (_, files) = render_with(MIXED, &[], without_kubernetes);
+    assert!(
+        files
+            .iter()
+            .all(|f| !f.path.starts_with("hosts/kubernetes/"))
+    );
+}
+
 fn shared_file<'f>(files: &'f [OutFile], path: &str) -> &'f str {
     &files
         .iter()

@@ -249,6 +249,7 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         .iter()
         .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
         .count();
+    let kept_hosts = only.is_some() && front.model.hosts.is_some();
     // The process ends next: freeing a large model node by node (half a million interfaces at
     // 100K GPUs) would only delay the exit.
     std::mem::forget(front);
@@ -261,6 +262,12 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
                     out.display(),
                     written.0,
                     written.1
+                );
+            }
+            if kept_hosts {
+                eprintln!(
+                    "warning: --only renders no host file: {}/hosts/ is the last full render's; after a change to the QoS classes, the addressing or `hosts`, render without --only before installing it",
+                    out.display()
                 );
             }
             Exit::Success

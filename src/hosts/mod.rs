@@ -155,6 +155,10 @@ fn shared(
             format!("{DIR}/kubernetes/spiderpool.yaml"),
             spiderpool::document(meta, model, plan, k, servers)?,
         ));
+        out.push(file(
+            format!("{DIR}/kubernetes/nccl.yaml"),
+            nccl::configmap(meta, plan, &qos),
+        ));
     }
     Ok(out)
 }

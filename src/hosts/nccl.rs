@@ -9,6 +9,10 @@
 //! - `NCCL_IB_HCA`: when the intent names the NIC ports' RDMA devices, exactly those (`=` makes each
 //!   item a whole name, not a prefix: `mlx5_1` alone would also pick `mlx5_10`), port 1 of each (an mlx5
 //!   Ethernet function is one RDMA device with one port).
+//!
+//! Pods do not read the server's `/etc/nccl.conf`: with Kubernetes the same variables, less
+//! `NCCL_IB_HCA` (a pod sees its VF's or the shared device's names, not the host's list), are also
+//! written as a ConfigMap for the jobs' `envFrom` ([`configmap`]).
 
 use super::nic_qos::NicQos;
 use crate::model::hosts::HostsPlan;
@@ -20,6 +24,29 @@ pub fn tc_byte(dscp: u8) -> u16 {
     u16::from(dscp) * 4
 }
 
+/// The name of the pods' ConfigMap.
+pub const CONFIGMAP: &str = "aifab-nccl";
+
+/// The variables and their values, in file order; `NCCL_IB_HCA` only with `hca` (the server's own
+/// device names).
+fn vars(plan: &HostsPlan, q: &NicQos, hca: bool) -> Vec<(&'static str, String)> {
+    let mut v = vec![
+        ("NCCL_IB_GID_INDEX", plan.gid_index.to_string()),
+        ("NCCL_IB_TC", tc_byte(q.data_dscp).to_string()),
+    ];
+    if let Some(d) = q.cts_dscp {
+        v.push(("NCCL_IB_FIFO_TC", tc_byte(d).to_string()));
+    }
+    if let Some(n) = plan.qps_per_connection {
+        v.push(("NCCL_IB_QPS_PER_CONNECTION", n.to_string()));
+    }
+    if hca && !plan.hca.is_empty() {
+        let devices: Vec<String> = plan.hca.iter().map(|d| format!("{d}:1")).collect();
+        v.push(("NCCL_IB_HCA", format!("={}", devices.join(","))));
+    }
+    v
+}
+
 /// `KEY=value` lines for a systemd `EnvironmentFile=` or `set -a; . ./nccl.env`.
 pub fn file(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
     let mut o = String::with_capacity(512);
@@ -28,17 +55,30 @@ pub fn file(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
         "{}",
         super::header(meta, "NCCL environment of every server")
     );
-    let _ = writeln!(o, "NCCL_IB_GID_INDEX={}", plan.gid_index);
-    let _ = writeln!(o, "NCCL_IB_TC={}", tc_byte(q.data_dscp));
-    if let Some(d) = q.cts_dscp {
-        let _ = writeln!(o, "NCCL_IB_FIFO_TC={}", tc_byte(d));
+    for (k, v) in vars(plan, q, true) {
+        let _ = writeln!(o, "{k}={v}");
     }
-    if let Some(n) = plan.qps_per_connection {
-        let _ = writeln!(o, "NCCL_IB_QPS_PER_CONNECTION={n}");
-    }
-    if !plan.hca.is_empty() {
-        let devices: Vec<String> = plan.hca.iter().map(|d| format!("{d}:1")).collect();
-        let _ = writeln!(o, "NCCL_IB_HCA=={}", devices.join(","));
+    o
+}
+
+/// The same variables, less `NCCL_IB_HCA`, as a ConfigMap for the pods that take the rail NICs
+/// (`hosts/kubernetes/nccl.yaml`): applied in the jobs' namespace, read with `envFrom`. Every value is
+/// a number, quoted as ConfigMap data must be.
+pub fn configmap(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
+    let mut o = String::with_capacity(512);
+    let _ = writeln!(
+        o,
+        "{}",
+        super::header(meta, "NCCL environment of the pods on the rail NICs")
+    );
+    let _ = writeln!(
+        o,
+        "# kubectl apply -n <the jobs' namespace> -f nccl.yaml; in each pod: envFrom: [{{configMapRef: {{name: {CONFIGMAP}}}}}]"
+    );
+    let _ = writeln!(o, "apiVersion: v1\nkind: ConfigMap\nmetadata:");
+    let _ = writeln!(o, "  name: \"{CONFIGMAP}\"\ndata:");
+    for (k, v) in vars(plan, q, false) {
+        let _ = writeln!(o, "  {k}: \"{v}\"");
     }
     o
 }

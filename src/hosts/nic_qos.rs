@@ -127,8 +127,8 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
 }
 
 /// `pct` percent of a `speed_gbps` port in whole Gbit/s for `mlnx_qos --ratelimit` (integers only),
-/// rounded down so the NIC never allows more than the switches' shaper, and at least 1 (0 would mean
-/// no limit).
+/// rounded down so the NIC allows no more than the switches' shaper, except that a limit under
+/// 1 Gbit/s becomes 1 (0 would mean no limit at all).
 pub fn limit_gbps(speed_gbps: u32, pct: u8) -> u32 {
     (u64::from(speed_gbps) * u64::from(pct) / 100).clamp(1, u64::from(u32::MAX)) as u32
 }

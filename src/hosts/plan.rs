@@ -98,6 +98,18 @@ fn port_resources(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
     .flatten()
     .collect();
     if gaps.is_empty() {
+        // Every rail's and port's name: an unknown placeholder or a character a resource name cannot
+        // hold is refused here, located, rather than when the render prints the configs.
+        let bad = (1..=t.rails.max(1))
+            .flat_map(|r| (1..=t.nic_ports.max(1)).map(move |p| (r, p)))
+            .find_map(|(r, p)| super::spiderpool::resource(&k.resource, r, p).err());
+        if let Some(e) = bad {
+            out.push(
+                Finding::new(Rule::HostPortResources, e)
+                    .at("/hosts/kubernetes/resource")
+                    .hint("use `{rail}` and `{port}` only, in a name like `spidernet.io/rail{rail}` (a lower-case DNS prefix, `/`, then letters, digits, `_ . -`)"),
+            );
+        }
         return;
     }
     out.push(
@@ -116,6 +128,18 @@ fn port_resources(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
 
 fn class<'i>(intent: &'i Intent, name: &str) -> Option<&'i QosClass> {
     intent.qos.classes.get(name)
+}
+
+/// The lossless classes with DSCPs, comma-separated; `None` when there is none.
+fn lossless(intent: &Intent) -> Option<String> {
+    let names: Vec<&str> = intent
+        .qos
+        .classes
+        .iter()
+        .filter(|(_, c)| c.lossless && c.dscp.is_some())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 fn known(intent: &Intent) -> String {
@@ -141,10 +165,13 @@ fn data_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
     out.push(
         Finding::new(Rule::HostDataClass, problem)
             .at("/hosts/data_class")
-            .hint(format!(
-                "name the lossless RoCE class (classes: {})",
-                known(intent)
-            )),
+            .hint(match lossless(intent) {
+                Some(names) => format!("name the lossless RoCE class ({names})"),
+                None => format!(
+                    "no class is lossless: mark the RoCE class `lossless: true` with its DSCPs (classes: {})",
+                    known(intent)
+                ),
+            }),
     );
 }
 
@@ -224,23 +251,34 @@ fn cnp_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
 }
 
 /// AIF-HOST-005: the NIC ports' routing tables stay clear of the kernel's own (253 default, 254 main,
-/// 255 local) and below 2^31.
+/// 255 local), of Spiderpool's host rule table (500) when the intent writes Spiderpool objects, and
+/// below 2^31.
 fn route_tables(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
     let t = &intent.fabric.topology;
     let first = u64::from(h.route_table);
     let last = first + u64::from(t.rails.max(1)) * u64::from(t.nic_ports.max(1)) - 1;
-    let reserved = (253..=255).any(|t| (first..=last).contains(&t));
-    if reserved || last >= 1 << 31 {
+    let kernel = (253..=255).any(|t| (first..=last).contains(&t));
+    // Spiderpool's coordinator puts its host routes in table 500 (SpiderCoordinator `hostRuleTable`).
+    let spiderpool = h.kubernetes.is_some() && (first..=last).contains(&SPIDERPOOL_HOST_TABLE);
+    if kernel || spiderpool || last >= 1 << 31 {
+        let whose = if spiderpool {
+            "Spiderpool's host rule table 500"
+        } else {
+            "the kernel's tables 253-255 or 2^31"
+        };
         out.push(
             Finding::new(
                 Rule::HostRouteTables,
-                format!("the NIC ports use routing tables {first}-{last}, which reach the kernel's tables 253-255 or 2^31"),
+                format!("the NIC ports use routing tables {first}-{last}, which reach {whose}"),
             )
             .at("/hosts/route_table")
             .hint("start the rails' tables elsewhere, e.g. `route_table: 100`"),
         );
     }
 }
+
+/// The table Spiderpool's coordinator keeps its host routes in, by default (`hostRuleTable`).
+const SPIDERPOOL_HOST_TABLE: u64 = 500;
 
 /// AIF-HOST-004 on the compiled model: every server name a lower-case RFC 1123 label, every NIC name a
 /// Linux interface name (the first offender of each).

@@ -267,11 +267,10 @@ fn print(o: &mut String, plan: &HostsPlan, p: &Text) {
     line(o, &["      gw: \"", p.gateway, "\""]);
 }
 
-/// The RDMA resource name of NIC port `port` of rail `rail`: the pattern with `{rail}` and `{port}`,
-/// checked.
-pub fn resource(k: &KubernetesPlan, rail: u32, port: u32) -> Result<String, String> {
-    let r = k
-        .resource
+/// The RDMA resource name of NIC port `port` of rail `rail`: the pattern `kubernetes.resource` with
+/// `{rail}` and `{port}` filled in, checked (a placeholder left over is refused with the rest).
+pub fn resource(pattern: &str, rail: u32, port: u32) -> Result<String, String> {
+    let r = pattern
         .replace("{rail}", &rail.to_string())
         .replace("{port}", &port.to_string());
     let ok = r.split_once('/').is_some_and(|(a, b)| {
@@ -302,7 +301,7 @@ fn multus(
     master: &str,
     pools: &str,
 ) -> Result<(), String> {
-    let res = resource(k, rail, port)?;
+    let res = resource(&k.resource, rail, port)?;
     let name = prefix(Some(rail), (plan.nic_ports > 1).then_some(port));
     let cni = k.cni.as_str();
     let _ = writeln!(o, "---");
