@@ -356,3 +356,48 @@ fn a_new_nic_speed_changes_the_leaves_breakout_and_says_so() {
     );
     assert!(changes(&a, &a).iter().all(|x| x.rule != "CHG-BREAKOUT"));
 }
+
+/// A change the servers must follow (a class's DSCP) says that the server files changed, in every
+/// format: they are installed on the servers, not pushed to switches.
+#[test]
+fn server_file_changes_are_named_apart_from_the_switches() {
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("read");
+    let changed = text.replacen("      dscp: [26]\n", "      dscp: [28]\n", 1);
+    assert_ne!(text, changed);
+    let new = fixture("mixed-dscp.yaml", &changed);
+    let run = |format: &str| {
+        let o = aifab()
+            .args(["diff", "intents/mixed-sonic-nxos.yaml"])
+            .arg(&new)
+            .args(["--format", format])
+            .output()
+            .expect("run");
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).expect("utf8")
+    };
+    // nic-qos.sh, nccl.env and the pods' ConfigMap carry the DSCP; no netplan file does.
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("json");
+    assert_eq!(
+        json["totals"]["host_files_changed"], 3,
+        "{}",
+        json["totals"]
+    );
+    for format in ["text", "markdown"] {
+        let out = run(format);
+        assert!(
+            out.contains("3 server files under hosts/ changed"),
+            "{format}: {}",
+            &out[..out.len().min(600)]
+        );
+    }
+    let none = aifab()
+        .args(["diff", "intents/pod1-1024.yaml", "intents/pod1-1024.yaml"])
+        .output()
+        .expect("run");
+    assert!(!String::from_utf8_lossy(&none.stdout).contains("server files"));
+}

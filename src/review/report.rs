@@ -23,6 +23,8 @@ pub struct Totals {
     pub lines_added: usize,
     /// Lines removed.
     pub lines_removed: usize,
+    /// Server files (`hosts/`) added, removed or changed: they go to the servers, not the switches.
+    pub host_files_changed: usize,
 }
 
 /// Counts devices and lines; `old_devices` / `new_devices` are the hostnames of each side.
@@ -42,7 +44,21 @@ pub fn totals(
         devices_removed: old_devices.difference(new_devices).count(),
         lines_added: files.iter().map(|f| f.added).sum(),
         lines_removed: files.iter().map(|f| f.removed).sum(),
+        host_files_changed: files
+            .iter()
+            .filter(|f| crate::hosts::is_host_path(&f.path))
+            .count(),
     }
+}
+
+/// The line that says server files changed too, when they did.
+fn host_line(t: &Totals) -> Option<String> {
+    (t.host_files_changed > 0).then(|| {
+        format!(
+            "{} server files under hosts/ changed: install them on the servers again (ansible/hosts.yml)",
+            t.host_files_changed
+        )
+    })
 }
 
 /// Plain text: totals, the change report, then every unified diff.
@@ -54,6 +70,9 @@ pub fn text(old: &str, new: &str, t: &Totals, changes: &[Change], files: &[FileC
         "{} devices changed ({} added, {} removed), +{} -{} lines",
         t.devices_changed, t.devices_added, t.devices_removed, t.lines_added, t.lines_removed
     );
+    if let Some(h) = host_line(t) {
+        let _ = writeln!(s, "{h}");
+    }
     if !changes.is_empty() {
         let _ = writeln!(s, "\nWhat this means for the lossless fabric:");
         for c in changes {
@@ -115,6 +134,9 @@ pub fn markdown(
         "**{} devices changed** ({} added, {} removed), **+{} −{}** lines.\n",
         t.devices_changed, t.devices_added, t.devices_removed, t.lines_added, t.lines_removed
     );
+    if let Some(h) = host_line(t) {
+        let _ = writeln!(c.s, "{h}.\n");
+    }
     let rows_left = markdown_changes(&mut c, changes);
     if files.is_empty() {
         let _ = writeln!(c.s, "No rendered file changes.");
