@@ -851,6 +851,37 @@ fn servers_inventory(roots: &Path, name: &str, servers: &[&str]) -> PathBuf {
     path
 }
 
+/// The folders a server has that the playbook writes into, under `root`.
+fn make_server_folders(root: &Path) {
+    for d in [
+        "etc/netplan",
+        "usr/local/sbin",
+        "etc/systemd/system/multi-user.target.wants",
+        "etc/sysctl.d",
+    ] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+}
+
+/// The interfaces of a netplan file (`network.ethernets`), in its order.
+fn netplan_nics(netplan: &str) -> Vec<String> {
+    let doc: Value = serde_norway::from_str(netplan).expect("netplan YAML");
+    doc["network"]["ethernets"]
+        .as_object()
+        .expect("network.ethernets")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The variables nccl.env sets, as NCCL reads them: each line's text before its first `=`.
+fn nccl_vars(env: &str) -> Vec<&str> {
+    env.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k))
+        .collect()
+}
+
 /// `ansible-playbook ansible/hosts.yml` against `inventory` (extra vars `vars`, with `--check --diff`
 /// when `check`); its output and whether it succeeded. The servers run through the local connection with the controller's Python.
 fn hosts_playbook(inventory: &Path, vars: &[String], check: bool) -> (bool, String) {
@@ -883,9 +914,13 @@ fn hosts_playbook(inventory: &Path, vars: &[String], check: bool) -> (bool, Stri
 
 /// `ansible/hosts.yml` installs each server's files where docs/hosts.md says (two servers of the
 /// mixed example, each under a root of its own): its netplan file (mode 0600), the NIC script (0755)
-/// and the unit that runs it, and nccl.env as a marked block of /etc/nccl.conf that keeps the file's
-/// other lines. A second run changes nothing; a host that is not a server of the fabric, and a root
-/// with applying on, are refused before anything is written.
+/// and the unit that runs it, enabled (its `multi-user.target.wants/` link, with applying off: the
+/// image boots with the QoS set), ordered before kubelet and slurmd and after the rail netdevs but not
+/// network-online.target; nccl.env as a marked block at the top of /etc/nccl.conf that keeps the file's
+/// other lines but drops an older line setting one of its variables (NCCL keeps a variable's first
+/// value). The rendered servers left out of the play are listed. A second run changes nothing; a host
+/// that is not a server of the fabric, and a root with applying on, are refused before anything is
+/// written.
 #[cfg(unix)]
 #[test]
 fn hosts_playbook_installs_each_servers_files() {
@@ -898,7 +933,12 @@ fn hosts_playbook_installs_each_servers_files() {
     let servers = ["gpu001", "gpu017"];
     let inventory = servers_inventory(&roots, "servers", &servers);
     std::fs::create_dir_all(roots.join("gpu001/etc")).expect("mkdir");
-    std::fs::write(roots.join("gpu001/etc/nccl.conf"), "NCCL_DEBUG=WARN\n").expect("write");
+    // An older NCCL_IB_TC above: NCCL would keep it and ignore aifab's.
+    std::fs::write(
+        roots.join("gpu001/etc/nccl.conf"),
+        "NCCL_IB_TC=96\nNCCL_DEBUG=WARN\n",
+    )
+    .expect("write");
     let vars = vec![
         format!("aifab_out={}", out.display()),
         "aifab_apply=false".to_string(),
@@ -906,6 +946,17 @@ fn hosts_playbook_installs_each_servers_files() {
     ];
     let (ok, text) = hosts_playbook(&inventory, &vars, false);
     assert!(ok, "{text}");
+    // The rendered servers the play leaves out are listed (a warning: partial rollouts are normal).
+    let warning = text
+        .lines()
+        .find(|l| l.contains("WARNING: ") && l.contains("not in this play"))
+        .unwrap_or_else(|| panic!("no warning about the servers left out:\n{text}"));
+    assert!(
+        warning.contains("gpu002, gpu003")
+            && !warning.contains("gpu001")
+            && !warning.contains("gpu017,"),
+        "{warning}"
+    );
     let hosts = out.join("hosts");
     let read =
         |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -927,22 +978,77 @@ fn hosts_playbook_installs_each_servers_files() {
             unit.contains("ExecStart=/usr/local/sbin/aifab-nic-qos\n"),
             "{unit}"
         );
-        assert!(unit.contains("After=network-online.target\n"), "{unit}");
+        assert!(
+            unit.contains("\nBefore=kubelet.service slurmd.service\n"),
+            "{unit}"
+        );
+        // After the rail netdevs (their device units) and network.target; not network-online.target,
+        // which a rail without carrier would hold back for the wait-online timeout.
+        let devices: Vec<String> = netplan_nics(&read(&netplan))
+            .iter()
+            .map(|n| format!("sys-subsystem-net-devices-{n}.device"))
+            .collect();
+        assert!(!devices.is_empty(), "{s}: no NIC in its netplan file");
+        assert!(
+            unit.contains(&format!("\nWants={}\n", devices.join(" "))),
+            "{unit}"
+        );
+        assert!(
+            unit.contains(&format!("\nAfter=network.target {}\n", devices.join(" "))),
+            "{unit}"
+        );
+        assert!(
+            unit.lines()
+                .all(|l| l.starts_with('#') || !l.contains("network-online")),
+            "{unit}"
+        );
+        assert!(unit.contains("\nWantedBy=multi-user.target\n"), "{unit}");
+        // Enabled, as `systemctl enable` would: the image starts it at boot.
+        let wants = r.join("etc/systemd/system/multi-user.target.wants/aifab-nic-qos.service");
+        assert_eq!(
+            std::fs::read_link(&wants).unwrap_or_else(|e| panic!("{}: {e}", wants.display())),
+            Path::new("/etc/systemd/system/aifab-nic-qos.service"),
+            "{s}"
+        );
         let conf = read(&r.join("etc/nccl.conf"));
+        assert!(
+            conf.starts_with("# BEGIN aifab (hosts/nccl.env)\n"),
+            "{s}: the block is not first:\n{conf}"
+        );
         let block: Vec<&str> = conf
             .lines()
-            .skip_while(|l| !l.starts_with("# BEGIN aifab"))
+            .skip_while(|l| *l != "# BEGIN aifab (hosts/nccl.env)")
             .skip(1)
-            .take_while(|l| !l.starts_with("# END aifab"))
+            .take_while(|l| *l != "# END aifab (hosts/nccl.env)")
             .collect();
         let env = read(&hosts.join("nccl.env"));
         assert_eq!(block, env.lines().collect::<Vec<_>>(), "{s}: {conf}");
+        assert!(
+            conf.contains("\n# END aifab (hosts/nccl.env)\n"),
+            "{s}: {conf}"
+        );
+        // NCCL keeps each variable's first line (setenv without overwrite): only aifab's sets it.
+        for var in nccl_vars(&env) {
+            let set: Vec<&str> = conf
+                .lines()
+                .filter(|l| l.split_once('=').is_some_and(|(k, _)| k == var))
+                .collect();
+            let ours: Vec<&str> = env
+                .lines()
+                .filter(|l| l.split_once('=').is_some_and(|(k, _)| k == var))
+                .collect();
+            assert_eq!(set, ours, "{s}: {var} in\n{conf}");
+        }
         assert!(
             !r.join("etc/sysctl.d/90-aifab-arp.conf").exists(),
             "{s}: no ARP file was rendered"
         );
     }
-    assert!(read(&roots.join("gpu001/etc/nccl.conf")).starts_with("NCCL_DEBUG=WARN\n"));
+    let conf = read(&roots.join("gpu001/etc/nccl.conf"));
+    assert!(
+        conf.ends_with("# END aifab (hosts/nccl.env)\nNCCL_DEBUG=WARN\n") && !conf.contains("=96"),
+        "the file's own line is kept, its older NCCL_IB_TC is not:\n{conf}"
+    );
 
     let (ok, again) = hosts_playbook(&inventory, &vars, false);
     assert!(ok, "{again}");
@@ -988,22 +1094,16 @@ fn hosts_playbook_installs_each_servers_files() {
     // A preview with applying on, of a server that has nothing yet: the four files show as changes,
     // nothing is written and no apply step runs.
     let fresh = servers_inventory(&roots, "fresh", &["gpu002"]);
-    for d in [
-        "etc/netplan",
-        "usr/local/sbin",
-        "etc/systemd/system",
-        "etc/sysctl.d",
-    ] {
-        std::fs::create_dir_all(roots.join("gpu002").join(d)).expect("mkdir");
-    }
+    make_server_folders(&roots.join("gpu002"));
     let (ok, text) = hosts_playbook(&fresh, &applying, true);
     assert!(ok, "{text}");
     let recap = text
         .lines()
         .find(|l| l.starts_with("gpu002") && l.contains(" : ok="))
         .unwrap_or_else(|| panic!("no recap:\n{text}"));
+    // The four files and the unit's wants/ link.
     assert!(
-        recap.contains("changed=4") && recap.contains("failed=0"),
+        recap.contains("changed=5") && recap.contains("failed=0"),
         "{text}"
     );
     // The netplan and unit handlers are notified (their files change) and each is skipped.
@@ -1019,5 +1119,189 @@ fn hosts_playbook_installs_each_servers_files() {
     assert_eq!(
         common::paths_under(&roots.join("gpu002")),
         Vec::<PathBuf>::new()
+    );
+}
+
+/// Two hosts of the play that name one server (the same `aifab_server`) would get the same addresses:
+/// the play as a whole is refused before any host gets a file.
+#[test]
+fn hosts_playbook_refuses_two_hosts_for_one_server() {
+    if skip() {
+        return;
+    }
+    let out = render("intents/mixed-sonic-nxos.yaml", "hosts-dup");
+    let roots = common::Scratch::new("ansible-hosts-dup-roots");
+    let inventory = roots.join("dup.yml");
+    let host = |name: &str, server: &str| {
+        format!(
+            "    {name}: {{ ansible_connection: local, aifab_server: {server}, aifab_root: \"{}\" }}\n",
+            roots.join(name).display()
+        )
+    };
+    std::fs::write(
+        &inventory,
+        format!(
+            "aifab_servers:\n  hosts:\n{}{}{}",
+            host("a.example.net", "gpu001"),
+            host("gpu002", "gpu002"),
+            host("b.example.net", "gpu001")
+        ),
+    )
+    .expect("write inventory");
+    let vars = vec![
+        format!("aifab_out={}", out.display()),
+        "aifab_apply=false".to_string(),
+        "aifab_become=false".to_string(),
+    ];
+    let (ok, text) = hosts_playbook(&inventory, &vars, false);
+    assert!(
+        !ok && text.contains("a.example.net, b.example.net are all gpu001"),
+        "{text}"
+    );
+    for h in ["a.example.net", "b.example.net", "gpu002"] {
+        assert!(!roots.join(h).exists(), "{h} got files:\n{text}");
+    }
+}
+
+/// hosts/sysctl-arp.conf is installed as /etc/sysctl.d/90-aifab-arp.conf and removed once the render
+/// no longer has it. Applying, the ARP settings come first, then netplan, then the NIC QoS (handlers
+/// run in the order they are defined: the preview lists each one it skips), and the ARP step reapplies
+/// that file alone (`sysctl --system` would fail on another file's bad key).
+#[cfg(unix)]
+#[test]
+fn hosts_playbook_applies_the_arp_settings_first_and_removes_them() {
+    if skip() {
+        return;
+    }
+    let out = render("intents/mixed-sonic-nxos.yaml", "hosts-arp");
+    // The mixed example's servers share no subnet: give the render the file an intent with rack
+    // leaves in rail-subnet mode would have (tests/hosts.rs checks when aifab writes it).
+    let arp_src = out.join("hosts/sysctl-arp.conf");
+    let arp_text = "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.conf.all.arp_announce = 2\n";
+    std::fs::write(&arp_src, arp_text).expect("write");
+    let roots = common::Scratch::new("ansible-hosts-arp-roots");
+    let inventory = servers_inventory(&roots, "servers", &["gpu001"]);
+    let vars = vec![
+        format!("aifab_out={}", out.display()),
+        "aifab_apply=false".to_string(),
+        "aifab_become=false".to_string(),
+    ];
+    let installed = roots.join("gpu001/etc/sysctl.d/90-aifab-arp.conf");
+    let (ok, text) = hosts_playbook(&inventory, &vars, false);
+    assert!(ok, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&installed).expect("installed"),
+        arp_text
+    );
+
+    // A preview with applying on, of a server that has nothing yet: every handler is notified.
+    let fresh = servers_inventory(&roots, "fresh", &["gpu002"]);
+    make_server_folders(&roots.join("gpu002"));
+    let mut applying = vars.clone();
+    applying[1] = "aifab_apply=true".to_string();
+    let (ok, text) = hosts_playbook(&fresh, &applying, true);
+    assert!(ok, "{text}");
+    let handlers: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("RUNNING HANDLER ["))
+        .filter_map(|l| l.split_once(']').map(|(name, _)| name))
+        .collect();
+    assert_eq!(
+        handlers,
+        [
+            "Apply the ARP settings",
+            "Netplan apply",
+            "Restart the NIC QoS unit"
+        ],
+        "{text}"
+    );
+
+    // The step reapplies the file the play installs, and only that one.
+    let playbook: Value = serde_norway::from_str(
+        &std::fs::read_to_string(root().join("ansible/hosts.yml")).expect("read playbook"),
+    )
+    .expect("playbook YAML");
+    let play = playbook
+        .as_array()
+        .expect("plays")
+        .iter()
+        .find(|p| p["handlers"].is_array())
+        .expect("a play with handlers");
+    let copy = play["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .find(|t| t["notify"] == "Apply the ARP settings")
+        .expect("the task that installs the ARP file");
+    let dest = copy["ansible.builtin.copy"]["dest"]
+        .as_str()
+        .expect("dest")
+        .strip_prefix("{{ aifab_prefix }}")
+        .expect("dest under aifab_prefix");
+    let handler = play["handlers"]
+        .as_array()
+        .expect("handlers")
+        .iter()
+        .find(|h| h["name"] == "Apply the ARP settings")
+        .expect("the ARP handler");
+    assert_eq!(
+        handler["ansible.builtin.command"].as_str(),
+        Some(format!("sysctl -p {dest}").as_str())
+    );
+
+    // The render no longer has the file: the installed one goes, and nothing else changes.
+    std::fs::remove_file(&arp_src).expect("remove");
+    let (ok, text) = hosts_playbook(&inventory, &vars, false);
+    assert!(ok, "{text}");
+    assert!(!installed.exists(), "{text}");
+    let recap = text
+        .lines()
+        .find(|l| l.starts_with("gpu001") && l.contains(" : ok="))
+        .unwrap_or_else(|| panic!("no recap:\n{text}"));
+    assert!(recap.contains("changed=1 "), "{text}");
+}
+
+/// On a live server (no aifab_root) that applies, the play first makes sure `netplan` and `mlnx_qos`
+/// are there, and fails naming the missing ones, even in --check. Runs only where one of them is
+/// missing from PATH (on a server that has both, the preview would go on to read this machine's /etc).
+#[test]
+fn hosts_playbook_needs_netplan_and_mlnx_qos_to_apply() {
+    if skip() {
+        return;
+    }
+    let on_path = |t: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(t).is_file()))
+    };
+    let missing: Vec<&str> = ["netplan", "mlnx_qos"]
+        .into_iter()
+        .filter(|t| !on_path(t))
+        .collect();
+    if missing.is_empty() {
+        eprintln!(
+            "skipped the live preflight check: netplan and mlnx_qos are both on this machine's PATH"
+        );
+        return;
+    }
+    let out = render("intents/mixed-sonic-nxos.yaml", "hosts-live");
+    let dir = common::Scratch::new("ansible-hosts-live-roots");
+    let inventory = dir.join("live.yml");
+    std::fs::write(
+        &inventory,
+        "aifab_servers:\n  hosts:\n    gpu003: { ansible_connection: local }\n",
+    )
+    .expect("write inventory");
+    let vars = vec![
+        format!("aifab_out={}", out.display()),
+        "aifab_become=false".to_string(),
+    ];
+    let (ok, text) = hosts_playbook(&inventory, &vars, true);
+    assert!(
+        !ok && text.contains(&format!("gpu003: {} not found", missing.join(" and "))),
+        "{text}"
+    );
+    assert!(
+        !text.contains("TASK [Netplan rails"),
+        "the play went on past the preflight:\n{text}"
     );
 }

@@ -29,7 +29,8 @@ pub fn needed(servers: &[Server]) -> bool {
 pub fn file(meta: &Meta) -> String {
     format!(
         "{}\n\
-         # Install as /etc/sysctl.d/90-aifab-arp.conf on every server and apply with `sysctl --system`:\n\
+         # Install as /etc/sysctl.d/90-aifab-arp.conf on every server and apply it with\n\
+         # `sysctl -p /etc/sysctl.d/90-aifab-arp.conf` (before `netplan apply`):\n\
          # several NIC ports share a subnet, so each must answer ARP for its own address only.\n\
          net.ipv4.conf.all.arp_ignore = 1\n\
          net.ipv4.conf.all.arp_announce = 2\n",
