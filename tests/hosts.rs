@@ -51,13 +51,14 @@ fn render_with(
 
 const ROUTED: (&str, &str) = ("server_mode: rail-subnet", "server_mode: routed");
 const MACVLAN: (&str, &str) = ("cni: sriov", "cni: macvlan");
+/// Rail subnets with room for a pod address per NIC port (AIF-HOST-008 refuses them without).
 const HPN_SUBNETS: (&str, &str) = (
     "server_links: 10.32.0.0/24",
-    "server_links: 10.32.0.0/24\n    server_mode: rail-subnet",
+    "server_links: 10.32.0.0/24\n    server_mode: rail-subnet\n    pod_addresses_per_port: 1",
 );
 const META_SUBNETS: (&str, &str) = (
     "server_links: 10.42.0.0/24",
-    "server_links: 10.42.0.0/24\n    server_mode: rail-subnet",
+    "server_links: 10.42.0.0/24\n    server_mode: rail-subnet\n    pod_addresses_per_port: 1",
 );
 /// HPN's NICs on two leaves of one plane (sides) under the same spines.
 const TWO_LEAVES: [(&str, &str); 3] = [
@@ -333,7 +334,7 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
             // the gateway's leaf.
             let (rail, port) = pool_kind(name);
             let nodes: BTreeSet<&str> = strings(&spec["nodeName"]).into_iter().collect();
-            let want: BTreeSet<&str> = cabled
+            let served: Vec<_> = cabled
                 .iter()
                 .filter(|(_, (_, end))| rail.is_none_or(|r| end.rail == r))
                 .filter(|(_, (_, end))| port.is_none_or(|p| end.port == p))
@@ -343,9 +344,19 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
                         *i.peer == **server && *i.peer_port == **nic && i.ip == Some(gateway)
                     }),
                 })
+                .collect();
+            let want: BTreeSet<&str> = served
+                .iter()
                 .map(|((server, _), _)| server.as_str())
                 .collect();
             assert_eq!(nodes, want, "{at} {name}");
+            // At least one address for each NIC port the pool serves (one pod per server at least).
+            let ports = served.len();
+            assert!(
+                usable.len() >= ports,
+                "{at} {name}: {} addresses for {ports} NIC ports",
+                usable.len()
+            );
             assert_eq!(spec["routes"][0]["dst"], c.pool);
             assert_eq!(spec["routes"][0]["gw"], gateway.to_string());
         }
@@ -598,9 +609,32 @@ fn only_keeps_the_host_files() {
     // The kept host files may be stale: the render says so, even with -q.
     let said = String::from_utf8_lossy(&only.stderr);
     assert!(
-        said.contains("--only renders no host file") && said.contains("hosts/"),
+        said.contains("--only renders no host file")
+            && said.contains("hosts is the last full render's"),
         "{said}"
     );
+    // With the section switched off, the kept folder is stale whatever changed: said too.
+    let text = std::fs::read_to_string(MIXED).expect("read");
+    let off = scratch.join("off.yaml");
+    std::fs::write(
+        &off,
+        text.replacen("hosts:\n", "hosts:\n  enabled: false\n", 1),
+    )
+    .expect("write");
+    let off = off.to_string_lossy().into_owned();
+    let only_off = common::aifab(&[
+        "render",
+        &off,
+        "--out",
+        &out,
+        "--only",
+        "g1-rail1",
+        "-q",
+        "--no-lock",
+    ]);
+    assert_eq!(only_off.status.code(), Some(0), "{only_off:?}");
+    let said = String::from_utf8_lossy(&only_off.stderr);
+    assert!(said.contains("this intent writes no host files"), "{said}");
     assert!(dir.join("hosts/netplan/gpu032.yaml").exists());
     let check = common::aifab(&[
         "render",
@@ -653,6 +687,8 @@ fn pods_get_ncclenv_as_a_configmap_without_the_host_devices() {
             .filter(|l| !l.starts_with('#'))
             .filter_map(|l| l.split_once('='))
             .filter(|(k, _)| *k != "NCCL_IB_HCA")
+            // A macvlan pod's GIDs are not at the host's index: NCCL finds its own.
+            .filter(|(k, _)| !(file == META && *k == "NCCL_IB_GID_INDEX"))
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let doc: Value = serde_norway::from_str(shared_file(&files, "hosts/kubernetes/nccl.yaml"))

@@ -242,7 +242,7 @@ fn servers_mean_what_their_switches_mean() {
             let mut limits = vec![0u32; 8];
             for c in intent.qos.classes.values().filter(|c| c.strict) {
                 if let (Some(p), Some(r)) = (c.priority, c.max_rate) {
-                    limits[usize::from(p)] = (speed * u64::from(r.0) / 100).max(1) as u32;
+                    limits[usize::from(p)] = (speed * u64::from(r.0) / 100).clamp(1, 255) as u32;
                 }
             }
             if limits.iter().all(|&l| l == 0) {

@@ -249,7 +249,7 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         .iter()
         .filter(|d| only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
         .count();
-    let kept_hosts = only.is_some() && front.model.hosts.is_some();
+    let writes_hosts = front.model.hosts.is_some();
     // The process ends next: freeing a large model node by node (half a million interfaces at
     // 100K GPUs) would only delay the exit.
     std::mem::forget(front);
@@ -264,11 +264,20 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
                     written.1
                 );
             }
-            if kept_hosts {
-                eprintln!(
-                    "warning: --only renders no host file: {}/hosts/ is the last full render's; after a change to the QoS classes, the addressing or `hosts`, render without --only before installing it",
-                    out.display()
-                );
+            // A narrowed render carries the host files of the last full one over unchanged.
+            if only.is_some() && out.join("hosts").is_dir() {
+                let hosts = out.join("hosts");
+                if writes_hosts {
+                    eprintln!(
+                        "warning: --only renders no host file: {} is the last full render's; after a change to the QoS classes, the addressing or `hosts`, render without --only before installing it",
+                        hosts.display()
+                    );
+                } else {
+                    eprintln!(
+                        "warning: --only kept {} from an earlier render, but this intent writes no host files: render without --only to remove it",
+                        hosts.display()
+                    );
+                }
             }
             Exit::Success
         }

@@ -27,20 +27,30 @@ pub fn tc_byte(dscp: u8) -> u16 {
 /// The name of the pods' ConfigMap.
 pub const CONFIGMAP: &str = "aifab-nccl";
 
-/// The variables and their values, in file order; `NCCL_IB_HCA` only with `hca` (the server's own
-/// device names).
-fn vars(plan: &HostsPlan, q: &NicQos, hca: bool) -> Vec<(&'static str, String)> {
-    let mut v = vec![
-        ("NCCL_IB_GID_INDEX", plan.gid_index.to_string()),
-        ("NCCL_IB_TC", tc_byte(q.data_dscp).to_string()),
-    ];
+/// Which variables a file leaves out.
+#[derive(Clone, Copy)]
+struct Leave {
+    /// `NCCL_IB_HCA`: the server's own device names.
+    hca: bool,
+    /// `NCCL_IB_GID_INDEX`: a macvlan pod shares the host device's GID table, whose entries for the
+    /// pod's address are not at the host's index.
+    gid: bool,
+}
+
+/// The variables and their values, in file order, less those `leave` names.
+fn vars(plan: &HostsPlan, q: &NicQos, leave: Leave) -> Vec<(&'static str, String)> {
+    let mut v = Vec::with_capacity(5);
+    if !leave.gid {
+        v.push(("NCCL_IB_GID_INDEX", plan.gid_index.to_string()));
+    }
+    v.push(("NCCL_IB_TC", tc_byte(q.data_dscp).to_string()));
     if let Some(d) = q.cts_dscp {
         v.push(("NCCL_IB_FIFO_TC", tc_byte(d).to_string()));
     }
     if let Some(n) = plan.qps_per_connection {
         v.push(("NCCL_IB_QPS_PER_CONNECTION", n.to_string()));
     }
-    if hca && !plan.hca.is_empty() {
+    if !leave.hca && !plan.hca.is_empty() {
         let devices: Vec<String> = plan.hca.iter().map(|d| format!("{d}:1")).collect();
         v.push(("NCCL_IB_HCA", format!("={}", devices.join(","))));
     }
@@ -55,15 +65,20 @@ pub fn file(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
         "{}",
         super::header(meta, "NCCL environment of every server")
     );
-    for (k, v) in vars(plan, q, true) {
+    let all = Leave {
+        hca: false,
+        gid: false,
+    };
+    for (k, v) in vars(plan, q, all) {
         let _ = writeln!(o, "{k}={v}");
     }
     o
 }
 
-/// The same variables, less `NCCL_IB_HCA`, as a ConfigMap for the pods that take the rail NICs
-/// (`hosts/kubernetes/nccl.yaml`): applied in the jobs' namespace, read with `envFrom`. Every value is
-/// a number, quoted as ConfigMap data must be.
+/// The same variables, less `NCCL_IB_HCA` (and, for macvlan pods, `NCCL_IB_GID_INDEX`: NCCL then finds
+/// the RoCEv2 IPv4 GID of the pod's address itself), as a ConfigMap for the pods that take the rail
+/// NICs (`hosts/kubernetes/nccl.yaml`): applied in the jobs' namespace, read with `envFrom`. Every
+/// value is a number, quoted as ConfigMap data must be.
 pub fn configmap(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
     let mut o = String::with_capacity(512);
     let _ = writeln!(
@@ -77,7 +92,15 @@ pub fn configmap(meta: &Meta, plan: &HostsPlan, q: &NicQos) -> String {
     );
     let _ = writeln!(o, "apiVersion: v1\nkind: ConfigMap\nmetadata:");
     let _ = writeln!(o, "  name: \"{CONFIGMAP}\"\ndata:");
-    for (k, v) in vars(plan, q, false) {
+    let macvlan = plan
+        .kubernetes
+        .as_ref()
+        .is_some_and(|k| k.cni == crate::kinds::SpiderCni::Macvlan);
+    let leave = Leave {
+        hca: true,
+        gid: macvlan,
+    };
+    for (k, v) in vars(plan, q, leave) {
         let _ = writeln!(o, "  {k}: \"{v}\"");
     }
     o

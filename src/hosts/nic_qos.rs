@@ -126,11 +126,15 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
     })
 }
 
+/// The most the mlx5 driver takes as one TC's limit: 255 Gbit/s (an 8-bit count of 1 Gbit/s units;
+/// more is refused with EINVAL).
+pub const MAX_TC_LIMIT_GBPS: u32 = 255;
+
 /// `pct` percent of a `speed_gbps` port in whole Gbit/s for `mlnx_qos --ratelimit` (integers only),
 /// rounded down so the NIC allows no more than the switches' shaper, except that a limit under
-/// 1 Gbit/s becomes 1 (0 would mean no limit at all).
+/// 1 Gbit/s becomes 1 (0 would mean no limit at all), and at most [`MAX_TC_LIMIT_GBPS`].
 pub fn limit_gbps(speed_gbps: u32, pct: u8) -> u32 {
-    (u64::from(speed_gbps) * u64::from(pct) / 100).clamp(1, u64::from(u32::MAX)) as u32
+    (u64::from(speed_gbps) * u64::from(pct) / 100).clamp(1, u64::from(MAX_TC_LIMIT_GBPS)) as u32
 }
 
 /// When the intent names the NIC ports' RDMA devices: a check per port that the device is the port's
@@ -279,6 +283,8 @@ mod tests {
         assert_eq!(limit_gbps(100, 7), 7);
         assert_eq!(limit_gbps(200, 3), 6);
         assert_eq!(limit_gbps(10, 5), 1); // 0.5 Gbit/s: 0 would lift the limit
-        assert_eq!(limit_gbps(800, 100), 800);
+        assert_eq!(limit_gbps(400, 60), 240);
+        assert_eq!(limit_gbps(400, 64), 255); // 256: more than the driver takes
+        assert_eq!(limit_gbps(800, 100), 255);
     }
 }

@@ -4,7 +4,7 @@
 use super::names;
 use crate::diag::Finding;
 use crate::intent::hosts::Hosts;
-use crate::intent::{Intent, QosClass};
+use crate::intent::{Intent, QosClass, ServerMode};
 use crate::model::hosts::{HostsPlan, KubernetesPlan};
 use crate::model::{FabricModel, LinkTier};
 use crate::rules::Rule;
@@ -254,6 +254,10 @@ fn cnp_class(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
 /// 255 local), of Spiderpool's host rule table (500) when the intent writes Spiderpool objects, and
 /// below 2^31.
 fn route_tables(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
+    // Routed ports under Kubernetes leave their address, and with it their table, to the pod.
+    if h.kubernetes.is_some() && intent.fabric.addressing.server_mode == ServerMode::Routed {
+        return;
+    }
     let t = &intent.fabric.topology;
     let first = u64::from(h.route_table);
     let last = first + u64::from(t.rails.max(1)) * u64::from(t.nic_ports.max(1)) - 1;
@@ -350,6 +354,6 @@ pub fn pool_rules(model: &FabricModel) -> Vec<Finding> {
             ),
         )
         .at("/hosts/kubernetes")
-        .hint("set `addressing.pod_addresses_per_port: 1` (or one per pod a server runs): each leaf subnet grows to hold them"),
+        .hint("set `fabric.addressing.pod_addresses_per_port: 1` (or one per pod a server runs): each leaf subnet grows to hold them"),
     ]
 }

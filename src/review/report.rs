@@ -55,7 +55,7 @@ pub fn totals(
 fn host_line(t: &Totals) -> Option<String> {
     (t.host_files_changed > 0).then(|| {
         format!(
-            "{} server files under hosts/ changed: install them on the servers again (ansible/hosts.yml)",
+            "{} server files under hosts/ changed: install them again (ansible/hosts.yml on the servers, kubectl apply for hosts/kubernetes/)",
             t.host_files_changed
         )
     })
