@@ -34,6 +34,23 @@ fn fixture(name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `aifab diff <old> <new> --format <format>` of two intents that differ: exit 1, its standard output.
+fn diff_of(old: &str, new: &std::path::Path, format: &str) -> String {
+    let o = aifab()
+        .args(["diff", old])
+        .arg(new)
+        .args(["--format", format])
+        .output()
+        .expect("run");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("utf8")
+}
+
 #[test]
 fn no_change_reports_nothing() {
     let i = common::intent("intents/pod1-1024.yaml");
@@ -128,20 +145,7 @@ fn markdown_comment_matches_golden() {
     let changed = text.replace("min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB");
     assert_ne!(text, changed);
     let new = fixture("pod1-1024-ecn.yaml", &changed);
-    let o = aifab()
-        .args(["diff", "intents/pod1-1024.yaml"])
-        .arg(&new)
-        .args(["--format", "markdown"])
-        .output()
-        .expect("run");
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let md = String::from_utf8(o.stdout)
-        .expect("utf8")
+    let md = diff_of("intents/pod1-1024.yaml", &new, "markdown")
         .replace(&new.display().to_string(), "pod1-1024-ecn.yaml");
     // Exactly the ECN lines change, nothing else.
     for l in md.lines().filter(|l| {
@@ -365,21 +369,7 @@ fn server_file_changes_are_named_apart_from_the_switches() {
     let changed = text.replacen("      dscp: [26]\n", "      dscp: [28]\n", 1);
     assert_ne!(text, changed);
     let new = fixture("mixed-dscp.yaml", &changed);
-    let run = |format: &str| {
-        let o = aifab()
-            .args(["diff", "intents/mixed-sonic-nxos.yaml"])
-            .arg(&new)
-            .args(["--format", format])
-            .output()
-            .expect("run");
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        String::from_utf8(o.stdout).expect("utf8")
-    };
+    let run = |format: &str| diff_of("intents/mixed-sonic-nxos.yaml", &new, format);
     // nic-qos.sh, nccl.env and the pods' ConfigMap carry the DSCP; no netplan file does.
     let json: serde_json::Value = serde_json::from_str(&run("json")).expect("json");
     assert_eq!(
