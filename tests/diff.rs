@@ -34,10 +34,12 @@ fn fixture(name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// `aifab diff <old> <new> --format <format>` of two intents that differ: exit 1, its standard output.
-fn diff_of(old: &str, new: &std::path::Path, format: &str) -> String {
+/// `aifab diff <before...> <new> --format <format>` (`before`: the old intent, or `--against <rev>`) of
+/// two intents that differ: exit 1, its standard output.
+fn diff_of(before: &[&str], new: &std::path::Path, format: &str) -> String {
     let o = aifab()
-        .args(["diff", old])
+        .arg("diff")
+        .args(before)
         .arg(new)
         .args(["--format", format])
         .output()
@@ -145,7 +147,7 @@ fn markdown_comment_matches_golden() {
     let changed = text.replace("min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB");
     assert_ne!(text, changed);
     let new = fixture("pod1-1024-ecn.yaml", &changed);
-    let md = diff_of("intents/pod1-1024.yaml", &new, "markdown")
+    let md = diff_of(&["intents/pod1-1024.yaml"], &new, "markdown")
         .replace(&new.display().to_string(), "pod1-1024-ecn.yaml");
     // Exactly the ECN lines change, nothing else.
     for l in md.lines().filter(|l| {
@@ -180,19 +182,8 @@ fn against_a_git_revision() {
     )
     .expect("write");
     git(&["commit", "-qam", "two"]);
-    let o = aifab()
-        .args(["diff", "--against", "HEAD~1"])
-        .arg(&intent)
-        .args(["--format", "json"])
-        .output()
-        .expect("run");
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let v: serde_json::Value =
+        serde_json::from_str(&diff_of(&["--against", "HEAD~1"], &intent, "json")).expect("json");
     // The Dell SKUs are "unknown" to 202405's apply-patch validators: reload, then the ECN change.
     assert_eq!(v["changes"][0]["rule"], "CHG-SONIC-RELOAD");
     assert_eq!(v["changes"][0]["switches"], 16);
@@ -369,7 +360,7 @@ fn server_file_changes_are_named_apart_from_the_switches() {
     let changed = text.replacen("      dscp: [26]\n", "      dscp: [28]\n", 1);
     assert_ne!(text, changed);
     let new = fixture("mixed-dscp.yaml", &changed);
-    let run = |format: &str| diff_of("intents/mixed-sonic-nxos.yaml", &new, format);
+    let run = |format: &str| diff_of(&["intents/mixed-sonic-nxos.yaml"], &new, format);
     // nic-qos.sh, nccl.env and the pods' ConfigMap carry the DSCP; no netplan file does.
     let json: serde_json::Value = serde_json::from_str(&run("json")).expect("json");
     assert_eq!(
