@@ -10,7 +10,8 @@
 //! - `--prio_tc 0,1,...,7`: traffic class = priority, as on the switches;
 //! - `--tsa` / `--tcbw`: strict TCs for strict classes, ETS shares as the switches' `bandwidth`;
 //! - `--ratelimit`: a strict class's `max_rate` (the switches' shaper on its queue) as a limit on its TC,
-//!   in whole Gbit/s of the NIC port's speed, rounded down (at least 1; 0 leaves a TC unlimited);
+//!   in whole Gbit/s of the NIC port's speed, rounded down (at least 1, since 0 leaves a TC unlimited;
+//!   at most 255, the mlx5 driver's limit);
 //! - `ecn/roce_np/enable/<p>`, `ecn/roce_rp/enable/<p>`: DCQCN notification and reaction point on each
 //!   lossless priority that marks ECN;
 //! - `ecn/roce_np/cnp_dscp`, `ecn/roce_np/cnp_802p_prio`: the CNPs the NIC sends use the switches' CNP
