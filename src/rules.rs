@@ -4,7 +4,7 @@
 //! A [`Finding`](crate::diag::Finding) is made from a [`Rule`] (`Finding::new(Rule::EcnMinNotBelowMax,
 //! ...)`), so a misspelt rule does not compile and a finding's severity is the registry's. The SARIF
 //! rule descriptions, the rule index of `docs/checks.md` ([`markdown_index`]), the load and schema table
-//! of `docs/intent-reference.md` and the coverage test `tests/checks.rs` all read this table.
+//! of `docs/intent-reference.md` and the coverage test `tests/it/checks.rs` all read this table.
 //!
 //! To add a rule: add a line below (its place sets its order in the docs index), report it with
 //! `Finding::new(Rule::YourRule, ...)`, and give it a `## <id> — <summary>` section in `docs/checks.md` and

@@ -6,7 +6,7 @@
 //! port table (`lanes`, `alias`, `index`, `fec`), speeds in Mbit/s, the `pfc_enable` list, cable lengths
 //! rounded to the SKU's PG lookup rows, headroom profile names, egress queue runs, WRED and scheduler
 //! names, and every number as a string. The tables
-//! and fields are described in docs/platforms/sonic.md; tests/sonic_yang.rs checks every rendered file
+//! and fields are described in docs/platforms/sonic.md; tests/it/sonic_yang.rs checks every rendered file
 //! against the SONiC YANG models. What depends only on the platform and its QoS plan ([`Parts`]) is
 //! built once and borrowed by every device and port.
 

@@ -476,7 +476,7 @@ impl Catalog {
 
     /// Parses vendor files as written (YAML), checking every profile's consistency and sources when
     /// `check`. The built-in catalog skips those checks at each start-up ([`Catalog::builtin_json`])
-    /// because the test suite runs them ([`Catalog::from_files`] in tests/vendors.rs) on exactly the
+    /// because the test suite runs them ([`Catalog::from_files`] in tests/it/vendors.rs) on exactly the
     /// files compiled in.
     fn parse(files: &[(Os, &str)], check: bool) -> Result<Catalog, Vec<String>> {
         let mut errors = Vec::new();

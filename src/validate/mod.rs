@@ -39,7 +39,7 @@ pub fn schema_json() -> String {
 }
 
 /// The intent schema's validator, generated when aifab is built from `schema/intent.schema.json`
-/// (tests/schema_fresh.rs keeps that file equal to [`schema`]): no schema is compiled at start-up,
+/// (tests/it/schema_fresh.rs keeps that file equal to [`schema`]): no schema is compiled at start-up,
 /// and a pattern's regex is compiled the first time a value reaches it. (It replaced a validator
 /// compiled at every start, 2-5 ms, that the command line built on a second thread.)
 #[jsonschema::validator(path = "schema/intent.schema.json")]

@@ -6,7 +6,7 @@
 //! connected, so the fabric /31s stay out of BGP. IPv4 unicast is activated by `default_ipv4_unicast`,
 //! not by BGP_NEIGHBOR_AF `admin_status`: frrcfgd 202405/202411 activate a neighbor only on `"true"`,
 //! which the YANG refuses, and render any other value as `no neighbor X activate`
-//! (tests/sonic_frr.rs renders frrcfgd's templates per release).
+//! (tests/it/sonic_frr.rs renders frrcfgd's templates per release).
 
 use super::db::{ConfigDb, Row, Table, Value};
 use super::key;

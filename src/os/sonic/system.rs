@@ -1,7 +1,7 @@
 //! The device baseline as config_db tables (docs/platforms/sonic.md#device-baseline): MGMT_VRF_CONFIG,
 //! NTP and NTP_SERVER, SYSLOG_SERVER, TACPLUS/TACPLUS_SERVER or RADIUS_SERVER, AAA, SNMP_USER and
 //! SNMP_AGENT_ADDRESS_CONFIG, DNS_NAMESERVER and BANNER_MESSAGE, each checked against the SONiC YANG
-//! by tests/sonic_yang.rs. Local users are Linux accounts, not config_db: they are not rendered.
+//! by tests/it/sonic_yang.rs. Local users are Linux accounts, not config_db: they are not rendered.
 
 use super::db::{ConfigDb, Row, Table, Value};
 use crate::kinds::AaaProtocol;

@@ -3,7 +3,7 @@
 //! uplinks are whole and spread evenly over the spines of its zone and plane. Checked on every example
 //! intent and on variants of the HPN and Meta examples; plus the ratio Meta's paper writes (7:1).
 
-mod common;
+use crate::common;
 
 use aifab::compile::{compile, pattern};
 use aifab::diag::Finding;

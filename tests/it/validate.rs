@@ -4,7 +4,7 @@
 //! Expected locations are not hard-coded: each case names a snippet of the bad file, and the expected
 //! line and column are where that snippet sits in the file's text.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::PathBuf;

@@ -43,7 +43,7 @@ fn check(rel: &str, args: &[&str], regenerate: &str) {
         panic!(
             "{rel} is stale (first difference at line {first_diff}).\n\
              Regenerate it with:\n    {regenerate}\n\
-             or run: AIFAB_BLESS=1 cargo test --test schema_fresh"
+             or run: AIFAB_BLESS=1 cargo test --test it schema_fresh::"
         );
     }
 }

@@ -2,10 +2,8 @@
 //! (every link has two ends on existing ports of the right speed, no port used twice, every /31 used once
 //! with its two addresses on its two ends, loopbacks and ASNs unique, adding a group moves nothing).
 
-mod common;
-#[allow(dead_code)] // the benchmark's fabrics; this test uses one
-#[path = "../src/bench/fabrics.rs"]
-mod fabrics;
+use crate::common;
+use crate::fabrics;
 
 use aifab::compile::compile;
 use aifab::intent::{Intent, TopologyKind};

@@ -7,7 +7,7 @@
 //! sets it) or else from PATH. Without them the tests print one line and skip; under `CI=true` they
 //! fail.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -1175,7 +1175,7 @@ fn hosts_playbook_applies_the_arp_settings_first_and_removes_them() {
     }
     let out = render("intents/mixed-sonic-nxos.yaml", "hosts-arp");
     // The mixed example's servers share no subnet: give the render the file an intent with rack
-    // leaves in rail-subnet mode would have (tests/hosts.rs checks when aifab writes it).
+    // leaves in rail-subnet mode would have (tests/it/hosts.rs checks when aifab writes it).
     let arp_src = out.join("hosts/sysctl-arp.conf");
     let arp_text = "net.ipv4.conf.all.arp_ignore = 1\nnet.ipv4.conf.all.arp_announce = 2\n";
     std::fs::write(&arp_src, arp_text).expect("write");

@@ -24,7 +24,7 @@
 //! `shared/` folder beside the repository (`AIFAB_SONIC_YANG_DIR` overrides the master YANG folder). A
 //! fresh clone has neither: the tests then print one line and skip; under `CI=true` they fail.
 
-mod common;
+use crate::common;
 
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap};

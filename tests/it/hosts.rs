@@ -4,7 +4,7 @@
 //! rail leaves, rack leaves (intents/meta-rack-three-tier.yaml) and two-port NICs on two planes
 //! (intents/hpn-dual-plane.yaml) or two leaves, every port's address and gateway the switch side's.
 
-mod common;
+use crate::common;
 
 use aifab::model::{Device, FabricModel, LinkTier, NicEnd};
 use aifab::platform::Catalog;

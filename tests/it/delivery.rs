@@ -2,7 +2,7 @@
 //! of the folder alone, exit codes say 0 same / 1 differs / 2 could not run, `diff --against` handles
 //! an intent added since the revision, and the Markdown comment stays within its budget.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! and the ones it shuts (description `aifab: unused`) are together exactly the platform's port list,
 //! read back from the rendered files (CLI configs and config_db.json alike).
 
-mod common;
+use crate::common;
 
 use aifab::platform::Catalog;
 use aifab::render::OutFile;

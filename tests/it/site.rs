@@ -3,7 +3,7 @@
 //! device template, found through its project file; the same works with --platforms/--templates; a
 //! broken platform file is refused with its location; a site template reads nothing but the view.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

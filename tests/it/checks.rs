@@ -20,7 +20,7 @@
 //! rule needs a file here and a `## <id> — <summary>` section in `docs/checks.md` that states the
 //! registry's severity and stage, and the rule index of `docs/checks.md` is the registry's.
 
-mod common;
+use crate::common;
 
 use aifab::diag::Severity;
 use aifab::rules::Rule;
@@ -462,7 +462,7 @@ fn the_docs_index_is_the_registry() {
             .map(|(a, b)| format!("\n  docs:     {a}\n  registry: {b}"))
             .unwrap_or_default();
         panic!(
-            "the rule index of {DOCS} differs from src/rules.rs{first}\nrun `AIFAB_BLESS=1 cargo test --test checks the_docs_index` to regenerate it"
+            "the rule index of {DOCS} differs from src/rules.rs{first}\nrun `AIFAB_BLESS=1 cargo test --test it checks::the_docs_index` to regenerate it"
         );
     }
 }

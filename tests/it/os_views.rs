@@ -1,7 +1,7 @@
 //! The per-OS layer (`aifab::os`): the NX-OS and EOS views carry every value in the OS's spelling, and
 //! the NX-OS/EOS templates only place them.
 
-mod common;
+use crate::common;
 
 use aifab::model::Device;
 use aifab::os::{eos, nxos};

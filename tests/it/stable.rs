@@ -3,7 +3,7 @@
 //! ports, peers and /31s. Where a change must move cables (more spines or super-spines share a fixed
 //! number of uplinks), the identities still stay and only the cables that must move, move.
 
-mod common;
+use crate::common;
 
 use aifab::diag::Source;
 use aifab::lock::build::{from_model, renumbered};

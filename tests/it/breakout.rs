@@ -2,7 +2,7 @@
 //! platform's native port speed runs the ports broken out, named per OS, with the lines each OS needs;
 //! a speed no mode gives, or a `breakout:` the platform lacks, is AIF-FAB-011 at its field.
 
-mod common;
+use crate::common;
 
 use aifab::compile::compile;
 use aifab::model::{Device, FabricModel};

@@ -2,7 +2,7 @@
 //! are plain ASCII with no NX-OS command separator in a comment, and a golden check does not depend on
 //! how the intent's path was typed.
 
-mod common;
+use crate::common;
 
 use aifab::platform::Os;
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@
 //! python is `$AIFAB_PYTHON`, else `.ci/venv/bin/python`, else `python3`, and must import jinja2. Without
 //! them the tests print one line and skip; under `CI=true` they fail.
 
-mod common;
+use crate::common;
 
 use aifab::model::{Device, FabricModel};
 use aifab::platform::Os;

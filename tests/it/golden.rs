@@ -1,8 +1,8 @@
 //! Golden files: every example intent renders to exactly the reviewed files in `golden/<intent>/`.
-//! `AIFAB_BLESS=1 cargo test --test golden` rewrites them (review the diff line by line first), the same as
+//! `AIFAB_BLESS=1 cargo test --test it golden::` rewrites them (review the diff line by line first), the same as
 //! `aifab render intents/<x>.yaml --check golden/<x> --bless`.
 
-mod common;
+use crate::common;
 
 use aifab::review::{Status, compare_tree};
 use aifab::write::write_tree;

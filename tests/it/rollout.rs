@@ -1,7 +1,7 @@
 //! The rollout plan keeps the fabric serving: checked against the links of every example fabric, not
 //! against a stored plan.
 
-mod common;
+use crate::common;
 
 use aifab::compile::compile;
 use aifab::kinds::Role;

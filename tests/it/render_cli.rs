@@ -1,7 +1,7 @@
 //! `aifab render` as a user runs it: writes atomically, keeps the previous output on failure, checks
 //! goldens, and is byte-identical across runs and thread counts.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! needs `--allow-renumber`, `--only` refuses cables the lock does not hold, `diff` reads the lock at the
 //! revision, and `schema --lock` is `schema/lock.schema.json`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

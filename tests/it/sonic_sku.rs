@@ -8,14 +8,14 @@
 //! - `config qos reload` agrees with aifab: SONiC's own `buffers_config.j2`, rendered with the SKU's
 //!   `buffers.json.j2` for each DEVICE_METADATA type aifab writes and for every rendered config_db.json,
 //!   produces the BUFFER_POOL and BUFFER_PROFILE entries aifab wrote (`tests/sonic/render_buffers.py`,
-//!   python3 + jinja2, as in `tests/sonic_frr.rs`).
+//!   python3 + jinja2, as in `tests/it/sonic_frr.rs`).
 //!
 //! The SKU folders come from the `shared/` folder beside the repository (`sonic-devices/`, copied from
 //! sonic-buildimage at the commit `vendors/sonic.yaml` cites; `AIFAB_SONIC_DEVICES_DIR` overrides it);
 //! python is `$AIFAB_PYTHON`, else `.ci/venv/bin/python`, else `python3`. Without them the tests that
 //! need them print one line and skip; under `CI=true` they fail.
 
-mod common;
+use crate::common;
 
 use aifab::intent::Role;
 use aifab::os::sonic::device_type;

@@ -3,7 +3,7 @@
 //! values are refused at their place in the intent, and a secret read from the environment never
 //! reaches a golden, a diff or a report.
 
-mod common;
+use crate::common;
 
 use aifab::intent::baseline::{AaaProtocol, Baseline, SecretSource};
 use aifab::kinds::Os;

@@ -6,7 +6,7 @@
 //! stubbed); every emitted patch is accepted whole; every switch routed to `config reload` for a
 //! rejection has an operation the validators reject.
 
-mod common;
+use crate::common;
 
 use aifab::platform::Os;
 use aifab::review::gcu::{self, Release};

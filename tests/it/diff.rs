@@ -1,7 +1,7 @@
 //! `aifab diff`: the change report rules, the markdown PR comment (golden), `--against <rev>` in a git
 //! checkout, and the SONiC JSON patch.
 
-mod common;
+use crate::common;
 
 use aifab::compile::compile;
 use aifab::intent::Intent;

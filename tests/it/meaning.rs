@@ -3,12 +3,10 @@
 //! The same assertions run for NX-OS, EOS and SONiC; a fourth reader reads each server's NIC and NCCL
 //! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back.
 
-mod common;
+use crate::common;
 #[path = "meaning/eos.rs"]
 mod eos;
-#[allow(dead_code)] // the benchmark's fabrics; this test uses one
-#[path = "../src/bench/fabrics.rs"]
-mod fabrics;
+use crate::fabrics;
 #[path = "meaning/host.rs"]
 mod host;
 #[path = "meaning/nxos.rs"]
@@ -143,7 +141,7 @@ fn check_meaning(
                 Os::Sonic => sonic::read(&mine),
             };
             // A strict queue no DSCP reaches carries no class of the intent: SONiC's queue 7 for the
-            // switch's own traffic (tests/os_views.rs checks that one on its own).
+            // switch's own traffic (tests/it/os_views.rs checks that one on its own).
             let reached: BTreeSet<u8> = got.dscp.values().copied().collect();
             got.strict.retain(|q| reached.contains(q));
             let mut want = want;

@@ -1,0 +1,37 @@
+//! The integration tests, one module per feature, in one test binary (`cargo test --test it`; one
+//! module: `cargo test --test it golden::`). Helpers every module shares are in `common`; test data
+//! (intents that must fail, SONiC fixtures, site files) stays in the folders beside this one under `tests/`.
+
+mod common;
+#[allow(dead_code)] // the benchmark's fabrics; the compile and meaning tests use some
+#[path = "../../src/bench/fabrics.rs"]
+mod fabrics;
+
+mod ansible;
+mod baseline;
+mod breakout;
+mod checks;
+mod compile;
+mod delivery;
+mod diff;
+mod fuzz_regressions;
+mod golden;
+mod homing;
+mod hosts;
+mod lock;
+mod meaning;
+mod os_views;
+mod plan;
+mod render_cli;
+mod rollout;
+mod schema_fresh;
+mod site;
+mod sonic_frr;
+mod sonic_patch;
+mod sonic_sku;
+mod sonic_yang;
+mod stable;
+mod standalone;
+mod unused_ports;
+mod validate;
+mod vendors;
