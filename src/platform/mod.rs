@@ -153,8 +153,8 @@ pub struct Platform {
     /// EOS only: the queue sub-mode keyword (`uc-tx-queue` on Strata, `tx-queue` on Sand/Jericho).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_keyword: Option<String>,
-    /// EOS only: whether `random-detect ecn` takes `weight 0` on this platform.
-    #[serde(default)]
+    /// EOS only: whether `random-detect ecn` takes `weight 0` on this platform (stated only when true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ecn_weight: bool,
     /// Traffic classes the user may not use (EOS Sand: TC 7 is reserved for control traffic).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -575,6 +575,18 @@ impl Catalog {
     }
 }
 
+/// Fields of a platform that describe it rather than state a fact a source must back: its name and
+/// ASIC, the sources themselves, and the SONiC SKU's identity and naming, which come with the port table
+/// (`sonic.port_table`'s source covers them). Every other field needs a `sources` entry when present.
+const NOT_FACTS: [&str; 6] = [
+    "description",
+    "asic",
+    "sources",
+    "sonic.platform",
+    "sonic.default_brkout_mode",
+    "sonic.child_alias",
+];
+
 impl Platform {
     /// Consistency problems of this profile (missing sources, impossible values).
     pub fn problems(&self, references: &BTreeMap<String, String>) -> Vec<String> {
@@ -585,38 +597,31 @@ impl Platform {
         out
     }
 
-    /// The facts this platform states, each of which needs a source.
-    fn sourced_facts(&self) -> Vec<&'static str> {
-        let mut need = vec![
-            "ports",
-            "max_mtu",
-            "ecn_unit",
-            "dlb",
-            "qp_hash",
-            "watchdog_timers",
-            "watchdog_limits",
-        ];
-        let optional = [
-            ("min_os", !self.min_os.is_empty()),
-            ("pause_buffer_above_m", self.pause_buffer_above_m.is_some()),
-            ("buffer", self.buffer.is_some()),
-            ("max_lossless_classes", self.max_lossless_classes.is_some()),
-            ("queue_keyword", self.queue_keyword.is_some()),
-            (
-                "reserved_traffic_classes",
-                !self.reserved_traffic_classes.is_empty(),
-            ),
-            ("strict_queues", !self.strict_queues.is_at_priority()),
-            ("breakout", !self.ports.breakout.is_empty()),
-        ];
-        need.extend(optional.into_iter().filter(|(_, on)| *on).map(|(f, _)| f));
-        if let Some(s) = &self.sonic {
-            need.extend(["sonic.hwsku", "sonic.port_table"]);
-            if !s.fec.is_empty() {
-                need.push("sonic.fec");
-            }
-            if s.buffers.is_some() {
-                need.push("sonic.buffers");
+    /// The facts this platform states, each of which needs a source: every field it serializes (a field
+    /// left at its default is not stated), read off the type itself so that a new fact cannot be added
+    /// without a source. `ports.breakout` is the fact `breakout`, and each `sonic.<field>` is its own fact;
+    /// [`NOT_FACTS`] lists the few fields that describe rather than claim.
+    fn sourced_facts(&self) -> Vec<String> {
+        let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(self) else {
+            return Vec::new();
+        };
+        let mut need = Vec::new();
+        for (name, value) in &fields {
+            match (name.as_str(), value) {
+                ("sonic", serde_json::Value::Object(sonic)) => need.extend(
+                    sonic
+                        .keys()
+                        .map(|k| format!("sonic.{k}"))
+                        .filter(|f| !NOT_FACTS.contains(&f.as_str())),
+                ),
+                ("ports", serde_json::Value::Object(ports)) => {
+                    need.push("ports".to_string());
+                    if ports.contains_key("breakout") {
+                        need.push("breakout".to_string());
+                    }
+                }
+                (name, _) if !NOT_FACTS.contains(&name) => need.push(name.to_string()),
+                _ => {}
             }
         }
         need
@@ -626,7 +631,7 @@ impl Platform {
     fn source_problems(&self, references: &BTreeMap<String, String>) -> Vec<String> {
         let mut out = Vec::new();
         for fact in self.sourced_facts() {
-            match self.sources.get(fact) {
+            match self.sources.get(&fact) {
                 None => out.push(format!("fact `{fact}` has no entry in `sources`")),
                 Some(src) => {
                     let cited = src.split_whitespace().next().unwrap_or("");

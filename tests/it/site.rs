@@ -117,6 +117,28 @@ fn a_platform_without_a_source_is_refused_with_its_location() {
     assert!(err.contains("help: "), "{err}");
     assert!(!dir.join("out").exists(), "nothing written");
 
+    // A fact stated without a source is refused, whichever field it is: the list of sourced facts is
+    // read off the platform type, so `ecn_weight: true` (which renders `weight 0`) needs one too.
+    let unsourced: String = good
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("ecn_weight: \"avd"))
+        .map(|l| l.replace("ecn_weight: false", "ecn_weight: true") + "\n")
+        .collect();
+    assert!(unsourced.contains("ecn_weight: true") && !unsourced.contains("ecn_weight: \""));
+    std::fs::write(dir.join("eos.yaml"), &unsourced).expect("write");
+    let o = common::aifab(&[
+        "validate",
+        "tests/site/pod.yaml",
+        "--platforms",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("platform 7804r3: fact `ecn_weight` has no entry in `sources`"),
+        "{err}"
+    );
+
     // A keyword that reaches the config carries no separator or line break.
     let injected = good.replace(
         "queue_keyword: tx-queue",
