@@ -16,7 +16,7 @@ fn main() -> std::process::ExitCode {
 /// Turns transparent huge pages off for this process. A render touches a few hundred MiB once, for
 /// about a second: a huge page is zeroed whole (2 MiB) on its first touch, and on a virtual machine
 /// whose host backs guest memory lazily each one also costs the host a fault per small page. With
-/// small pages a 100K-GPU render took a fifth less wall time there (README, Performance). mimalloc is
+/// small pages a 100K-GPU render took a fifth less wall time there (docs/performance.md). mimalloc is
 /// also built not to ask for huge pages (`no_thp`); this covers systems where THP is `always`.
 #[cfg(target_os = "linux")]
 fn no_huge_pages() {

@@ -1,5 +1,5 @@
 //! What about the machine moves the bench's figures, said beside them: the two costs outside aifab
-//! that README (Performance) measures apart. Linux only; elsewhere, and where `/proc` or `/sys` says
+//! that docs/performance.md measures apart. Linux only; elsewhere, and where `/proc` or `/sys` says
 //! nothing, there is nothing to say.
 
 use super::write_cost::WriteCost;
@@ -25,13 +25,13 @@ pub fn notes(
         && !has_journal(&journals, &device_name(&m.source))
     {
         notes.push(format!(
-            "The renders wrote to ext4 without a journal ({} on {}): there every new file steps over each inode freed in the last 60-300 s, so a render soon after a large removal is slower (README, Performance).",
+            "The renders wrote to ext4 without a journal ({} on {}): there every new file steps over each inode freed in the last 60-300 s, so a render soon after a large removal is slower (docs/performance.md).",
             m.source, m.mount_point
         ));
     }
     if free_page_reporting() {
         notes.push(
-            "This is a virtual machine whose balloon reports freed memory to the host (virtio-balloon free page reporting): a render's first touch of such memory costs a fault in the host, and the figures can move by 2× from one run to the next (README, Performance).".to_string(),
+            "This is a virtual machine whose balloon reports freed memory to the host (virtio-balloon free page reporting): a render's first touch of such memory costs a fault in the host, and the figures can move by 2× from one run to the next (docs/performance.md).".to_string(),
         );
     }
     notes
@@ -41,7 +41,7 @@ pub fn notes(
 /// what those rates make of the largest first render's output.
 fn write_note(name: &str, bytes: u64, before: WriteCost, after: WriteCost) -> String {
     format!(
-        "Writing new files took {:.2} ms per MiB here before the renders and {:.2} after, rewriting a file in place {:.2} and {:.2} ({} MiB probes): at those rates the {name} first render's {:.0} MB of new files cost {:.0} and {:.0} ms of kernel time for that alone, whatever aifab does (README, Performance).",
+        "Writing new files took {:.2} ms per MiB here before the renders and {:.2} after, rewriting a file in place {:.2} and {:.2} ({} MiB probes): at those rates the {name} first render's {:.0} MB of new files cost {:.0} and {:.0} ms of kernel time for that alone, whatever aifab does (docs/performance.md).",
         before.new_ms_per_mib,
         after.new_ms_per_mib,
         before.in_place_ms_per_mib,

@@ -1,7 +1,7 @@
 //! What writing bytes costs on this machine, apart from aifab: into new files (pages the kernel takes
 //! anew for the page cache) and over the bytes of a file that exists (pages it already holds). On a
 //! virtual machine whose balloon hands freed memory back to the host, the first is many times the
-//! second, and it bounds how fast any render that writes new files can be (README, Performance).
+//! second, and it bounds how fast any render that writes new files can be (docs/performance.md).
 
 use std::io::Write as _;
 use std::path::Path;
