@@ -6,7 +6,7 @@
 //! placement and compile errors follow with their warnings.
 
 use crate::check;
-use crate::compile::{compile_locked, shape};
+use crate::compile::compile_locked;
 use crate::diag::{Finding, Source, Span, has_errors};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap};
@@ -14,6 +14,7 @@ use crate::model::{FabricModel, NoteFeature};
 use crate::place;
 use crate::platform::Catalog;
 use crate::rules::Rule;
+use crate::shape;
 use crate::validate;
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -11,8 +11,18 @@
 //! a `tests/bad_checks/<id>.yaml` (the coverage test names whatever is missing; run it with
 //! `AIFAB_BLESS=1` to rewrite the index).
 
-use crate::diag::Severity;
+use serde::Serialize;
 use std::fmt;
+
+/// How serious a finding of a rule is (the registry gives each rule one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The intent is rejected.
+    Error,
+    /// Rendered anyway; the operator should read it.
+    Warning,
+}
 
 /// The pipeline stage that reports a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,9 +53,12 @@ impl Stage {
     }
 }
 
-/// Declares [`Rule`] and its table from one list: `Variant = ("AIF-XXX-NNN", severity, stage, "summary")`.
+/// Declares [`Rule`] and its table from one list: `Variant = ("AIF-XXX-NNN", severity, stage, "summary")`,
+/// with a trailing `acknowledgeable` for an error an `acknowledge` entry may cover.
 macro_rules! rules {
-    ($($name:ident = ($id:literal, $severity:ident, $stage:ident, $summary:literal),)*) => {
+    (@ack acknowledgeable) => { true };
+    (@ack) => { false };
+    ($($name:ident = ($id:literal, $severity:ident, $stage:ident, $summary:literal $(, $ack:ident)?),)*) => {
         /// A rule aifab reports. Its id, severity, stage and summary are in the registry ([`Rule::id`],
         /// [`Rule::severity`], ...).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,7 +84,7 @@ macro_rules! rules {
             /// True for an error the intent may accept under `acknowledge` (a combination that
             /// drops part of the intent, which the operator may knowingly take).
             pub const fn acknowledgeable(self) -> bool {
-                matches!(self, Rule::DlbBypassesEgressQos | Rule::QpHashReplacesL4Ports)
+                match self { $(Rule::$name => rules!(@ack $($ack)?),)* }
             }
             /// The stage that reports it.
             pub const fn stage(self) -> Stage {
@@ -155,9 +168,9 @@ rules! {
     DlbMacMissing = ("AIF-LB-002", Error, Compile, "NX-OS DLB needs a DLB virtual MAC"),
     QpHashUnsupported = ("AIF-LB-003", Error, Compile, "QP hashing on a platform that cannot do it"),
     DlbMacNotUnicast = ("AIF-LB-004", Error, Checks, "The DLB MAC must be a unicast, non-zero address"),
-    DlbBypassesEgressQos = ("AIF-LB-005", Error, Checks, "DLB on a platform that does not apply egress QoS to DLB flows (acknowledgeable)"),
+    DlbBypassesEgressQos = ("AIF-LB-005", Error, Checks, "DLB on a platform that does not apply egress QoS to DLB flows (acknowledgeable)", acknowledgeable),
     DlbNeedsReload = ("AIF-LB-006", Warning, Checks, "NX-OS `hardware profile dlb` needs a reload"),
-    QpHashReplacesL4Ports = ("AIF-LB-007", Error, Checks, "QP hashing that replaces L4-port hashing for all IPv4 traffic (acknowledgeable)"),
+    QpHashReplacesL4Ports = ("AIF-LB-007", Error, Checks, "QP hashing that replaces L4-port hashing for all IPv4 traffic (acknowledgeable)", acknowledgeable),
     DlbNoEffect = ("AIF-LB-008", Warning, Checks, "DLB settings that have no effect"),
 
     AckUnknownRule = ("AIF-ACK-001", Error, Checks, "`acknowledge` names a rule that does not exist or cannot be acknowledged"),

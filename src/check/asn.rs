@@ -1,10 +1,10 @@
 //! ASN reservation and ECMP width (`AIF-BGP-006`, `-007`): no tier's ASN range reaches an ASN that
 //! must never be configured, and `maximum_paths` is at least the ECMP width the topology gives.
 
-use crate::compile::shape::Shape;
 use crate::diag::Finding;
 use crate::intent::Intent;
 use crate::rules::Rule;
+use crate::shape::Shape;
 use crate::units::AsnRange;
 
 /// ASN ranges no router may use: each with its RFC.

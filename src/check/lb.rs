@@ -1,14 +1,15 @@
 //! Load-balancing rules (`AIF-LB-004`..`-008`): DLB settings that cannot work or do nothing, and what DLB
 //! and QP hashing cost on the platforms that run them (`-005` and `-007` are errors an intent may
-//! acknowledge, [`super::ack`]). Mode and platform support run in the compiler.
+//! acknowledge, [`crate::place::ack`]). Mode and platform support run in the compiler.
 //!
 //! Whether a platform runs DLB or QP hashing is decided per device, as the compiler decides it: the
 //! role lists (an empty list selects no role) and then the overrides ([`crate::place::dlb_mode`],
 //! [`crate::place::roce_dest_qp`]).
 
-use super::{Uses, ack};
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent, LoadBalancing};
+use crate::place::ack;
 use crate::place::{self, PlatformUse};
 use crate::rules::Rule;
 

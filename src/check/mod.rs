@@ -6,7 +6,6 @@
 //! Fabric-arithmetic rules (pools, ports, platform support) run in placement and the compiler, declared
 //! the same way.
 
-pub mod ack;
 mod asn;
 mod baseline;
 mod bgp;
@@ -49,26 +48,44 @@ pub fn run_unlocated(intent: &Intent, catalog: &Catalog) -> Vec<Finding> {
     let mut out = intent_rules(intent);
     let placement = place::for_rules(intent, catalog, None);
     out.extend(platform_rules(intent, catalog, &placement));
-    if let Ok(s) = crate::compile::shape::shape(intent) {
+    if let Ok(s) = crate::shape::shape(intent) {
         out.extend(ecmp_rules(intent, &s));
     }
     out
 }
 
+/// A family of rules that read only the intent: the sections it reads and its entry point.
+type IntentFamily = (&'static [&'static str], fn(&Intent, &mut Vec<Finding>));
+
+/// Every intent-rule family, in the order its findings are reported, with the intent sections it reads.
+/// [`intent_rules`] runs them all; [`partial_intent_rules`] runs those whose sections passed the schema,
+/// so a family added here runs in both.
+const INTENT_FAMILIES: &[IntentFamily] = &[
+    (&["/qos"], qos::intent_rules),
+    (&["/qos"], pfc::intent_rules),
+    (&["/fabric/mtu"], mtu::intent_rules),
+    (&["/fabric/bgp"], bgp::rules),
+    (&["/fabric/bgp"], asn::reserved_rules),
+    (
+        &["/fabric/management", "/fabric/addressing", "/overrides"],
+        management::pool_rules,
+    ),
+    (&["/load_balancing"], lb::intent_rules),
+    (
+        &["/acknowledge", "/overrides"],
+        crate::place::ack::intent_rules,
+    ),
+    (&["/baseline"], baseline::rules),
+    (&["/hosts", "/qos", "/fabric/topology"], crate::hosts::rules),
+];
+
 /// The rules that read only the intent: class definitions, the watchdog switch, the RoCE MTU, ASNs,
-/// DLB settings.
+/// management pools, DLB settings, acknowledgements, the baseline and the hosts section.
 pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     let mut out = Vec::new();
-    qos::intent_rules(intent, &mut out);
-    pfc::intent_rules(intent, &mut out);
-    mtu::intent_rules(intent, &mut out);
-    bgp::rules(intent, &mut out);
-    asn::reserved_rules(intent, &mut out);
-    management::pool_rules(intent, &mut out);
-    lb::intent_rules(intent, &mut out);
-    ack::intent_rules(intent, &mut out);
-    baseline::rules(intent, &mut out);
-    crate::hosts::rules(intent, &mut out);
+    for (_, family) in INTENT_FAMILIES {
+        family(intent, &mut out);
+    }
     out
 }
 
@@ -76,36 +93,11 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
 /// runs only when every section it reads is clean ([`crate::validate::Partial`]). The platform and
 /// topology rules need the whole fabric and do not run.
 pub fn partial_intent_rules(p: &crate::validate::Partial) -> Vec<Finding> {
-    let intent = &p.intent;
     let mut out = Vec::new();
-    if p.clean("/qos") {
-        qos::intent_rules(intent, &mut out);
-        pfc::intent_rules(intent, &mut out);
-    }
-    if p.clean("/fabric/mtu") {
-        mtu::intent_rules(intent, &mut out);
-    }
-    if p.clean("/fabric/bgp") {
-        bgp::rules(intent, &mut out);
-        asn::reserved_rules(intent, &mut out);
-    }
-    if p.clean("/load_balancing") {
-        lb::intent_rules(intent, &mut out);
-    }
-    if p.clean("/baseline") {
-        baseline::rules(intent, &mut out);
-    }
-    if ["/fabric/management", "/fabric/addressing", "/overrides"]
-        .iter()
-        .all(|s| p.clean(s))
-    {
-        management::pool_rules(intent, &mut out);
-    }
-    if ["/hosts", "/qos", "/fabric/topology"]
-        .iter()
-        .all(|s| p.clean(s))
-    {
-        crate::hosts::rules(intent, &mut out);
+    for (sections, family) in INTENT_FAMILIES {
+        if sections.iter().all(|s| p.clean(s)) {
+            family(&p.intent, &mut out);
+        }
     }
     out
 }

@@ -15,7 +15,6 @@
 //! then loopbacks, ASNs, server addressing, fabric /31s with their BGP neighbors, management, and the
 //! pool accounting `aifab plan` prints.
 
-use super::shape::Shape;
 use super::stable::{Blocks, Index, take_free, v4};
 use super::topology::{Draft, DraftDevice, DraftLink, End};
 use crate::diag::Finding;
@@ -24,6 +23,7 @@ use crate::model::{
     AddressPool, LinkTier, ManagementAddr, Name, Neighbor, Peer, PoolUse, ServerSubnet,
 };
 use crate::rules::Rule;
+use crate::shape::Shape;
 use crate::spell;
 use foldhash::{HashSet, HashSetExt as _};
 use rayon::prelude::*;

@@ -238,10 +238,10 @@ fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
     }
 }
 
-/// The acknowledgements that cover the device ([`crate::check::ack::covering`]), recorded for its
+/// The acknowledgements that cover the device ([`crate::place::ack::covering`]), recorded for its
 /// header, `validate` and the change report.
 fn acknowledged(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
-    let acks: Vec<Acknowledged> = crate::check::ack::covering(intent, pf, &*d)
+    let acks: Vec<Acknowledged> = crate::place::ack::covering(intent, pf, &*d)
         .into_iter()
         .map(|(rule, a, pointer)| Acknowledged {
             rule: rule.id().to_string(),

@@ -1,6 +1,6 @@
 //! The fabric compiler: a placed intent → [`FabricModel`].
 //!
-//! One module per concern: [`shape`] (counts and port budgets), [`topology`] (ports and links of the
+//! One module per concern ([`crate::shape`] counted the fabric before): [`topology`] (ports and links of the
 //! placed devices), [`addressing`] (loopbacks, /31s, server subnets, ASNs), [`qos`] (per-platform QoS
 //! plans) and [`features`] (DLB, QP hashing, notes for unverified syntax). Which devices exist, their
 //! names and platforms come from [`crate::place`]. Without a lock, allocation is a pure function of the
@@ -10,11 +10,8 @@
 pub mod addressing;
 pub mod baseline;
 pub mod features;
-pub mod homing;
-pub mod pattern;
 pub mod ports;
 pub mod qos;
-pub mod shape;
 pub mod stable;
 pub mod topology;
 
@@ -24,7 +21,7 @@ use crate::lock::Lock;
 use crate::model::FabricModel;
 use crate::place::{self, Placement};
 use crate::platform::Catalog;
-use shape::Shape;
+use crate::shape::{self, Shape};
 
 /// Compiles a schema-valid intent into the device model, or returns every problem found.
 pub fn compile(intent: &Intent, catalog: &Catalog) -> Result<FabricModel, Vec<Finding>> {

@@ -6,10 +6,7 @@
 //! highest ports, spread round-robin over the spines (uplink k goes to spine k mod count); a spine's
 //! leaf-facing ports follow the leaf order, so a new group takes new ports and moves none.
 
-use super::homing::NicPort;
-use super::pattern;
 use super::ports::{self, PortCache};
-use super::shape::Shape;
 use super::stable::{self, Cable, Index, Ports};
 use crate::diag::Finding;
 use crate::intent::{Intent, Role, Topology};
@@ -20,6 +17,9 @@ use crate::model::{
 use crate::place::{self, Overridable, Placement};
 use crate::platform::{Catalog, Os};
 use crate::rules::Rule;
+use crate::shape::Shape;
+use crate::shape::homing::NicPort;
+use crate::shape::pattern;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -446,7 +446,7 @@ impl<'a> Wiring<'a> {
     }
 }
 
-/// Server ports on the leaves, the lowest ports in the order [`Homes`](super::homing::Homes) gives
+/// Server ports on the leaves, the lowest ports in the order [`Homes`](crate::shape::homing::Homes) gives
 /// (slot, rail on rack leaves, NIC port on `same-leaf`), each with its server-leaf cable: every device's
 /// server interfaces (built per leaf in parallel) and the cables in leaf order.
 #[allow(clippy::type_complexity)]

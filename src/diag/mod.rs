@@ -6,6 +6,7 @@
 pub mod render;
 
 use crate::rules::Rule;
+pub use crate::rules::Severity;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -43,16 +44,6 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
-}
-
-/// How serious a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The intent is rejected.
-    Error,
-    /// Rendered anyway; the operator should read it.
-    Warning,
 }
 
 /// A byte range in the source.

@@ -33,7 +33,7 @@ pub use servers::{Nic, Server, servers};
 
 use crate::model::FabricModel;
 use crate::model::hosts::HostsPlan;
-use crate::render::{Meta, OutFile};
+use crate::output::{Meta, OutFile};
 use rayon::prelude::*;
 
 /// The folder under the output folder that holds every host file.

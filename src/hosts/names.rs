@@ -72,7 +72,7 @@ pub fn hca_names(pattern: &str, rails: u32, nic_ports: u32) -> Result<Vec<String
                 ("port", port + 1),
                 ("index", rail * nic_ports + port),
             ];
-            let name = crate::compile::pattern::expand(pattern, &values)?;
+            let name = crate::shape::pattern::expand(pattern, &values)?;
             check_rdma(&name)?;
             if names.contains(&name) {
                 return Err(format!(

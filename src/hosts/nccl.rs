@@ -16,7 +16,7 @@
 
 use super::nic_qos::NicQos;
 use crate::model::hosts::HostsPlan;
-use crate::render::Meta;
+use crate::output::Meta;
 use std::fmt::Write as _;
 
 /// The traffic-class byte of a DSCP (ECN bits clear).

@@ -12,7 +12,7 @@
 use super::Server;
 use super::line;
 use crate::model::hosts::HostsPlan;
-use crate::render::Meta;
+use crate::output::Meta;
 use crate::spell;
 
 /// The routing table of port `port` of rail `rail`'s NIC (both 1-based): rail 1 port 1 first, the

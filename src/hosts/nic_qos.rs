@@ -20,7 +20,7 @@
 use super::Server;
 use crate::model::hosts::HostsPlan;
 use crate::model::{ClassPlan, FabricModel, QosPlan};
-use crate::render::Meta;
+use crate::output::Meta;
 use std::fmt::Write as _;
 
 /// What the NIC must be set to, OS-neutral.

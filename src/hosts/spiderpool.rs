@@ -19,7 +19,7 @@ use super::{Nic, Server};
 use crate::kinds::SpiderCni;
 use crate::model::FabricModel;
 use crate::model::hosts::{HostsPlan, KubernetesPlan};
-use crate::render::Meta;
+use crate::output::Meta;
 use crate::spell;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};

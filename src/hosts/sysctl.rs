@@ -9,7 +9,7 @@
 //! (<https://docs.kernel.org/networking/ip-sysctl.html>).
 
 use super::Server;
-use crate::render::Meta;
+use crate::output::Meta;
 
 /// Where the file goes under the output folder.
 pub const PATH: &str = "hosts/sysctl-arp.conf";

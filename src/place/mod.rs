@@ -7,6 +7,7 @@
 //! overridable field (platform, DLB mode, QP hashing, management address) is resolved by one rule,
 //! [`resolved`]: the last matching override that sets the field wins.
 
+pub mod ack;
 mod names;
 mod overrides;
 mod resolve;
@@ -16,11 +17,11 @@ pub use resolve::{
     resolved, roce_dest_qp, tier_platform,
 };
 
-use crate::compile::shape::{self, Counts, Shape};
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
 use crate::platform::{Catalog, Os, Platform};
 use crate::rules::Rule;
+use crate::shape::{self, Counts, Shape};
 use std::collections::BTreeMap;
 
 /// One device as placement gives it.

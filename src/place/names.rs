@@ -2,10 +2,10 @@
 //! twice (`AIF-NAME-002`).
 
 use super::Slot;
-use crate::compile::pattern;
 use crate::diag::Finding;
 use crate::intent::{Role, Topology};
 use crate::rules::Rule;
+use crate::shape::pattern;
 use std::collections::HashMap;
 
 /// The hostname pattern of a role.

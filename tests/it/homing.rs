@@ -5,11 +5,12 @@
 
 use crate::common;
 
-use aifab::compile::{compile, pattern};
+use aifab::compile::compile;
 use aifab::diag::Finding;
 use aifab::intent::{Attachment, Homing, Intent, Prefix, ServerMode, SuperSpineTier};
 use aifab::model::{Device, FabricModel, LinkTier};
 use aifab::platform::Catalog;
+use aifab::shape::pattern;
 use aifab::units::{AsnRange, Length, Ratio};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

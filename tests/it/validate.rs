@@ -443,6 +443,15 @@ fn schema_command_prints_the_schema() {
 }
 
 #[test]
+fn an_acknowledgement_is_checked_when_other_sections_fail_the_schema() {
+    let file = bad("schema-and-acknowledge");
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    expect_at(&findings, &file, "AIF-SCHEMA-003", "\"128\"", 0, 0);
+    expect_at(&findings, &file, "AIF-ACK-001", "rule: AIF-QOS-013", 0, 6);
+}
+
+#[test]
 fn schema_and_semantic_problems_are_reported_together() {
     let file = bad("schema-and-semantic");
     let (code, findings) = validate_json(&file);

@@ -12,7 +12,7 @@ use crate::platform::Platform;
 use crate::rules::Rule;
 
 /// AIF-ACK-001, -002 over the fabric-wide list and every override's.
-pub(super) fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
+pub fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
     list(&intent.acknowledge, "/acknowledge", out);
     for (i, o) in intent.overrides.iter().enumerate() {
         list(&o.acknowledge, &format!("/overrides/{i}/acknowledge"), out);

@@ -1,15 +1,18 @@
-//! Fabric arithmetic: how many devices of each role, how many ports each uses, and whether the chosen
+//! The fabric's shape, from the intent alone (before placement, which names its devices): how many devices of each role, how many ports each uses, and whether the chosen
 //! platforms can carry it. Everything later (ports, links, addresses) follows from the [`Shape`].
 //!
 //! [`counts`] is the part placement needs (how many devices of each role, zones, planes); [`shape`] adds
 //! the port arithmetic. Each runs its passes in order and stops at the first that fails, so the first
 //! problem is reported with its numbers and not buried under the problems it causes.
 
-use super::homing::{self, Homes};
+pub mod homing;
+pub mod pattern;
+
 use crate::diag::Finding;
 use crate::intent::{Intent, SuperSpineTier, Topology, TopologyKind};
 use crate::rules::Rule;
 use crate::units::{Ratio, Speed};
+use homing::Homes;
 
 /// How many devices of each role the fabric has, and how they group: what placement needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
