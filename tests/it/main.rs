@@ -18,6 +18,7 @@ mod fuzz_regressions;
 mod golden;
 mod homing;
 mod hosts;
+mod layers;
 mod lock;
 mod meaning;
 mod os_views;
