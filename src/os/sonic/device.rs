@@ -167,8 +167,8 @@ fn device_metadata<'a>(d: &'a Device, sku: &'a SonicFacts) -> Table<'a> {
         ("buffer_model", "traditional".into()),
         ("default_bgp_status", "up".into()),
         ("default_pfcwd_status", "disable".into()),
-        ("docker_routing_config_mode", "unified".into()),
-        ("frr_mgmt_framework_config", "true".into()),
+        ("docker_routing_config_mode", "separated".into()),
+        ("frr_mgmt_framework_config", "false".into()),
         ("synchronous_mode", "enable".into()),
     ];
     let platform = [("platform", text(&sku.platform))];
