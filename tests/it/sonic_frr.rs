@@ -233,7 +233,9 @@ fn frr_accepts(dir: &Path, name: &str, text: &str) -> Result<(), String> {
             let w: Vec<&str> = l.split_whitespace().collect();
             match w.as_slice() {
                 ["maximum-paths", n] => match n.parse::<u32>() {
-                    Ok(n) if n > limit && n <= SONIC_MULTIPATH => l.replace(&n.to_string(), &limit.to_string()),
+                    Ok(n) if n > limit && n <= SONIC_MULTIPATH => {
+                        l.replace(&n.to_string(), &limit.to_string())
+                    }
                     _ => l.to_string(),
                 },
                 _ => l.to_string(),
@@ -274,12 +276,21 @@ fn ecmp_width(d: &Device) -> usize {
 fn problems(d: &Device, s: &Startup, release: &str, dir: &Path, name: &str) -> Vec<String> {
     let mut out = Vec::new();
     if s.init_rc != 0 || s.init_stderr.contains("Traceback") || s.init_stderr.contains("Error") {
-        let tail: String = s.init_stderr.lines().rev().take(3).collect::<Vec<_>>().join(" / ");
+        let tail: String = s
+            .init_stderr
+            .lines()
+            .rev()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" / ");
         out.push(format!("docker_init.sh failed (rc {}): {tail}", s.init_rc));
     }
     for program in ["zebra", "staticd", "bgpd", "fpmsyncd", "bgpcfgd"] {
         if !s.supervisord.iter().any(|p| p == program) {
-            out.push(format!("supervisord starts no {program}: {:?}", s.supervisord));
+            out.push(format!(
+                "supervisord starts no {program}: {:?}",
+                s.supervisord
+            ));
         }
     }
     if s.supervisord.iter().any(|p| p == "frrcfgd") {
@@ -310,11 +321,17 @@ fn problems(d: &Device, s: &Startup, release: &str, dir: &Path, name: &str) -> V
     let parsed = [
         ("bgpd", format!("{running}\n{}\n{}", s.tsa, s.tsb)),
         ("zebra", zebra.to_string()),
-        ("staticd", s.files.get("staticd.conf").cloned().unwrap_or_default()),
+        (
+            "staticd",
+            s.files.get("staticd.conf").cloned().unwrap_or_default(),
+        ),
     ];
     for (daemon, text) in parsed {
         if let Err(e) = frr_accepts(dir, &format!("{release}-{name}-{daemon}.conf"), &text) {
-            out.push(format!("FRR's parser refuses the {daemon} config: {}", e.trim()));
+            out.push(format!(
+                "FRR's parser refuses the {daemon} config: {}",
+                e.trim()
+            ));
         }
     }
     out
@@ -323,10 +340,16 @@ fn problems(d: &Device, s: &Startup, release: &str, dir: &Path, name: &str) -> V
 /// Neighbors, networks and maximum-paths against the model.
 fn bgp_problems(d: &Device, frr: &Frr, out: &mut Vec<String>) {
     if frr.asn != Some(d.bgp.asn.to_string()) {
-        out.push(format!("router bgp {:?}, the model says {}", frr.asn, d.bgp.asn));
+        out.push(format!(
+            "router bgp {:?}, the model says {}",
+            frr.asn, d.bgp.asn
+        ));
     }
     if frr.router_id != Some(d.bgp.router_id.to_string()) {
-        out.push(format!("bgp router-id {:?}, the model says {}", frr.router_id, d.bgp.router_id));
+        out.push(format!(
+            "bgp router-id {:?}, the model says {}",
+            frr.router_id, d.bgp.router_id
+        ));
     }
     for n in &d.bgp.neighbors {
         let ip = n.ip.to_string();
@@ -335,10 +358,16 @@ fn bgp_problems(d: &Device, frr: &Frr, out: &mut Vec<String>) {
             continue;
         };
         if p.remote_as != Some(n.remote_as.to_string()) {
-            out.push(format!("neighbor {ip} remote-as {:?}, the model says {}", p.remote_as, n.remote_as));
+            out.push(format!(
+                "neighbor {ip} remote-as {:?}, the model says {}",
+                p.remote_as, n.remote_as
+            ));
         }
         if !frr.ipv4_active(&ip) {
-            out.push(format!("neighbor {ip} ({}) is not active for IPv4 unicast", n.peer));
+            out.push(format!(
+                "neighbor {ip} ({}) is not active for IPv4 unicast",
+                n.peer
+            ));
         }
         if p.shutdown {
             out.push(format!("neighbor {ip} ({}) is shut down", n.peer));
@@ -361,7 +390,9 @@ fn bgp_problems(d: &Device, frr: &Frr, out: &mut Vec<String>) {
     let width = ecmp_width(d);
     match frr.maximum_paths {
         Some(m) if m as usize >= width => {}
-        other => out.push(format!("maximum-paths {other:?} is below the ECMP width {width}")),
+        other => out.push(format!(
+            "maximum-paths {other:?} is below the ECMP width {width}"
+        )),
     }
 }
 
@@ -371,15 +402,21 @@ fn drain_problems(d: &Device, frr: &Frr, s: &Startup, out: &mut Vec<String>) {
         .bgp
         .neighbors
         .iter()
-        .filter_map(|n| frr.peers.contains_key(&n.ip.to_string()).then(|| frr.out_map(&n.ip.to_string())))
-        .map(|m| m.unwrap_or("(none)"))
+        .map(|n| n.ip.to_string())
+        .filter(|ip| frr.peers.contains_key(ip))
+        .map(|ip| frr.out_map(&ip).unwrap_or("(none)"))
         .collect();
     let loopback = normalize(&format!("{}/32", d.loopback));
     let routes: Vec<String> = model_networks(d)
         .into_iter()
         .chain(["0.0.0.0/0".to_string(), "192.0.2.0/24".to_string()])
         .collect();
-    let drained = Frr::read(&format!("{}\n{}\n{}", s.files.get("bgpd.conf").map(String::as_str).unwrap_or(""), s.bgpcfgd, s.tsa));
+    let drained = Frr::read(&format!(
+        "{}\n{}\n{}",
+        s.files.get("bgpd.conf").map(String::as_str).unwrap_or(""),
+        s.bgpcfgd,
+        s.tsa
+    ));
     let undrained = Frr::read(&format!(
         "{}\n{}\n{}\n{}",
         s.files.get("bgpd.conf").map(String::as_str).unwrap_or(""),
@@ -403,7 +440,9 @@ fn drain_problems(d: &Device, frr: &Frr, s: &Startup, out: &mut Vec<String>) {
             if *r == loopback {
                 let marked = vec!["community".to_string(), TRAFFIC_SHIFT.to_string()];
                 if after.as_ref().is_none_or(|sets| !sets.contains(&marked)) {
-                    out.push(format!("after TSA, {map} sends the loopback {r} without {TRAFFIC_SHIFT}: {after:?}"));
+                    out.push(format!(
+                        "after TSA, {map} sends the loopback {r} without {TRAFFIC_SHIFT}: {after:?}"
+                    ));
                 }
             } else if after.is_some() {
                 out.push(format!("after TSA, {map} still sends {r}: {after:?}"));
@@ -413,7 +452,9 @@ fn drain_problems(d: &Device, frr: &Frr, s: &Startup, out: &mut Vec<String>) {
 }
 
 fn every_device_routes(release: &str) {
-    let Some(routing) = routing(release) else { return };
+    let Some(routing) = routing(release) else {
+        return;
+    };
     let Some(python) = tools() else { return };
     let devices = rendered_sonic();
     let input: Vec<(String, Value)> = devices
@@ -428,7 +469,12 @@ fn every_device_routes(release: &str) {
         let p = problems(&d.device, s, release, &dir, &d.name);
         if !p.is_empty() {
             let shown: Vec<&str> = p.iter().take(4).map(String::as_str).collect();
-            failing.push(format!("{}: {}{}", d.name, shown.join("\n    "), more(p.len(), shown.len())));
+            failing.push(format!(
+                "{}: {}{}",
+                d.name,
+                shown.join("\n    "),
+                more(p.len(), shown.len())
+            ));
         }
     }
     eprintln!(
@@ -477,7 +523,9 @@ fn sonic_master_starts_every_device_routing() {
 /// staticd.db.conf.j2 is not found and no frr.conf is written; supervisord still starts frrcfgd.
 #[test]
 fn sonic_202405_unified_mode_renders_no_frr_conf() {
-    let Some(routing) = routing("202405") else { return };
+    let Some(routing) = routing("202405") else {
+        return;
+    };
     let Some(python) = tools() else { return };
     let d = &rendered_sonic()[0];
     let mut db = d.config_db.clone();
@@ -486,7 +534,11 @@ fn sonic_202405_unified_mode_renders_no_frr_conf() {
     meta["frr_mgmt_framework_config"] = json!("true");
     let started = start(&python, "202405", &routing, &[(d.name.clone(), db)]);
     let s = &started[&d.name];
-    assert!(s.supervisord.iter().any(|p| p == "frrcfgd"), "{:?}", s.supervisord);
+    assert!(
+        s.supervisord.iter().any(|p| p == "frrcfgd"),
+        "{:?}",
+        s.supervisord
+    );
     assert!(!s.files.contains_key("frr.conf"), "{:?}", s.files.keys());
     assert!(
         s.init_stderr.contains("TemplateNotFound") && s.init_stderr.contains("staticd.db.conf.j2"),
@@ -499,7 +551,9 @@ fn sonic_202405_unified_mode_renders_no_frr_conf() {
 /// checks above: the test can see what it claims to check.
 #[test]
 fn a_broken_file_is_caught() {
-    let Some(routing) = routing("202405") else { return };
+    let Some(routing) = routing("202405") else {
+        return;
+    };
     let Some(python) = tools() else { return };
     let d = rendered_sonic()
         .into_iter()
@@ -513,6 +567,12 @@ fn a_broken_file_is_caught() {
     let dir = common::Scratch::new("sonic-frr-broken");
     let p = problems(&d.device, &started[&d.name], "202405", &dir, "broken");
     let text = p.join("\n");
-    assert!(text.contains("fpm address") || text.contains("no /etc/frr/bgpd.conf"), "{text}");
-    assert!(text.contains("is not configured") || text.contains("is shut down"), "{text}");
+    assert!(
+        text.contains("fpm address") || text.contains("no /etc/frr/bgpd.conf"),
+        "{text}"
+    );
+    assert!(
+        text.contains("is not configured") || text.contains("is shut down"),
+        "{text}"
+    );
 }

@@ -79,7 +79,12 @@ pub(crate) fn is_port_vlan(i: &Interface) -> bool {
 /// VLAN, VLAN_MEMBER and VLAN_INTERFACE of the routed server ports: one VLAN per port, the port its
 /// untagged member, the port's /31 on the VLAN interface.
 fn add_port_vlans<'a>(db: &mut ConfigDb<'a>, order: &PortOrder<'a>) {
-    let ports: Vec<&Interface> = order.plain.iter().copied().filter(|i| is_port_vlan(i)).collect();
+    let ports: Vec<&Interface> = order
+        .plain
+        .iter()
+        .copied()
+        .filter(|i| is_port_vlan(i))
+        .collect();
     if ports.is_empty() {
         return;
     }

@@ -86,13 +86,17 @@ impl Frr {
             }
             ["router", ..] => return Node::OtherRouter,
             ["route-map", name, action, seq] => {
-                let seq: u32 = seq.parse().unwrap_or_else(|_| panic!("route-map seq in {line}"));
+                let seq: u32 = seq
+                    .parse()
+                    .unwrap_or_else(|_| panic!("route-map seq in {line}"));
                 let e = self.route_maps.entry(name.to_string()).or_default();
                 e.entry(seq).or_default().permit = *action == "permit";
                 return Node::RouteMap(name.to_string(), seq);
             }
             ["no", "route-map", name, _action, seq] => {
-                let seq: u32 = seq.parse().unwrap_or_else(|_| panic!("route-map seq in {line}"));
+                let seq: u32 = seq
+                    .parse()
+                    .unwrap_or_else(|_| panic!("route-map seq in {line}"));
                 if let Some(m) = self.route_maps.get_mut(*name) {
                     m.remove(&seq);
                 }
@@ -193,7 +197,8 @@ impl Frr {
 
     fn peer(&mut self, name: &str, line: &str) -> &mut Peer {
         if !self.peers.contains_key(name) {
-            self.errors.push(format!("`{line}` names a neighbor not configured yet"));
+            self.errors
+                .push(format!("`{line}` names a neighbor not configured yet"));
         }
         self.peers.entry(name.to_string()).or_default()
     }
@@ -302,14 +307,22 @@ route-map OUT_V4 deny 40
         assert_eq!(f.asn.as_deref(), Some("65001"));
         assert!(f.errors.is_empty(), "{:?}", f.errors);
         assert!(f.ipv4_active("10.1.0.0"));
-        assert!(!f.ipv4_active("10.1.0.2"), "created under no bgp default ipv4-unicast");
+        assert!(
+            !f.ipv4_active("10.1.0.2"),
+            "created under no bgp default ipv4-unicast"
+        );
         assert_eq!(f.out_map("10.1.0.0"), Some("OUT_V4"));
         assert_eq!(f.out_map("10.1.0.2"), None);
         assert_eq!(f.maximum_paths, Some(64));
         assert_eq!(normalize(&f.networks[1]), "10.2.0.0/26");
-        let lo = f.apply("OUT_V4", "10.0.0.1/32", None).expect("loopback permitted");
+        let lo = f
+            .apply("OUT_V4", "10.0.0.1/32", None)
+            .expect("loopback permitted");
         assert_eq!(lo, vec![owned(&["community", "1:1"])]);
-        assert!(f.apply("OUT_V4", "10.2.0.0/26", None).is_none(), "denied by 40");
+        assert!(
+            f.apply("OUT_V4", "10.2.0.0/26", None).is_none(),
+            "denied by 40"
+        );
         assert!(f.apply("NO_SUCH_MAP", "10.2.0.0/26", None).is_none());
     }
 }
