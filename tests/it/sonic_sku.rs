@@ -463,3 +463,34 @@ fn rendered_configs_agree(devices: &Path, python: &Path) {
         }
     }
 }
+
+/// A switch on the Arista-7060X6-64PE-O128S2, whose every cage is already 2 x 400G, still gets
+/// BREAKOUT_CFG: all 64 cages, keyed by their first port, in the SKU's `2x400G`, and `subport` 1 and 2
+/// on each cage's two ports; without the table SONiC's dynamic port breakout refuses to run.
+#[test]
+fn o128s2_switch_gets_breakout_cfg_and_subports() {
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("intent");
+    let from = "platform: sonic/dell-z9664f-o64 ";
+    assert!(text.contains(from));
+    let text = text.replace(from, "platform: sonic/arista-7060x6-64pe-o128s2 ");
+    let dir = common::Scratch::new("o128s2-breakout");
+    let path = dir.join("o128s2.yaml");
+    std::fs::write(&path, text).expect("write intent");
+    let (_, files) = common::render(&path.to_string_lossy());
+    let db = files
+        .iter()
+        .find(|f| f.path == "g2-rail8/config_db.json")
+        .expect("g2-rail8 config_db.json");
+    let v: Value = serde_json::from_str(&db.content).expect("json");
+    let cfg = v["BREAKOUT_CFG"].as_object().expect("BREAKOUT_CFG");
+    assert_eq!(cfg.len(), 64);
+    for (k, n) in [("Ethernet0", 0), ("Ethernet8", 8), ("Ethernet504", 504)] {
+        assert_eq!(cfg[k]["brkout_mode"], "2x400G", "{k}");
+        assert_eq!(v["PORT"][format!("Ethernet{}", n + 4)]["subport"], "2");
+        assert_eq!(v["PORT"][k]["subport"], "1");
+    }
+    assert!(
+        !cfg.contains_key("Ethernet4"),
+        "a cage is keyed by its first port"
+    );
+}
