@@ -42,6 +42,8 @@ import syslog
 import types
 import warnings
 
+import yaml
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -152,9 +154,9 @@ def run_bgpcfgd(routing, stubs, root, config_db, running):
         if name == "bgpcfgd" or name.startswith("bgpcfgd."):
             del sys.modules[name]
     sys.path[:0] = [stubs, os.path.join(routing, "sonic-bgpcfgd")]
+    real_syslog = syslog.syslog
     try:
         errors = []
-        real_syslog = syslog.syslog
 
         def log(level, msg=None):
             if msg is None:
@@ -219,7 +221,8 @@ def run_bgpcfgd(routing, stubs, root, config_db, running):
             def run(self):
                 pass
 
-        constants = __import__("yaml").safe_load(open(os.path.join(root, "etc/sonic/constants.yml")))
+        with open(os.path.join(root, "etc/sonic/constants.yml")) as f:
+            constants = yaml.safe_load(f)
         main.FRR = lambda daemons: frr
         main.Runner = Runner
         main.StaticRouteTimer = Timer
@@ -237,10 +240,10 @@ def run_bgpcfgd(routing, stubs, root, config_db, running):
             main.do_work()
         except Done:
             pass
-        syslog.syslog = real_syslog
-        join = lambda cmds: "\n".join(cmds)
+        join = "\n".join
         return join(state["initial"]), join(state["tsa"]), join(state["tsb"]), errors
     finally:
+        syslog.syslog = real_syslog
         del sys.path[:2]
 
 
