@@ -1,6 +1,6 @@
 //! SONiC: a device of the neutral model as a typed community-SONiC `config_db.json` (traditional
-//! buffer model, FRR unified mode), the way AVD's eos_designs builds a structured config that templates
-//! only print.
+//! buffer model, FRR in SONiC's default separated mode with bgpcfgd), the way AVD's eos_designs
+//! builds a structured config that templates only print.
 //!
 //! Everything SONiC spells its own way is derived here: DEVICE_METADATA types, PORT rows from the SKU's
 //! port table (`lanes`, `alias`, `index`, `fec`), speeds in Mbit/s, the `pfc_enable` list, cable lengths

@@ -117,6 +117,39 @@ impl SonicFacts {
         })
     }
 
+    /// PORT `subport` of the SKU's row `port` as SONiC's breakout code writes it (sonic-config-engine
+    /// portconfig.py `BreakoutCfg.get_config`): 0 for a port that is its cage's only port, else its
+    /// place (1-based) among the rows that share its cage's `index`. None for a SKU without breakout
+    /// facts (`default_brkout_mode`), whose port_config.ini rows SONiC reads without one.
+    pub fn subport(&self, port: u32) -> Option<u32> {
+        self.default_brkout_mode.as_ref()?;
+        let i = usize::try_from(port.checked_sub(1)?).ok()?;
+        let row = self.port_table.get(i)?;
+        let cage: Vec<usize> = (0..self.port_table.len())
+            .filter(|&j| self.port_table[j].index == row.index)
+            .collect();
+        match cage.len() {
+            1 => Some(0),
+            _ => u32::try_from(cage.iter().position(|&j| j == i)? + 1).ok(),
+        }
+    }
+
+    /// Whether row `port` opens its cage: the first row with its `index`, the parent port BREAKOUT_CFG
+    /// keys the cage by (platform.json names a cage by its first port).
+    pub fn opens_cage(&self, port: u32) -> bool {
+        let Some(i) = port.checked_sub(1).and_then(|p| usize::try_from(p).ok()) else {
+            return false;
+        };
+        match (
+            self.port_table.get(i),
+            i.checked_sub(1).and_then(|j| self.port_table.get(j)),
+        ) {
+            (Some(row), Some(prev)) => row.index != prev.index,
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+
     /// The name alone of [`SonicFacts::child`]'s row (interface names are spelled for every port at
     /// each start; the rest of the row only for the ports a device uses).
     pub fn child_name(&self, port: u32, child: u32, children: u32) -> Option<String> {

@@ -175,6 +175,51 @@ fn breakout_facts_are_the_platform_json() {
     assert!(checked >= 64 * 5, "only {checked} port modes checked");
 }
 
+/// A SKU whose port table is already broken out (its `hwsku.json` default mode splits each cage, as the
+/// O128S2's 2x400G does) keys BREAKOUT_CFG by each cage's first port with that default, a mode its
+/// `platform.json` lists for the cage; each row's `subport` is its place among the cage's children.
+#[test]
+fn broken_out_skus_are_their_hwsku_json() {
+    let Some(devices) = devices_dir() else { return };
+    let mut cages = 0;
+    for (name, pf, sku) in sonic_platforms() {
+        let Some(default) = sku.default_brkout_mode.as_deref() else {
+            continue;
+        };
+        if !pf.ports.breakout.is_empty() {
+            continue;
+        }
+        let dir = sku_dir(&devices, sku);
+        let read = |p: PathBuf| -> Value {
+            let text =
+                std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        };
+        let platform = read(dir.parent().expect("platform dir").join("platform.json"));
+        let hwsku = read(dir.join("hwsku.json"));
+        let mut parent = String::new();
+        for port in 1..=pf.ports.count {
+            let row = sku.port(port).expect("row");
+            if sku.opens_cage(port) {
+                parent = row.name.clone();
+                let mode = hwsku["interfaces"][&row.name]["default_brkout_mode"].as_str();
+                assert_eq!(mode, Some(default), "{name}: {}", row.name);
+                cages += 1;
+            }
+            let children = platform["interfaces"][&parent]["breakout_modes"][default]
+                .as_array()
+                .unwrap_or_else(|| panic!("{name}: {parent} has no mode {default}"));
+            let place = children
+                .iter()
+                .position(|a| a.as_str() == Some(row.alias.as_str()))
+                .unwrap_or_else(|| panic!("{name}: {} is not a child of {parent}", row.alias));
+            let want = if children.len() == 1 { 0 } else { place + 1 };
+            assert_eq!(sku.subport(port), Some(want as u32), "{name}: {}", row.name);
+        }
+    }
+    assert!(cages >= 64, "only {cages} broken-out cages checked");
+}
+
 /// The data lines of an `.ini` table, split on whitespace, and the column names of its `#` header.
 fn ini(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -417,4 +462,35 @@ fn rendered_configs_agree(devices: &Path, python: &Path) {
             );
         }
     }
+}
+
+/// A switch on the Arista-7060X6-64PE-O128S2, whose every cage is already 2 x 400G, still gets
+/// BREAKOUT_CFG: all 64 cages, keyed by their first port, in the SKU's `2x400G`, and `subport` 1 and 2
+/// on each cage's two ports; without the table SONiC's dynamic port breakout refuses to run.
+#[test]
+fn o128s2_switch_gets_breakout_cfg_and_subports() {
+    let text = std::fs::read_to_string("intents/mixed-sonic-nxos.yaml").expect("intent");
+    let from = "platform: sonic/dell-z9664f-o64 ";
+    assert!(text.contains(from));
+    let text = text.replace(from, "platform: sonic/arista-7060x6-64pe-o128s2 ");
+    let dir = common::Scratch::new("o128s2-breakout");
+    let path = dir.join("o128s2.yaml");
+    std::fs::write(&path, text).expect("write intent");
+    let (_, files) = common::render(&path.to_string_lossy());
+    let db = files
+        .iter()
+        .find(|f| f.path == "g2-rail8/config_db.json")
+        .expect("g2-rail8 config_db.json");
+    let v: Value = serde_json::from_str(&db.content).expect("json");
+    let cfg = v["BREAKOUT_CFG"].as_object().expect("BREAKOUT_CFG");
+    assert_eq!(cfg.len(), 64);
+    for (k, n) in [("Ethernet0", 0), ("Ethernet8", 8), ("Ethernet504", 504)] {
+        assert_eq!(cfg[k]["brkout_mode"], "2x400G", "{k}");
+        assert_eq!(v["PORT"][format!("Ethernet{}", n + 4)]["subport"], "2");
+        assert_eq!(v["PORT"][k]["subport"], "1");
+    }
+    assert!(
+        !cfg.contains_key("Ethernet4"),
+        "a cage is keyed by its first port"
+    );
 }

@@ -47,7 +47,8 @@ fn unused_ports<'a>(d: &'a Device, sku: &'a SonicFacts) -> Result<Entries<'a>, S
                 ("lanes", row_text(&row, |r| &r.lanes)),
                 ("speed", Value::Num(row.speed)),
             ];
-            let fields = fields.into_iter().chain(fec).chain(rest);
+            let sub = subport(d, sku, u.port);
+            let fields = fields.into_iter().chain(fec).chain(rest).chain(sub);
             Ok((Cow::Borrowed(&*u.name), Row::new(fields)))
         })
         .collect()
@@ -86,44 +87,66 @@ fn row_text<'a>(row: &Cow<'a, SonicPort>, field: fn(&SonicPort) -> &String) -> V
     }
 }
 
-/// BREAKOUT_CFG of a device with broken-out ports: every front-panel port's mode, the platform's
-/// keyword for a broken-out one and the SKU's default mode (hwsku.json) for the others, so the
-/// table agrees with the PORT rows (docs/platforms/sonic.md#breakout).
+/// BREAKOUT_CFG of a SKU with breakout facts (`default_brkout_mode`): every front-panel cage keyed by
+/// its first port, with the platform's keyword for a cage the device breaks out and the SKU's
+/// `hwsku.json` default for the others (the O128S2's default is already 2x400G), as SONiC's
+/// sonic-cfggen writes it from hwsku.json at first boot. Without the table SONiC's dynamic port
+/// breakout (`config interface breakout`) refuses to run (docs/platforms/sonic.md#breakout).
 fn breakout_cfg<'a>(
     d: &Device,
     pf: &'a Platform,
     sku: &'a SonicFacts,
-) -> Result<Entries<'a>, String> {
-    let default = sku.default_brkout_mode.as_deref().unwrap_or_default();
+) -> Result<Option<Entries<'a>>, String> {
+    let Some(default) = sku.default_brkout_mode.as_deref() else {
+        return Ok(None);
+    };
     let mut rows = Vec::new();
-    for g in &d.port_groups {
-        let mode = if g.children > 1 {
-            let m = PortMode {
-                children: g.children,
-                speed: Speed(g.speed_gbps),
-            };
-            pf.breakout(m).map_or("", |b| b.keyword.as_str())
-        } else {
-            default
+    for panel in 1..=pf.ports.count {
+        if !sku.opens_cage(panel) {
+            continue;
+        }
+        let parent = sku.port(panel).ok_or_else(|| {
+            format!(
+                "{}: port {panel} is not in the port table of HWSKU {}",
+                d.hostname, sku.hwsku
+            )
+        })?;
+        let group = d
+            .breakouts()
+            .find(|g| (g.first_panel..g.first_panel + g.panels).contains(&panel));
+        let mode = match group {
+            None => default,
+            Some(g) => {
+                let m = PortMode {
+                    children: g.children,
+                    speed: Speed(g.speed_gbps),
+                };
+                pf.breakout(m).map(|b| b.keyword.as_str()).ok_or_else(|| {
+                    format!(
+                        "{}: no BREAKOUT_CFG mode for {}x{}G",
+                        d.hostname, g.children, g.speed_gbps
+                    )
+                })?
+            }
         };
-        if mode.is_empty() {
-            return Err(format!(
-                "{}: no BREAKOUT_CFG mode for {}x{}G",
-                d.hostname, g.children, g.speed_gbps
-            ));
-        }
-        for panel in g.first_panel..g.first_panel + g.panels {
-            let parent = sku.port(panel).ok_or_else(|| {
-                format!(
-                    "{}: port {panel} is not in the port table of HWSKU {}",
-                    d.hostname, sku.hwsku
-                )
-            })?;
-            let row = Row::new([("brkout_mode", Value::Text(Cow::Borrowed(mode)))]);
-            rows.push((Cow::Borrowed(parent.name.as_str()), row));
-        }
+        let row = Row::new([("brkout_mode", Value::Text(Cow::Borrowed(mode)))]);
+        rows.push((Cow::Borrowed(parent.name.as_str()), row));
     }
-    Ok(rows)
+    Ok(Some(rows))
+}
+
+/// PORT `subport` of port number `port` of `d` (SONiC's breakout code writes it; xcvrd reads it):
+/// the child's place in a broken-out cage, else the SKU row's ([`SonicFacts::subport`]).
+fn subport(d: &Device, sku: &SonicFacts, port: u32) -> Option<(&'static str, Value<'static>)> {
+    let place = d.locate(port)?;
+    let n = match place.children {
+        1 => sku.subport(place.panel)?,
+        _ => {
+            sku.default_brkout_mode.as_ref()?;
+            place.child
+        }
+    };
+    Some(("subport", Value::Num(u64::from(n))))
 }
 
 /// Adds DEVICE_METADATA, PORT, BREAKOUT_CFG (broken-out devices), DEVICE_NEIGHBOR(_METADATA) and the
@@ -139,8 +162,8 @@ pub(super) fn add<'a>(
     let (mut port, neighbor) = port_rows(d, order, sku)?;
     port.extend(unused_ports(d, sku)?);
     db.put("PORT", Table::owned(port));
-    if !d.port_groups.is_empty() {
-        db.put("BREAKOUT_CFG", Table::owned(breakout_cfg(d, pf, sku)?));
+    if let Some(rows) = breakout_cfg(d, pf, sku)? {
+        db.put("BREAKOUT_CFG", Table::owned(rows));
     }
     db.put("DEVICE_NEIGHBOR", Table::owned(neighbor));
     // One entry per switch peer (servers have no metadata to give).
@@ -167,8 +190,8 @@ fn device_metadata<'a>(d: &'a Device, sku: &'a SonicFacts) -> Table<'a> {
         ("buffer_model", "traditional".into()),
         ("default_bgp_status", "up".into()),
         ("default_pfcwd_status", "disable".into()),
-        ("docker_routing_config_mode", "unified".into()),
-        ("frr_mgmt_framework_config", "true".into()),
+        ("docker_routing_config_mode", "separated".into()),
+        ("frr_mgmt_framework_config", "false".into()),
         ("synchronous_mode", "enable".into()),
     ];
     let platform = [("platform", text(&sku.platform))];
@@ -199,7 +222,8 @@ fn port_rows<'a>(
             ("mtu", Value::Num(u64::from(i.mtu))),
             ("speed", Value::Num(u64::from(i.speed_gbps) * 1000)),
         ];
-        let fields = fields.into_iter().chain(fec).chain(rest);
+        let sub = subport(d, sku, i.port);
+        let fields = fields.into_iter().chain(fec).chain(rest).chain(sub);
         port.push((name.clone(), Row::new(fields)));
         let peer = Row::new([("name", text(&i.peer)), ("port", text(&i.peer_port))]);
         neighbor.push((name, peer));

@@ -1,0 +1,2 @@
+def backplane_prefix():
+    return "Ethernet-BP"
