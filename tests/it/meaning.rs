@@ -81,6 +81,9 @@ pub struct Meaning {
     pub strict: BTreeSet<u8>,
     /// Ports with PFC enabled (interface names).
     pub pfc_ports: BTreeSet<String>,
+    /// Shaped queues of each PFC port: queue → the most it may send, kbit/s (from the port's own
+    /// speed: a shaper taken of another speed is a different rate).
+    pub shapers: BTreeMap<String, BTreeMap<u8, u64>>,
     /// DLB mode if configured (`flowlet`, `per-packet`).
     pub dlb: Option<String>,
     /// QP hashing configured.
@@ -135,9 +138,10 @@ fn check_meaning(
             let want = expected(intent, platform.strict_queues);
             let mine: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
             assert!(!mine.is_empty(), "{path}: no files for {}", d.hostname);
+            let native = platform.ports.speeds.first().map_or(0, |s| s.gbps());
             let mut got = match d.os {
                 Os::Nxos => nxos::read(&mine),
-                Os::Eos => eos::read(&mine),
+                Os::Eos => eos::read(&mine, native),
                 Os::Sonic => sonic::read(&mine),
             };
             // A strict queue no DSCP reaches carries no class of the intent: SONiC's queue 7 for the
@@ -146,6 +150,7 @@ fn check_meaning(
             got.strict.retain(|q| reached.contains(q));
             let mut want = want;
             want.pfc_ports = d.interfaces.iter().map(|i| i.name.to_string()).collect();
+            want.shapers = shapers(intent, &want, d);
             want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
             want.qp_hash = d.qp_hash.is_some();
             assert_eq!(
@@ -253,9 +258,10 @@ fn servers_mean_what_their_switches_mean() {
                 let (_, platform) = catalog.get(&d.platform).expect("platform");
                 let queue_of = prio_to_queue(&intent, platform.strict_queues, &want_prio);
                 let leaf_files: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
+                let native = platform.ports.speeds.first().map_or(0, |s| s.gbps());
                 let sw = match d.os {
                     Os::Nxos => nxos::read(&leaf_files),
-                    Os::Eos => eos::read(&leaf_files),
+                    Os::Eos => eos::read(&leaf_files, native),
                     Os::Sonic => sonic::read(&leaf_files),
                 };
                 let at = format!("{path}: {server} vs {leaf}");
@@ -303,6 +309,36 @@ fn servers_mean_what_their_switches_mean() {
         }
     }
     assert!(servers_checked > 0, "no example intent has a hosts section");
+}
+
+/// What the intent's `max_rate`s mean on each of `d`'s ports: the strict class's queue (as `want` maps
+/// its DSCP) may send that share of the port's own speed, in kbit/s.
+fn shapers(
+    intent: &aifab::intent::Intent,
+    want: &Meaning,
+    d: &aifab::model::Device,
+) -> BTreeMap<String, BTreeMap<u8, u64>> {
+    let shaped: Vec<(u8, u64)> = intent
+        .qos
+        .classes
+        .values()
+        .filter(|c| c.strict)
+        .filter_map(|c| {
+            let dscp = c.dscp.as_ref()?.first()?.0;
+            Some((want.dscp[&dscp], u64::from(c.max_rate?.0)))
+        })
+        .collect();
+    if shaped.is_empty() {
+        return BTreeMap::new();
+    }
+    d.interfaces
+        .iter()
+        .map(|i| {
+            let kbps = u64::from(i.speed_gbps) * 1_000_000;
+            let rates = shaped.iter().map(|&(q, pct)| (q, kbps * pct / 100));
+            (i.name.to_string(), rates.collect())
+        })
+        .collect()
 }
 
 /// Priority → the switch queue of the class on that priority, on a platform: the intent's meaning
