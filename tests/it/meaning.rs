@@ -1,7 +1,9 @@
 //! One intent, one meaning: for every device of every example intent, read the lossless QoS meaning
 //! back out of the *rendered text* with a per-OS reader and compare it with what the intent says.
 //! The same assertions run for NX-OS, EOS and SONiC; a fourth reader reads each server's NIC and NCCL
-//! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back.
+//! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back, and
+//! reads the servers' routing tables (netplan, Spiderpool) to check that every server port reaches
+//! exactly the server ports its leaf's part of the fabric (its plane) reaches.
 
 use crate::common;
 #[path = "meaning/eos.rs"]
@@ -235,6 +237,12 @@ fn servers_mean_what_their_switches_mean() {
                 Some(u16::from(data_dscp) * 4),
                 "{path}: {server}"
             );
+            // RDMA CM connections (perftest -R, UCX, MPI, NVMe-oF) default to the same class.
+            assert_eq!(
+                got.rdma_cm_tos,
+                Some(u16::from(data_dscp) * 4),
+                "{path}: {server}: RDMA CM default ToS"
+            );
             if let Some(cts) = &hosts.cts_class {
                 let d = class(cts).dscp.as_ref().expect("cts dscp")[0].0;
                 assert_eq!(got.nccl_fifo_tc, Some(u16::from(d) * 4), "{path}: {server}");
@@ -297,6 +305,12 @@ fn servers_mean_what_their_switches_mean() {
                     sw.lossless.contains(&data_prio),
                     "{at}: NCCL data not lossless"
                 );
+                let cm = got.rdma_cm_tos.expect("RDMA CM ToS");
+                assert_eq!(cm % 4, 0, "{at}: ECN bits in the RDMA CM ToS");
+                assert!(
+                    sw.lossless.contains(&got.dscp[&((cm / 4) as u8)]),
+                    "{at}: RDMA CM traffic not lossless"
+                );
                 if let Some(f) = got.nccl_fifo_tc {
                     let p = got.dscp[&((f / 4) as u8)];
                     assert!(
@@ -354,4 +368,109 @@ fn prio_to_queue(
         .iter()
         .map(|(d, p)| (*p, by_queue.dscp[d]))
         .collect()
+}
+
+/// Every server port reaches every server port it should, through its own plane, and no other: for
+/// every example with host files (as rendered, and without Kubernetes, where the netplan files carry
+/// the routes), each routing table a server port or its pods get (netplan, SpiderIPPool) sends through
+/// its gateway exactly the server addresses whose leaves that gateway's leaf reaches over the fabric's
+/// links. Two planes that share no link are two such parts (hpn-dual-plane), and NCCL is then told to
+/// keep a connection on one NIC port, so on one plane (`NCCL_CROSS_NIC=0`).
+#[test]
+fn every_server_port_reaches_its_own_plane() {
+    let mut tables_checked = 0;
+    let mut parts_seen = BTreeSet::new();
+    for path in common::example_intents() {
+        let intent = common::intent(&path);
+        if !intent.hosts.as_ref().is_some_and(|h| h.enabled) {
+            continue;
+        }
+        let (model, files) = common::render(&path);
+        let mut bare = model.clone();
+        if let Some(h) = bare.hosts.as_mut() {
+            std::sync::Arc::make_mut(h).kubernetes = None;
+        }
+        let bare_files = aifab::render::Renderer::new(aifab::platform::Catalog::builtin())
+            .expect("templates")
+            .fabric(
+                &aifab::render::Meta::for_intent_path(&path, &model.name),
+                &bare,
+                None,
+            )
+            .expect("render");
+        let part = fabric_parts(&model);
+        let parts: BTreeSet<usize> = part.values().copied().collect();
+        parts_seen.insert(parts.len());
+        // Every switch address, to the switch; every server port's address, to its leaf's part.
+        let mut owner: BTreeMap<std::net::Ipv4Addr, &str> = BTreeMap::new();
+        for d in &model.devices {
+            for i in &d.interfaces {
+                owner.extend(i.ip.map(|ip| (ip, d.hostname.as_str())));
+            }
+            if let Some(s) = &d.server_subnet {
+                owner.insert(s.gateway_ip, d.hostname.as_str());
+            }
+        }
+        let servers = aifab::hosts::servers(&model).expect("servers");
+        let ports: Vec<(std::net::Ipv4Addr, usize)> = servers
+            .iter()
+            .flat_map(|s| &s.nics)
+            .map(|n| (n.ip, part[n.leaf.hostname.as_str()]))
+            .collect();
+        for (what, files) in [("as rendered", &files), ("without Kubernetes", &bare_files)] {
+            let tables = host::routes(files);
+            assert!(!tables.is_empty(), "{path} {what}: no routing table");
+            for t in &tables {
+                let at = format!("{path} {what}: {}", t.at);
+                let leaf = owner
+                    .get(&t.gateway)
+                    .unwrap_or_else(|| panic!("{at}: gateway {} is no switch's", t.gateway));
+                let mine = part[leaf];
+                for (ip, p) in &ports {
+                    let routed = t.destinations.iter().any(|d| d.contains(*ip));
+                    assert_eq!(
+                        routed,
+                        *p == mine,
+                        "{at}: server port {ip} (part {p} of the fabric) {} through {leaf} (part {mine})",
+                        if routed { "is routed" } else { "is not routed" }
+                    );
+                }
+                tables_checked += 1;
+            }
+        }
+        let got = host::read(&files.iter().collect::<Vec<_>>());
+        let want = (parts.len() > 1).then_some(0);
+        assert_eq!(got.nccl_cross_nic, want, "{path}: NCCL_CROSS_NIC");
+    }
+    assert!(tables_checked > 0);
+    assert!(
+        parts_seen.contains(&2),
+        "no example has two planes that share no link"
+    );
+}
+
+/// Each switch's connected part of the fabric (numbered from 0), over the links between switches.
+fn fabric_parts(model: &aifab::model::FabricModel) -> BTreeMap<&str, usize> {
+    let switches: BTreeSet<&str> = model.devices.iter().map(|d| d.hostname.as_str()).collect();
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for l in &model.links {
+        if switches.contains(&*l.a) && switches.contains(&*l.b) {
+            next.entry(&l.a).or_default().push(&l.b);
+            next.entry(&l.b).or_default().push(&l.a);
+        }
+    }
+    let mut part: BTreeMap<&str, usize> = BTreeMap::new();
+    for &start in &switches {
+        if part.contains_key(start) {
+            continue;
+        }
+        let id = part.values().max().map_or(0, |m| m + 1);
+        let mut stack = vec![start];
+        while let Some(s) = stack.pop() {
+            if part.insert(s, id).is_none() {
+                stack.extend(next.get(s).into_iter().flatten().copied());
+            }
+        }
+    }
+    part
 }
