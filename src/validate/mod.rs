@@ -18,7 +18,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-pub use partial::{Partial, SECTIONS};
+pub use partial::{NEUTRAL, Partial, SECTIONS, section_of};
 pub use reference::markdown_reference;
 
 /// Most schema findings reported for one file; the rest are counted in one last finding.

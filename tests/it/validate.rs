@@ -310,7 +310,23 @@ fn five_problems_are_reported_in_one_run() {
         5,
         "five problems on five distinct lines: {lines:?}"
     );
-    assert_eq!(findings.len(), 5, "{findings:#?}");
+    let errors: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 5, "{findings:#?}");
+    // The sections that passed the schema went on through placement and the compiler: the DLB of
+    // `load_balancing` (clean) is the only thing they have to say, as warnings.
+    for f in findings.iter().filter(|f| f["severity"] != "error") {
+        assert!(
+            ["AIF-LB-006", "AIF-UNV-001"].contains(&f["code"].as_str().unwrap_or("")),
+            "{f:#?}"
+        );
+        assert!(
+            f["message"].as_str().unwrap_or("").contains("DLB"),
+            "{f:#?}"
+        );
+    }
 
     // The text report says the same, greppable as file:line:col.
     let out = aifab(&["validate", &file]);
@@ -458,4 +474,52 @@ fn schema_and_semantic_problems_are_reported_together() {
         "a rule ran on a section that failed the schema: {findings:#?}"
     );
     assert_eq!(findings.len(), 3, "{findings:#?}");
+}
+
+/// One mistake in each of four stages (load: a duplicate key; schema: a DLB mode that does not exist;
+/// checks: ECN min above max; compile: a server-link pool too small) comes back from one run, each at
+/// its line: the schema's failure in `load_balancing` and `baseline` does not stop the rules and the
+/// compiler from reading the sections that passed.
+#[test]
+fn mistakes_in_four_stages_are_all_reported() {
+    let file = bad("four-stages");
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    expect_at(
+        &findings,
+        &file,
+        "AIF-YAML-002",
+        "syslog: [192.0.2.32]",
+        0,
+        0,
+    );
+    expect_at(&findings, &file, "AIF-SCHEMA-006", "per-packett", 0, 0);
+    expect_at(&findings, &file, "AIF-QOS-001", "min: 1500KB", 0, 5);
+    expect_at(&findings, &file, "AIF-ADDR-002", "10.2.0.0/24", 0, 0);
+    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    assert_eq!(errors, 4, "{findings:#?}");
+    let out = aifab(&["validate", &file]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid, 4 errors"), "{stderr}");
+}
+
+/// Without a schema error the same holds: a rule's error in one section does not hide the compiler's
+/// in another, and the compiler's findings in the faulted section (the same mistake again) stay out.
+#[test]
+fn a_rule_error_does_not_hide_a_compile_error() {
+    let text = read(&bad("four-stages"))
+        .replace("  syslog: [192.0.2.32]\n", "")
+        .replace("per-packett ", "per-packet  ");
+    let scratch = common::Scratch::new("validate-two-stages");
+    let file = scratch.join("two-stages.yaml");
+    std::fs::write(&file, &text).expect("write");
+    let file = file.to_str().expect("utf-8").to_string();
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    let codes: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["AIF-ADDR-002", "AIF-QOS-001"], "{findings:#?}");
 }
