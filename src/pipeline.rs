@@ -169,6 +169,14 @@ pub fn front_source_locked_in(
     if let Some(l) = lock {
         let errs = crate::lock::check::against(l, &intent);
         if !errs.is_empty() {
+            // The intent's own errors first: a lock that no longer fits often only follows from them
+            // (a pool edited by mistake), and they are what to fix.
+            if let Err(mut own) = checked_model(&intent, catalog, only, None)
+                && has_errors(&own)
+            {
+                locate(&mut own, &spans, &source);
+                return Err(FrontError::Invalid(Box::new(source), own));
+            }
             return Err(FrontError::Lock(Box::new(l.source.clone()), errs));
         }
     }
