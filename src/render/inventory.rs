@@ -70,9 +70,63 @@ impl Rollout {
     }
 }
 
-/// Renders `inventory.yml`, always for the whole fabric (an `--only` render keeps it whole).
+/// Which devices the inventory lists: every one, or after a render narrowed by `--only` those that
+/// have a config in the folder, the matched (rendered now) and the others whose config file the folder
+/// already holds (a render before it wrote them). A device with no config file gets no entry: the
+/// playbooks would have nothing to push to it.
+pub struct Listed<'a> {
+    only: Option<&'a globset::GlobMatcher>,
+    folder: Option<&'a std::path::Path>,
+    catalog: &'a Catalog,
+}
+
+impl<'a> Listed<'a> {
+    /// The devices an `only` render into `folder` lists (every device without `only`; without a
+    /// folder, the matched ones).
+    pub fn new(
+        only: Option<&'a globset::GlobMatcher>,
+        folder: Option<&'a std::path::Path>,
+        catalog: &'a Catalog,
+    ) -> Listed<'a> {
+        Listed {
+            only,
+            folder,
+            catalog,
+        }
+    }
+
+    /// Whether `d` has an entry.
+    pub fn lists(&self, d: &Device) -> bool {
+        let Some(only) = self.only else {
+            return true;
+        };
+        only.is_match(&d.hostname)
+            || self.folder.is_some_and(|dir| {
+                // Not following a link: the file the render keeps is the folder's own.
+                std::fs::symlink_metadata(dir.join(config_path(self.catalog, d)))
+                    .is_ok_and(|m| m.is_file())
+            })
+    }
+}
+
+/// The path of a device's config under the output folder (`su1-r1-leaf.cfg`, `g1-rail1/config_db.json`).
+pub fn config_path(catalog: &Catalog, d: &Device) -> String {
+    catalog
+        .outputs
+        .get(&d.os)
+        .and_then(|o| o.first())
+        .map(|o| o.file.replace("{hostname}", &d.hostname))
+        .unwrap_or_default()
+}
+
+/// Renders `inventory.yml` for the whole fabric.
 pub fn inventory(model: &FabricModel, catalog: &Catalog) -> OutFile {
-    let devices: Vec<&Device> = model.devices.iter().collect();
+    inventory_of(model, catalog, &Listed::new(None, None, catalog))
+}
+
+/// Renders `inventory.yml` with the devices `listed` lists.
+pub fn inventory_of(model: &FabricModel, catalog: &Catalog, listed: &Listed) -> OutFile {
+    let devices: Vec<&Device> = model.devices.iter().filter(|d| listed.lists(d)).collect();
     let f = group_prefix(&model.name);
     let mut s = String::new();
     let _ = writeln!(
@@ -121,12 +175,7 @@ fn os_groups(s: &mut String, f: &str, devices: &[&Device], catalog: &Catalog) {
         }
         let _ = writeln!(s, "          hosts:");
         for d in hosts {
-            let config = catalog
-                .outputs
-                .get(&d.os)
-                .and_then(|o| o.first())
-                .map(|o| o.file.replace("{hostname}", &d.hostname))
-                .unwrap_or_default();
+            let config = config_path(catalog, d);
             let _ = writeln!(s, "            {}:", d.hostname);
             if let Some(m) = &d.management {
                 let _ = writeln!(s, "              ansible_host: {}", m.ip);
