@@ -34,7 +34,8 @@ pub const SECTIONS: &[&str] = &[
 /// address, ASN or platform; the stub's QoS has one lossy class): with only these dirty, placement and
 /// the compiler can run on the partial intent, and what they find outside the dirty sections holds for
 /// the intent as written. `topology`, `addressing`, `bgp`, `mtu` and `overrides` shape the devices and
-/// their numbers, so a stand-in for them would make findings elsewhere up.
+/// their numbers, so a stand-in for them would make findings elsewhere up; so does `acknowledge`, whose
+/// stand-in (none) would turn every acknowledged rule into an error.
 pub const NEUTRAL: &[&str] = &[
     "/version",
     "/fabric/name",
@@ -43,7 +44,6 @@ pub const NEUTRAL: &[&str] = &[
     "/load_balancing",
     "/baseline",
     "/hosts",
-    "/acknowledge",
 ];
 
 /// A valid intent whose sections stand in for dirty ones (never read by a rule).

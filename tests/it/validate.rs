@@ -523,3 +523,40 @@ fn a_rule_error_does_not_hide_a_compile_error() {
         .collect();
     assert_eq!(codes, ["AIF-ADDR-002", "AIF-QOS-001"], "{findings:#?}");
 }
+
+/// A value refused by its field's pattern names the character that does not fit: an acknowledgement's
+/// reason with `;` says `;`, and nothing else is refused (the acknowledgement section failing the schema
+/// does not turn the rule it acknowledges into an error).
+#[test]
+fn a_refused_character_is_named() {
+    let text = read("intents/pod1-1024.yaml").replace(
+        "reason: \"example fabric, untested:",
+        "reason: \"example fabric; untested:",
+    );
+    let scratch = common::Scratch::new("validate-semicolon");
+    let file = scratch.join("semicolon.yaml");
+    std::fs::write(&file, &text).expect("write");
+    let file = file.to_str().expect("utf-8").to_string();
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    let errors: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{findings:#?}");
+    let msg = errors[0]["message"].as_str().unwrap_or_default();
+    assert_eq!(errors[0]["code"], "AIF-SCHEMA-005");
+    assert!(msg.ends_with("it cannot hold `;`"), "{msg}");
+    // A tab is named by its code point.
+    let text = read("intents/pod1-1024.yaml")
+        .replace("reason: \"example fabric,", "reason: \"example\tfabric,");
+    std::fs::write(scratch.join("tab.yaml"), &text).expect("write");
+    let (_, findings) = validate_json(scratch.join("tab.yaml").to_str().expect("utf-8"));
+    assert!(
+        findings.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("it cannot hold a control character (U+0009)")),
+        "{findings:#?}"
+    );
+}
