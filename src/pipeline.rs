@@ -265,6 +265,7 @@ fn later_stages(
     findings.extend(check::platform_rules(intent, catalog, &placement));
     if let Ok(s) = &shape {
         findings.extend(check::ecmp_rules(intent, s));
+        findings.extend(shape::warnings(s));
     }
     let spoiled: Vec<&str> = findings
         .iter()

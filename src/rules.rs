@@ -178,6 +178,7 @@ rules! {
     FabricTooLarge = ("AIF-FAB-006", Error, Compile, "The fabric is within aifab's size limits"),
     HomingNicPorts = ("AIF-FAB-007", Error, Compile, "Two-port NICs say where their ports home, and only they do"),
     LeafPlanesDivide = ("AIF-FAB-008", Error, Compile, "Leaf planes divide the spines of a zone and the super-spine planes"),
+    PartialLastGroup = ("AIF-FAB-009", Warning, Compile, "The last group is short of servers but gets whole leaves"),
     PlatformPorts = ("AIF-FAB-010", Error, Compile, "The platform has too few ports, or the wrong speed"),
     PortModeMissing = ("AIF-FAB-011", Error, Compile, "Every link speed has a port mode on the platform"),
 
