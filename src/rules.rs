@@ -71,7 +71,10 @@ macro_rules! rules {
             /// True for an error the intent may accept under `acknowledge` (a combination that
             /// drops part of the intent, which the operator may knowingly take).
             pub const fn acknowledgeable(self) -> bool {
-                matches!(self, Rule::DlbBypassesEgressQos | Rule::QpHashReplacesL4Ports)
+                matches!(
+                    self,
+                    Rule::DlbBypassesEgressQos | Rule::QpHashReplacesL4Ports | Rule::DlbMacNotAccepted
+                )
             }
             /// The stage that reports it.
             pub const fn stage(self) -> Stage {
@@ -159,6 +162,7 @@ rules! {
     DlbNeedsReload = ("AIF-LB-006", Warning, Checks, "NX-OS `hardware profile dlb` needs a reload"),
     QpHashReplacesL4Ports = ("AIF-LB-007", Error, Checks, "QP hashing that replaces L4-port hashing for all IPv4 traffic (acknowledgeable)"),
     DlbNoEffect = ("AIF-LB-008", Warning, Checks, "DLB settings that have no effect"),
+    DlbMacNotAccepted = ("AIF-LB-009", Error, Compile, "A DLB next-hop MAC that a neighbour cannot accept (acknowledgeable)"),
 
     AckUnknownRule = ("AIF-ACK-001", Error, Checks, "`acknowledge` names a rule that does not exist or cannot be acknowledged"),
     AckDuplicate = ("AIF-ACK-002", Error, Checks, "The same rule acknowledged twice in one list"),

@@ -90,6 +90,9 @@ pub struct Dlb<'a> {
     pub reload_note: bool,
     /// Comment: egress QoS is not applied to DLB flows.
     pub egress_qos_note: bool,
+    /// The switch runs no DLB itself but takes the DLB next-hop MAC its DLB neighbours send to: the
+    /// profile holds `mac-address` alone.
+    pub mac_only: bool,
 }
 
 /// Destination-QP hashing.
@@ -212,6 +215,7 @@ fn dlb<'a>(d: &'a Device, pf: &Platform) -> Option<Dlb<'a>> {
             .flowlet_gap_us
             .filter(|_| p.mode == crate::intent::DlbMode::Flowlet),
         reload_note: pf.dlb.reload_required,
-        egress_qos_note: pf.dlb.bypasses_egress_qos,
+        egress_qos_note: pf.dlb.bypasses_egress_qos && p.mode != crate::intent::DlbMode::Off,
+        mac_only: p.mode == crate::intent::DlbMode::Off,
     })
 }

@@ -88,6 +88,8 @@ pub struct Meaning {
     pub shapers: BTreeMap<String, BTreeMap<u8, u64>>,
     /// DLB mode if configured (`flowlet`, `per-packet`).
     pub dlb: Option<String>,
+    /// The DLB next-hop MAC the switch takes as its own (NX-OS `hardware profile dlb` `mac-address`).
+    pub dlb_mac: Option<String>,
     /// QP hashing configured.
     pub qp_hash: bool,
 }
@@ -122,6 +124,51 @@ fn generated_24k_fabric_at_reduced_size_means_what_it_says() {
     check_meaning("bench 24k/8", &intent, &model, &files);
 }
 
+/// pod1 with NX-OS spines (DLB on the leaves only): the spines take the leaves' DLB next-hop MAC
+/// (`hardware profile dlb` with `mac-address` alone), so the DLB flows the leaves send them are theirs.
+#[test]
+fn nxos_spines_take_the_dlb_mac_of_their_dlb_leaves() {
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml")
+        .expect("read")
+        .replace(
+            "      platform: eos/7800r3",
+            "      platform: nxos/n9k-c9364d-gx2a",
+        )
+        .replace("    roce_dest_qp: true ", "    roce_dest_qp: false");
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    let cat = aifab::platform::Catalog::builtin();
+    let model = aifab::compile::compile(&intent, cat).expect("compile");
+    let spines: Vec<_> = model
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::intent::Role::Spine)
+        .collect();
+    assert!(!spines.is_empty());
+    for s in &spines {
+        let p = s.dlb.as_ref().expect("the spine takes the DLB MAC");
+        assert_eq!(p.mode, aifab::intent::DlbMode::Off);
+        assert_eq!(p.mac.as_deref(), Some("00:cc:cc:cc:cc:cc"));
+    }
+    let files = aifab::render::Renderer::new(cat)
+        .expect("templates")
+        .fabric(
+            &aifab::render::Meta::new("pod1-nxos-spines.yaml", &model.name),
+            &model,
+            None,
+        )
+        .expect("render");
+    check_meaning("pod1 with NX-OS spines", &intent, &model, &files);
+    // And with the EOS spines of the example, only its acknowledgement lets it compile.
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let mut intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    intent.acknowledge.retain(|a| a.rule != "AIF-LB-009");
+    let errs = aifab::compile::compile(&intent, cat).expect_err("refused");
+    assert!(
+        errs.iter().any(|f| f.code.id() == "AIF-LB-009"),
+        "{errs:#?}"
+    );
+}
+
 fn check_meaning(
     path: &str,
     intent: &aifab::intent::Intent,
@@ -132,6 +179,7 @@ fn check_meaning(
         // AIFAB_MEANING_OS=nxos narrows the test to one OS while its templates are being written.
         let only = std::env::var("AIFAB_MEANING_OS").ok();
         let catalog = aifab::platform::Catalog::builtin();
+        let mut read: BTreeMap<&str, Meaning> = BTreeMap::new();
         for d in &model.devices {
             if only.as_deref().is_some_and(|o| o != d.os.as_str()) {
                 continue;
@@ -153,12 +201,53 @@ fn check_meaning(
             let mut want = want;
             want.pfc_ports = d.interfaces.iter().map(|i| i.name.to_string()).collect();
             want.shapers = shapers(intent, &want, d);
-            want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
+            want.dlb = d
+                .dlb
+                .as_ref()
+                .filter(|p| p.mode != aifab::intent::DlbMode::Off)
+                .map(|p| p.mode.as_str().to_string());
+            want.dlb_mac = d.dlb.as_ref().and_then(|p| p.mac.clone());
             want.qp_hash = d.qp_hash.is_some();
             assert_eq!(
                 got, want,
                 "{path}: {} ({}) means something else",
                 d.hostname, d.platform
+            );
+            read.insert(d.hostname.as_str(), got);
+        }
+        dlb_next_hops_take_the_mac(path, model, &read);
+    }
+}
+
+/// Every switch on the far end of a DLB interface that sends to a DLB next-hop MAC reads back as
+/// taking that MAC as its own (Cisco: the same DLB MAC on every participating switch), unless the
+/// sender's intent acknowledges AIF-LB-009 (its neighbours' OS has no such setting).
+fn dlb_next_hops_take_the_mac(
+    path: &str,
+    model: &aifab::model::FabricModel,
+    read: &BTreeMap<&str, Meaning>,
+) {
+    for d in &model.devices {
+        let Some(mac) = read
+            .get(d.hostname.as_str())
+            .and_then(|m| m.dlb_mac.as_ref())
+        else {
+            continue;
+        };
+        if d.acknowledged.iter().any(|a| a.rule == "AIF-LB-009") {
+            continue;
+        }
+        for i in d.interfaces.iter().filter(|i| i.dlb) {
+            let Some(peer) = read.get(&*i.peer) else {
+                continue;
+            };
+            assert_eq!(
+                peer.dlb_mac.as_ref(),
+                Some(mac),
+                "{path}: {} sends DLB flows on {} to {mac}, which {} does not take",
+                d.hostname,
+                i.name,
+                i.peer
             );
         }
     }

@@ -17,7 +17,9 @@
 //!   mbytes × 1024²).
 //! - `shapers`: `shape min .. max <n> <unit>` per queue of each PFC port's queuing policy, in kbit/s.
 //! - `pfc_ports`: interfaces with `priority-flow-control mode on`.
-//! - `dlb`: the `mode` under `hardware profile dlb` (flowlet when absent: the NX-OS default, nxos.md §5).
+//! - `dlb`: the `mode` under `hardware profile dlb` (flowlet when absent: the NX-OS default, nxos.md §5),
+//!   when the profile has `dlb-interface`s; `dlb_mac`: its `mac-address`, the DLB next-hop MAC the
+//!   switch takes as its own (with or without DLB interfaces).
 //! - `qp_hash`: an `ip load-sharing address ... udf offset <n> length <m>` line.
 use super::Meaning;
 use aifab::render::OutFile;
@@ -383,6 +385,11 @@ pub fn read(files: &[&OutFile]) -> Meaning {
 
     // DLB and QP hashing.
     for (dlb, _) in root.with("hardware profile dlb") {
+        m.dlb_mac = dlb.with("mac-address").map(|(_, v)| v.to_string()).last();
+        // A profile without DLB interfaces balances nothing: it only takes the DLB MAC.
+        if dlb.with("dlb-interface").next().is_none() {
+            continue;
+        }
         let mode = dlb.with("mode").map(|(_, v)| v.to_string()).last();
         m.dlb = Some(mode.unwrap_or_else(|| "flowlet".to_string()));
     }
