@@ -36,6 +36,9 @@ pub struct Args {
     /// accepts; default 202405.
     #[arg(long)]
     pub sonic_release: Option<String>,
+    /// No notes on stderr (the report on stdout is the same); errors are still printed.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Site platforms and templates (both sides render with them; the project file is looked up
     /// from the new intent).
     #[command(flatten)]
@@ -164,7 +167,7 @@ fn diff(args: &Args) -> Result<bool, Exit> {
     let (release, assumed) = sonic_release(args)?;
     let plans = sonic_plans(&new, &old_files, &new_files, release);
     if args.format == Format::SonicPatch {
-        super::emit(&sonic_patches(&plans, release, assumed));
+        super::emit(&sonic_patches(&plans, release, assumed && !args.quiet));
         return Ok(changed);
     }
     let mut changes = change::report(&old_model, &new.model, site.catalog);
@@ -225,7 +228,9 @@ fn fronts(
     let (old_lock, new_lock) = sides_locks(args, new_path).map_err(cannot_diff)?;
     let new_side = match (new_lock, &old_lock) {
         (Some(own), _) => pipeline::front_source_locked_in(new_src, None, catalog, Some(&own)),
-        (None, Some(borrowed)) => new_with_borrowed_lock(new_src, new_path, borrowed, catalog),
+        (None, Some(borrowed)) => {
+            new_with_borrowed_lock(new_src, new_path, borrowed, catalog, args.quiet)
+        }
         (None, None) => pipeline::front_source_locked_in(new_src, None, catalog, None),
     };
     match (old_src.front(old_lock.as_ref(), catalog), new_side) {
@@ -249,8 +254,12 @@ fn new_with_borrowed_lock(
     new_path: &str,
     borrowed: &Loaded,
     catalog: &Catalog,
+    quiet: bool,
 ) -> Result<Front, FrontError> {
     match pipeline::front_source_locked_in(new_src.clone(), None, catalog, Some(borrowed)) {
+        Err(FrontError::Lock(..)) if quiet => {
+            pipeline::front_source_locked_in(new_src, None, catalog, None)
+        }
         Err(FrontError::Lock(lock_src, problems)) => {
             let first = problems
                 .first()
