@@ -1,9 +1,11 @@
 //! The front of the pipeline, shared by every command: read → load → validate → intent rules → place →
 //! platform rules → compile.
 //!
-//! Every problem comes back located in the intent file (`file:line:col`), errors and warnings together:
-//! the intent rules and the platform rules report together, and when they find no error, the shape,
-//! placement and compile errors follow with their warnings.
+//! Every problem comes back located in the intent file (`file:line:col`), errors and warnings together,
+//! from every stage that can run: the schema's findings with the rules of the sections that passed it
+//! (and placement and the compiler when the failed sections feed neither), the intent rules with the
+//! platform rules, placement and the compiler (whose findings in a section an earlier stage already
+//! faulted are left out: they would repeat that fault).
 
 use crate::check;
 use crate::compile::compile_locked;
@@ -161,13 +163,21 @@ pub fn front_source_locked_in(
     let (intent, spans) = match validate::load_and_validate_partial(&source) {
         Ok(x) => x,
         Err(invalid) => {
-            let findings = with_partial_rules(invalid, &source);
+            let findings = with_partial_rules(invalid, &source, catalog);
             return Err(FrontError::Invalid(Box::new(source), findings));
         }
     };
     if let Some(l) = lock {
         let errs = crate::lock::check::against(l, &intent);
         if !errs.is_empty() {
+            // The intent's own errors first: a lock that no longer fits often only follows from them
+            // (a pool edited by mistake), and they are what to fix.
+            if let Err(mut own) = checked_model(&intent, catalog, only, None)
+                && has_errors(&own)
+            {
+                locate(&mut own, &spans, &source);
+                return Err(FrontError::Invalid(Box::new(source), own));
+            }
             return Err(FrontError::Lock(Box::new(l.source.clone()), errs));
         }
     }
@@ -191,12 +201,36 @@ pub fn front_source_locked_in(
     }
 }
 
-/// The load and schema findings of an invalid intent plus what the intent rules find in its sections
-/// that passed the schema ([`check::partial_intent_rules`]): every problem at once, located.
-fn with_partial_rules(invalid: validate::Invalid, source: &Source) -> Vec<Finding> {
+/// The load and schema findings of an invalid intent plus what the later stages find in its sections
+/// that passed the schema: the intent rules whose sections are clean ([`check::partial_intent_rules`]),
+/// and, when every section that failed is one whose stand-in asks for nothing
+/// ([`validate::Partial::compilable`]), the platform rules, placement and the compiler too, keeping
+/// what they find outside the failed sections. Every problem at once, located.
+fn with_partial_rules(
+    invalid: validate::Invalid,
+    source: &Source,
+    catalog: &Catalog,
+) -> Vec<Finding> {
     let mut findings = invalid.findings;
     if let (Some(partial), Some(spans)) = (&invalid.partial, &invalid.spans) {
         let mut more = check::partial_intent_rules(partial);
+        if partial.compilable() {
+            let rules = std::mem::take(&mut more);
+            more = match later_stages(&partial.intent, catalog, None, None, rules) {
+                Ok((model, mut f)) => {
+                    f.extend(note_warnings(&model));
+                    f.extend(acknowledged(&model));
+                    f
+                }
+                Err(f) => f,
+            };
+            more.retain(|f| {
+                f.pointer
+                    .as_deref()
+                    .and_then(validate::section_of)
+                    .is_some_and(|s| partial.clean(s))
+            });
+        }
         locate(&mut more, spans, source);
         findings.extend(more);
         validate::sort_findings(&mut findings);
@@ -206,24 +240,46 @@ fn with_partial_rules(invalid: validate::Invalid, source: &Source) -> Vec<Findin
 
 /// The stages after schema validation: the intent rules, placement, the platform rules on it, and the
 /// compiler on the same placement. `Ok` carries the model and the rules' warnings; `Err` every finding
-/// (unlocated). Shape and placement errors are reported only when the rules find no error, as the
-/// compiler's are.
+/// (unlocated).
 fn checked_model(
     intent: &Intent,
     catalog: &Catalog,
     only: Option<&globset::GlobMatcher>,
     lock: Option<&crate::lock::Lock>,
 ) -> Result<(FabricModel, Vec<Finding>), Vec<Finding>> {
-    let mut findings = check::intent_rules(intent);
+    later_stages(intent, catalog, only, lock, check::intent_rules(intent))
+}
+
+/// Placement, the platform rules on it, the compiler on the same placement and the rules on the
+/// compiled model, after the intent rules' `findings`. Every stage runs, errors or not: the compiler's
+/// findings are kept except those inside a section (of [`validate::SECTIONS`]) where an earlier stage
+/// already found an error, which would be that error again in other words.
+fn later_stages(
+    intent: &Intent,
+    catalog: &Catalog,
+    only: Option<&globset::GlobMatcher>,
+    lock: Option<&crate::lock::Lock>,
+    mut findings: Vec<Finding>,
+) -> Result<(FabricModel, Vec<Finding>), Vec<Finding>> {
     let shape = shape::shape(intent);
     let placement = place::for_rules(intent, catalog, shape.as_ref().ok());
     findings.extend(check::platform_rules(intent, catalog, &placement));
     if let Ok(s) = &shape {
         findings.extend(check::ecmp_rules(intent, s));
+        findings.extend(shape::warnings(s));
     }
-    if has_errors(&findings) {
-        return Err(findings);
-    }
+    let spoiled: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.is_error())
+        .filter_map(|f| f.pointer.as_deref().and_then(validate::section_of))
+        .collect();
+    let fresh = |f: &Finding| {
+        f.pointer
+            .as_deref()
+            .and_then(validate::section_of)
+            .is_none_or(|s| !spoiled.contains(&s))
+    };
+    let earlier_errors = has_errors(&findings);
     let compiled = shape.and_then(|s| compile_locked(intent, catalog, &s, placement, only, lock));
     match compiled {
         Ok(model) => {
@@ -236,7 +292,11 @@ fn checked_model(
             Ok((model, findings))
         }
         Err(errs) => {
-            findings.extend(errs);
+            if earlier_errors {
+                findings.extend(errs.into_iter().filter(fresh));
+            } else {
+                findings.extend(errs);
+            }
             Err(findings)
         }
     }

@@ -172,6 +172,7 @@ rules! {
     DlbNeedsReload = ("AIF-LB-006", Warning, Checks, "NX-OS `hardware profile dlb` needs a reload"),
     QpHashReplacesL4Ports = ("AIF-LB-007", Error, Checks, "QP hashing that replaces L4-port hashing for all IPv4 traffic (acknowledgeable)", acknowledgeable),
     DlbNoEffect = ("AIF-LB-008", Warning, Checks, "DLB settings that have no effect"),
+    DlbMacNotAccepted = ("AIF-LB-009", Error, Compile, "A DLB next-hop MAC that a neighbour cannot accept (acknowledgeable)", acknowledgeable),
 
     AckUnknownRule = ("AIF-ACK-001", Error, Checks, "`acknowledge` names a rule that does not exist or cannot be acknowledged"),
     AckDuplicate = ("AIF-ACK-002", Error, Checks, "The same rule acknowledged twice in one list"),
@@ -191,6 +192,7 @@ rules! {
     FabricTooLarge = ("AIF-FAB-006", Error, Compile, "The fabric is within aifab's size limits"),
     HomingNicPorts = ("AIF-FAB-007", Error, Compile, "Two-port NICs say where their ports home, and only they do"),
     LeafPlanesDivide = ("AIF-FAB-008", Error, Compile, "Leaf planes divide the spines of a zone and the super-spine planes"),
+    PartialLastGroup = ("AIF-FAB-009", Warning, Compile, "The last group is short of servers but gets whole leaves"),
     PlatformPorts = ("AIF-FAB-010", Error, Compile, "The platform has too few ports, or the wrong speed"),
     PortModeMissing = ("AIF-FAB-011", Error, Compile, "Every link speed has a port mode on the platform"),
 

@@ -46,6 +46,7 @@ qos:
 const ACK: &str = r#"acknowledge:
   - { rule: AIF-LB-005, reason: "benchmark fabric: DLB flows on NX-OS lose ECN marking and strict CNP/CTS queues" }
   - { rule: AIF-LB-007, reason: "benchmark fabric: the NX-OS UDF hash replaces L4 ports for all IPv4 traffic" }
+  - { rule: AIF-LB-009, reason: "benchmark fabric: the spines of other OSes must take the NX-OS DLB MAC as their own" }
 "#;
 
 /// Zones of each size-sweep fabric: 48, 136, 500, 1,448 and 5,000 switches.

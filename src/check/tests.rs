@@ -103,15 +103,17 @@ fn an_acknowledgement_covers_exactly_the_devices_it_applies_to() {
 #[test]
 fn only_acknowledgeable_rules_may_be_acknowledged_once_per_list() {
     let mut i = intent("pod1-1024.yaml");
+    let n = i.acknowledge.len();
     i.acknowledge.push(ack("AIF-QOS-013", "no"));
     i.acknowledge.push(ack("AIF-XYZ-999", "no"));
     i.acknowledge.push(ack("AIF-LB-005", "again"));
     let unknown = findings(&i, "AIF-ACK-001");
     assert_eq!(unknown.len(), 2, "{unknown:?}");
-    assert_eq!(unknown[0].pointer.as_deref(), Some("/acknowledge/1/rule"));
+    let at = |k: usize| format!("/acknowledge/{}/rule", n + k);
+    assert_eq!(unknown[0].pointer.as_deref(), Some(at(0).as_str()));
     let dup = findings(&i, "AIF-ACK-002");
     assert_eq!(dup.len(), 1);
-    assert_eq!(dup[0].pointer.as_deref(), Some("/acknowledge/3/rule"));
+    assert_eq!(dup[0].pointer.as_deref(), Some(at(2).as_str()));
 }
 
 #[test]

@@ -13,6 +13,9 @@ pub struct Args {
     /// Only devices whose hostname matches this glob (`su1-*`).
     #[arg(long)]
     pub only: Option<String>,
+    /// No warnings on stderr (the output on stdout is the same).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Site platforms and templates.
     #[command(flatten)]
     pub site: super::site::SiteArgs,
@@ -37,7 +40,7 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(status) => return status,
     };
-    let front = match front_or_exit(&args.intent, false, only.as_ref(), site.catalog) {
+    let front = match front_or_exit(&args.intent, args.quiet, only.as_ref(), site.catalog) {
         Ok(f) => f,
         Err(status) => return status,
     };

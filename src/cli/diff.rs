@@ -36,6 +36,9 @@ pub struct Args {
     /// accepts; default 202405.
     #[arg(long)]
     pub sonic_release: Option<String>,
+    /// No notes on stderr (the report on stdout is the same); errors are still printed.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Site platforms and templates (both sides render with them; the project file is looked up
     /// from the new intent).
     #[command(flatten)]
@@ -164,7 +167,7 @@ fn diff(args: &Args) -> Result<bool, Exit> {
     let (release, assumed) = sonic_release(args)?;
     let plans = sonic_plans(&new, &old_files, &new_files, release);
     if args.format == Format::SonicPatch {
-        super::emit(&sonic_patches(&plans, release, assumed));
+        super::emit(&sonic_patches(&plans, release, assumed && !args.quiet));
         return Ok(changed);
     }
     let mut changes = change::report(&old_model, &new.model, site.catalog);
@@ -223,11 +226,14 @@ fn fronts(
     catalog: &'static Catalog,
 ) -> Result<(Option<Front>, Front), Exit> {
     let (old_lock, new_lock) = sides_locks(args, new_path).map_err(cannot_diff)?;
-    let new_lock = new_lock.or_else(|| old_lock.clone());
-    match (
-        old_src.front(old_lock.as_ref(), catalog),
-        pipeline::front_source_locked_in(new_src, None, catalog, new_lock.as_ref()),
-    ) {
+    let new_side = match (new_lock, &old_lock) {
+        (Some(own), _) => pipeline::front_source_locked_in(new_src, None, catalog, Some(&own)),
+        (None, Some(borrowed)) => {
+            new_with_borrowed_lock(new_src, new_path, borrowed, catalog, args.quiet)
+        }
+        (None, None) => pipeline::front_source_locked_in(new_src, None, catalog, None),
+    };
+    match (old_src.front(old_lock.as_ref(), catalog), new_side) {
         (Ok(a), Ok(b)) => Ok((a, b)),
         (a, b) => {
             for e in [a.err(), b.err()].into_iter().flatten() {
@@ -235,6 +241,39 @@ fn fronts(
             }
             Err(Exit::Trouble)
         }
+    }
+}
+
+/// The new side with the old side's lock, when it has none of its own (an edited copy of an intent):
+/// that keeps what did not change where it was. When the borrowed lock does not fit the new intent (a
+/// pool or range the change moved), its problems are the old side's file, not the new intent's: the new
+/// side is then compiled without a lock, so the diff shows what the change renumbers, and a note says
+/// so (`aifab render` of the new intent would refuse until `--allow-renumber`).
+fn new_with_borrowed_lock(
+    new_src: Source,
+    new_path: &str,
+    borrowed: &Loaded,
+    catalog: &Catalog,
+    quiet: bool,
+) -> Result<Front, FrontError> {
+    match pipeline::front_source_locked_in(new_src.clone(), None, catalog, Some(borrowed)) {
+        Err(FrontError::Lock(..)) if quiet => {
+            pipeline::front_source_locked_in(new_src, None, catalog, None)
+        }
+        Err(FrontError::Lock(lock_src, problems)) => {
+            let first = problems
+                .first()
+                .map(|f| format!(", the first: {}", f.message))
+                .unwrap_or_default();
+            eprintln!(
+                "note: {new_path} has no lock of its own and the old side's, {}, does not fit it ({} problem{}{first}): the new side is allocated without it, so the diff shows what the change renumbers; `aifab render` of it would refuse until --allow-renumber",
+                lock_src.name,
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" },
+            );
+            pipeline::front_source_locked_in(new_src, None, catalog, None)
+        }
+        other => other,
     }
 }
 

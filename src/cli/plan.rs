@@ -25,6 +25,9 @@ pub struct Args {
     /// revision (all of them when the intent did not exist there).
     #[arg(long)]
     pub against: Option<String>,
+    /// No warnings on stderr (the output on stdout is the same).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Site platforms and templates.
     #[command(flatten)]
     pub site: super::site::SiteArgs,
@@ -51,7 +54,7 @@ pub fn run(args: Args) -> Exit {
         Ok(s) => s,
         Err(status) => return status,
     };
-    let front = match front_or_exit(&args.intent, false, None, site.catalog) {
+    let front = match front_or_exit(&args.intent, args.quiet, None, site.catalog) {
         Ok(f) => f,
         Err(status) => return status,
     };
@@ -59,7 +62,9 @@ pub fn run(args: Args) -> Exit {
     match args.format {
         Format::Csv => {
             super::emit(&csv(m));
-            eprint!("{}", summary(m));
+            if !args.quiet {
+                eprint!("{}", summary(m));
+            }
         }
         Format::Summary => super::emit(&summary(m)),
         Format::Dot => super::emit(&dot(m)),

@@ -21,8 +21,8 @@ pub struct Args {
     #[arg(long, requires = "check")]
     pub bless: bool,
     /// Only devices whose hostname matches this glob: their files are rendered (or checked), every
-    /// other file of the folder stays as it is, and the inventory stays whole. A glob that matches no
-    /// device is an error (exit 2).
+    /// other file of the folder stays as it is, and the inventory lists the devices with a config
+    /// there. A glob that matches no device is an error (exit 2).
     #[arg(long)]
     pub only: Option<String>,
     /// No warnings or progress.
@@ -158,6 +158,10 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     let renderer = match target {
         Target::Out(_) => with_secrets(renderer, &front, &args.intent)?,
         Target::Check(_) => renderer,
+    };
+    // An --only inventory lists the devices with a config in the folder (src/render/inventory.rs).
+    let renderer = match target {
+        Target::Out(d) | Target::Check(d) => renderer.for_folder(d),
     };
     Ok(Prepared {
         only,
@@ -423,7 +427,7 @@ type PathFilter<'a> = Box<dyn Fn(&str) -> bool + 'a>;
 
 /// With `--only`: which files of the previous output a partial render keeps, by path: every file
 /// that does not belong to a device the glob matches (the rest of the fabric, files others put there).
-/// The inventory is rendered whole and replaces the old one.
+/// The inventory is rendered anew (the devices with a config in the folder) and replaces the old one.
 fn others_kept<'a>(
     only: Option<&'a globset::GlobMatcher>,
     catalog: &'a Catalog,
@@ -437,7 +441,7 @@ fn others_kept<'a>(
 }
 
 /// Which files `--check` compares: all of them, or with `--only` the files of the matched devices and
-/// the files no device owns except the host files (the inventory, rendered whole).
+/// the files no device owns except the host files (the inventory).
 fn checked(only: Option<&globset::GlobMatcher>, catalog: &Catalog, path: &str) -> bool {
     match (only, catalog.device_of(path)) {
         (Some(g), Some(host)) => g.is_match(host),

@@ -34,6 +34,7 @@ pub fn resolve(intent: &Intent, catalog: &Catalog, f: &mut Draft) -> Result<(), 
         notes(intent, pf, d);
         acknowledged(intent, pf, d);
     }
+    dlb_next_hop_mac(intent, catalog, &mut f.devices, &mut refusals);
     errs.extend(refusals.findings());
     if errs.is_empty() { Ok(()) } else { Err(errs) }
 }
@@ -141,6 +142,132 @@ fn dlb(intent: &Intent, pf: &Platform, d: &mut DraftDevice, refusals: &mut Refus
             interfaces: uplinks,
             support: pf.dlb.support,
         });
+    }
+}
+
+/// The DLB virtual next-hop MAC (NX-OS) on the other end of every DLB interface. A switch that runs
+/// DLB with a MAC sends each DLB flow to that MAC, not to its neighbour's own (the egress port is chosen
+/// after the rewrite), so every switch its DLB interfaces reach, its uplinks' tier above, must accept
+/// frames to it: Cisco's "the same DLB MAC on all participating switches". A neighbour that runs DLB
+/// with the MAC does; one on a platform with a DLB MAC setting gets the MAC alone (`hardware profile
+/// dlb` with `mac-address`, no DLB interface); any other neighbour would drop the frames, which is
+/// `AIF-LB-009` unless the sender's intent acknowledges it. Worked out from roles, zones and planes,
+/// not cables, so a render narrowed by `--only` decides alike.
+fn dlb_next_hop_mac(
+    intent: &Intent,
+    catalog: &Catalog,
+    devices: &mut [DraftDevice],
+    refusals: &mut Refusals,
+) {
+    let Some(mac) = intent.load_balancing.dlb.mac.map(|m| m.to_string()) else {
+        return;
+    };
+    let leaf_planes = devices
+        .iter()
+        .filter(|d| d.role == crate::kinds::Role::Leaf)
+        .filter_map(|d| d.plane)
+        .max()
+        .unwrap_or(0);
+    let senders: Vec<usize> = (0..devices.len())
+        .filter(|&i| devices[i].dlb.as_ref().is_some_and(|p| p.mac.is_some()))
+        .collect();
+    let mut accepting: Vec<(usize, Support)> = Vec::new();
+    for &s in &senders {
+        let mut refused: Vec<usize> = Vec::new();
+        for (r, e) in devices.iter().enumerate() {
+            if !next_hop(&devices[s], e, leaf_planes) {
+                continue;
+            }
+            if e.dlb.as_ref().is_some_and(|p| p.mac.is_some()) {
+                continue;
+            }
+            let can = catalog
+                .get(&e.platform)
+                .filter(|(_, pf)| pf.dlb.needs_mac && pf.dlb.support != Support::No)
+                .map(|(_, pf)| pf.dlb.support);
+            if let Some(support) = can {
+                accepting.push((r, support));
+            } else {
+                refused.push(r);
+            }
+        }
+        if refused.is_empty() {
+            continue;
+        }
+        let rule = Rule::DlbMacNotAccepted;
+        if let Some((a, pointer)) = place::acknowledgement(intent, &devices[s], rule.id()) {
+            let ack = Acknowledged {
+                rule: rule.id().to_string(),
+                reason: a.reason.clone(),
+                pointer,
+            };
+            devices[s].acknowledged.push(ack);
+            continue;
+        }
+        let peer = &devices[refused[0]];
+        let (sender, peer_platform) = (devices[s].hostname.clone(), peer.platform.clone());
+        let (peer_name, more) = (peer.hostname.clone(), refused.len() - 1);
+        let platform = devices[s].platform.clone();
+        refusals.add(
+            (format!("dlb-mac|{platform}|{peer_platform}"), String::new()),
+            || {
+                Finding::new(
+                    rule,
+                    format!(
+                        "DLB on {sender} ({platform}) sends DLB flows to the DLB next-hop MAC {mac}, which {} ({peer_platform}) must accept as {} own (Cisco: the same DLB MAC on every participating switch); aifab knows no {peer_platform} setting for that, so {} would drop them",
+                        if more > 0 {
+                            format!("its neighbours {peer_name} and {more} more")
+                        } else {
+                            format!("its neighbour {peer_name}")
+                        },
+                        if more > 0 { "their" } else { "its" },
+                        if more > 0 { "they" } else { "it" },
+                    ),
+                )
+                .at("/load_balancing/dlb/mac")
+                .hint(format!(
+                    "turn DLB off on the {platform} devices (an override `dlb: off`, or leave their role out of load_balancing.dlb.roles), put switches that take a DLB MAC on the other end, or, if the neighbours accept {mac} by a setting made outside aifab, acknowledge {} with that reason",
+                    rule.id()
+                ))
+            },
+        );
+    }
+    for (r, support) in accepting {
+        let d = &mut devices[r];
+        if d.dlb.is_none() {
+            if support == Support::Unverified {
+                let os = d.os.as_str();
+                d.notes.push(Note::new(
+                    NoteFeature::Dlb,
+                    os,
+                    "DLB lines unverified on this platform",
+                ));
+            }
+            d.dlb = Some(DlbPlan {
+                mode: DlbMode::Off,
+                mac: Some(mac.clone()),
+                flowlet_gap_us: None,
+                interfaces: Vec::new(),
+                support,
+            });
+        }
+    }
+}
+
+/// Whether `e` is on the far end of `d`'s uplinks (its DLB interfaces): a leaf's spines of its zone
+/// (and of its leaf plane), a spine's super-spines of its plane.
+fn next_hop(d: &DraftDevice, e: &DraftDevice, leaf_planes: u32) -> bool {
+    use crate::kinds::Role;
+    match (d.role, e.role) {
+        (Role::Leaf, Role::Spine) => {
+            e.zone == d.zone
+                && match (d.plane, e.plane) {
+                    (Some(l), Some(p)) if leaf_planes > 0 => (p - 1) % leaf_planes + 1 == l,
+                    _ => true,
+                }
+        }
+        (Role::Spine, Role::SuperSpine) => e.plane == d.plane,
+        _ => false,
     }
 }
 

@@ -4,7 +4,8 @@
 //! server links and the rail leaves' QoS plans and writes, under `hosts/`:
 //! - `netplan/<server>.yaml`, one file per server: each NIC port's address, a routing table per port and
 //!   a source rule, so a port's traffic leaves through its own leaf, on rail or rack leaves and for
-//!   two-port NICs alike ([`netplan`]);
+//!   two-port NICs alike ([`netplan`]), to the server addresses that leaf reaches ([`routes`]: on two
+//!   planes, its own plane's only);
 //! - `nic-qos.sh`, for every server: the ConnectX QoS (`mlnx_qos` trust, DSCP map, PFC, ETS) and DCQCN
 //!   settings of every NIC port ([`nic_qos`]);
 //! - `nccl.env`, for every server: NCCL's traffic classes, GID index, QPs per connection and, when the
@@ -24,6 +25,7 @@ pub mod nccl;
 pub mod netplan;
 pub mod nic_qos;
 pub mod plan;
+pub mod routes;
 pub mod servers;
 pub mod spiderpool;
 pub mod sysctl;
@@ -51,12 +53,13 @@ pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, String> {
         return Ok(Vec::new());
     };
     let servers = servers(model)?;
+    let dest = routes::Destinations::of(plan, &servers);
     let per_server: Result<Vec<OutFile>, String> = servers
         .par_iter()
-        .map(|s| Ok(netplan_file(meta, plan, s)))
+        .map(|s| Ok(netplan_file(meta, plan, &dest, s)))
         .collect();
     let mut out = per_server?;
-    out.extend(shared(meta, model, plan, &servers)?);
+    out.extend(shared(meta, model, plan, &dest, &servers)?);
     Ok(out)
 }
 
@@ -71,6 +74,7 @@ pub fn each(
         return Ok((0, 0));
     };
     let servers = servers(model)?;
+    let dest = routes::Destinations::of(plan, &servers);
     // The shared files (one of them, the Spiderpool document, covers every server) are built beside
     // the per-server ones.
     let (per_server, shared) = rayon::join(
@@ -78,13 +82,13 @@ pub fn each(
             servers
                 .par_iter()
                 .map(|s| {
-                    let f = netplan_file(meta, plan, s);
+                    let f = netplan_file(meta, plan, &dest, s);
                     sink(&f)?;
                     Ok(f.content.len() as u64)
                 })
                 .collect()
         },
-        || shared(meta, model, plan, &servers),
+        || shared(meta, model, plan, &dest, &servers),
     );
     let mut total = (servers.len(), per_server?.iter().sum());
     for f in shared? {
@@ -96,10 +100,10 @@ pub fn each(
 }
 
 /// `hosts/netplan/<server>.yaml`: the one file that differs per server.
-fn netplan_file(meta: &Meta, plan: &HostsPlan, s: &Server) -> OutFile {
+fn netplan_file(meta: &Meta, plan: &HostsPlan, dest: &routes::Destinations, s: &Server) -> OutFile {
     file(
         format!("{DIR}/netplan/{}.yaml", s.name),
-        netplan::file(meta, plan, s),
+        netplan::file(meta, plan, dest, s),
     )
 }
 
@@ -110,6 +114,7 @@ fn shared(
     meta: &Meta,
     model: &FabricModel,
     plan: &HostsPlan,
+    dest: &routes::Destinations,
     servers: &[Server],
 ) -> Result<Vec<OutFile>, String> {
     let Some(first) = servers.first() else {
@@ -153,7 +158,7 @@ fn shared(
     if let Some(k) = &plan.kubernetes {
         out.push(file(
             format!("{DIR}/kubernetes/spiderpool.yaml"),
-            spiderpool::document(meta, model, plan, k, servers)?,
+            spiderpool::document(meta, model, plan, k, dest, servers)?,
         ));
         out.push(file(
             format!("{DIR}/kubernetes/nccl.yaml"),

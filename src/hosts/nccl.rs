@@ -6,6 +6,9 @@
 //!   (NVIDIA/nccl PR #1194), from the CTS class;
 //! - `NCCL_IB_GID_INDEX`: the GID table entry of the NIC's IPv4 RoCEv2 address;
 //! - `NCCL_IB_QPS_PER_CONNECTION`: QPs per connection, when the switches hash on the destination QP;
+//! - `NCCL_CROSS_NIC=0` on two planes (`homing: two-planes`): the planes share no link, so a ring or
+//!   tree must use the same NIC port (the same plane) on every server; NCCL's default (2) may pair a
+//!   port of plane 1 with one of plane 2, whose addresses have no route to each other;
 //! - `NCCL_IB_HCA`: when the intent names the NIC ports' RDMA devices, exactly those (`=` makes each
 //!   item a whole name, not a prefix: `mlx5_1` alone would also pick `mlx5_10`), port 1 of each (an mlx5
 //!   Ethernet function is one RDMA device with one port).
@@ -49,6 +52,9 @@ fn vars(plan: &HostsPlan, q: &NicQos, leave: Leave) -> Vec<(&'static str, String
     }
     if let Some(n) = plan.qps_per_connection {
         v.push(("NCCL_IB_QPS_PER_CONNECTION", n.to_string()));
+    }
+    if plan.leaf_planes > 1 {
+        v.push(("NCCL_CROSS_NIC", "0".to_string()));
     }
     if !leave.hca && !plan.hca.is_empty() {
         let devices: Vec<String> = plan.hca.iter().map(|d| format!("{d}:1")).collect();

@@ -1,5 +1,6 @@
 //! The server's NIC ports as a netplan file: each port's (netdev's) address and MTU, a routing table
-//! per port holding the port's own subnet and the whole server pool through the port's leaf, and a
+//! per port holding the port's own subnet and the server addresses the port's leaf reaches through the
+//! port's leaf (the whole server pool, or on two planes its own plane's: [`super::routes`]), and a
 //! rule that sends traffic from the port's address to that table: RDMA from a port leaves through its
 //! own leaf, whatever the main table says. The same on rail leaves, rack leaves (one leaf, every NIC
 //! its own port on it) and two-port NICs (two netdevs, two tables, no bond: Alibaba HPN's two routed
@@ -11,6 +12,7 @@
 
 use super::Server;
 use super::line;
+use super::routes::Destinations;
 use crate::model::hosts::HostsPlan;
 use crate::output::Meta;
 use crate::spell;
@@ -30,7 +32,7 @@ pub fn pod_takes_address(plan: &HostsPlan, n: &super::Nic) -> bool {
 
 /// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`). NIC names are checked Linux
 /// interface names, and quoted as well.
-pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
+pub fn file(meta: &Meta, plan: &HostsPlan, dest: &Destinations, s: &Server) -> String {
     let mut o = String::with_capacity(420 * s.nics.len() + 240);
     o.push_str(&super::header(meta, &format!("rail NICs of {}", s.name)));
     o.push_str(
@@ -68,10 +70,12 @@ pub fn file(meta: &Meta, plan: &HostsPlan, s: &Server) -> String {
         line(&mut o, &["        - to: \"", &subnet, "\""]);
         o.push_str("          scope: link\n");
         line(&mut o, &["          table: ", &t]);
-        line(&mut o, &["        - to: \"", &plan.server_pool, "\""]);
-        line(&mut o, &["          via: \"", &via, "\""]);
-        o.push_str("          on-link: true\n");
-        line(&mut o, &["          table: ", &t]);
+        for to in dest.of_plane(n.leaf.plane) {
+            line(&mut o, &["        - to: \"", to, "\""]);
+            line(&mut o, &["          via: \"", &via, "\""]);
+            o.push_str("          on-link: true\n");
+            line(&mut o, &["          table: ", &t]);
+        }
         o.push_str("      routing-policy:\n");
         line(&mut o, &["        - from: \"", &ip, "\""]);
         line(&mut o, &["          table: ", &t]);
@@ -96,6 +100,7 @@ mod tests {
             hca: Vec::new(),
             route_table: 100,
             nic_ports,
+            leaf_planes: 1,
             server_pool: "10.0.0.0/16".into(),
             mtu: 9100,
             nic_speed_gbps: 400,

@@ -15,7 +15,11 @@
 //! - `ecn/roce_np/enable/<p>`, `ecn/roce_rp/enable/<p>`: DCQCN notification and reaction point on each
 //!   lossless priority that marks ECN;
 //! - `ecn/roce_np/cnp_dscp`, `ecn/roce_np/cnp_802p_prio`: the CNPs the NIC sends use the switches' CNP
-//!   class.
+//!   class;
+//! - `/sys/kernel/config/rdma_cm/<device>/ports/1/default_roce_tos`: the ToS byte of the RDMA devices
+//!   of each port for connections made through RDMA CM (perftest `-R`, UCX, MPI, NVMe-oF, storage)
+//!   that set none themselves: the data class's DSCP x 4, as `NCCL_IB_TC`; without it they leave as
+//!   DSCP 0, in the lossy default class without ECN.
 
 use super::Server;
 use crate::model::hosts::HostsPlan;
@@ -269,8 +273,39 @@ pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
         );
     }
     let _ = writeln!(o, "done");
+    rdma_cm_tos(&mut o, &nics, q.data_dscp);
     rdma_devices(&mut o, plan, s);
     o
+}
+
+/// The RDMA CM default ToS of every RDMA device of every NIC port: the data class's traffic-class byte
+/// (DSCP x 4). The rdma_cm module's configfs holds it per device and port; a device's folder appears
+/// when created (`mkdir`). An mlx5 Ethernet function is one device with one port.
+fn rdma_cm_tos(o: &mut String, nics: &str, data_dscp: u8) {
+    let tos = super::nccl::tc_byte(data_dscp);
+    let _ = writeln!(
+        o,
+        "# RDMA CM's default ToS (perftest -R, UCX, MPI, NVMe-oF: connections that set none): the data class's DSCP x 4, as NCCL_IB_TC"
+    );
+    let _ = writeln!(o, "modprobe rdma_cm");
+    let _ = writeln!(
+        o,
+        "mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config"
+    );
+    let _ = writeln!(o, "for nic in {nics}; do");
+    let _ = writeln!(
+        o,
+        "  for dev in /sys/class/net/\"$nic\"/device/infiniband/*; do"
+    );
+    let _ = writeln!(
+        o,
+        "    [ -e \"$dev\" ] || {{ echo \"$nic: no RDMA device (/sys/class/net/$nic/device/infiniband)\" >&2; exit 1; }}"
+    );
+    let _ = writeln!(o, "    cm=\"/sys/kernel/config/rdma_cm/${{dev##*/}}\"");
+    let _ = writeln!(o, "    mkdir -p \"$cm\"");
+    let _ = writeln!(o, "    echo {tos} > \"$cm/ports/1/default_roce_tos\"");
+    let _ = writeln!(o, "  done");
+    let _ = writeln!(o, "done");
 }
 
 #[cfg(test)]

@@ -33,6 +33,11 @@ pub fn plan(intent: &Intent) -> Option<HostsPlan> {
             .unwrap_or_default(),
         route_table: h.route_table,
         nic_ports: intent.fabric.topology.nic_ports.max(1),
+        leaf_planes: if intent.fabric.topology.homing == Some(crate::intent::Homing::TwoPlanes) {
+            2
+        } else {
+            1
+        },
         server_pool: intent.fabric.addressing.server_links.to_string(),
         mtu: intent.fabric.mtu,
         nic_speed_gbps: intent.fabric.topology.nic_speed.gbps(),

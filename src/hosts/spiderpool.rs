@@ -4,7 +4,8 @@
 //!   from the address after the gateway to the one before broadcast, the servers' own NIC addresses
 //!   excluded) or per NIC port (`routed`: the port's /31, the leaf's even address as gateway, the odd
 //!   one as the only address: the pod that takes the port takes its address), pinned to its servers
-//!   with `nodeName` and routing the server pool through the gateway;
+//!   with `nodeName` and routing the server pool through the gateway (on two planes only the gateway's
+//!   own plane's server addresses, [`super::routes`]);
 //! - a `SpiderMultusConfig` per NIC port kind (rail, and port on two-port NICs: `sriov` with RDMA
 //!   isolation, or `macvlan` on the port's netdev) whose pools are those its leaves give
 //!   (`rail01-*`), annotated for Spiderpool's RDMA resource injection.
@@ -14,6 +15,7 @@
 //! pool serves one port of two-port NICs (`rail01p2-`, `rackp1-`): one wildcard never matches another's.
 
 use super::line;
+use super::routes::Destinations;
 use super::servers::add;
 use super::{Nic, Server};
 use crate::kinds::SpiderCni;
@@ -43,6 +45,8 @@ struct Pool<'m> {
     exclude: Option<String>,
     nodes: Vec<&'m str>,
     kinds: Vec<(u32, u32, &'m str)>,
+    /// The plane of its leaf (two-plane fabrics).
+    plane: Option<u32>,
 }
 
 /// One pool's text as printed, borrowed from wherever it was spelled: a leaf's [`Pool`], or a routed
@@ -55,6 +59,8 @@ struct Text<'a> {
     ips: &'a str,
     exclude: Option<&'a str>,
     nodes: &'a [&'a str],
+    /// The destinations routed through the gateway.
+    routes: &'a [String],
 }
 
 /// The prefix of the pools of one rail (`None`: a rack leaf's, every rail) and one NIC port (`None`:
@@ -100,6 +106,7 @@ pub fn document(
     _model: &FabricModel,
     plan: &HostsPlan,
     k: &KubernetesPlan,
+    dest: &Destinations,
     servers: &[Server],
 ) -> Result<String, String> {
     let header = format!("{}\n", super::header(meta, "Spiderpool rails"));
@@ -110,7 +117,7 @@ pub fn document(
         .map_init(String::new, |scratch, s| {
             let mut o = String::new();
             for n in s.nics.iter().filter(|n| n.leaf.server_subnet.is_none()) {
-                routed(&mut o, plan, s, n, scratch);
+                routed(&mut o, plan, dest, s, n, scratch);
             }
             o
         })
@@ -120,7 +127,7 @@ pub fn document(
         .par_iter()
         .map(|p| {
             let mut s = String::with_capacity(512);
-            print(&mut s, plan, &p.text());
+            print(&mut s, &p.text(dest));
             s
         })
         .collect();
@@ -158,7 +165,14 @@ pub fn document(
 /// Prints the pool of one NIC port whose leaf gives no subnet (`routed`): the port's /31, the leaf
 /// as gateway, the port's own address as the only one, pinned to its server. Its fields are spelled
 /// into `scratch` (100,000 pools at 12,500 servers: no allocation each).
-fn routed(o: &mut String, plan: &HostsPlan, s: &Server, n: &Nic, scratch: &mut String) {
+fn routed(
+    o: &mut String,
+    plan: &HostsPlan,
+    dest: &Destinations,
+    s: &Server,
+    n: &Nic,
+    scratch: &mut String,
+) {
     scratch.clear();
     push_prefix(
         scratch,
@@ -178,8 +192,9 @@ fn routed(o: &mut String, plan: &HostsPlan, s: &Server, n: &Nic, scratch: &mut S
         ips: &scratch[c..],
         exclude: None,
         nodes: &[s.name],
+        routes: dest.of_plane(n.leaf.plane),
     };
-    print(o, plan, &text);
+    print(o, &text);
 }
 
 /// The pools of the leaves that own a subnet, one per leaf, in the order servers first reach them.
@@ -229,11 +244,12 @@ fn leaf_pool<'m>(plan: &HostsPlan, leaf: &str, nics: &[(&'m str, &Nic<'m>)]) -> 
         exclude: Some(format!("{first}-{last_host}")),
         nodes,
         kinds,
+        plane: n.leaf.plane,
     }
 }
 
 impl Pool<'_> {
-    fn text(&self) -> Text<'_> {
+    fn text<'a>(&'a self, dest: &'a Destinations) -> Text<'a> {
         Text {
             name: [&self.name, ""],
             subnet: &self.subnet,
@@ -241,12 +257,13 @@ impl Pool<'_> {
             ips: &self.ips,
             exclude: self.exclude.as_deref(),
             nodes: &self.nodes,
+            routes: dest.of_plane(self.plane),
         }
     }
 }
 
 /// Prints one SpiderIPPool document.
-fn print(o: &mut String, plan: &HostsPlan, p: &Text) {
+fn print(o: &mut String, p: &Text) {
     o.push_str("---\napiVersion: ");
     o.push_str(API_VERSION);
     o.push_str("\nkind: SpiderIPPool\nmetadata:\n");
@@ -263,8 +280,10 @@ fn print(o: &mut String, plan: &HostsPlan, p: &Text) {
         line(o, &["    - \"", n, "\""]);
     }
     o.push_str("  routes:\n");
-    line(o, &["    - dst: \"", &plan.server_pool, "\""]);
-    line(o, &["      gw: \"", p.gateway, "\""]);
+    for dst in p.routes {
+        line(o, &["    - dst: \"", dst, "\""]);
+        line(o, &["      gw: \"", p.gateway, "\""]);
+    }
 }
 
 /// The RDMA resource name of NIC port `port` of rail `rail`: the pattern `kubernetes.resource` with

@@ -26,6 +26,9 @@ pub struct HostsPlan {
     pub route_table: u32,
     /// Ports per NIC: each is its own netdev, address, gateway and routing table.
     pub nic_ports: u32,
+    /// Leaf planes that share no link (`homing: two-planes`: 2, else 1): NCCL must keep each
+    /// connection on one plane (`NCCL_CROSS_NIC=0`).
+    pub leaf_planes: u32,
     /// The server-link pool (`10.2.0.0/16`): every server NIC address is in it, so each rail's table
     /// routes it through that rail's gateway.
     pub server_pool: String,

@@ -5,7 +5,9 @@ mod baseline;
 mod qos;
 
 pub use baseline::Baseline;
-pub use qos::{ClassMap, Ecn, NetworkQosClass, Qos, QosInClass, QueuingClass, Watchdog};
+pub use qos::{
+    ClassMap, Ecn, NetworkQosClass, Qos, QosInClass, QueuingClass, SpeedQueuing, Watchdog,
+};
 
 use super::common::{self, Bgp, Management, ServerVlan};
 use crate::model::{Device, Interface, UnusedPort};
@@ -66,6 +68,9 @@ pub struct Port<'a> {
     pub mtu: u32,
     /// Cable length in metres, when it is long enough to need pause-buffer settings aifab cannot source.
     pub long_cable_m: Option<u32>,
+    /// The speed of the port's own queuing policy (`AIFAB-QUEUING-OUT-<gbps>G`), when its shapers
+    /// differ from the system policy's (a port faster than the device's slowest).
+    pub queuing_gbps: Option<u32>,
     /// No link uses the port: it is shut, with only its description (the other fields are unused).
     pub unused: bool,
 }
@@ -85,6 +90,9 @@ pub struct Dlb<'a> {
     pub reload_note: bool,
     /// Comment: egress QoS is not applied to DLB flows.
     pub egress_qos_note: bool,
+    /// The switch runs no DLB itself but takes the DLB next-hop MAC its DLB neighbours send to: the
+    /// profile holds `mac-address` alone.
+    pub mac_only: bool,
 }
 
 /// Destination-QP hashing.
@@ -136,12 +144,14 @@ fn breakouts<'a>(d: &Device, pf: &'a Platform) -> Vec<Breakout<'a>> {
 
 /// The NX-OS view of `d` on platform `pf`.
 pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
+    let qos = Qos::new(&d.qos, pf, d.interfaces.iter().map(|i| i.speed_gbps));
+    let per_speed: Vec<u32> = qos.port_queuing.iter().map(|p| p.gbps).collect();
     NxosView {
         hostname: &d.hostname,
         acknowledged: common::acknowledged(d),
         notes: common::notes(d),
         server_vlan: ServerVlan::new(d),
-        qos: Qos::new(&d.qos, pf),
+        qos,
         pfc_watchdog: Watchdog::new(&d.qos.watchdog, pf.watchdog_timers == Support::Unverified),
         dlb: dlb(d, pf),
         qp_hash: d.qp_hash.as_ref().map(|q| QpHash {
@@ -159,13 +169,13 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
             .any(|i| i.vlan.is_some())
             .then_some(pf.max_mtu),
         breakouts: breakouts(d, pf),
-        interfaces: common::front_panel(d, |i| port(i, pf), unused_port),
+        interfaces: common::front_panel(d, |i| port(i, pf, &per_speed), unused_port),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),
     }
 }
 
-fn port<'a>(i: &'a Interface, pf: &Platform) -> Port<'a> {
+fn port<'a>(i: &'a Interface, pf: &Platform, per_speed: &[u32]) -> Port<'a> {
     Port {
         name: &i.name,
         description: &i.description,
@@ -177,6 +187,7 @@ fn port<'a>(i: &'a Interface, pf: &Platform) -> Port<'a> {
             .pause_buffer_above_m
             .is_some_and(|limit| i.cable_m > limit)
             .then_some(i.cable_m),
+        queuing_gbps: per_speed.contains(&i.speed_gbps).then_some(i.speed_gbps),
         unused: false,
     }
 }
@@ -189,6 +200,7 @@ fn unused_port(u: &UnusedPort) -> Port<'_> {
         access_vlan: None,
         mtu: 0,
         long_cable_m: None,
+        queuing_gbps: None,
         unused: true,
     }
 }
@@ -203,6 +215,7 @@ fn dlb<'a>(d: &'a Device, pf: &Platform) -> Option<Dlb<'a>> {
             .flowlet_gap_us
             .filter(|_| p.mode == crate::intent::DlbMode::Flowlet),
         reload_note: pf.dlb.reload_required,
-        egress_qos_note: pf.dlb.bypasses_egress_qos,
+        egress_qos_note: pf.dlb.bypasses_egress_qos && p.mode != crate::intent::DlbMode::Off,
+        mac_only: p.mode == crate::intent::DlbMode::Off,
     })
 }

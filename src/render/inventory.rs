@@ -4,10 +4,14 @@
 //! OS's connection variables from `vendors/<os>.yaml`, plus `aifab_os`) holds the hosts and their
 //! variables (`ansible_host` from the management address, `aifab_config`, `aifab_platform`); rollout
 //! groups hold host names only: per role (`<fabric>_leaf`), zone (`<fabric>_zone2`), server group or
-//! scalable unit (`<fabric>_group3`), rail (`<fabric>_rail1`) and spine plane (`<fabric>_plane1`), for
-//! the ones the fabric has.
+//! scalable unit (`<fabric>_group3`), rail (`<fabric>_rail1`), plane (`<fabric>_plane1`: with
+//! `homing: two-planes`, every switch of leaf plane 1, its leaves, spines and super-spines) and spine
+//! plane (`<fabric>_spine_plane1`: in three tiers, a super-spine plane's spines and super-spines), for
+//! the ones the fabric has. A plane group thus holds a whole plane: `--limit <fabric>_plane1` reaches
+//! every switch that carries plane 1's traffic, and no other.
 
 use super::OutFile;
+use crate::kinds::Role;
 use crate::model::{Device, FabricModel};
 use crate::platform::Catalog;
 use std::collections::BTreeMap;
@@ -42,17 +46,48 @@ enum Rollout {
     Group(u32),
     Rail(u32),
     Plane(u32),
+    SpinePlane(u32),
+}
+
+/// The planes of a fabric, as the devices carry them.
+#[derive(Clone, Copy)]
+struct Planes {
+    /// Leaf planes (`homing: two-planes`: 2; else 0, no plane groups).
+    leaf: u32,
+    /// Whether spines and super-spines form spine planes (three tiers).
+    spine: bool,
+}
+
+impl Planes {
+    fn of(devices: &[&Device]) -> Planes {
+        Planes {
+            leaf: devices
+                .iter()
+                .filter(|d| d.role == Role::Leaf)
+                .filter_map(|d| d.plane)
+                .max()
+                .unwrap_or(0),
+            spine: devices.iter().any(|d| d.role == Role::SuperSpine),
+        }
+    }
 }
 
 impl Rollout {
-    /// The groups a device belongs to.
-    fn of(d: &Device) -> impl Iterator<Item = Rollout> {
+    /// The groups a device belongs to. A leaf carries its leaf plane; a spine or super-spine its spine
+    /// plane p, which lies in leaf plane ((p-1) mod leaf planes)+1.
+    fn of(d: &Device, planes: Planes) -> impl Iterator<Item = Rollout> {
+        let leaf_plane = d.plane.filter(|_| planes.leaf > 0).map(|p| match d.role {
+            Role::Leaf => p,
+            _ => (p - 1) % planes.leaf + 1,
+        });
+        let spine_plane = d.plane.filter(|_| planes.spine && d.role != Role::Leaf);
         [
             Some(Rollout::Role(d.role.as_str())),
             d.zone.map(Rollout::Zone),
             d.group.map(Rollout::Group),
             d.rail.map(Rollout::Rail),
-            d.plane.map(Rollout::Plane),
+            leaf_plane.map(Rollout::Plane),
+            spine_plane.map(Rollout::SpinePlane),
         ]
         .into_iter()
         .flatten()
@@ -66,13 +101,68 @@ impl Rollout {
             Rollout::Group(n) => format!("group{n}"),
             Rollout::Rail(n) => format!("rail{n}"),
             Rollout::Plane(n) => format!("plane{n}"),
+            Rollout::SpinePlane(n) => format!("spine_plane{n}"),
         }
     }
 }
 
-/// Renders `inventory.yml`, always for the whole fabric (an `--only` render keeps it whole).
+/// Which devices the inventory lists: every one, or after a render narrowed by `--only` those that
+/// have a config in the folder, the matched (rendered now) and the others whose config file the folder
+/// already holds (a render before it wrote them). A device with no config file gets no entry: the
+/// playbooks would have nothing to push to it.
+pub struct Listed<'a> {
+    only: Option<&'a globset::GlobMatcher>,
+    folder: Option<&'a std::path::Path>,
+    catalog: &'a Catalog,
+}
+
+impl<'a> Listed<'a> {
+    /// The devices an `only` render into `folder` lists (every device without `only`; without a
+    /// folder, the matched ones).
+    pub fn new(
+        only: Option<&'a globset::GlobMatcher>,
+        folder: Option<&'a std::path::Path>,
+        catalog: &'a Catalog,
+    ) -> Listed<'a> {
+        Listed {
+            only,
+            folder,
+            catalog,
+        }
+    }
+
+    /// Whether `d` has an entry.
+    pub fn lists(&self, d: &Device) -> bool {
+        let Some(only) = self.only else {
+            return true;
+        };
+        only.is_match(&d.hostname)
+            || self.folder.is_some_and(|dir| {
+                // Not following a link: the file the render keeps is the folder's own.
+                std::fs::symlink_metadata(dir.join(config_path(self.catalog, d)))
+                    .is_ok_and(|m| m.is_file())
+            })
+    }
+}
+
+/// The path of a device's config under the output folder (`su1-r1-leaf.cfg`, `g1-rail1/config_db.json`).
+pub fn config_path(catalog: &Catalog, d: &Device) -> String {
+    catalog
+        .outputs
+        .get(&d.os)
+        .and_then(|o| o.first())
+        .map(|o| o.file.replace("{hostname}", &d.hostname))
+        .unwrap_or_default()
+}
+
+/// Renders `inventory.yml` for the whole fabric.
 pub fn inventory(model: &FabricModel, catalog: &Catalog) -> OutFile {
-    let devices: Vec<&Device> = model.devices.iter().collect();
+    inventory_of(model, catalog, &Listed::new(None, None, catalog))
+}
+
+/// Renders `inventory.yml` with the devices `listed` lists.
+pub fn inventory_of(model: &FabricModel, catalog: &Catalog, listed: &Listed) -> OutFile {
+    let devices: Vec<&Device> = model.devices.iter().filter(|d| listed.lists(d)).collect();
     let f = group_prefix(&model.name);
     let mut s = String::new();
     let _ = writeln!(
@@ -96,7 +186,8 @@ pub fn inventory(model: &FabricModel, catalog: &Catalog) -> OutFile {
     );
     let _ = writeln!(s, "      children:");
     os_groups(&mut s, &f, &devices, catalog);
-    rollout_groups(&mut s, &f, &devices);
+    let all: Vec<&Device> = model.devices.iter().collect();
+    rollout_groups(&mut s, &f, &devices, Planes::of(&all));
     OutFile {
         path: "inventory.yml".into(),
         content: s,
@@ -121,12 +212,7 @@ fn os_groups(s: &mut String, f: &str, devices: &[&Device], catalog: &Catalog) {
         }
         let _ = writeln!(s, "          hosts:");
         for d in hosts {
-            let config = catalog
-                .outputs
-                .get(&d.os)
-                .and_then(|o| o.first())
-                .map(|o| o.file.replace("{hostname}", &d.hostname))
-                .unwrap_or_default();
+            let config = config_path(catalog, d);
             let _ = writeln!(s, "            {}:", d.hostname);
             if let Some(m) = &d.management {
                 let _ = writeln!(s, "              ansible_host: {}", m.ip);
@@ -137,11 +223,11 @@ fn os_groups(s: &mut String, f: &str, devices: &[&Device], catalog: &Catalog) {
     }
 }
 
-/// The rollout groups (role, zone, server group, rail, plane), host names only.
-fn rollout_groups(s: &mut String, f: &str, devices: &[&Device]) {
+/// The rollout groups (role, zone, server group, rail, plane, spine plane), host names only.
+fn rollout_groups(s: &mut String, f: &str, devices: &[&Device], planes: Planes) {
     let mut groups: BTreeMap<Rollout, Vec<&str>> = BTreeMap::new();
     for d in devices {
-        for g in Rollout::of(d) {
+        for g in Rollout::of(d, planes) {
             groups.entry(g).or_default().push(&d.hostname);
         }
     }

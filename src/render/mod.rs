@@ -33,6 +33,9 @@ pub struct Renderer {
     catalog: &'static Catalog,
     config_db: sonic::ConfigDbBuilder,
     env_secrets: Option<secrets::EnvSecrets>,
+    /// The output folder an `--only` render goes into: its inventory lists the matched devices and the
+    /// others whose config the folder holds ([`inventory::Listed`]).
+    folder: Option<std::path::PathBuf>,
 }
 
 impl Renderer {
@@ -82,6 +85,7 @@ impl Renderer {
             catalog,
             config_db: sonic::ConfigDbBuilder::new(),
             env_secrets: None,
+            folder: None,
         })
     }
 
@@ -90,6 +94,20 @@ impl Renderer {
     pub fn with_env_secrets(mut self, values: secrets::EnvSecrets) -> Renderer {
         self.env_secrets = Some(values);
         self
+    }
+
+    /// This renderer, rendering into (or comparing with) `dir`: a render narrowed by `only` lists in
+    /// the inventory only the devices that have a config there after it, the matched ones and those whose
+    /// file `dir` already holds (no entry the playbooks would push nothing to).
+    pub fn for_folder(mut self, dir: &std::path::Path) -> Renderer {
+        self.folder = Some(dir.to_path_buf());
+        self
+    }
+
+    /// The inventory of a render narrowed by `only` (whole without).
+    fn inventory(&self, model: &FabricModel, only: Option<&globset::GlobMatcher>) -> OutFile {
+        let listed = inventory::Listed::new(only, self.folder.as_deref(), self.catalog);
+        inventory::inventory_of(model, self.catalog, &listed)
     }
 
     /// Template names, for tests.
@@ -218,7 +236,7 @@ impl Renderer {
                 .collect()
         };
         let inventory = || {
-            let inv = inventory::inventory(model, self.catalog);
+            let inv = self.inventory(model, only);
             sink(&inv).map(|()| (1, inv.content.len() as u64))
         };
         // The host files need every server link: a render narrowed by `only` keeps the old ones.
@@ -271,7 +289,7 @@ impl Renderer {
                 Err(e) => errs.push(e),
             }
         }
-        files.push(inventory::inventory(model, self.catalog));
+        files.push(self.inventory(model, only));
         if only.is_none() {
             match crate::hosts::files(meta, model) {
                 Ok(h) => files.extend(h),

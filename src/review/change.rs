@@ -585,7 +585,11 @@ fn dlb(s: &Sides) -> Vec<Change> {
             continue;
         }
         let facts = platform(b);
-        bypass |= b.dlb.is_some() && facts.is_some_and(|f| f.bypasses_egress_qos);
+        bypass |= b
+            .dlb
+            .as_ref()
+            .is_some_and(|p| p.mode != crate::intent::DlbMode::Off)
+            && facts.is_some_and(|f| f.bypasses_egress_qos);
         if facts.is_some_and(|f| f.reload_required) {
             reload.push(b.hostname.as_str());
         } else {

@@ -245,6 +245,38 @@ pub fn shape(intent: &Intent) -> Result<Shape, Vec<Finding>> {
     Ok(s)
 }
 
+/// AIF-FAB-009: servers that do not fill the last group still get that group's leaves whole (every
+/// leaf of a group is built for `servers_per_group` servers, with its full uplinks and spine ports):
+/// 40 servers in groups of 32 build 8 rail leaves for 8 servers, three quarters of their ports idle.
+pub fn warnings(shape: &Shape) -> Vec<Finding> {
+    let per = shape.servers_per_group.max(1);
+    let last = shape.servers % per;
+    if last == 0 {
+        return Vec::new();
+    }
+    let leaves = shape.leaves_per_group();
+    let ports = shape.ports_per_leaf();
+    let used = ports / per * last;
+    vec![
+        Finding::new(
+            Rule::PartialLastGroup,
+            format!(
+                "{} servers in groups of {per} leave {last} server{} in group {}: its {leaves} lea{} built whole for {per} servers ({used} of {ports} server ports used on each, with every uplink and spine port)",
+                shape.servers,
+                if last == 1 { "" } else { "s" },
+                shape.groups,
+                if leaves == 1 { "f is" } else { "ves are" },
+            ),
+        )
+        .at("/fabric/topology/servers")
+        .hint(format!(
+            "make `servers` a multiple of {per} ({} or {}), or choose a `servers_per_group` that divides it",
+            shape.servers - last,
+            shape.servers - last + per
+        )),
+    ]
+}
+
 /// One finding as the `Err` of a pass.
 fn refuse(rule: Rule, message: String, at: &str, hint: impl Into<String>) -> Vec<Finding> {
     vec![Finding::new(rule, message).at(at).hint(hint)]

@@ -18,7 +18,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-pub use partial::{Partial, SECTIONS};
+pub use partial::{NEUTRAL, Partial, SECTIONS, section_of};
 pub use reference::markdown_reference;
 
 /// Most schema findings reported for one file; the rest are counted in one last finding.
@@ -469,6 +469,19 @@ impl Ctx<'_> {
                 format!("{subject} is not valid: {detail}")
             }
         };
+        let message = match (worst, value, field.and_then(|f| pattern_of(self.root, f))) {
+            (Problem::Format, Value::String(text), Some(pattern)) => {
+                match refused_chars(pattern, text).as_deref() {
+                    Some([c]) => format!("{message}: it cannot hold {}", char_name(*c)),
+                    Some(cs) if !cs.is_empty() => {
+                        let names: Vec<String> = cs.iter().map(|c| char_name(*c)).collect();
+                        format!("{message}: it cannot hold {}", names.join(" or "))
+                    }
+                    _ => message,
+                }
+            }
+            _ => message,
+        };
         let mut f = Finding::new(code, message);
         if let Some(h) = field.and_then(|s| self.value_hint(s, value, quoted, worst)) {
             f = f.hint(h);
@@ -586,6 +599,57 @@ impl Ctx<'_> {
             }
         }
         parts
+    }
+}
+
+/// The `pattern` a string field must match, when it has one.
+fn pattern_of<'a>(root: &'a Value, field: &'a Value) -> Option<&'a str> {
+    schema_nav::resolve(root, field)
+        .get("pattern")
+        .and_then(Value::as_str)
+}
+
+/// The characters of `text` that keep it from matching `pattern`, in order of first appearance: each
+/// one whose every occurrence, taken out, lets the rest match (alone, or together with the others so
+/// found). `None` when taking characters out does not help (a length or a shape is what is wrong).
+fn refused_chars(pattern: &str, text: &str) -> Option<Vec<char>> {
+    let v = jsonschema::validator_for(&serde_json::json!({ "type": "string", "pattern": pattern }))
+        .ok()?;
+    let without = |cs: &[char]| -> Value {
+        Value::String(text.chars().filter(|c| !cs.contains(c)).collect())
+    };
+    let mut distinct: Vec<char> = Vec::new();
+    for c in text.chars() {
+        if !distinct.contains(&c) {
+            distinct.push(c);
+        }
+    }
+    // Each character alone: the usual case, one stray `;` or control character.
+    if let Some(c) = distinct.iter().find(|c| v.is_valid(&without(&[**c]))) {
+        return Some(vec![*c]);
+    }
+    // Else the characters no allowed string of one character holds, when taking them all out helps.
+    let refused: Vec<char> = distinct
+        .into_iter()
+        .filter(|c| !v.is_valid(&without(&[*c])) && !v.is_valid(&Value::String(format!("a{c}"))))
+        .collect();
+    (!refused.is_empty() && v.is_valid(&without(&refused))).then_some(refused)
+}
+
+/// A character as a message names it: `` `;` ``, or its code point when it does not print.
+fn char_name(c: char) -> String {
+    if c.is_control() || c.is_whitespace() {
+        format!(
+            "{} (U+{:04X})",
+            if c == ' ' {
+                "a space"
+            } else {
+                "a control character"
+            },
+            u32::from(c)
+        )
+    } else {
+        format!("`{c}`")
     }
 }
 

@@ -25,6 +25,25 @@ pub const SECTIONS: &[&str] = &[
     "/qos",
     "/load_balancing",
     "/overrides",
+    "/baseline",
+    "/hosts",
+    "/acknowledge",
+];
+
+/// The sections whose stand-in asks for nothing the other sections depend on (no device, port,
+/// address, ASN or platform; the stub's QoS has one lossy class): with only these dirty, placement and
+/// the compiler can run on the partial intent, and what they find outside the dirty sections holds for
+/// the intent as written. `topology`, `addressing`, `bgp`, `mtu` and `overrides` shape the devices and
+/// their numbers, so a stand-in for them would make findings elsewhere up; so does `acknowledge`, whose
+/// stand-in (none) would turn every acknowledged rule into an error.
+pub const NEUTRAL: &[&str] = &[
+    "/version",
+    "/fabric/name",
+    "/fabric/management",
+    "/qos",
+    "/load_balancing",
+    "/baseline",
+    "/hosts",
 ];
 
 /// A valid intent whose sections stand in for dirty ones (never read by a rule).
@@ -62,6 +81,21 @@ impl Partial {
     pub fn clean(&self, pointer: &str) -> bool {
         !self.dirty.contains(&pointer)
     }
+
+    /// The sections that failed the schema (stand-ins in [`Partial::intent`]).
+    pub fn dirty(&self) -> &[&'static str] {
+        &self.dirty
+    }
+
+    /// Whether every dirty section is [`NEUTRAL`]: placement and the compiler can run.
+    pub fn compilable(&self) -> bool {
+        self.dirty.iter().all(|d| NEUTRAL.contains(d))
+    }
+}
+
+/// The section of [`SECTIONS`] that `pointer` lies in.
+pub fn section_of(pointer: &str) -> Option<&'static str> {
+    SECTIONS.iter().copied().find(|s| within(pointer, s))
 }
 
 /// Whether `pointer` is `section` or inside it.
@@ -77,8 +111,8 @@ pub fn partial(value: &Value, findings: &[Finding]) -> Option<Partial> {
     let mut dirty: Vec<&'static str> = Vec::new();
     for f in findings {
         let p = f.pointer.as_deref()?;
-        let section = SECTIONS.iter().find(|s| within(p, s))?;
-        if !dirty.contains(section) {
+        let section = section_of(p)?;
+        if !dirty.contains(&section) {
             dirty.push(section);
         }
     }

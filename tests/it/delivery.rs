@@ -316,3 +316,66 @@ fn markdown_comment_stays_within_its_budget_and_closes_every_block() {
         "a budget too small to hold the totals is refused"
     );
 }
+
+/// The inventory of an `--only` render lists exactly the devices with a config in the folder: into a
+/// new folder the matched ones only (the playbooks would find no file for the others); into a folder
+/// that already holds the rest of the fabric, every device.
+#[test]
+fn only_lists_in_the_inventory_the_devices_with_a_config() {
+    let t = tmpdir("only-inventory");
+    let hosts_of = |dir: &Path| -> Vec<String> {
+        let inv = std::fs::read_to_string(dir.join("inventory.yml")).expect("inventory");
+        let mut hosts: Vec<String> = inv
+            .lines()
+            .filter(|l| l.trim_start().starts_with("aifab_config: "))
+            .map(|l| l.trim_start()["aifab_config: ".len()..].to_string())
+            .collect();
+        hosts.sort();
+        hosts
+    };
+    let configs_in = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .expect("read out")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".cfg"))
+            .collect();
+        v.sort();
+        v
+    };
+    let fresh = t.join("fresh");
+    let o = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "-q",
+            "--only",
+            "su1-r1-*",
+            "--out",
+        ],
+        &[&fresh],
+    );
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(configs_in(&fresh), ["su1-r1-leaf.cfg"]);
+    assert_eq!(hosts_of(&fresh), configs_in(&fresh));
+    let full = t.join("full");
+    let o = run(
+        &["render", "intents/pod1-1024.yaml", "-q", "--out"],
+        &[&full],
+    );
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let o = run(
+        &[
+            "render",
+            "intents/pod1-1024.yaml",
+            "-q",
+            "--only",
+            "su1-r1-*",
+            "--out",
+        ],
+        &[&full],
+    );
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(configs_in(&full).len(), 48);
+    assert_eq!(hosts_of(&full), configs_in(&full));
+}

@@ -263,7 +263,7 @@ fn a_new_or_reworded_acknowledgement_is_a_change_to_review() {
     );
     // Dropping the fabric-wide entry: 31 DLB leaves lose it (su4-r8-leaf runs no DLB, so never had it).
     let mut d = a.clone();
-    d.acknowledge.clear();
+    d.acknowledge.retain(|x| x.rule != "AIF-LB-005");
     let c = only(&changes(&a, &d), "CHG-ACK");
     assert_eq!(c.switches, 31, "{c:?}");
     assert!(
@@ -381,4 +381,53 @@ fn server_file_changes_are_named_apart_from_the_switches() {
         .output()
         .expect("run");
     assert!(!String::from_utf8_lossy(&none.stdout).contains("server files"));
+}
+
+/// `aifab diff old new` where the new intent (an edited copy, so it borrows the old side's lock) has
+/// an error of its own and moves a pool: the report is the new intent's error, located in it, not a
+/// problem per lock entry of the old side's lock file.
+#[test]
+fn an_invalid_new_intent_reports_its_own_error_not_the_old_lock() {
+    let old = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let new = old
+        .replace("server_links: 10.2.0.0/16", "server_links: 10.9.0.0/16")
+        .replace("min: 150KB, max: 1500KB", "min: 1500KB, max: 150KB");
+    assert_ne!(old, new);
+    let path = fixture("pool-and-qos-error.yaml", &new);
+    let o = aifab()
+        .args(["diff", "intents/pod1-1024.yaml"])
+        .arg(&path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("AIF-QOS-001"), "{err}");
+    assert!(err.contains("pool-and-qos-error.yaml: invalid"), "{err}");
+    assert!(!err.contains("AIF-LOCK"), "{err}");
+}
+
+/// The same pool move without the error: the borrowed lock does not fit, so the new side is allocated
+/// without it (a note says so, once) and the diff shows the renumbering.
+#[test]
+fn a_pool_move_diffs_as_a_renumbering_with_one_note() {
+    let old = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let new = old.replace("server_links: 10.2.0.0/16", "server_links: 10.9.0.0/16");
+    let path = fixture("pool-move.yaml", &new);
+    let o = aifab()
+        .args(["diff", "intents/pod1-1024.yaml"])
+        .arg(&path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("note:").count(), 1, "{err}");
+    assert!(err.contains("does not fit it (1024 problems"), "{err}");
+    assert!(!err.contains("AIF-LOCK"), "{err}");
+    assert!(out.contains("+  ip address 10.9.0.0/31"), "{out}");
+    assert!(out.contains("--allow-renumber"), "{out}");
 }

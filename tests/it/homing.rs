@@ -254,6 +254,7 @@ fn three_tier_planes_stay_apart_up_to_the_super_spines() {
         let m = all_invariants(&i);
         assert_eq!(m.summary.super_spines, 4);
         assert!(m.links.iter().any(|l| l.tier == LinkTier::SpineSuperSpine));
+        inventory_planes_are_whole(&m, 2);
     }
     // Three super-spine planes cannot sit inside two leaf planes.
     let mut i = common::intent(HPN);
@@ -271,6 +272,77 @@ fn three_tier_planes_stay_apart_up_to_the_super_spines() {
     });
     let e = refused(&i);
     assert_eq!(e[0].code.id(), "AIF-FAB-008", "{e:#?}");
+}
+
+/// The inventory's plane groups have one meaning: `<fabric>_plane<N>` is exactly one connected part
+/// of the switch graph, every switch of leaf plane N (its leaves, spines and super-spines), so
+/// `--limit <fabric>_plane1` reaches all of plane 1 and nothing else; `<fabric>_spine_plane<N>` (three
+/// tiers) is spine plane N's spines and super-spines.
+fn inventory_planes_are_whole(m: &FabricModel, leaf_planes: u32) {
+    let inv = aifab::render::inventory::inventory(m, Catalog::builtin());
+    let doc: serde_json::Value = serde_norway::from_str(&inv.content).expect("inventory YAML");
+    let prefix = aifab::render::inventory::group_prefix(&m.name);
+    let groups = &doc["all"]["children"][&prefix]["children"];
+    let hosts = |g: &str| -> BTreeSet<String> {
+        groups[g]["hosts"]
+            .as_object()
+            .map(|h| h.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    // Connected parts of the switch graph, each named by its leaves' plane.
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for l in m.links.iter().filter(|l| l.tier != LinkTier::ServerLeaf) {
+        next.entry(&l.a).or_default().push(&l.b);
+        next.entry(&l.b).or_default().push(&l.a);
+    }
+    for p in 1..=leaf_planes {
+        let start = m
+            .devices
+            .iter()
+            .find(|d| d.role == aifab::intent::Role::Leaf && d.plane == Some(p))
+            .expect("a leaf of the plane");
+        let mut part = BTreeSet::new();
+        let mut stack = vec![start.hostname.as_str()];
+        while let Some(h) = stack.pop() {
+            if part.insert(h.to_string()) {
+                stack.extend(next.get(h).into_iter().flatten().copied());
+            }
+        }
+        assert_eq!(hosts(&format!("{prefix}_plane{p}")), part, "plane {p}");
+    }
+    assert!(groups[format!("{prefix}_plane{}", leaf_planes + 1)].is_null());
+    // Spine planes are the super-spines' (three tiers); in two tiers a spine's plane is its leaf plane.
+    let three_tier = m
+        .devices
+        .iter()
+        .any(|d| d.role == aifab::intent::Role::SuperSpine);
+    let spine_planes: BTreeSet<u32> = m
+        .devices
+        .iter()
+        .filter(|d| three_tier && d.role != aifab::intent::Role::Leaf)
+        .filter_map(|d| d.plane)
+        .collect();
+    if !three_tier {
+        assert!(groups[format!("{prefix}_spine_plane1")].is_null());
+    }
+    for p in spine_planes {
+        let want: BTreeSet<String> = m
+            .devices
+            .iter()
+            .filter(|d| d.role != aifab::intent::Role::Leaf && d.plane == Some(p))
+            .map(|d| d.hostname.clone())
+            .collect();
+        assert_eq!(
+            hosts(&format!("{prefix}_spine_plane{p}")),
+            want,
+            "spine plane {p}"
+        );
+    }
+}
+
+#[test]
+fn hpn_inventory_planes_are_whole() {
+    inventory_planes_are_whole(&build(&common::intent(HPN)), 2);
 }
 
 #[test]

@@ -357,11 +357,34 @@ fn pools_hand_out_no_switch_address_and_pin_their_servers() {
                 "{at} {name}: {} addresses for {ports} NIC ports",
                 usable.len()
             );
-            assert_eq!(spec["routes"][0]["dst"], c.pool);
-            assert_eq!(spec["routes"][0]["gw"], gateway.to_string());
+            // Every route goes through the gateway, to server addresses; without planes to the whole
+            // pool (tests/it/meaning.rs checks which server ports each pool's routes reach).
+            let routes = spec["routes"].as_array().expect("routes");
+            assert!(!routes.is_empty(), "{at} {name}: no route");
+            for r in routes {
+                assert_eq!(r["gw"], gateway.to_string(), "{at} {name}");
+                assert!(within(&r["dst"], c.pool), "{at} {name}: {}", r["dst"]);
+            }
+            let planes = served.iter().any(|(_, (leaf, _))| leaf.plane.is_some());
+            if !planes {
+                assert_eq!(routes.len(), 1, "{at} {name}");
+                assert_eq!(routes[0]["dst"], c.pool, "{at} {name}");
+            }
         }
         assert!(!handed.is_empty());
     }
+}
+
+/// Whether the prefix `dst` (a YAML string) lies inside the prefix `pool`.
+fn within(dst: &Value, pool: &str) -> bool {
+    let (Some(dst), Ok(pool)) = (
+        dst.as_str()
+            .and_then(|d| d.parse::<ipnetwork::Ipv4Network>().ok()),
+        pool.parse::<ipnetwork::Ipv4Network>(),
+    ) else {
+        return false;
+    };
+    pool.contains(dst.network()) && dst.prefix() >= pool.prefix()
 }
 
 /// Without Kubernetes every NIC port's address is the host's.
@@ -422,8 +445,17 @@ fn netplan_sends_each_nic_port_through_its_own_leaf() {
                     }
                 }
                 assert!(net.contains(gw), "{server} {nic}: gateway off the subnet");
-                assert_eq!(e["routes"][1]["to"], c.pool);
+                let routes = e["routes"].as_array().expect("routes");
                 let table = &e["routes"][1]["table"];
+                for r in &routes[1..] {
+                    assert_eq!(r["via"], gw.to_string(), "{server} {nic}");
+                    assert_eq!(&r["table"], table, "{server} {nic}");
+                    assert!(within(&r["to"], c.pool), "{server} {nic}: {}", r["to"]);
+                }
+                if leaf.plane.is_none() {
+                    assert_eq!(routes.len(), 2, "{server} {nic}");
+                    assert_eq!(e["routes"][1]["to"], c.pool);
+                }
                 assert_eq!(&e["routes"][0]["table"], table);
                 assert_eq!(e["routing-policy"][0]["table"], *table);
                 assert_eq!(e["routing-policy"][0]["from"], ip.to_string());
@@ -812,5 +844,87 @@ fn nccl_gets_one_rdma_device_per_nic_port_and_the_script_checks_them() {
 fn without_hca_nccl_picks_its_devices() {
     let (_, files) = common::render(META);
     assert!(!shared_file(&files, "hosts/nccl.env").contains("NCCL_IB_HCA"));
-    assert!(!shared_file(&files, "hosts/nic-qos.sh").contains("infiniband"));
+    let script = shared_file(&files, "hosts/nic-qos.sh");
+    assert!(
+        !script.contains("hca()") && !script.contains("hca '"),
+        "{script}"
+    );
+}
+
+/// Connections made through RDMA CM (perftest `-R`, UCX, MPI, NVMe-oF) get the data class's ToS by
+/// default: the script writes DSCP x 4 into the rdma_cm configfs `default_roce_tos` of every RDMA
+/// device of every NIC port, and stops, naming the port, when a port has no RDMA device.
+#[test]
+fn rdma_cm_connections_default_to_the_lossless_class() {
+    let (_, files) = common::render(HPN);
+    let script = shared_file(&files, "hosts/nic-qos.sh");
+    let tc: u16 = shared_file(&files, "hosts/nccl.env")
+        .lines()
+        .find_map(|l| l.strip_prefix("NCCL_IB_TC="))
+        .expect("NCCL_IB_TC")
+        .parse()
+        .expect("a number");
+    assert_eq!(tc, 26 * 4, "HPN's roce class is DSCP 26");
+    let block: String = script
+        .lines()
+        .skip_while(|l| !l.starts_with("# RDMA CM"))
+        .take_while(|l| !l.starts_with("# NCCL_IB_HCA"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(block.contains("default_roce_tos"), "{script}");
+    let run = |devices: &[(&str, &str)]| {
+        let scratch = common::Scratch::new("hosts-rdma-cm");
+        let (net, cfg) = (scratch.join("net"), scratch.join("config"));
+        for (nic, dev) in devices {
+            std::fs::create_dir_all(net.join(nic).join("device/infiniband").join(dev))
+                .expect("mkdir");
+            std::fs::create_dir_all(cfg.join("rdma_cm").join(dev).join("ports/1")).expect("mkdir");
+        }
+        for nic in ["eth0p1", "eth0p2", "eth1p1", "eth1p2"] {
+            std::fs::create_dir_all(net.join(nic).join("device")).expect("mkdir");
+        }
+        // modprobe and mountpoint as on a server where both are done already.
+        let body = format!(
+            "modprobe() {{ :; }}\nmountpoint() {{ return 0; }}\n{}",
+            block
+                .replace("/sys/class/net", net.to_str().expect("utf-8"))
+                .replace("/sys/kernel/config", cfg.to_str().expect("utf-8"))
+        );
+        let out = std::process::Command::new("sh")
+            .args(["-eu", "-c", &body])
+            .output()
+            .expect("run sh");
+        let tos: Vec<String> = devices
+            .iter()
+            .map(|(_, dev)| {
+                std::fs::read_to_string(
+                    cfg.join("rdma_cm")
+                        .join(dev)
+                        .join("ports/1/default_roce_tos"),
+                )
+                .unwrap_or_default()
+            })
+            .collect();
+        (out, tos)
+    };
+    let all = [
+        ("eth0p1", "mlx5_0"),
+        ("eth0p2", "mlx5_1"),
+        ("eth1p1", "mlx5_2"),
+        ("eth1p2", "mlx5_3"),
+    ];
+    let (out, tos) = run(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(tos.iter().all(|t| t.trim() == tc.to_string()), "{tos:?}");
+    let (out, _) = run(&all[..3]);
+    assert!(
+        !out.status.success(),
+        "a port without an RDMA device passed"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("eth1p2: no RDMA device"), "{err}");
 }

@@ -33,6 +33,7 @@ mod sonic_sku;
 mod sonic_yang;
 mod stable;
 mod standalone;
+mod tour;
 mod unused_ports;
 mod validate;
 mod vendors;

@@ -1,7 +1,9 @@
 //! One intent, one meaning: for every device of every example intent, read the lossless QoS meaning
 //! back out of the *rendered text* with a per-OS reader and compare it with what the intent says.
 //! The same assertions run for NX-OS, EOS and SONiC; a fourth reader reads each server's NIC and NCCL
-//! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back.
+//! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back, and
+//! reads the servers' routing tables (netplan, Spiderpool) to check that every server port reaches
+//! exactly the server ports its leaf's part of the fabric (its plane) reaches.
 
 use crate::common;
 #[path = "meaning/eos.rs"]
@@ -81,8 +83,13 @@ pub struct Meaning {
     pub strict: BTreeSet<u8>,
     /// Ports with PFC enabled (interface names).
     pub pfc_ports: BTreeSet<String>,
+    /// Shaped queues of each PFC port: queue → the most it may send, kbit/s (from the port's own
+    /// speed: a shaper taken of another speed is a different rate).
+    pub shapers: BTreeMap<String, BTreeMap<u8, u64>>,
     /// DLB mode if configured (`flowlet`, `per-packet`).
     pub dlb: Option<String>,
+    /// The DLB next-hop MAC the switch takes as its own (NX-OS `hardware profile dlb` `mac-address`).
+    pub dlb_mac: Option<String>,
     /// QP hashing configured.
     pub qp_hash: bool,
 }
@@ -117,6 +124,51 @@ fn generated_24k_fabric_at_reduced_size_means_what_it_says() {
     check_meaning("bench 24k/8", &intent, &model, &files);
 }
 
+/// pod1 with NX-OS spines (DLB on the leaves only): the spines take the leaves' DLB next-hop MAC
+/// (`hardware profile dlb` with `mac-address` alone), so the DLB flows the leaves send them are theirs.
+#[test]
+fn nxos_spines_take_the_dlb_mac_of_their_dlb_leaves() {
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml")
+        .expect("read")
+        .replace(
+            "      platform: eos/7800r3",
+            "      platform: nxos/n9k-c9364d-gx2a",
+        )
+        .replace("    roce_dest_qp: true ", "    roce_dest_qp: false");
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    let cat = aifab::platform::Catalog::builtin();
+    let model = aifab::compile::compile(&intent, cat).expect("compile");
+    let spines: Vec<_> = model
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::intent::Role::Spine)
+        .collect();
+    assert!(!spines.is_empty());
+    for s in &spines {
+        let p = s.dlb.as_ref().expect("the spine takes the DLB MAC");
+        assert_eq!(p.mode, aifab::intent::DlbMode::Off);
+        assert_eq!(p.mac.as_deref(), Some("00:cc:cc:cc:cc:cc"));
+    }
+    let files = aifab::render::Renderer::new(cat)
+        .expect("templates")
+        .fabric(
+            &aifab::render::Meta::new("pod1-nxos-spines.yaml", &model.name),
+            &model,
+            None,
+        )
+        .expect("render");
+    check_meaning("pod1 with NX-OS spines", &intent, &model, &files);
+    // And with the EOS spines of the example, only its acknowledgement lets it compile.
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let mut intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
+    intent.acknowledge.retain(|a| a.rule != "AIF-LB-009");
+    let errs = aifab::compile::compile(&intent, cat).expect_err("refused");
+    assert!(
+        errs.iter().any(|f| f.code.id() == "AIF-LB-009"),
+        "{errs:#?}"
+    );
+}
+
 fn check_meaning(
     path: &str,
     intent: &aifab::intent::Intent,
@@ -127,6 +179,7 @@ fn check_meaning(
         // AIFAB_MEANING_OS=nxos narrows the test to one OS while its templates are being written.
         let only = std::env::var("AIFAB_MEANING_OS").ok();
         let catalog = aifab::platform::Catalog::builtin();
+        let mut read: BTreeMap<&str, Meaning> = BTreeMap::new();
         for d in &model.devices {
             if only.as_deref().is_some_and(|o| o != d.os.as_str()) {
                 continue;
@@ -135,9 +188,10 @@ fn check_meaning(
             let want = expected(intent, platform.strict_queues);
             let mine: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
             assert!(!mine.is_empty(), "{path}: no files for {}", d.hostname);
+            let native = platform.ports.speeds.first().map_or(0, |s| s.gbps());
             let mut got = match d.os {
                 Os::Nxos => nxos::read(&mine),
-                Os::Eos => eos::read(&mine),
+                Os::Eos => eos::read(&mine, native),
                 Os::Sonic => sonic::read(&mine),
             };
             // A strict queue no DSCP reaches carries no class of the intent: SONiC's queue 7 for the
@@ -146,12 +200,54 @@ fn check_meaning(
             got.strict.retain(|q| reached.contains(q));
             let mut want = want;
             want.pfc_ports = d.interfaces.iter().map(|i| i.name.to_string()).collect();
-            want.dlb = d.dlb.as_ref().map(|p| p.mode.as_str().to_string());
+            want.shapers = shapers(intent, &want, d);
+            want.dlb = d
+                .dlb
+                .as_ref()
+                .filter(|p| p.mode != aifab::intent::DlbMode::Off)
+                .map(|p| p.mode.as_str().to_string());
+            want.dlb_mac = d.dlb.as_ref().and_then(|p| p.mac.clone());
             want.qp_hash = d.qp_hash.is_some();
             assert_eq!(
                 got, want,
                 "{path}: {} ({}) means something else",
                 d.hostname, d.platform
+            );
+            read.insert(d.hostname.as_str(), got);
+        }
+        dlb_next_hops_take_the_mac(path, model, &read);
+    }
+}
+
+/// Every switch on the far end of a DLB interface that sends to a DLB next-hop MAC reads back as
+/// taking that MAC as its own (Cisco: the same DLB MAC on every participating switch), unless the
+/// sender's intent acknowledges AIF-LB-009 (its neighbours' OS has no such setting).
+fn dlb_next_hops_take_the_mac(
+    path: &str,
+    model: &aifab::model::FabricModel,
+    read: &BTreeMap<&str, Meaning>,
+) {
+    for d in &model.devices {
+        let Some(mac) = read
+            .get(d.hostname.as_str())
+            .and_then(|m| m.dlb_mac.as_ref())
+        else {
+            continue;
+        };
+        if d.acknowledged.iter().any(|a| a.rule == "AIF-LB-009") {
+            continue;
+        }
+        for i in d.interfaces.iter().filter(|i| i.dlb) {
+            let Some(peer) = read.get(&*i.peer) else {
+                continue;
+            };
+            assert_eq!(
+                peer.dlb_mac.as_ref(),
+                Some(mac),
+                "{path}: {} sends DLB flows on {} to {mac}, which {} does not take",
+                d.hostname,
+                i.name,
+                i.peer
             );
         }
     }
@@ -230,6 +326,12 @@ fn servers_mean_what_their_switches_mean() {
                 Some(u16::from(data_dscp) * 4),
                 "{path}: {server}"
             );
+            // RDMA CM connections (perftest -R, UCX, MPI, NVMe-oF) default to the same class.
+            assert_eq!(
+                got.rdma_cm_tos,
+                Some(u16::from(data_dscp) * 4),
+                "{path}: {server}: RDMA CM default ToS"
+            );
             if let Some(cts) = &hosts.cts_class {
                 let d = class(cts).dscp.as_ref().expect("cts dscp")[0].0;
                 assert_eq!(got.nccl_fifo_tc, Some(u16::from(d) * 4), "{path}: {server}");
@@ -253,9 +355,10 @@ fn servers_mean_what_their_switches_mean() {
                 let (_, platform) = catalog.get(&d.platform).expect("platform");
                 let queue_of = prio_to_queue(&intent, platform.strict_queues, &want_prio);
                 let leaf_files: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
+                let native = platform.ports.speeds.first().map_or(0, |s| s.gbps());
                 let sw = match d.os {
                     Os::Nxos => nxos::read(&leaf_files),
-                    Os::Eos => eos::read(&leaf_files),
+                    Os::Eos => eos::read(&leaf_files, native),
                     Os::Sonic => sonic::read(&leaf_files),
                 };
                 let at = format!("{path}: {server} vs {leaf}");
@@ -291,6 +394,12 @@ fn servers_mean_what_their_switches_mean() {
                     sw.lossless.contains(&data_prio),
                     "{at}: NCCL data not lossless"
                 );
+                let cm = got.rdma_cm_tos.expect("RDMA CM ToS");
+                assert_eq!(cm % 4, 0, "{at}: ECN bits in the RDMA CM ToS");
+                assert!(
+                    sw.lossless.contains(&got.dscp[&((cm / 4) as u8)]),
+                    "{at}: RDMA CM traffic not lossless"
+                );
                 if let Some(f) = got.nccl_fifo_tc {
                     let p = got.dscp[&((f / 4) as u8)];
                     assert!(
@@ -303,6 +412,36 @@ fn servers_mean_what_their_switches_mean() {
         }
     }
     assert!(servers_checked > 0, "no example intent has a hosts section");
+}
+
+/// What the intent's `max_rate`s mean on each of `d`'s ports: the strict class's queue (as `want` maps
+/// its DSCP) may send that share of the port's own speed, in kbit/s.
+fn shapers(
+    intent: &aifab::intent::Intent,
+    want: &Meaning,
+    d: &aifab::model::Device,
+) -> BTreeMap<String, BTreeMap<u8, u64>> {
+    let shaped: Vec<(u8, u64)> = intent
+        .qos
+        .classes
+        .values()
+        .filter(|c| c.strict)
+        .filter_map(|c| {
+            let dscp = c.dscp.as_ref()?.first()?.0;
+            Some((want.dscp[&dscp], u64::from(c.max_rate?.0)))
+        })
+        .collect();
+    if shaped.is_empty() {
+        return BTreeMap::new();
+    }
+    d.interfaces
+        .iter()
+        .map(|i| {
+            let kbps = u64::from(i.speed_gbps) * 1_000_000;
+            let rates = shaped.iter().map(|&(q, pct)| (q, kbps * pct / 100));
+            (i.name.to_string(), rates.collect())
+        })
+        .collect()
 }
 
 /// Priority → the switch queue of the class on that priority, on a platform: the intent's meaning
@@ -318,4 +457,109 @@ fn prio_to_queue(
         .iter()
         .map(|(d, p)| (*p, by_queue.dscp[d]))
         .collect()
+}
+
+/// Every server port reaches every server port it should, through its own plane, and no other: for
+/// every example with host files (as rendered, and without Kubernetes, where the netplan files carry
+/// the routes), each routing table a server port or its pods get (netplan, SpiderIPPool) sends through
+/// its gateway exactly the server addresses whose leaves that gateway's leaf reaches over the fabric's
+/// links. Two planes that share no link are two such parts (hpn-dual-plane), and NCCL is then told to
+/// keep a connection on one NIC port, so on one plane (`NCCL_CROSS_NIC=0`).
+#[test]
+fn every_server_port_reaches_its_own_plane() {
+    let mut tables_checked = 0;
+    let mut parts_seen = BTreeSet::new();
+    for path in common::example_intents() {
+        let intent = common::intent(&path);
+        if !intent.hosts.as_ref().is_some_and(|h| h.enabled) {
+            continue;
+        }
+        let (model, files) = common::render(&path);
+        let mut bare = model.clone();
+        if let Some(h) = bare.hosts.as_mut() {
+            std::sync::Arc::make_mut(h).kubernetes = None;
+        }
+        let bare_files = aifab::render::Renderer::new(aifab::platform::Catalog::builtin())
+            .expect("templates")
+            .fabric(
+                &aifab::render::Meta::for_intent_path(&path, &model.name),
+                &bare,
+                None,
+            )
+            .expect("render");
+        let part = fabric_parts(&model);
+        let parts: BTreeSet<usize> = part.values().copied().collect();
+        parts_seen.insert(parts.len());
+        // Every switch address, to the switch; every server port's address, to its leaf's part.
+        let mut owner: BTreeMap<std::net::Ipv4Addr, &str> = BTreeMap::new();
+        for d in &model.devices {
+            for i in &d.interfaces {
+                owner.extend(i.ip.map(|ip| (ip, d.hostname.as_str())));
+            }
+            if let Some(s) = &d.server_subnet {
+                owner.insert(s.gateway_ip, d.hostname.as_str());
+            }
+        }
+        let servers = aifab::hosts::servers(&model).expect("servers");
+        let ports: Vec<(std::net::Ipv4Addr, usize)> = servers
+            .iter()
+            .flat_map(|s| &s.nics)
+            .map(|n| (n.ip, part[n.leaf.hostname.as_str()]))
+            .collect();
+        for (what, files) in [("as rendered", &files), ("without Kubernetes", &bare_files)] {
+            let tables = host::routes(files);
+            assert!(!tables.is_empty(), "{path} {what}: no routing table");
+            for t in &tables {
+                let at = format!("{path} {what}: {}", t.at);
+                let leaf = owner
+                    .get(&t.gateway)
+                    .unwrap_or_else(|| panic!("{at}: gateway {} is no switch's", t.gateway));
+                let mine = part[leaf];
+                for (ip, p) in &ports {
+                    let routed = t.destinations.iter().any(|d| d.contains(*ip));
+                    assert_eq!(
+                        routed,
+                        *p == mine,
+                        "{at}: server port {ip} (part {p} of the fabric) {} through {leaf} (part {mine})",
+                        if routed { "is routed" } else { "is not routed" }
+                    );
+                }
+                tables_checked += 1;
+            }
+        }
+        let got = host::read(&files.iter().collect::<Vec<_>>());
+        let want = (parts.len() > 1).then_some(0);
+        assert_eq!(got.nccl_cross_nic, want, "{path}: NCCL_CROSS_NIC");
+    }
+    assert!(tables_checked > 0);
+    assert!(
+        parts_seen.contains(&2),
+        "no example has two planes that share no link"
+    );
+}
+
+/// Each switch's connected part of the fabric (numbered from 0), over the links between switches.
+fn fabric_parts(model: &aifab::model::FabricModel) -> BTreeMap<&str, usize> {
+    let switches: BTreeSet<&str> = model.devices.iter().map(|d| d.hostname.as_str()).collect();
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for l in &model.links {
+        if switches.contains(&*l.a) && switches.contains(&*l.b) {
+            next.entry(&l.a).or_default().push(&l.b);
+            next.entry(&l.b).or_default().push(&l.a);
+        }
+    }
+    let mut part: BTreeMap<&str, usize> = BTreeMap::new();
+    for &start in &switches {
+        if part.contains_key(start) {
+            continue;
+        }
+        let id = part.values().max().map_or(0, |m| m + 1);
+        let mut stack = vec![start];
+        while let Some(s) = stack.pop() {
+            if part.insert(s, id).is_none() {
+                stack.extend(next.get(s).into_iter().flatten().copied());
+            }
+        }
+    }
+    part
 }

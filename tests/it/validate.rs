@@ -310,7 +310,22 @@ fn five_problems_are_reported_in_one_run() {
         5,
         "five problems on five distinct lines: {lines:?}"
     );
-    assert_eq!(findings.len(), 5, "{findings:#?}");
+    let errors: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 5, "{findings:#?}");
+    // The sections that passed the schema went on through placement and the compiler: the DLB of
+    // `load_balancing` (clean) and its acknowledged DLB MAC are all they have to say, as warnings.
+    for f in findings.iter().filter(|f| f["severity"] != "error") {
+        let code = f["code"].as_str().unwrap_or("");
+        let msg = f["message"].as_str().unwrap_or("");
+        match code {
+            "AIF-LB-006" | "AIF-UNV-001" => assert!(msg.contains("DLB"), "{f:#?}"),
+            "AIF-ACK-003" => assert!(msg.starts_with("AIF-LB-009 acknowledged"), "{f:#?}"),
+            _ => panic!("unexpected {f:#?}"),
+        }
+    }
 
     // The text report says the same, greppable as file:line:col.
     let out = aifab(&["validate", &file]);
@@ -467,4 +482,90 @@ fn schema_and_semantic_problems_are_reported_together() {
         "a rule ran on a section that failed the schema: {findings:#?}"
     );
     assert_eq!(findings.len(), 3, "{findings:#?}");
+}
+
+/// One mistake in each of four stages (load: a duplicate key; schema: a DLB mode that does not exist;
+/// checks: ECN min above max; compile: a server-link pool too small) comes back from one run, each at
+/// its line: the schema's failure in `load_balancing` and `baseline` does not stop the rules and the
+/// compiler from reading the sections that passed.
+#[test]
+fn mistakes_in_four_stages_are_all_reported() {
+    let file = bad("four-stages");
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    expect_at(
+        &findings,
+        &file,
+        "AIF-YAML-002",
+        "syslog: [192.0.2.32]",
+        0,
+        0,
+    );
+    expect_at(&findings, &file, "AIF-SCHEMA-006", "per-packett", 0, 0);
+    expect_at(&findings, &file, "AIF-QOS-001", "min: 1500KB", 0, 5);
+    expect_at(&findings, &file, "AIF-ADDR-002", "10.2.0.0/24", 0, 0);
+    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    assert_eq!(errors, 4, "{findings:#?}");
+    let out = aifab(&["validate", &file]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("invalid, 4 errors"), "{stderr}");
+}
+
+/// Without a schema error the same holds: a rule's error in one section does not hide the compiler's
+/// in another, and the compiler's findings in the faulted section (the same mistake again) stay out.
+#[test]
+fn a_rule_error_does_not_hide_a_compile_error() {
+    let text = read(&bad("four-stages"))
+        .replace("  syslog: [192.0.2.32]\n", "")
+        .replace("per-packett ", "per-packet  ");
+    let scratch = common::Scratch::new("validate-two-stages");
+    let file = scratch.join("two-stages.yaml");
+    std::fs::write(&file, &text).expect("write");
+    let file = file.to_str().expect("utf-8").to_string();
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    let codes: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["AIF-ADDR-002", "AIF-QOS-001"], "{findings:#?}");
+}
+
+/// A value refused by its field's pattern names the character that does not fit: an acknowledgement's
+/// reason with `;` says `;`, and nothing else is refused (the acknowledgement section failing the schema
+/// does not turn the rule it acknowledges into an error).
+#[test]
+fn a_refused_character_is_named() {
+    let text = read("intents/pod1-1024.yaml").replacen(
+        "reason: \"example fabric, untested:",
+        "reason: \"example fabric; untested:",
+        1,
+    );
+    let scratch = common::Scratch::new("validate-semicolon");
+    let file = scratch.join("semicolon.yaml");
+    std::fs::write(&file, &text).expect("write");
+    let file = file.to_str().expect("utf-8").to_string();
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    let errors: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{findings:#?}");
+    let msg = errors[0]["message"].as_str().unwrap_or_default();
+    assert_eq!(errors[0]["code"], "AIF-SCHEMA-005");
+    assert!(msg.ends_with("it cannot hold `;`"), "{msg}");
+    // A tab is named by its code point.
+    let text = read("intents/pod1-1024.yaml")
+        .replace("reason: \"example fabric,", "reason: \"example\tfabric,");
+    std::fs::write(scratch.join("tab.yaml"), &text).expect("write");
+    let (_, findings) = validate_json(scratch.join("tab.yaml").to_str().expect("utf-8"));
+    assert!(
+        findings.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("it cannot hold a control character (U+0009)")),
+        "{findings:#?}"
+    );
 }

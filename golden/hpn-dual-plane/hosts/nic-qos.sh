@@ -30,6 +30,17 @@ for nic in 'eth0p1' 'eth0p2' 'eth1p1' 'eth1p2'; do
   echo 48 > "/sys/class/net/$nic/ecn/roce_np/cnp_dscp"
   echo 6 > "/sys/class/net/$nic/ecn/roce_np/cnp_802p_prio"
 done
+# RDMA CM's default ToS (perftest -R, UCX, MPI, NVMe-oF: connections that set none): the data class's DSCP x 4, as NCCL_IB_TC
+modprobe rdma_cm
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+for nic in 'eth0p1' 'eth0p2' 'eth1p1' 'eth1p2'; do
+  for dev in /sys/class/net/"$nic"/device/infiniband/*; do
+    [ -e "$dev" ] || { echo "$nic: no RDMA device (/sys/class/net/$nic/device/infiniband)" >&2; exit 1; }
+    cm="/sys/kernel/config/rdma_cm/${dev##*/}"
+    mkdir -p "$cm"
+    echo 104 > "$cm/ports/1/default_roce_tos"
+  done
+done
 # NCCL_IB_HCA (nccl.env) names an RDMA device per NIC port: fail unless each is its port's
 hca() { [ -d "/sys/class/infiniband/$1/device/net/$2" ] || { echo "RDMA device $1 is not $2's: fix hosts.nccl.hca" >&2; exit 1; }; }
 hca 'mlx5_0' 'eth0p1'

@@ -30,3 +30,14 @@ for nic in 'eth0' 'eth1'; do
   echo 48 > "/sys/class/net/$nic/ecn/roce_np/cnp_dscp"
   echo 6 > "/sys/class/net/$nic/ecn/roce_np/cnp_802p_prio"
 done
+# RDMA CM's default ToS (perftest -R, UCX, MPI, NVMe-oF: connections that set none): the data class's DSCP x 4, as NCCL_IB_TC
+modprobe rdma_cm
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+for nic in 'eth0' 'eth1'; do
+  for dev in /sys/class/net/"$nic"/device/infiniband/*; do
+    [ -e "$dev" ] || { echo "$nic: no RDMA device (/sys/class/net/$nic/device/infiniband)" >&2; exit 1; }
+    cm="/sys/kernel/config/rdma_cm/${dev##*/}"
+    mkdir -p "$cm"
+    echo 104 > "$cm/ports/1/default_roce_tos"
+  done
+done

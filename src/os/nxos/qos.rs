@@ -25,8 +25,22 @@ pub struct Qos {
     pub qos_in: Vec<QosInClass>,
     /// `policy-map type network-qos AIFAB-NQOS` classes.
     pub network_qos: Vec<NetworkQosClass>,
-    /// `policy-map type queuing AIFAB-QUEUING-OUT` classes, highest queue first.
+    /// `policy-map type queuing AIFAB-QUEUING-OUT` classes, highest queue first: the policy under
+    /// `system qos`, whose shapers are taken of the device's slowest port speed in use.
     pub queuing: Vec<QueuingClass>,
+    /// `policy-map type queuing AIFAB-QUEUING-OUT-<speed>G`, one per faster port speed the device uses,
+    /// when a strict class is shaped: the same classes with the shapers of that speed, attached on the
+    /// ports of that speed (an interface's queuing policy replaces the system one there).
+    pub port_queuing: Vec<SpeedQueuing>,
+}
+
+/// A queuing policy for the ports of one speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpeedQueuing {
+    /// The port speed, Gbit/s: the policy is `AIFAB-QUEUING-OUT-<gbps>G`.
+    pub gbps: u32,
+    /// Its classes, highest queue first.
+    pub classes: Vec<QueuingClass>,
 }
 
 /// One `class-map type qos`.
@@ -77,8 +91,7 @@ pub struct QueuingClass {
     pub ecn: Option<Ecn>,
 }
 
-/// A queue shaper in an absolute rate: the system queuing policy serves every port, so the intent's
-/// share of the port speed is taken of the platform's (slowest) port speed.
+/// A queue shaper in an absolute rate: the intent's share of the speed of the ports the policy serves.
 #[derive(Clone, Debug, Serialize)]
 pub struct Shape {
     /// Maximum rate in `unit`.
@@ -140,8 +153,13 @@ pub struct Watchdog {
 }
 
 impl Qos {
-    /// The NX-OS QoS sections of a platform's QoS plan.
-    pub fn new(q: &QosPlan, pf: &Platform) -> Qos {
+    /// The NX-OS QoS sections of a platform's QoS plan, on a device whose ports in use run at
+    /// `speeds` (Gbit/s, any order, repeats allowed; empty: the platform's slowest speed).
+    pub fn new(q: &QosPlan, pf: &Platform, speeds: impl IntoIterator<Item = u32>) -> Qos {
+        let speeds = shaped_speeds(q, pf, speeds);
+        let (system, faster) = speeds
+            .split_first()
+            .map_or((slowest_port_gbps(pf), &[][..]), |(s, f)| (*s, f));
         let (defaults, named): (Vec<&ClassPlan>, Vec<&ClassPlan>) =
             q.classes.iter().partition(|c| c.is_default);
         Qos {
@@ -172,9 +190,31 @@ impl Qos {
                     pause_pfc_cos: c.lossless.then_some(c.priority),
                 })
                 .collect(),
-            queuing: queuing(&q.queues, slowest_port_gbps(pf)),
+            queuing: queuing(&q.queues, system),
+            port_queuing: faster
+                .iter()
+                .map(|&gbps| SpeedQueuing {
+                    gbps,
+                    classes: queuing(&q.queues, gbps),
+                })
+                .collect(),
         }
     }
+}
+
+/// The distinct port speeds a shaper must be taken of, ascending: the device's speeds in use when a
+/// strict class is shaped, else none (one policy serves every port).
+fn shaped_speeds(q: &QosPlan, pf: &Platform, speeds: impl IntoIterator<Item = u32>) -> Vec<u32> {
+    if q.queues.iter().all(|c| c.max_rate.is_none()) {
+        return Vec::new();
+    }
+    let mut v: Vec<u32> = speeds.into_iter().filter(|s| *s > 0).collect();
+    if v.is_empty() {
+        v.push(slowest_port_gbps(pf));
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// Queuing classes, highest queue first, strict queues numbered from the top.
@@ -197,8 +237,7 @@ fn queuing(queues: &[QueuePlan], port_gbps: u32) -> Vec<QueuingClass> {
         .collect()
 }
 
-/// The slowest port speed the platform offers, Gbit/s: a system-wide shaper must not exceed the share
-/// the intent gives on any port.
+/// The slowest port speed the platform offers, Gbit/s: the shaper base of a device with no port in use.
 fn slowest_port_gbps(pf: &Platform) -> u32 {
     pf.ports.speeds.iter().map(|s| s.gbps()).min().unwrap_or(0)
 }

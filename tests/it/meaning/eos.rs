@@ -6,7 +6,10 @@
 //! - `qos profile <name>` with `priority-flow-control on`, `priority-flow-control priority <p> no-drop`,
 //!   `priority-flow-control pause watchdog`, and `tx-queue`/`uc-tx-queue <q>` blocks with `priority strict`
 //!   and `random-detect ecn minimum-threshold <n> <unit> maximum-threshold <n> <unit> max-mark-probability <p>`;
-//! - `interface <name>` with `service-profile <name>` (or interface-level `priority-flow-control on`);
+//! - `interface <name>` with `service-profile <name>` (or interface-level `priority-flow-control on`)
+//!   and `speed <n>g-<lanes>` (a broken-out port; without it the port runs the platform's native speed,
+//!   which the caller passes);
+//! - `shape rate <n> percent` in a `tx-queue` block: that share of each port's own speed;
 //! - `ip hardware fib load-balance distribution dynamic` (DLB, flowlet-style);
 //! - `port-channel load-balance trident udf ... header outer l4 offset <n> ...` and
 //!   `load-balance policies` / `load-balance sand profile` / `fields udp dst-port 4791` / `payload bytes 5-7`.
@@ -27,6 +30,8 @@ struct Profile {
     watchdog: bool,
     strict: BTreeSet<u8>,
     ecn: BTreeMap<u8, (u64, u64, u8)>,
+    /// `shape rate <n> percent` per queue.
+    shape_percent: BTreeMap<u8, u64>,
 }
 
 /// Where the reader is in the config.
@@ -37,13 +42,15 @@ enum Block {
     LoadBalancePolicies,
 }
 
-/// Extracts the meaning of one device's rendered files.
-pub fn read(files: &[&OutFile]) -> Meaning {
+/// Extracts the meaning of one device's rendered files; a port without a `speed` line runs at
+/// `native_gbps`.
+pub fn read(files: &[&OutFile], native_gbps: u32) -> Meaning {
     let mut m = Meaning::default();
     let mut profiles: BTreeMap<String, Profile> = BTreeMap::new();
     // Interface -> profile it carries, and interfaces with interface-level `priority-flow-control on`.
     let mut service_profile: BTreeMap<String, String> = BTreeMap::new();
     let mut pfc_on_port: BTreeSet<String> = BTreeSet::new();
+    let mut port_gbps: BTreeMap<String, u32> = BTreeMap::new();
     let mut udf_offsets: BTreeSet<u32> = BTreeSet::new();
     for f in files {
         let mut block = Block::Other;
@@ -95,6 +102,9 @@ pub fn read(files: &[&OutFile]) -> Meaning {
                             ["random-detect", "ecn", "minimum-threshold", ..] => {
                                 p.ecn.insert(q, ecn(&words));
                             }
+                            ["shape", "rate", n, "percent"] => {
+                                p.shape_percent.insert(q, u64::from(num(n)));
+                            }
                             _ => {}
                         }
                     }
@@ -105,6 +115,13 @@ pub fn read(files: &[&OutFile]) -> Meaning {
                     }
                     ["priority-flow-control", "on"] => {
                         pfc_on_port.insert(name.clone());
+                    }
+                    ["speed", keyword] => {
+                        let gbps = keyword
+                            .split_once('g')
+                            .and_then(|(n, _)| n.parse().ok())
+                            .unwrap_or_else(|| panic!("speed `{keyword}`"));
+                        port_gbps.insert(name.clone(), gbps);
                     }
                     _ => {}
                 },
@@ -143,6 +160,20 @@ pub fn read(files: &[&OutFile]) -> Meaning {
         .map(|(i, _)| i.clone())
         .chain(pfc_on_port)
         .collect();
+    for port in &m.pfc_ports {
+        let Some(p) = service_profile.get(port).and_then(|p| profiles.get(p)) else {
+            continue;
+        };
+        if p.shape_percent.is_empty() {
+            continue;
+        }
+        let kbps = u64::from(*port_gbps.get(port).unwrap_or(&native_gbps)) * 1_000_000;
+        let rates = p
+            .shape_percent
+            .iter()
+            .map(|(q, pct)| (*q, kbps * pct / 100));
+        m.shapers.insert(port.clone(), rates.collect());
+    }
     m
 }
 

@@ -1,7 +1,8 @@
 //! The fourth reader: the lossless meaning of the servers, read back out of the rendered
 //! `hosts/nic-qos.sh` and `hosts/nccl.env` that every server runs (the `mlnx_qos` calls, the DCQCN sysfs
-//! writes and the NCCL variables), as the NIC and NCCL would apply them. Every NIC of the loop gets the
-//! same settings.
+//! writes, the RDMA CM default ToS and the NCCL variables), as the NIC and NCCL would apply them. Every
+//! NIC of the loop gets the same settings. [`routes`] reads the routing tables the servers and their
+//! pods get: each netplan port's table and each SpiderIPPool's routes.
 use aifab::render::OutFile;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +33,84 @@ pub struct HostMeaning {
     pub nccl_tc: Option<u16>,
     /// NCCL_IB_FIFO_TC.
     pub nccl_fifo_tc: Option<u16>,
+    /// NCCL_CROSS_NIC.
+    pub nccl_cross_nic: Option<u8>,
+    /// The ToS byte written to every RDMA device's `default_roce_tos` (RDMA CM connections).
+    pub rdma_cm_tos: Option<u16>,
+}
+
+/// One routing table of a server port or of the pods on it: what it sends where.
+#[derive(Debug)]
+pub struct Table {
+    /// Where it was read (`netplan/gpu01.yaml eth0p1`, `SpiderIPPool rail01p1-gpu01`).
+    pub at: String,
+    /// The next hop of its routes (the port's leaf).
+    pub gateway: std::net::Ipv4Addr,
+    /// The destinations routed through the gateway (the port's own on-link subnet not counted).
+    pub destinations: Vec<ipnetwork::Ipv4Network>,
+}
+
+/// Every routing table of the render: each netplan port that has routes (a port whose address a
+/// pod takes has none) and each SpiderIPPool. Every route of one table goes through one gateway.
+pub fn routes(files: &[aifab::render::OutFile]) -> Vec<Table> {
+    let mut out = Vec::new();
+    let net = |v: &serde_json::Value, at: &str| -> ipnetwork::Ipv4Network {
+        v.as_str()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("{at}: route destination {v}"))
+    };
+    let ip = |v: &serde_json::Value, at: &str| -> std::net::Ipv4Addr {
+        v.as_str()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("{at}: gateway {v}"))
+    };
+    for f in files {
+        if let Some(server) = f.path.strip_prefix("hosts/netplan/") {
+            let doc: serde_json::Value = serde_norway::from_str(&f.content).expect("netplan YAML");
+            let eths = doc["network"]["ethernets"].as_object().expect("ethernets");
+            for (nic, e) in eths {
+                let Some(routes) = e["routes"].as_array() else {
+                    continue;
+                };
+                let at = format!("netplan/{server} {nic}");
+                let via: Vec<&serde_json::Value> =
+                    routes.iter().filter(|r| r["scope"] != "link").collect();
+                let Some(first) = via.first() else {
+                    panic!("{at}: no route through the leaf")
+                };
+                let gateway = ip(&first["via"], &at);
+                assert!(
+                    via.iter().all(|r| ip(&r["via"], &at) == gateway),
+                    "{at}: two gateways"
+                );
+                out.push(Table {
+                    destinations: via.iter().map(|r| net(&r["to"], &at)).collect(),
+                    at,
+                    gateway,
+                });
+            }
+        } else if f.path == "hosts/kubernetes/spiderpool.yaml" {
+            for doc in f.content.split("\n---\n").skip(1) {
+                let doc: serde_json::Value = serde_norway::from_str(doc).expect("Spiderpool YAML");
+                if doc["kind"] != "SpiderIPPool" {
+                    continue;
+                }
+                let at = format!("SpiderIPPool {}", doc["metadata"]["name"]);
+                let routes = doc["spec"]["routes"].as_array().expect("routes");
+                let gateway = ip(&doc["spec"]["gateway"], &at);
+                assert!(
+                    routes.iter().all(|r| ip(&r["gw"], &at) == gateway),
+                    "{at}: two gateways"
+                );
+                out.push(Table {
+                    destinations: routes.iter().map(|r| net(&r["dst"], &at)).collect(),
+                    at,
+                    gateway,
+                });
+            }
+        }
+    }
+    out
 }
 
 fn list(s: &str) -> Vec<u8> {
@@ -61,6 +140,7 @@ pub fn read(files: &[&OutFile]) -> HostMeaning {
         match k {
             "NCCL_IB_TC" => m.nccl_tc = tc(),
             "NCCL_IB_FIFO_TC" => m.nccl_fifo_tc = tc(),
+            "NCCL_CROSS_NIC" => m.nccl_cross_nic = Some(v.parse().expect("NCCL_CROSS_NIC")),
             _ => {}
         }
     }
@@ -81,6 +161,9 @@ fn read_script(text: &str, m: &mut HostMeaning) {
                 .collect();
         } else if words.first() == Some(&"mlnx_qos") {
             mlnx_qos(&words, m);
+        } else if words.first() == Some(&"echo") && line.ends_with("/ports/1/default_roce_tos\"") {
+            // `echo <tos> > "$cm/ports/1/default_roce_tos"`, inside the loop over each port's devices.
+            m.rdma_cm_tos = Some(words[1].parse().expect("ToS"));
         } else if words.first() == Some(&"echo") {
             let value: u8 = words[1].parse().expect("echo value");
             let path = words[3].trim_matches('"');

@@ -11,11 +11,15 @@
 //!   A DSCP counts only when every PFC port applies a policy that maps it the same way.
 //! - `watchdog`: NX-OS watches the no-drop queues, so the lossless set when
 //!   `priority-flow-control watch-dog-interval on` is set globally and on every PFC port.
-//! - `ecn` / `strict`: the queuing policy attached under `system qos`: `random-detect ... ecn` and
+//! - `ecn` / `strict`: each PFC port's queuing policy (its own `service-policy type queuing output`,
+//!   else the one attached under `system qos`), the same on every port: `random-detect ... ecn` and
 //!   `priority level N` per `c-out-8q-qN` (`-default` = 0); thresholds in bytes (kbytes × 1024,
 //!   mbytes × 1024²).
+//! - `shapers`: `shape min .. max <n> <unit>` per queue of each PFC port's queuing policy, in kbit/s.
 //! - `pfc_ports`: interfaces with `priority-flow-control mode on`.
-//! - `dlb`: the `mode` under `hardware profile dlb` (flowlet when absent: the NX-OS default, nxos.md §5).
+//! - `dlb`: the `mode` under `hardware profile dlb` (flowlet when absent: the NX-OS default, nxos.md §5),
+//!   when the profile has `dlb-interface`s; `dlb_mac`: its `mac-address`, the DLB next-hop MAC the
+//!   switch takes as its own (with or without DLB interfaces).
 //! - `qp_hash`: an `ip load-sharing address ... udf offset <n> length <m>` line.
 use super::Meaning;
 use aifab::render::OutFile;
@@ -171,6 +175,34 @@ fn random_detect(args: &str) -> Option<(u64, u64, u8)> {
     ))
 }
 
+/// Strict queues and ECN per queue: what every port's queuing policy must agree on.
+type Scheduling = (BTreeSet<u8>, BTreeMap<u8, (u64, u64, u8)>);
+
+/// One `policy-map type queuing`.
+#[derive(Default)]
+struct Queuing {
+    strict: BTreeSet<u8>,
+    ecn: BTreeMap<u8, (u64, u64, u8)>,
+    /// `shape ... max <n> <unit>` per queue, kbit/s.
+    shapers: BTreeMap<u8, u64>,
+}
+
+/// The maximum of `shape min <n> <unit> max <n> <unit>`, in kbit/s.
+fn shape_max_kbps(args: &str) -> u64 {
+    let t: Vec<&str> = args.split_whitespace().collect();
+    let at = t
+        .iter()
+        .position(|x| *x == "max")
+        .unwrap_or_else(|| panic!("shape without max: {args}"));
+    let n: u64 = t[at + 1].parse().expect("shape max");
+    n * match t[at + 2] {
+        "kbps" => 1,
+        "mbps" => 1_000,
+        "gbps" => 1_000_000,
+        other => panic!("shape unit `{other}`"),
+    }
+}
+
 /// Extracts the meaning of one device's rendered files.
 pub fn read(files: &[&OutFile]) -> Meaning {
     let text: String = files
@@ -208,22 +240,26 @@ pub fn read(files: &[&OutFile]) -> Meaning {
         }
     }
 
-    // Queuing: ECN and strict priority per queue.
-    if let Some(name) = &queuing {
-        for (pm, _) in root.with(&format!("policy-map type queuing {name}")) {
-            for (class, cname) in pm.with("class type queuing") {
-                let q = class_number(cname, "c-out-8q-q")
-                    .unwrap_or_else(|| panic!("queuing class `{cname}`"));
-                if class.with("priority").next().is_some() {
-                    m.strict.insert(q);
-                }
-                for (_, args) in class.with("random-detect") {
-                    if let Some(e) = random_detect(args) {
-                        m.ecn.insert(q, e);
-                    }
+    // Queuing policies: ECN, strict priority and shapers per queue.
+    let mut policies: BTreeMap<String, Queuing> = BTreeMap::new();
+    for (pm, name) in root.with("policy-map type queuing") {
+        let mut p = Queuing::default();
+        for (class, cname) in pm.with("class type queuing") {
+            let q = class_number(cname, "c-out-8q-q")
+                .unwrap_or_else(|| panic!("queuing class `{cname}`"));
+            if class.with("priority").next().is_some() {
+                p.strict.insert(q);
+            }
+            for (_, args) in class.with("random-detect") {
+                if let Some(e) = random_detect(args) {
+                    p.ecn.insert(q, e);
                 }
             }
+            for (_, args) in class.with("shape") {
+                p.shapers.insert(q, shape_max_kbps(args));
+            }
         }
+        policies.insert(name.to_string(), p);
     }
 
     // Classification: class-map → DSCPs, then each type qos policy → DSCP → qos-group.
@@ -278,6 +314,7 @@ pub fn read(files: &[&OutFile]) -> Meaning {
         .unwrap_or(false);
     let mut all_ports_wd = true;
     let mut port_maps: Vec<BTreeMap<u8, u8>> = Vec::new();
+    let mut port_queuing: BTreeMap<String, Option<String>> = BTreeMap::new();
     for (intf, name) in root.with("interface") {
         let pfc = intf
             .with("priority-flow-control mode")
@@ -287,6 +324,12 @@ pub fn read(files: &[&OutFile]) -> Meaning {
             continue;
         }
         m.pfc_ports.insert(name.to_string());
+        port_queuing.insert(
+            name.to_string(),
+            intf.with("service-policy type queuing output")
+                .map(|(_, p)| p.to_string())
+                .last(),
+        );
         let wd = intf
             .with("priority-flow-control watch-dog-interval")
             .last()
@@ -314,8 +357,39 @@ pub fn read(files: &[&OutFile]) -> Meaning {
         m.watchdog = m.lossless.clone();
     }
 
+    // Each PFC port's queuing: its own policy, else the one under `system qos`. Strict queues and ECN
+    // must be the same on every port; shapers are per port (their rate follows the port's speed).
+    let mut common: Option<Scheduling> = None;
+    for (port, own) in &port_queuing {
+        let Some(name) = own.as_ref().or(queuing.as_ref()) else {
+            continue;
+        };
+        let p = policies
+            .get(name)
+            .unwrap_or_else(|| panic!("{port}: queuing policy {name} is not defined"));
+        let mine = (p.strict.clone(), p.ecn.clone());
+        match &common {
+            None => common = Some(mine),
+            Some(c) => assert_eq!(
+                *c, mine,
+                "{port}: queuing policy {name} schedules otherwise than the other ports'"
+            ),
+        }
+        if !p.shapers.is_empty() {
+            m.shapers.insert(port.clone(), p.shapers.clone());
+        }
+    }
+    if let Some((strict, ecn)) = common {
+        (m.strict, m.ecn) = (strict, ecn);
+    }
+
     // DLB and QP hashing.
     for (dlb, _) in root.with("hardware profile dlb") {
+        m.dlb_mac = dlb.with("mac-address").map(|(_, v)| v.to_string()).last();
+        // A profile without DLB interfaces balances nothing: it only takes the DLB MAC.
+        if dlb.with("dlb-interface").next().is_none() {
+            continue;
+        }
         let mode = dlb.with("mode").map(|(_, v)| v.to_string()).last();
         m.dlb = Some(mode.unwrap_or_else(|| "flowlet".to_string()));
     }

@@ -102,6 +102,7 @@ pub fn read(files: &[&OutFile]) -> Meaning {
     let wred = table("WRED_PROFILE");
     let mut strict: BTreeMap<String, BTreeSet<u8>> = BTreeMap::new();
     let mut ecn: BTreeMap<String, BTreeMap<u8, (u64, u64, u8)>> = BTreeMap::new();
+    let mut shapers: BTreeMap<String, BTreeMap<u8, u64>> = BTreeMap::new();
     for (key, e) in &table("QUEUE") {
         let (port, q) = key
             .split_once('|')
@@ -118,6 +119,22 @@ pub fn read(files: &[&OutFile]) -> Meaning {
                 .unwrap_or_else(|| panic!("{}: QUEUE {key} uses missing scheduler {s}", file.path));
             if field(sch, "type").as_deref() == Some("STRICT") {
                 strict.entry(port.to_string()).or_default().insert(q);
+            }
+            // `pir` in bytes per second (`meter_type: bytes`), as kbit/s.
+            if let Some(pir) = field(sch, "pir") {
+                assert_eq!(
+                    field(sch, "meter_type").as_deref(),
+                    Some("bytes"),
+                    "{}: SCHEDULER {s}: pir without meter_type bytes",
+                    file.path
+                );
+                let bytes: u64 = pir
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{}: SCHEDULER {s}: pir {pir}", file.path));
+                shapers
+                    .entry(port.to_string())
+                    .or_default()
+                    .insert(q, bytes * 8 / 1000);
             }
         }
         if let Some(w) = field(e, "wred_profile") {
@@ -141,6 +158,7 @@ pub fn read(files: &[&OutFile]) -> Meaning {
         }
     }
     m.strict = same_everywhere(strict, &m.pfc_ports, &file.path, "strict queues");
+    m.shapers = shapers;
     m.ecn = same_everywhere(ecn, &m.pfc_ports, &file.path, "ECN queues");
 
     // Community SONiC has no DLB (ARS) and no QP hashing in config_db.
