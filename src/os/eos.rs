@@ -40,8 +40,8 @@ pub struct EosView<'a> {
     pub interfaces: Vec<Port<'a>>,
     /// Loopback0 address.
     pub loopback: Ipv4Addr,
-    /// Management1 in VRF MGMT.
-    pub management: Option<Management>,
+    /// The platform's management port (Management1, or Management0 on a modular chassis) in VRF MGMT.
+    pub management: Option<Management<'a>>,
     /// `ip hardware fib load-balance distribution dynamic` (flowlet-style DLB).
     pub dlb: Option<Dlb>,
     /// eBGP underlay.
@@ -126,7 +126,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, String> 
             |u| unused_port(u, common::breakout_keyword(d, pf, u.port)),
         ),
         loopback: d.loopback,
-        management: Management::new(d.management.as_ref()),
+        management: Management::new(d.management.as_ref(), pf),
         dlb: d
             .dlb
             .as_ref()

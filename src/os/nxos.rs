@@ -39,8 +39,8 @@ pub struct NxosView<'a> {
     pub dlb: Option<Dlb<'a>>,
     /// RoCEv2 destination-QP hashing.
     pub qp_hash: Option<QpHash>,
-    /// mgmt0 in the management VRF.
-    pub management: Option<Management>,
+    /// The platform's management port (mgmt0) in the management VRF.
+    pub management: Option<Management<'a>>,
     /// loopback0 address.
     pub loopback: Ipv4Addr,
     /// Every front-panel port in port order: the used ones and, shut, the unused ones.
@@ -151,7 +151,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
             }),
             method: q.method,
         }),
-        management: Management::new(d.management.as_ref()),
+        management: Management::new(d.management.as_ref(), pf),
         loopback: d.loopback,
         system_jumbomtu: d
             .interfaces

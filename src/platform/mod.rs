@@ -140,6 +140,11 @@ pub struct Platform {
     pub asic: String,
     /// Front-panel ports.
     pub ports: Ports,
+    /// The out-of-band management port as the OS names it (`mgmt0` on NX-OS, `Management1` on a fixed
+    /// Arista system, `Management0` on a modular Arista chassis, `eth0` on SONiC): the management
+    /// address goes there, and the push's access check looks for it
+    /// (docs/platforms/<os>.md#management).
+    pub management_interface: String,
     /// Largest interface MTU the OS accepts on this platform, bytes.
     pub max_mtu: u32,
     /// Packet buffer of the ASIC (total), when a reference gives it.
@@ -589,6 +594,7 @@ impl Platform {
     fn sourced_facts(&self) -> Vec<&'static str> {
         let mut need = vec![
             "ports",
+            "management_interface",
             "max_mtu",
             "ecn_unit",
             "dlb",
@@ -685,6 +691,12 @@ impl Platform {
             if k.is_empty() || !k.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
                 out.push(format!("{fact} {k:?}: only lowercase letters and `-`"));
             }
+        }
+        let m = &self.management_interface;
+        if m.is_empty() || !m.chars().all(|c| c.is_ascii_alphanumeric() || c == '/') {
+            out.push(format!(
+                "management_interface {m:?}: an interface name, letters, digits and `/` only"
+            ));
         }
         if self.ecn_unit.bytes == 0 {
             out.push("ecn_unit.bytes must be at least 1".into());

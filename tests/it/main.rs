@@ -22,6 +22,7 @@ mod lock;
 mod meaning;
 mod os_views;
 mod plan;
+mod push;
 mod render_cli;
 mod rollout;
 mod schema_fresh;
