@@ -193,6 +193,8 @@ rules! {
     BannerLineUnsafe = ("AIF-BASE-002", Error, Checks, "Banner lines are printable ASCII that can neither end the banner nor start a command"),
     NoLocalAdmin = ("AIF-BASE-003", Error, Checks, "A baseline has a local `admin` user, the fallback when AAA does not answer"),
     EnvSecretUnusable = ("AIF-BASE-004", Error, Compile, "A secret read from the environment is set, and safe in a config, when `aifab render --out` runs"),
+    TransportOff = ("AIF-BASE-005", Error, Checks, "The access Ansible pushes over (SSH, or the HTTPS API for httpapi) stays on in the baseline"),
+    NoBaseline = ("AIF-BASE-006", Warning, Checks, "An intent without a `baseline`: a full-replace push removes every user, AAA and access setting"),
 
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),

@@ -68,6 +68,7 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     lb::intent_rules(intent, &mut out);
     ack::intent_rules(intent, &mut out);
     baseline::rules(intent, &mut out);
+    baseline::presence(intent, &mut out);
     crate::hosts::rules(intent, &mut out);
     out
 }
@@ -123,6 +124,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     cable::rules(intent, &uses, &mut out);
     release::rules(intent, &uses, &mut out);
     headroom::rules(intent, catalog, &uses, &mut out);
+    baseline::transport_rules(intent, catalog, &uses, &mut out);
     out
 }
 

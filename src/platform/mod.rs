@@ -7,11 +7,13 @@
 //! comment pointing at that section, and `aifab validate` warns about them.
 
 mod extend;
+pub mod owned;
 pub mod release;
 mod sonic;
 
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
+pub use owned::OwnedSections;
 pub use sonic::{Fec, PgLookupRow, SonicBuffers, SonicFacts, SonicPort};
 
 use crate::kinds::DlbMode;
@@ -37,6 +39,11 @@ pub struct VendorFile {
     /// built-in ones.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ansible: BTreeMap<String, String>,
+    /// The top-level sections of a running-config aifab owns on this OS; a push keeps the rest
+    /// (`aifab drift`, docs/push.md#what-aifab-owns). A site file's patterns are added to the
+    /// built-in ones.
+    #[serde(default, skip_serializing_if = "OwnedSections::is_empty")]
+    pub owned_sections: OwnedSections,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
 }
@@ -335,6 +342,8 @@ pub struct Catalog {
     pub outputs: BTreeMap<Os, Vec<OutputSpec>>,
     /// Ansible group variables per OS.
     pub ansible: BTreeMap<Os, BTreeMap<String, String>>,
+    /// The sections aifab owns per OS (none for an OS `aifab drift` does not assemble).
+    pub owned: BTreeMap<Os, OwnedSections>,
 }
 
 /// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
@@ -399,6 +408,8 @@ struct BuiltinFile {
     outputs: Vec<OutputSpec>,
     #[serde(default)]
     ansible: BTreeMap<String, String>,
+    #[serde(default)]
+    owned_sections: OwnedSections,
 }
 
 mod builtin_platforms {
@@ -420,9 +431,14 @@ fn read_vendor<T>(
 }
 
 /// What is wrong with vendor file `os` apart from its platforms: it says another OS (`said`), renders
-/// no file, or names an output that is neither a template nor a builder.
-fn header_problems(os: Os, said: Os, outputs: &[OutputSpec]) -> Vec<String> {
-    let mut out = Vec::new();
+/// no file, names an output that is neither a template nor a builder, or owns a section a push must
+/// keep.
+fn header_problems(os: Os, said: Os, outputs: &[OutputSpec], owned: &OwnedSections) -> Vec<String> {
+    let mut out: Vec<String> = owned
+        .problems()
+        .into_iter()
+        .map(|e| format!("vendors/{os}.yaml: {e}"))
+        .collect();
     if said != os {
         out.push(format!("vendors/{os}.yaml: says `os: {said}`"));
     }
@@ -489,12 +505,18 @@ impl Catalog {
         let mut references = BTreeMap::new();
         let mut outputs = BTreeMap::new();
         let mut ansible = BTreeMap::new();
+        let mut owned = BTreeMap::new();
         for (os, text) in files {
             let read = || serde_norway::from_str::<VendorFile>(text).map_err(|e| e.to_string());
             let Some(file) = read_vendor(*os, read, &mut errors) else {
                 continue;
             };
-            errors.extend(header_problems(*os, file.os, &file.outputs));
+            errors.extend(header_problems(
+                *os,
+                file.os,
+                &file.outputs,
+                &file.owned_sections,
+            ));
             for (name, p) in file.platforms {
                 if check {
                     let release_problems = release::problems(file.os, &p);
@@ -511,6 +533,7 @@ impl Catalog {
             references.insert(*os, file.references);
             outputs.insert(*os, file.outputs);
             ansible.insert(*os, file.ansible);
+            owned.insert(*os, file.owned_sections);
         }
         if errors.is_empty() {
             Ok(Catalog {
@@ -518,6 +541,7 @@ impl Catalog {
                 references,
                 outputs,
                 ansible,
+                owned,
             })
         } else {
             Err(errors)
@@ -543,16 +567,23 @@ impl Catalog {
             references: BTreeMap::new(),
             outputs: BTreeMap::new(),
             ansible: BTreeMap::new(),
+            owned: BTreeMap::new(),
         };
         for (os, text) in VENDOR_JSON {
             let read = || serde_json::from_str::<BuiltinFile>(text).map_err(|e| e.to_string());
             let Some(file) = read_vendor(os, read, &mut errors) else {
                 continue;
             };
-            errors.extend(header_problems(os, file.os, &file.outputs));
+            errors.extend(header_problems(
+                os,
+                file.os,
+                &file.outputs,
+                &file.owned_sections,
+            ));
             catalog.references.insert(os, file.references);
             catalog.outputs.insert(os, file.outputs);
             catalog.ansible.insert(os, file.ansible);
+            catalog.owned.insert(os, file.owned_sections);
         }
         for (os, name, json) in BUILTIN_PLATFORMS {
             let entry = Entry {
