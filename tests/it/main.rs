@@ -14,6 +14,7 @@ mod checks;
 mod compile;
 mod delivery;
 mod diff;
+mod drift;
 mod fuzz_regressions;
 mod golden;
 mod homing;
