@@ -133,10 +133,11 @@ rules! {
 
     LosslessWithoutWatchdog = ("AIF-PFC-001", Error, Checks, "Lossless classes need the PFC watchdog"),
     WatchdogSonic = ("AIF-PFC-002", Error, Checks, "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms"),
-    WatchdogNxos = ("AIF-PFC-003", Error, Checks, "NX-OS watchdog: 1-10 (detect) and 0-100 (restore) multiples of one 100-1000 ms interval"),
+    WatchdogNxos = ("AIF-PFC-003", Error, Checks, "NX-OS watchdog: 1-10 (detect) and 1-100 (restore) multiples of one 100-1000 ms interval"),
     WatchdogEos = ("AIF-PFC-004", Error, Checks, "EOS watchdog: 0.01-60 s in steps of 10 ms"),
     NoLosslessClass = ("AIF-PFC-005", Warning, Checks, "A fabric without lossless classes"),
     LosslessWithoutSkuBuffers = ("AIF-PFC-006", Error, Checks, "Lossless classes need the SONiC SKU's sourced buffer numbers"),
+    WatchdogActionUnsupported = ("AIF-PFC-007", Error, Checks, "The watchdog action is one every OS of the fabric renders (NX-OS has no `alert`)"),
     WatchdogNotWholeMs = ("AIF-PFC-010", Error, Compile, "Watchdog timers are whole milliseconds"),
     WatchdogNoPollInterval = ("AIF-PFC-011", Error, Compile, "Watchdog timers need a common 100-1000 ms poll interval"),
 

@@ -305,6 +305,18 @@ pub struct WatchdogLimits {
     /// the detection time divided by this and real detection stays within the intent's time.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub polls_to_detect: u64,
+    /// Whether the OS renders the `alert` action (log only, keep forwarding); false refuses it
+    /// (`AIF-PFC-007`, NX-OS: no public source gives its CLI).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub alert: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn one() -> u64 {
