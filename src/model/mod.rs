@@ -506,6 +506,8 @@ pub enum NoteFeature {
     EcnBuffer,
     /// Breakout or port speed lines whose keyword no public source confirms for the platform.
     Breakout,
+    /// Local-user lines with a sha512-crypt hash on an OS no public source shows taking one.
+    PasswordHash,
 }
 
 impl NoteFeature {
@@ -517,6 +519,7 @@ impl NoteFeature {
             NoteFeature::PfcWatchdog => "pfc-watchdog",
             NoteFeature::EcnBuffer => "ecn-buffer",
             NoteFeature::Breakout => "breakout",
+            NoteFeature::PasswordHash => "password-hash",
         }
     }
 
@@ -530,6 +533,7 @@ impl NoteFeature {
             (NoteFeature::EcnBuffer, "sonic") => "buffers",
             (NoteFeature::EcnBuffer, _) => "queuing-and-ecn",
             (NoteFeature::Breakout, _) => "breakout",
+            (NoteFeature::PasswordHash, _) => "device-baseline",
         }
     }
 
@@ -541,6 +545,7 @@ impl NoteFeature {
             NoteFeature::PfcWatchdog => "/qos/pfc_watchdog",
             NoteFeature::EcnBuffer => "/qos/classes",
             NoteFeature::Breakout => "/fabric/topology",
+            NoteFeature::PasswordHash => "/baseline/users",
         }
     }
 }

@@ -180,6 +180,12 @@ pub struct Platform {
     pub qp_hash: QpHashSupport,
     /// Whether the OS's PFC watchdog timer CLI is verified (NX-OS global multipliers are [U]).
     pub watchdog_timers: Support,
+    /// Whether a public source shows the OS taking a sha512-crypt hash (`$6$...`, what the intent's
+    /// `baseline.users` give) in its local-user line (NX-OS `password 5`, EOS `secret sha512`); an
+    /// unverified one renders with a header note and a warning. Absent where users are not rendered
+    /// (SONiC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_hash: Option<Support>,
     /// Which PFC watchdog timers the OS can express.
     pub watchdog_limits: WatchdogLimits,
     /// Cables longer than this (metres) need PFC pause-buffer (headroom) settings aifab has no numbers
@@ -657,6 +663,7 @@ impl Platform {
             ),
             ("strict_queues", !self.strict_queues.is_at_priority()),
             ("breakout", !self.ports.breakout.is_empty()),
+            ("password_hash", self.password_hash.is_some()),
         ];
         need.extend(optional.into_iter().filter(|(_, on)| *on).map(|(f, _)| f));
         if let Some(s) = &self.sonic {
