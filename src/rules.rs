@@ -197,6 +197,8 @@ rules! {
     TransportOff = ("AIF-BASE-005", Error, Checks, "The access Ansible pushes over (SSH, or the HTTPS API for httpapi) stays on in the baseline"),
     NoBaseline = ("AIF-BASE-006", Warning, Checks, "An intent without a `baseline`: a full-replace push removes every user, AAA and access setting"),
 
+    SiteLineUnsafe = ("AIF-SITE-001", Error, Checks, "Site lines are printable lines a CLI OS takes, outside the sections aifab renders itself"),
+
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),
     ServerNameUnsafe = ("AIF-NAME-003", Error, Compile, "Server hostnames and NIC names are safe tokens"),

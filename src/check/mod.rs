@@ -18,6 +18,7 @@ mod mtu;
 mod pfc;
 mod qos;
 mod release;
+mod site;
 
 pub use asn::ecmp_rules;
 pub use baseline::{banner_line_problem, sha512_crypt_shape};
@@ -125,6 +126,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     release::rules(intent, &uses, &mut out);
     headroom::rules(intent, catalog, &uses, &mut out);
     baseline::transport_rules(intent, catalog, &uses, &mut out);
+    site::rules(intent, catalog, &uses, &mut out);
     out
 }
 

@@ -169,6 +169,7 @@ mod tests {
         OwnedSections {
             always: vec!["hostname".into(), "interface Ethernet*".into()],
             when_rendered: vec!["interface mgmt0".into()],
+            site_may_add: Vec::new(),
         }
     }
 
@@ -221,5 +222,17 @@ mod tests {
             d.assembled,
             "hostname r1\n!\n! aifab: 1 section(s) kept from the running-config (after; aifab does not own them, docs/push.md)\ndaemon TerminAttr\n   no shutdown\n!\nend\n"
         );
+    }
+
+    #[test]
+    fn a_section_aifab_renders_is_owned_by_its_first_line() {
+        // A site line (`daemon TerminAttr`) makes the running section with that first line aifab's.
+        let rendered = "hostname r1\ndaemon TerminAttr\n   no shutdown\n";
+        let running =
+            "hostname r1\ndaemon TerminAttr\n   exec /usr/bin/TerminAttr -old\n   no shutdown\n";
+        let d = drift(rendered, running, &policy());
+        assert!(d.kept.is_empty(), "{:?}", d.kept);
+        assert_eq!(d.removed, 1);
+        assert_eq!(d.assembled.matches("daemon TerminAttr").count(), 1);
     }
 }

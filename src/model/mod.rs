@@ -87,6 +87,9 @@ pub struct Device {
     /// Errors the intent acknowledged for this device, in registry order: each becomes a header
     /// comment of its config and a line of the change report.
     pub acknowledged: Vec<Acknowledged>,
+    /// The intent's site lines for this device, rendered verbatim (docs/push.md#site-lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub site_lines: Vec<String>,
     /// The device baseline (users, AAA, NTP, ...), shared by every device; None without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Arc<BaselinePlan>>,

@@ -48,6 +48,8 @@ pub struct EosView<'a> {
     pub bgp: Bgp<'a>,
     /// The device baseline (users, AAA, NTP, ...), when the intent has one.
     pub baseline: Option<Baseline<'a>>,
+    /// The intent's site lines, printed verbatim (docs/push.md#site-lines).
+    pub site_lines: &'a [String],
 }
 
 /// `load-balance sand profile default` fields.
@@ -136,6 +138,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, String> 
             }),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),
+        site_lines: &d.site_lines,
     })
 }
 

@@ -49,6 +49,8 @@ pub struct NxosView<'a> {
     pub bgp: Bgp<'a>,
     /// The device baseline (users, AAA, NTP, ...), when the intent has one.
     pub baseline: Option<Baseline<'a>>,
+    /// The intent's site lines, printed verbatim (docs/push.md#site-lines).
+    pub site_lines: &'a [String],
 }
 
 /// One front-panel port.
@@ -162,6 +164,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
         interfaces: common::front_panel(d, |i| port(i, pf), unused_port),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),
+        site_lines: &d.site_lines,
     }
 }
 

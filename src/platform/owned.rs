@@ -39,6 +39,10 @@ pub struct OwnedSections {
     /// leaf): otherwise the switch's own are kept.
     #[serde(default)]
     pub when_rendered: Vec<String>,
+    /// Owned patterns whose sections are entries of a list (`feature`, `ntp server`, `username`): a
+    /// site line may add one more (AIF-SITE-001 refuses a site line under any other owned pattern).
+    #[serde(default)]
+    pub site_may_add: Vec<String>,
 }
 
 impl OwnedSections {
@@ -59,6 +63,7 @@ impl OwnedSections {
     pub fn extend(&mut self, other: OwnedSections) {
         self.always.extend(other.always);
         self.when_rendered.extend(other.when_rendered);
+        self.site_may_add.extend(other.site_may_add);
     }
 
     /// What is wrong with the patterns: empty or non-printable ones, and any that would own a section
@@ -111,6 +116,7 @@ mod tests {
         let bad = OwnedSections {
             always: vec!["boot".into(), "copp*".into(), "ok".into()],
             when_rendered: vec!["vdc".into(), " x".into()],
+            site_may_add: Vec::new(),
         };
         let p = bad.problems();
         assert_eq!(p.len(), 4, "{p:?}");
