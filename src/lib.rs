@@ -14,6 +14,7 @@
 
 pub mod check;
 pub mod compile;
+pub mod delivery;
 pub mod diag;
 pub mod hosts;
 pub mod intent;

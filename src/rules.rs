@@ -146,10 +146,11 @@ rules! {
 
     LosslessWithoutWatchdog = ("AIF-PFC-001", Error, Checks, "Lossless classes need the PFC watchdog"),
     WatchdogSonic = ("AIF-PFC-002", Error, Checks, "SONiC watchdog: detection 100-5000 ms, restoration 100-60000 ms"),
-    WatchdogNxos = ("AIF-PFC-003", Error, Checks, "NX-OS watchdog: 1-10 (detect) and 0-100 (restore) multiples of one 100-1000 ms interval"),
+    WatchdogNxos = ("AIF-PFC-003", Error, Checks, "NX-OS watchdog: 1-10 (detect) and 1-100 (restore) multiples of one 100-1000 ms interval"),
     WatchdogEos = ("AIF-PFC-004", Error, Checks, "EOS watchdog: 0.01-60 s in steps of 10 ms"),
     NoLosslessClass = ("AIF-PFC-005", Warning, Checks, "A fabric without lossless classes"),
     LosslessWithoutSkuBuffers = ("AIF-PFC-006", Error, Checks, "Lossless classes need the SONiC SKU's sourced buffer numbers"),
+    WatchdogActionUnsupported = ("AIF-PFC-007", Error, Checks, "The watchdog action is one every OS of the fabric renders (NX-OS has no `alert`)"),
     WatchdogNotWholeMs = ("AIF-PFC-010", Error, Compile, "Watchdog timers are whole milliseconds"),
     WatchdogNoPollInterval = ("AIF-PFC-011", Error, Compile, "Watchdog timers need a common 100-1000 ms poll interval"),
 
@@ -208,6 +209,10 @@ rules! {
     BannerLineUnsafe = ("AIF-BASE-002", Error, Checks, "Banner lines are printable ASCII that can neither end the banner nor start a command"),
     NoLocalAdmin = ("AIF-BASE-003", Error, Checks, "A baseline has a local `admin` user, the fallback when AAA does not answer"),
     EnvSecretUnusable = ("AIF-BASE-004", Error, Compile, "A secret read from the environment is set, and safe in a config, when `aifab render --out` runs"),
+    TransportOff = ("AIF-BASE-005", Error, Checks, "The access Ansible pushes over (SSH, or the HTTPS API for httpapi) stays on in the baseline"),
+    NoBaseline = ("AIF-BASE-006", Warning, Checks, "An intent without a `baseline`: a full-replace push removes every user, AAA and access setting"),
+
+    SiteLineUnsafe = ("AIF-SITE-001", Error, Checks, "Site lines are printable lines a CLI OS takes, outside the sections aifab renders itself"),
 
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),

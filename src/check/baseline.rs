@@ -1,9 +1,12 @@
-//! Device baseline rules (`AIF-BASE-001` to `-003`): local passwords are sha512-crypt hashes, banner
-//! lines cannot inject config, and a local admin remains when AAA does not answer.
+//! Device baseline rules (`AIF-BASE-001` to `-006`): local passwords are sha512-crypt hashes, banner
+//! lines cannot inject config, a local admin remains when AAA does not answer, the access Ansible
+//! pushes over stays on, and an intent without a baseline is named (a full replace removes every user).
 
+use super::Uses;
 use crate::diag::Finding;
 use crate::intent::Intent;
 use crate::intent::baseline::{Baseline, UserRole};
+use crate::platform::{Catalog, Os};
 use crate::rules::Rule;
 
 /// The longest banner line aifab renders.
@@ -17,6 +20,21 @@ pub(super) fn rules(intent: &Intent, out: &mut Vec<Finding>) {
     passwords(b, out);
     banner(b, out);
     local_admin(b, out);
+}
+
+/// AIF-BASE-006: an intent without a baseline (on a whole intent only: a file with schema errors
+/// elsewhere gets no warning about what it lacks).
+pub(super) fn presence(intent: &Intent, out: &mut Vec<Finding>) {
+    if intent.baseline.is_none() {
+        out.push(
+            Finding::new(
+                Rule::NoBaseline,
+                "the intent has no `baseline`: its configs name no user, AAA server or SSH/API access, and a full-replace push (NX-OS configure replace, EOS replace: config, SONiC config reload) removes every user the switch has",
+            )
+            .at("/fabric")
+            .hint("add a `baseline` with at least one `admin` user (sha512-crypt hash) and `ssh: true` (docs/push.md); the playbooks' access check refuses to push a config without the login user"),
+        );
+    }
 }
 
 /// AIF-BASE-001: every password is a sha512-crypt hash. The message never repeats the value: it may
@@ -117,6 +135,85 @@ fn local_admin(b: &Baseline, out: &mut Vec<Finding>) {
     }
 }
 
+/// The transport an OS's inventory connection rides on, read from its Ansible `ansible_connection`
+/// (`vendors/<os>.yaml`, or a site's platform file): SSH for `network_cli` and `ssh`, the HTTPS API for
+/// `httpapi`; `None` for anything else (a local or console connection needs neither).
+fn transport(connection: &str) -> Option<Transport> {
+    let name = connection.rsplit('.').next().unwrap_or(connection);
+    match name {
+        "network_cli" | "ssh" | "paramiko_ssh" | "libssh" => Some(Transport::Ssh),
+        "httpapi" => Some(Transport::Api),
+        _ => None,
+    }
+}
+
+/// What an inventory connection needs on the switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transport {
+    /// The SSH server (`baseline.ssh`).
+    Ssh,
+    /// The HTTPS API (`baseline.api`: EOS eAPI, NX-OS NX-API).
+    Api,
+}
+
+/// AIF-BASE-005: the baseline keeps on the access Ansible connects over: `ssh: false` is refused when an
+/// OS of the fabric is pushed over SSH, `api: false` when over httpapi. The finding names the devices.
+pub(super) fn transport_rules(
+    intent: &Intent,
+    catalog: &Catalog,
+    uses: &Uses,
+    out: &mut Vec<Finding>,
+) {
+    let Some(b) = &intent.baseline else {
+        return;
+    };
+    let mut seen: Vec<Os> = Vec::new();
+    for u in uses {
+        if seen.contains(&u.os) {
+            continue;
+        }
+        seen.push(u.os);
+        let Some(conn) = catalog
+            .ansible
+            .get(&u.os)
+            .and_then(|a| a.get("ansible_connection"))
+        else {
+            continue;
+        };
+        let (field, on) = match transport(conn) {
+            Some(Transport::Ssh) => ("ssh", b.ssh),
+            Some(Transport::Api) => ("api", b.api),
+            None => continue,
+        };
+        if on {
+            continue;
+        }
+        let hosts: Vec<&str> = uses
+            .iter()
+            .filter(|v| v.os == u.os)
+            .flat_map(|v| v.devices.iter().map(|d| d.hostname.as_str()))
+            .collect();
+        let shown = hosts.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+        let more = hosts.len().saturating_sub(3);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        out.push(
+            Finding::new(
+                Rule::TransportOff,
+                format!(
+                    "`{field}: false`, but Ansible pushes the {} devices ({shown}{more}) over `{conn}`: the pushed config would turn off the access the push itself runs over, and the next run could not log in",
+                    u.os
+                ),
+            )
+            .at(format!("/baseline/{field}"))
+            .hint(format!("set `{field}: true` (or remove the line), or give these devices an inventory connection that does not need it in a site platform file (docs/extending.md)")),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +233,17 @@ mod tests {
         ] {
             assert!(sha512_crypt_shape(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn transports() {
+        assert_eq!(
+            transport("ansible.netcommon.network_cli"),
+            Some(Transport::Ssh)
+        );
+        assert_eq!(transport("ssh"), Some(Transport::Ssh));
+        assert_eq!(transport("ansible.netcommon.httpapi"), Some(Transport::Api));
+        assert_eq!(transport("local"), None);
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod mtu;
 mod pfc;
 mod qos;
 mod release;
+mod site;
 
 pub use asn::ecmp_rules;
 pub use baseline::{banner_line_problem, sha512_crypt_shape};
@@ -86,6 +87,9 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     for (_, family) in INTENT_FAMILIES {
         family(intent, &mut out);
     }
+    // Whether there is a baseline at all: only on a whole intent (a partial one's stand-ins would
+    // make it fire on a file whose baseline failed the schema).
+    baseline::presence(intent, &mut out);
     out
 }
 
@@ -115,6 +119,8 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     cable::rules(intent, &uses, &mut out);
     release::rules(intent, &uses, &mut out);
     headroom::rules(intent, catalog, &uses, &mut out);
+    baseline::transport_rules(intent, catalog, &uses, &mut out);
+    site::rules(intent, catalog, &uses, &mut out);
     out
 }
 

@@ -1,9 +1,10 @@
 //! PFC rules (`AIF-PFC-*`): a fabric has lossless classes, they have the watchdog, and each platform can
-//! express the watchdog timers (the rule id of each OS's limits comes from its `vendors/` profile).
+//! express the watchdog timers and action (the rule id of each OS's limits comes from its `vendors/` profile).
 
 use super::Uses;
 use crate::diag::Finding;
 use crate::intent::Intent;
+use crate::kinds::WatchdogAction;
 use crate::platform::WatchdogLimits;
 use crate::rules::Rule;
 
@@ -40,6 +41,13 @@ pub(super) fn platform_rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding
     let (d_us, r_us) = (w.detect.micros(), w.restore.micros());
     for u in uses {
         let (pname, p, ptr) = (u.name, u.profile, u.origin.pointer());
+        if w.action == WatchdogAction::Alert && !p.watchdog_limits.alert {
+            out.push(
+                Finding::new(Rule::WatchdogActionUnsupported, format!("PFC watchdog `action: alert` on {pname}: the OS has no known CLI for it, so its switches would drop the stuck queue's packets while the intent says only to log"))
+                    .at("/qos/pfc_watchdog/action")
+                    .hint(format!("use `action: drop` (every OS renders it), or put these devices (platform chosen at {ptr}) on an OS that renders alert (EOS notify-only, SONiC alert)")),
+            );
+        }
         if let Some(msg) = watchdog_problem(&p.watchdog_limits, d_us, r_us) {
             out.push(
                 Finding::new(p.watchdog_limits.rule, format!("PFC watchdog detect {} / restore {} on {pname}: {msg}", w.detect, w.restore))
@@ -72,7 +80,7 @@ fn watchdog_problem(l: &WatchdogLimits, d_us: u64, r_us: u64) -> Option<String> 
             .any(|p| g.is_multiple_of(p) && d / p >= 1 && d / p <= md && r / p <= mr);
         if !ok {
             return Some(format!(
-                "timers must be 1-{md} (detect) and 0-{mr} (restore) multiples of one {lo}-{hi} ms poll interval"
+                "timers must be 1-{md} (detect) and 1-{mr} (restore) multiples of one {lo}-{hi} ms poll interval"
             ));
         }
     }

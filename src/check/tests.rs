@@ -19,6 +19,7 @@ fn platform_override(matches: &str, platform: &str) -> Override {
         management: None,
         os_version: None,
         acknowledge: Vec::new(),
+        site_lines: Vec::new(),
     }
 }
 

@@ -4,14 +4,14 @@
 use super::exit::front_failed;
 use super::git::git_show;
 use super::{Exit, lockfile};
+use aifab::delivery::gcu::Release;
+use aifab::delivery::route::{self, Plan};
 use aifab::diag::Source;
 use aifab::lock::read::Loaded;
 use aifab::model::FabricModel;
 use aifab::pipeline::{self, Front, FrontError};
 use aifab::platform::{Catalog, Os};
 use aifab::render::{Meta, OutFile, Renderer};
-use aifab::review::gcu::Release;
-use aifab::review::route::{self, Plan};
 use aifab::review::{change, diff_files, report};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod compile;
 mod diff;
+mod drift;
 mod exit;
 mod git;
 mod lockfile;
@@ -44,6 +45,9 @@ pub enum Command {
     Bench(bench::Args),
     /// Compare two intents (or an intent with its version at a git revision): change report and diffs.
     Diff(diff::Args),
+    /// Compare the rendered configs with the switches' running-configs: what a push adds, which owned
+    /// lines it removes, which sections it keeps; `--write` the replace files the playbooks push.
+    Drift(drift::Args),
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
@@ -147,6 +151,7 @@ pub fn main() -> Exit {
         Command::Plan(a) => plan::run(a),
         Command::Render(a) => render::run(a),
         Command::Diff(a) => diff::run(a),
+        Command::Drift(a) => drift::run(a),
         Command::Bench(a) => bench::run(a),
     }
 }

@@ -1,11 +1,12 @@
 //! `aifab plan`: the cabling plan (CSV), a summary table, or a topology drawing.
 
 use super::{Exit, front_or_exit};
+use aifab::delivery::rollout;
 use aifab::kinds::Role;
 use aifab::model::{FabricModel, LinkTier};
 use aifab::platform::Catalog;
 use aifab::render::Renderer;
-use aifab::review::{diff_files, rollout};
+use aifab::review::diff_files;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 

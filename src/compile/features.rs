@@ -345,8 +345,8 @@ fn qp_hash(intent: &Intent, pf: &Platform, d: &mut DraftDevice, refusals: &mut R
     });
 }
 
-/// Notes for platform facts the configs rely on without a confirming source: watchdog timer lines, ECN
-/// thresholds on a platform without a sourced packet buffer.
+/// Notes for platform facts the configs rely on without a confirming source: watchdog timer lines,
+/// sha512-crypt user hashes, ECN thresholds on a platform without a sourced packet buffer.
 fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
     let os = d.os.as_str();
     if pf.watchdog_timers == Support::Unverified && intent.qos.pfc_watchdog.enabled {
@@ -354,6 +354,17 @@ fn notes(intent: &Intent, pf: &Platform, d: &mut DraftDevice) {
             NoteFeature::PfcWatchdog,
             os,
             "PFC watchdog timer lines unverified on this platform",
+        ));
+    }
+    let users = intent
+        .baseline
+        .as_ref()
+        .is_some_and(|b| !b.users.is_empty());
+    if users && pf.password_hash == Some(Support::Unverified) {
+        d.notes.push(Note::new(
+            NoteFeature::PasswordHash,
+            os,
+            "sha512-crypt ($6$) user password hashes unverified on this platform (public configs show $5$)",
         ));
     }
     if pf.buffer.is_none() && intent.qos.classes.values().any(|c| c.ecn.is_some()) {

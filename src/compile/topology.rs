@@ -251,7 +251,8 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
     placement
         .devices
         .into_iter()
-        .map(|p| DraftDevice {
+        .map(|p| (crate::place::site_lines(intent, &p), p))
+        .map(|(site, p)| DraftDevice {
             dev: Device {
                 hostname: p.hostname,
                 role: p.role,
@@ -282,6 +283,7 @@ fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
                 qp_hash: None,
                 notes: Vec::new(),
                 acknowledged: Vec::new(),
+                site_lines: site.into_iter().map(|(l, _)| l.to_string()).collect(),
                 baseline: None,
             },
             seq: p.seq,

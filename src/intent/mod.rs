@@ -40,6 +40,13 @@ pub struct Intent {
     /// and sets the field wins over earlier ones and over the fabric-wide setting.
     #[serde(default)]
     pub overrides: Vec<Override>,
+    /// Lines aifab renders verbatim at the end of every NX-OS and EOS config (before EOS's `end`,
+    /// before NX-OS's management section), like AVD's raw CLI: one list item per line, an indented
+    /// item belongs to the line above. A push owns them as its own (docs/push.md#site-lines).
+    /// Checked by AIF-SITE-001 (no control character, brace or placeholder; no section aifab owns).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 512))]
+    pub site_lines: Vec<SiteLine>,
     /// Errors the fabric accepts knowingly: each names an acknowledgeable rule (docs/checks.md says which)
     /// and why. The rule is then reported as an acknowledged exception on every device (a validate
     /// warning `AIF-ACK-003`, a header comment in each affected config, a line in the change report)
@@ -603,7 +610,19 @@ pub struct Override {
     /// last matching override's reason wins).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub acknowledge: Vec<Acknowledgement>,
+    /// Site lines for these devices, after the fabric's `site_lines` and those of earlier matching
+    /// overrides (docs/push.md#site-lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 512))]
+    pub site_lines: Vec<SiteLine>,
 }
+
+/// One site line, rendered as written (AIF-SITE-001 checks it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct SiteLine(
+    #[schemars(length(min = 1, max = 400), example = &"daemon TerminAttr")] pub String,
+);
 
 /// An IP prefix (`10.0.0.0/22`). IPv4 today; the type accepts IPv6 so the format will not change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

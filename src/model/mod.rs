@@ -87,6 +87,9 @@ pub struct Device {
     /// Errors the intent acknowledged for this device, in registry order: each becomes a header
     /// comment of its config and a line of the change report.
     pub acknowledged: Vec<Acknowledged>,
+    /// The intent's site lines for this device, rendered verbatim (docs/push.md#site-lines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub site_lines: Vec<String>,
     /// The device baseline (users, AAA, NTP, ...), shared by every device; None without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Arc<BaselinePlan>>,
@@ -506,6 +509,8 @@ pub enum NoteFeature {
     EcnBuffer,
     /// Breakout or port speed lines whose keyword no public source confirms for the platform.
     Breakout,
+    /// Local-user lines with a sha512-crypt hash on an OS no public source shows taking one.
+    PasswordHash,
 }
 
 impl NoteFeature {
@@ -517,6 +522,7 @@ impl NoteFeature {
             NoteFeature::PfcWatchdog => "pfc-watchdog",
             NoteFeature::EcnBuffer => "ecn-buffer",
             NoteFeature::Breakout => "breakout",
+            NoteFeature::PasswordHash => "password-hash",
         }
     }
 
@@ -530,6 +536,7 @@ impl NoteFeature {
             (NoteFeature::EcnBuffer, "sonic") => "buffers",
             (NoteFeature::EcnBuffer, _) => "queuing-and-ecn",
             (NoteFeature::Breakout, _) => "breakout",
+            (NoteFeature::PasswordHash, _) => "device-baseline",
         }
     }
 
@@ -541,6 +548,7 @@ impl NoteFeature {
             NoteFeature::PfcWatchdog => "/qos/pfc_watchdog",
             NoteFeature::EcnBuffer => "/qos/classes",
             NoteFeature::Breakout => "/fabric/topology",
+            NoteFeature::PasswordHash => "/baseline/users",
         }
     }
 }

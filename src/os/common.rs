@@ -86,7 +86,10 @@ impl<'a> Bgp<'a> {
 
 /// The out-of-band management address.
 #[derive(Clone, Debug, Serialize)]
-pub struct Management {
+pub struct Management<'a> {
+    /// The management port (`mgmt0`, `Management1`, `Management0`): the platform's
+    /// `management_interface`.
+    pub interface: &'a str,
     /// `address/prefix_len`.
     pub address: String,
     /// The address is IPv6.
@@ -97,10 +100,11 @@ pub struct Management {
     pub gateway_v6: bool,
 }
 
-impl Management {
-    /// The management address of a device, when it has one.
-    pub fn new(m: Option<&ManagementAddr>) -> Option<Management> {
+impl<'a> Management<'a> {
+    /// The management address of a device, when it has one, on the platform's management port.
+    pub fn new(m: Option<&ManagementAddr>, pf: &'a Platform) -> Option<Management<'a>> {
         m.map(|m| Management {
+            interface: &pf.management_interface,
             address: format!("{}/{}", m.ip, m.prefix_len),
             address_v6: m.ip.is_ipv6(),
             gateway: m.gateway,

@@ -40,14 +40,16 @@ pub struct EosView<'a> {
     pub interfaces: Vec<Port<'a>>,
     /// Loopback0 address.
     pub loopback: Ipv4Addr,
-    /// Management1 in VRF MGMT.
-    pub management: Option<Management>,
+    /// The platform's management port (Management1, or Management0 on a modular chassis) in VRF MGMT.
+    pub management: Option<Management<'a>>,
     /// `ip hardware fib load-balance distribution dynamic` (flowlet-style DLB).
     pub dlb: Option<Dlb>,
     /// eBGP underlay.
     pub bgp: Bgp<'a>,
     /// The device baseline (users, AAA, NTP, ...), when the intent has one.
     pub baseline: Option<Baseline<'a>>,
+    /// The intent's site lines, printed verbatim (docs/push.md#site-lines).
+    pub site_lines: &'a [String],
 }
 
 /// `load-balance sand profile default` fields.
@@ -126,7 +128,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, String> 
             |u| unused_port(u, common::breakout_keyword(d, pf, u.port)),
         ),
         loopback: d.loopback,
-        management: Management::new(d.management.as_ref()),
+        management: Management::new(d.management.as_ref(), pf),
         dlb: d
             .dlb
             .as_ref()
@@ -136,6 +138,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, String> 
             }),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),
+        site_lines: &d.site_lines,
     })
 }
 

@@ -41,8 +41,8 @@ pub struct NxosView<'a> {
     pub dlb: Option<Dlb<'a>>,
     /// RoCEv2 destination-QP hashing.
     pub qp_hash: Option<QpHash>,
-    /// mgmt0 in the management VRF.
-    pub management: Option<Management>,
+    /// The platform's management port (mgmt0) in the management VRF.
+    pub management: Option<Management<'a>>,
     /// loopback0 address.
     pub loopback: Ipv4Addr,
     /// Every front-panel port in port order: the used ones and, shut, the unused ones.
@@ -51,6 +51,8 @@ pub struct NxosView<'a> {
     pub bgp: Bgp<'a>,
     /// The device baseline (users, AAA, NTP, ...), when the intent has one.
     pub baseline: Option<Baseline<'a>>,
+    /// The intent's site lines, printed verbatim (docs/push.md#site-lines).
+    pub site_lines: &'a [String],
 }
 
 /// One front-panel port.
@@ -161,7 +163,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
             }),
             method: q.method,
         }),
-        management: Management::new(d.management.as_ref()),
+        management: Management::new(d.management.as_ref(), pf),
         loopback: d.loopback,
         system_jumbomtu: d
             .interfaces
@@ -172,6 +174,7 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
         interfaces: common::front_panel(d, |i| port(i, pf, &per_speed), unused_port),
         bgp: Bgp::new(&d.bgp),
         baseline: baseline::view(d),
+        site_lines: &d.site_lines,
     }
 }
 

@@ -14,7 +14,7 @@ mod resolve;
 
 pub use resolve::{
     Origin, Overridable, acknowledgement, dlb_mode, management_override, os_version, platform,
-    resolved, roce_dest_qp, tier_platform,
+    resolved, roce_dest_qp, site_lines, tier_platform,
 };
 
 use crate::diag::Finding;

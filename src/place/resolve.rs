@@ -176,3 +176,25 @@ pub fn os_version<'i>(intent: &'i Intent, device: &impl Overridable) -> (Option<
         o.os_version.as_deref().map(Some)
     })
 }
+
+/// A device's site lines: the fabric's `site_lines`, then those of every override that matches it, in
+/// order (they add up; none replaces another), each with its JSON pointer.
+pub fn site_lines<'i>(intent: &'i Intent, device: &impl Overridable) -> Vec<(&'i str, String)> {
+    let mut out: Vec<(&str, String)> = intent
+        .site_lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.0.as_str(), format!("/site_lines/{i}")))
+        .collect();
+    for &index in device.matched() {
+        if let Some(o) = intent.overrides.get(index) {
+            out.extend(
+                o.site_lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (l.0.as_str(), format!("/overrides/{index}/site_lines/{i}"))),
+            );
+        }
+    }
+    out
+}

@@ -16,6 +16,7 @@ fn over(matches: &str) -> Override {
         management: None,
         os_version: None,
         acknowledge: Vec::new(),
+        site_lines: Vec::new(),
     }
 }
 

@@ -56,6 +56,18 @@ impl Catalog {
         errors.extend(self.merge_references(path, text, os, &file));
         let refs = self.references.entry(os).or_default().clone();
         self.ansible.entry(os).or_default().extend(file.ansible);
+        for e in file.owned_sections.problems() {
+            errors.push(located(
+                path,
+                key_position(text, "owned_sections"),
+                &e,
+                "own only what aifab renders; the boot variable, CoPP profile and VDC stay the switch's (docs/push.md)",
+            ));
+        }
+        self.owned
+            .entry(os)
+            .or_default()
+            .extend(file.owned_sections.clone());
         for (name, p) in file.platforms {
             let full = format!("{os}/{name}");
             let (l, c) = key_position(text, &name);

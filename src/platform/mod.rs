@@ -7,11 +7,14 @@
 //! comment pointing at that section, and `aifab validate` warns about them.
 
 mod extend;
+pub mod owned;
 pub mod release;
+pub mod sections;
 mod sonic;
 
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
+pub use owned::OwnedSections;
 pub use sonic::{Fec, PgLookupRow, SonicBuffers, SonicFacts, SonicPort};
 
 use crate::kinds::DlbMode;
@@ -37,6 +40,11 @@ pub struct VendorFile {
     /// built-in ones.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ansible: BTreeMap<String, String>,
+    /// The top-level sections of a running-config aifab owns on this OS; a push keeps the rest
+    /// (`aifab drift`, docs/push.md#what-aifab-owns). A site file's patterns are added to the
+    /// built-in ones.
+    #[serde(default, skip_serializing_if = "OwnedSections::is_empty")]
+    pub owned_sections: OwnedSections,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
 }
@@ -140,6 +148,11 @@ pub struct Platform {
     pub asic: String,
     /// Front-panel ports.
     pub ports: Ports,
+    /// The out-of-band management port as the OS names it (`mgmt0` on NX-OS, `Management1` on a fixed
+    /// Arista system, `Management0` on a modular Arista chassis, `eth0` on SONiC): the management
+    /// address goes there, and the push's access check looks for it
+    /// (docs/platforms/<os>.md#management).
+    pub management_interface: String,
     /// Largest interface MTU the OS accepts on this platform, bytes.
     pub max_mtu: u32,
     /// Packet buffer of the ASIC (total), when a reference gives it.
@@ -168,6 +181,12 @@ pub struct Platform {
     pub qp_hash: QpHashSupport,
     /// Whether the OS's PFC watchdog timer CLI is verified (NX-OS global multipliers are [U]).
     pub watchdog_timers: Support,
+    /// Whether a public source shows the OS taking a sha512-crypt hash (`$6$...`, what the intent's
+    /// `baseline.users` give) in its local-user line (NX-OS `password 5`, EOS `secret sha512`); an
+    /// unverified one renders with a header note and a warning. Absent where users are not rendered
+    /// (SONiC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password_hash: Option<Support>,
     /// Which PFC watchdog timers the OS can express.
     pub watchdog_limits: WatchdogLimits,
     /// Cables longer than this (metres) need PFC pause-buffer (headroom) settings aifab has no numbers
@@ -293,6 +312,18 @@ pub struct WatchdogLimits {
     /// the detection time divided by this and real detection stays within the intent's time.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub polls_to_detect: u64,
+    /// Whether the OS renders the `alert` action (log only, keep forwarding); false refuses it
+    /// (`AIF-PFC-007`, NX-OS: no public source gives its CLI).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub alert: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn one() -> u64 {
@@ -330,6 +361,8 @@ pub struct Catalog {
     pub outputs: BTreeMap<Os, Vec<OutputSpec>>,
     /// Ansible group variables per OS.
     pub ansible: BTreeMap<Os, BTreeMap<String, String>>,
+    /// The sections aifab owns per OS (none for an OS `aifab drift` does not assemble).
+    pub owned: BTreeMap<Os, OwnedSections>,
 }
 
 /// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
@@ -394,6 +427,8 @@ struct BuiltinFile {
     outputs: Vec<OutputSpec>,
     #[serde(default)]
     ansible: BTreeMap<String, String>,
+    #[serde(default)]
+    owned_sections: OwnedSections,
 }
 
 mod builtin_platforms {
@@ -415,9 +450,14 @@ fn read_vendor<T>(
 }
 
 /// What is wrong with vendor file `os` apart from its platforms: it says another OS (`said`), renders
-/// no file, or names an output that is neither a template nor a builder.
-fn header_problems(os: Os, said: Os, outputs: &[OutputSpec]) -> Vec<String> {
-    let mut out = Vec::new();
+/// no file, names an output that is neither a template nor a builder, or owns a section a push must
+/// keep.
+fn header_problems(os: Os, said: Os, outputs: &[OutputSpec], owned: &OwnedSections) -> Vec<String> {
+    let mut out: Vec<String> = owned
+        .problems()
+        .into_iter()
+        .map(|e| format!("vendors/{os}.yaml: {e}"))
+        .collect();
     if said != os {
         out.push(format!("vendors/{os}.yaml: says `os: {said}`"));
     }
@@ -484,12 +524,18 @@ impl Catalog {
         let mut references = BTreeMap::new();
         let mut outputs = BTreeMap::new();
         let mut ansible = BTreeMap::new();
+        let mut owned = BTreeMap::new();
         for (os, text) in files {
             let read = || serde_norway::from_str::<VendorFile>(text).map_err(|e| e.to_string());
             let Some(file) = read_vendor(*os, read, &mut errors) else {
                 continue;
             };
-            errors.extend(header_problems(*os, file.os, &file.outputs));
+            errors.extend(header_problems(
+                *os,
+                file.os,
+                &file.outputs,
+                &file.owned_sections,
+            ));
             for (name, p) in file.platforms {
                 if check {
                     let release_problems = release::problems(file.os, &p);
@@ -506,6 +552,7 @@ impl Catalog {
             references.insert(*os, file.references);
             outputs.insert(*os, file.outputs);
             ansible.insert(*os, file.ansible);
+            owned.insert(*os, file.owned_sections);
         }
         if errors.is_empty() {
             Ok(Catalog {
@@ -513,6 +560,7 @@ impl Catalog {
                 references,
                 outputs,
                 ansible,
+                owned,
             })
         } else {
             Err(errors)
@@ -538,16 +586,23 @@ impl Catalog {
             references: BTreeMap::new(),
             outputs: BTreeMap::new(),
             ansible: BTreeMap::new(),
+            owned: BTreeMap::new(),
         };
         for (os, text) in VENDOR_JSON {
             let read = || serde_json::from_str::<BuiltinFile>(text).map_err(|e| e.to_string());
             let Some(file) = read_vendor(os, read, &mut errors) else {
                 continue;
             };
-            errors.extend(header_problems(os, file.os, &file.outputs));
+            errors.extend(header_problems(
+                os,
+                file.os,
+                &file.outputs,
+                &file.owned_sections,
+            ));
             catalog.references.insert(os, file.references);
             catalog.outputs.insert(os, file.outputs);
             catalog.ansible.insert(os, file.ansible);
+            catalog.owned.insert(os, file.owned_sections);
         }
         for (os, name, json) in BUILTIN_PLATFORMS {
             let entry = Entry {
@@ -690,6 +745,12 @@ impl Platform {
             if k.is_empty() || !k.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
                 out.push(format!("{fact} {k:?}: only lowercase letters and `-`"));
             }
+        }
+        let m = &self.management_interface;
+        if m.is_empty() || !m.chars().all(|c| c.is_ascii_alphanumeric() || c == '/') {
+            out.push(format!(
+                "management_interface {m:?}: an interface name, letters, digits and `/` only"
+            ));
         }
         if self.ecn_unit.bytes == 0 {
             out.push("ecn_unit.bytes must be at least 1".into());

@@ -76,7 +76,7 @@ pub enum ChangeRule {
     #[serde(rename = "CHG-BGP")]
     Bgp,
     /// SONiC switches `config apply-patch` cannot move: loaded with `config reload` (from the rendered
-    /// files, [`crate::review::route`]).
+    /// files, [`crate::delivery::route`]).
     #[serde(rename = "CHG-SONIC-RELOAD")]
     SonicReload,
     /// An acknowledged error (an accepted exception) is added, removed or given another reason.

@@ -59,11 +59,7 @@ pub fn compare_tree_where(
 
 pub mod cabling;
 pub mod change;
-pub mod gcu;
-pub mod patch;
 pub mod report;
-pub mod rollout;
-pub mod route;
 
 /// What happened to one file between two renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -335,17 +335,31 @@ const EXAMPLE_VAULT: &[(&str, &str)] = &[
     ("snmp_priv", "Tst-snmp.priv9"),
 ];
 
-/// `ansible-playbook deploy.yml --tags access_check` against a rendered folder: only the preflight,
-/// access and vault checks run (they need no switch). Returns the output and whether it succeeded.
+/// `ansible-playbook deploy.yml --tags access_check` against a rendered folder, logging in as `netops`
+/// (an admin user of every example's baseline): only the preflight, access and vault checks run (they
+/// need no switch). Returns the output and whether it succeeded.
 fn access_check(dir: &Path, vault: &Path) -> (bool, String) {
+    access_check_with(dir, vault, &["ansible_user=netops"])
+}
+
+/// [`access_check`] with the extra variables `extra` (`key=value` each) instead of the login user; an
+/// item `--limit=<pattern>` limits the run instead (a play whose hosts all fail ends the playbook).
+fn access_check_with(dir: &Path, vault: &Path, extra: &[&str]) -> (bool, String) {
     let exe = tool("ansible-playbook");
-    let out = Command::new(&exe)
-        .args(["-i"])
+    let mut c = Command::new(&exe);
+    c.args(["-i"])
         .arg(dir.join("inventory.yml"))
         .args(["ansible/deploy.yml", "--tags", "access_check", "-e"])
         .arg(format!("aifab_out={}", dir.display()))
         .arg("-e")
-        .arg(format!("@{}", vault.display()))
+        .arg(format!("@{}", vault.display()));
+    for e in extra {
+        match e.strip_prefix("--limit=") {
+            Some(l) => c.args(["--limit", l]),
+            None => c.args(["-e", e]),
+        };
+    }
+    let out = c
         .current_dir(root())
         .env("ANSIBLE_NOCOLOR", "1")
         .output()
@@ -406,9 +420,78 @@ fn access_check_refuses_a_config_without_users_or_secrets() {
     let (ok, text) = access_check(&dir, &vault);
     assert!(!ok, "a config without users passed:\n{text}");
     assert!(
-        text.contains("z1-g1-r1: z1-g1-r1.cfg has no `username` line"),
+        text.contains("z1-g1-r1: z1-g1-r1.cfg: the login user `netops` is not a local user with a role that can configure (the file has none)"),
         "{text}"
     );
+}
+
+/// The login user is checked on every OS, by `--tags access_check` without a switch: a user the
+/// NX-OS and EOS files do not have (`admin`) is refused there, naming the device, the user and the
+/// fix, unless the operator says AAA knows it; SONiC's Linux account is refused only when the file's
+/// AAA login leaves out `local`; a file that turns SSH off is refused where Ansible connects over SSH.
+#[test]
+fn access_check_looks_for_the_login_user_on_every_os() {
+    if skip() {
+        return;
+    }
+    let dir = render("intents/three-tier-small.yaml", "login-user");
+    let vault = test_vault(&dir, "vault", EXAMPLE_VAULT);
+    // One host of each OS (a play whose hosts all fail ends the playbook before the next OS).
+    for host in ["z1-g1-r1", "ss1"] {
+        let limit = format!("--limit={host}");
+        let (ok, text) = access_check_with(&dir, &vault, &["ansible_user=admin", &limit]);
+        assert!(!ok, "{host}: admin passed:\n{text}");
+        assert!(
+            text.contains(&format!("{host}: {host}.cfg: the login user `admin` is not a local user with a role that can configure (netops)")),
+            "{host} not refused:\n{text}"
+        );
+        assert!(text.contains("-e aifab_login_via_aaa=true"), "{text}");
+    }
+    let (ok, text) = access_check_with(&dir, &vault, &["ansible_user=admin", "--limit=z1-spine1"]);
+    assert!(
+        ok,
+        "SONiC keeps Linux accounts, and AAA falls back to them:\n{text}"
+    );
+    assert!(text.contains("Access check"), "{text}");
+    // The read-only user cannot configure: refused too.
+    let (ok, text) = access_check_with(&dir, &vault, &["ansible_user=noc", "--limit=z1-g1-r1"]);
+    assert!(
+        !ok && text.contains("the login user `noc` is not a local user"),
+        "{text}"
+    );
+    // AAA login is in every file: the operator may say the servers know the user.
+    let (ok, text) = access_check_with(
+        &dir,
+        &vault,
+        &["ansible_user=admin", "aifab_login_via_aaa=true"],
+    );
+    assert!(ok, "{text}");
+
+    // SONiC: AAA without the local fallback.
+    let db_path = dir.join("z1-spine1/config_db.json");
+    let mut db: Value =
+        serde_json::from_str(&std::fs::read_to_string(&db_path).expect("config_db")).expect("json");
+    db["AAA"]["authentication"]["login"] = Value::String("radius".into());
+    std::fs::write(&db_path, serde_json::to_string_pretty(&db).expect("json")).expect("write");
+    // NX-OS: SSH turned off.
+    let nx = dir.join("ss1.cfg");
+    let text = std::fs::read_to_string(&nx)
+        .expect("nxos")
+        .replace("feature ssh\n", "no feature ssh\n");
+    std::fs::write(&nx, text).expect("write");
+    let (ok, text) = access_check_with(&dir, &vault, &["ansible_user=netops", "--limit=z1-spine1"]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("z1-spine1: z1-spine1/config_db.json: its AAA login methods (`radius`) leave out `local`"),
+        "{text}"
+    );
+    let (ok, text) = access_check_with(&dir, &vault, &["ansible_user=netops", "--limit=ss1"]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("ss1: ss1.cfg: the file turns SSH off (`no feature ssh`) while Ansible connects over SSH"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every host under `group`, through its children, in an `ansible-inventory --list` document.
@@ -1304,4 +1387,274 @@ fn hosts_playbook_needs_netplan_and_mlnx_qos_to_apply() {
         !text.contains("TASK [Netplan rails"),
         "the play went on past the preflight:\n{text}"
     );
+}
+
+/// Every task of the playbooks and task files, through blocks, rescues and always sections, with the
+/// file it is in and whether it sits in an `always:` section (and the enclosing block's tasks).
+fn all_tasks() -> Vec<(String, serde_norway::Value, bool)> {
+    fn walk(
+        file: &str,
+        tasks: &serde_norway::Value,
+        in_always: bool,
+        out: &mut Vec<(String, serde_norway::Value, bool)>,
+    ) {
+        for t in tasks.as_sequence().into_iter().flatten() {
+            for (key, always) in [
+                ("block", false),
+                ("rescue", false),
+                ("always", true),
+                ("tasks", false),
+            ] {
+                if let Some(inner) = t.get(key) {
+                    walk(file, inner, in_always || always, out);
+                }
+            }
+            out.push((file.to_string(), t.clone(), in_always));
+        }
+    }
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("ansible/tasks"))
+        .expect("ansible/tasks")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    for p in ["deploy.yml", "rollout.yml", "running.yml", "hosts.yml"] {
+        files.push(root().join("ansible").join(p));
+    }
+    files.sort();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read playbook");
+        let doc: serde_norway::Value = serde_norway::from_str(&text).expect("YAML");
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        walk(&name, &doc, false, &mut out);
+    }
+    out
+}
+
+/// The task's module name (the first key that is not a task keyword).
+fn module(t: &serde_norway::Value) -> String {
+    const KEYWORDS: &[&str] = &[
+        "name",
+        "when",
+        "vars",
+        "register",
+        "no_log",
+        "tags",
+        "delegate_to",
+        "check_mode",
+        "diff",
+        "changed_when",
+        "failed_when",
+        "ignore_errors",
+        "block",
+        "rescue",
+        "always",
+        "run_once",
+        "loop",
+        "notify",
+        "become",
+        "hosts",
+        "gather_facts",
+        "serial",
+        "tasks",
+        "vars_files",
+        "any_errors_fatal",
+        "environment",
+        "until",
+        "retries",
+        "delay",
+        "loop_control",
+        "listen",
+        "handlers",
+    ];
+    t.as_mapping()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .filter_map(|k| k.as_str())
+        .find(|k| !KEYWORDS.contains(k))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Every Ansible task that sees a filled file (vault secrets in it) or a running-config is `no_log:
+/// true`: the config modules (eos_config, nxos_config, nxos_file_copy), any task whose arguments name
+/// the filled copy (`aifab_push_src`, `aifab_filled`, the fill templates) except the removals, and
+/// every `show running-config`. No Ansible needed: the playbooks are read as YAML.
+#[test]
+fn every_task_that_sees_a_filled_file_has_no_log() {
+    let mut seen_config_modules = 0;
+    let mut problems = Vec::new();
+    for (file, t, _) in all_tasks() {
+        let m = module(&t);
+        let args = serde_norway::to_string(t.get(m.as_str()).unwrap_or(&serde_norway::Value::Null))
+            .unwrap_or_default();
+        let removal = m.ends_with(".file") && args.contains("state: absent");
+        let config_module = [
+            "arista.eos.eos_config",
+            "cisco.nxos.nxos_config",
+            "cisco.nxos.nxos_file_copy",
+        ]
+        .contains(&m.as_str());
+        seen_config_modules += usize::from(config_module);
+        let shows_running = t
+            .get(m.as_str())
+            .and_then(|a| a.get("commands"))
+            .and_then(|c| c.as_sequence())
+            .is_some_and(|c| c.iter().any(|x| x.as_str() == Some("show running-config")));
+        let sees = config_module
+            || shows_running
+            || (!removal
+                && [
+                    "aifab_push_src",
+                    "aifab_filled",
+                    "fill-secrets.j2",
+                    "fill-patch.j2",
+                ]
+                .iter()
+                .any(|w| args.contains(w)));
+        let no_log = t.get("no_log").and_then(serde_norway::Value::as_bool) == Some(true);
+        if sees && !no_log {
+            let name = t.get("name").and_then(|n| n.as_str()).unwrap_or("?");
+            problems.push(format!("{file}: `{name}` ({m}) has no `no_log: true`"));
+        }
+    }
+    assert!(
+        seen_config_modules >= 5,
+        "the walk found {seen_config_modules} config-module tasks"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The timers on the task level: `configure replace` and every EOS session command run under
+/// `ansible_command_timeout` = aifab_command_timeout, whose default (600 s) is longer than the NX-OS
+/// commit timeout (300 s) and than network_cli's 30 s; the replace carries the commit timeout, the EOS
+/// session the commit timer; and the NX-OS replace file leaves bootflash in an `always:` section, as
+/// the filled private copy leaves the control node and the SONiC load file the switch.
+#[test]
+fn replace_timers_and_cleanup_are_on_the_tasks() {
+    let vars: serde_norway::Value = serde_norway::from_str(
+        &std::fs::read_to_string(root().join("ansible/vars/push.yml")).expect("vars"),
+    )
+    .expect("YAML");
+    let timeout = vars["aifab_command_timeout"]
+        .as_u64()
+        .expect("aifab_command_timeout");
+    assert!(
+        timeout > 300,
+        "{timeout}: not above the 300 s commit timeout"
+    );
+    let tasks = all_tasks();
+    let args_of = |t: &serde_norway::Value| {
+        serde_norway::to_string(
+            t.get(module(t).as_str())
+                .unwrap_or(&serde_norway::Value::Null),
+        )
+        .unwrap_or_default()
+    };
+    let timed = |t: &serde_norway::Value| {
+        t.get("vars")
+            .and_then(|v| v.get("ansible_command_timeout"))
+            .and_then(|v| v.as_str())
+            .is_some_and(|v| v.contains("aifab_command_timeout"))
+    };
+    let replace = tasks
+        .iter()
+        .find(|(_, t, _)| args_of(t).contains("configure replace bootflash:"))
+        .expect("the configure replace task");
+    assert!(
+        args_of(&replace.1)
+            .contains("commit-timeout {{ aifab_commit_timeout | default(300) | int }}")
+    );
+    assert!(
+        timed(&replace.1),
+        "configure replace runs under the default 30 s timeout"
+    );
+    for (file, t, _) in &tasks {
+        let a = args_of(t);
+        if file == "push-eos.yml"
+            && (a.contains("aifab_eos_session")
+                || a.contains("commit\n")
+                || module(t) == "arista.eos.eos_config")
+        {
+            assert!(
+                timed(t),
+                "{file}: {:?} runs under the default timeout",
+                t.get("name")
+            );
+        }
+    }
+    let cleanups = [
+        (
+            "push-nxos.yml",
+            "delete bootflash:{{ aifab_replace_file }} no-prompt",
+        ),
+        ("push-nxos.yml", "{{ aifab_filled.path }}"),
+        ("push-eos.yml", "{{ aifab_filled.path }}"),
+        ("push-sonic.yml", "{{ aifab_load_file }}"),
+        ("push-sonic.yml", "{{ aifab_filled.path }}"),
+        ("push-sonic.yml", "path: /etc/sonic/aifab-patch.json"),
+    ];
+    for (file, what) in cleanups {
+        let found = tasks
+            .iter()
+            .filter(|(f, t, _)| {
+                f == file && args_of(t).contains(what) && args_of(t).contains("absent")
+                    || f == file && module(t).ends_with("nxos_command") && args_of(t).contains(what)
+            })
+            .collect::<Vec<_>>();
+        assert!(!found.is_empty(), "{file}: no task with {what}");
+        assert!(
+            found.iter().all(|(_, _, always)| *always),
+            "{file}: {what} not in an always: section"
+        );
+    }
+}
+
+/// The playbooks mask secrets (filter_plugins/aifab_access.py `aifab_mask`) as `aifab drift` does
+/// (src/delivery/mask.rs): the same lines come out of both, run through ansible itself.
+#[test]
+fn playbook_masking_matches_aifab_drift() {
+    if skip() {
+        return;
+    }
+    let dir = common::Scratch::new("ansible-mask");
+    let mut lines: Vec<String> = ["su1-r1-leaf.cfg", "spine01.cfg"]
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(root().join("tests/drift/running").join(f))
+                .expect("fixture")
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    lines.push("tacacs-server host 192.0.2.11 key 0 Tst-aaa.key9".into());
+    lines.push(
+        "snmp-server user monitor AIFAB-RO v3 auth sha Tst-snmp.auth9 priv aes Tst-snmp.priv9"
+            .into(),
+    );
+    let input = dir.join("lines.json");
+    std::fs::write(&input, serde_json::to_string(&lines).expect("json")).expect("write");
+    let out = dir.join("masked.json");
+    let o = ansible_expr(
+        &format!(
+            "lookup('ansible.builtin.file', '{}') | from_json | aifab_mask | to_json",
+            input.display()
+        ),
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let masked: Vec<String> =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("out")).expect("json");
+    let want: Vec<String> = lines
+        .iter()
+        .map(|l| aifab::delivery::mask::mask(l).into_owned())
+        .collect();
+    assert_eq!(masked, want);
+    assert!(!masked.iter().any(|l| l.contains("Tst-")), "{masked:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

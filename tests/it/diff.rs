@@ -254,6 +254,7 @@ fn a_new_or_reworded_acknowledgement_is_a_change_to_review() {
             rule: "AIF-LB-005".into(),
             reason: "su1 tested in the lab".into(),
         }],
+        site_lines: Vec::new(),
     });
     let c = only(&changes(&a, &b), "CHG-ACK");
     assert_eq!(c.switches, 8, "{c:?}");

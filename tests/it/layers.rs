@@ -13,9 +13,8 @@ const LAYERS: &[&str] = &[
     // front: reading and checking the intent
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation
-    "lock", "compile",
-    // back: per-OS layer, render, write, review
-    "os", "render", "write", "review",
+    "lock", "compile", // back: per-OS layer, render, write, review
+    "os", "render", "write", "review", "delivery",
     // driving the stages; the binary's own modules
     "pipeline", "project", "bench", "cli",
 ];

@@ -4,10 +4,10 @@
 use crate::common;
 
 use aifab::compile::compile;
+use aifab::delivery::rollout::{self, Rollout};
 use aifab::kinds::Role;
 use aifab::model::{FabricModel, LinkTier};
 use aifab::platform::Catalog;
-use aifab::review::rollout::{self, Rollout};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn model(path: &str) -> FabricModel {

@@ -8,9 +8,9 @@
 
 use crate::common;
 
+use aifab::delivery::gcu::{self, Release};
+use aifab::delivery::route::{self, Plan, Reason};
 use aifab::platform::Os;
-use aifab::review::gcu::{self, Release};
-use aifab::review::route::{self, Plan, Reason};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write as _;

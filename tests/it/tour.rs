@@ -164,6 +164,9 @@ fn fill(word: &str) -> String {
         "intents/x.yaml" => "intents/pod1-1024.yaml".into(),
         "golden/x" => "golden/pod1-1024".into(),
         "DIR" => "out".into(),
+        // The site repository has no switch: the rendered configs stand in for their running ones.
+        "RUNNING" => "out".into(),
+        "PUSH" => "push".into(),
         "old.yaml" => "intents/old.yaml".into(),
         "new.yaml" => "intents/pod1-1024.yaml".into(),
         w => w.to_string(),

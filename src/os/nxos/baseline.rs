@@ -13,7 +13,7 @@ use std::net::IpAddr;
 pub struct Baseline<'a> {
     /// ` use-vrf management` when the device has mgmt0 (empty otherwise): appended to server lines.
     pub use_vrf: &'static str,
-    /// `feature ssh`.
+    /// `feature ssh` and `feature scp-server` (the push copies the replace file over SCP).
     pub ssh: bool,
     /// `feature nxapi` (and `nxapi use-vrf management`).
     pub nxapi: bool,

@@ -6,7 +6,6 @@
 //! top queues (the platform's `strict_queues: top`), so their qos-group may differ from their wire
 //! priority. Queue 0 is the class-default queue, whose system class names end in `-default`.
 
-use crate::intent::WatchdogAction;
 use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
 use crate::os::common::join;
 use crate::platform::Platform;
@@ -148,8 +147,6 @@ pub struct Watchdog {
     pub shutdown_multiplier: u64,
     /// `auto-restore multiplier`: restoration time in intervals.
     pub auto_restore_multiplier: u64,
-    /// Comment: the action (alert) has no known CLI, the switch keeps dropping.
-    pub alert_unsupported: bool,
 }
 
 impl Qos {
@@ -273,7 +270,6 @@ impl Watchdog {
             interval_ms: w.poll_ms,
             shutdown_multiplier: w.detect_ms / w.poll_ms,
             auto_restore_multiplier: w.restore_ms / w.poll_ms,
-            alert_unsupported: w.action == WatchdogAction::Alert,
         })
     }
 }

@@ -4,9 +4,9 @@
 //! takes effect only when services start ([`reload_reason`]). Documented in `docs/change-report.md`
 //! (`CHG-SONIC-RELOAD`) and `docs/platforms/sonic.md#loading`.
 
-use super::change::{Change, ChangeRule, Impact};
 use super::gcu::{self, Release};
 use super::patch::json_patch;
+use crate::review::change::{Change, ChangeRule, Impact};
 use serde_json::Value;
 use std::fmt;
 

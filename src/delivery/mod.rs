@@ -1,0 +1,20 @@
+//! Delivery: how rendered configs reach running switches.
+//!
+//! - What a push replaces and what it keeps (`aifab drift`, docs/push.md): a device's running-config
+//!   is split into top-level sections ([`crate::platform::sections`]); those aifab owns on its OS
+//!   (`owned_sections:` in `vendors/<os>.yaml`) are replaced by the rendered ones, every other section
+//!   is kept as the switch has it, and the replace file the playbooks push holds both ([`assemble`]).
+//!   What is printed never shows a secret value of the running-config ([`mask`]).
+//! - In which order switches take a change ([`rollout`]: batches that keep the fabric serving).
+//! - Which SONiC switches `config apply-patch` can move live ([`route`], with the RFC 6902 patch of
+//!   [`patch`] and the Generic Config Updater's validators per release in [`gcu`]) and which must be
+//!   reloaded.
+
+pub mod assemble;
+pub mod gcu;
+pub mod mask;
+pub mod patch;
+pub mod rollout;
+pub mod route;
+
+pub use assemble::{Drift, Mark, drift};

@@ -1,0 +1,239 @@
+//! `aifab drift` against full `show running-config` texts (tests/drift/README.md says where each comes
+//! from): it keeps the boot, CoPP, VDC, line and CloudVision sections, lists what a push removes and
+//! adds without printing a secret, writes the replace files the playbooks push (mode 0600, with the
+//! running-config they were assembled from), and a switch that runs that file has no drift left.
+
+use crate::common;
+use std::path::Path;
+
+const RUNNING: &str = "tests/drift/running";
+const INTENT: &str = "intents/pod1-1024.yaml";
+
+fn drift(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["drift", INTENT, "-q"];
+    all.extend_from_slice(args);
+    let out = common::aifab(&all);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The lines of `file` in tests/drift/running whose first word is one of `starts`.
+fn fixture_lines(file: &str, starts: &[&str]) -> Vec<String> {
+    let text = std::fs::read_to_string(Path::new(RUNNING).join(file)).expect("fixture");
+    text.lines()
+        .filter(|l| starts.iter().any(|s| l.starts_with(s)))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn nxos_keeps_boot_copp_vdc_and_lines_and_lists_what_it_removes() {
+    let (code, out, err) = drift(&["--running", RUNNING, "--only", "su1-r1-leaf"]);
+    assert_eq!(
+        code,
+        Some(1),
+        "a first push changes the switch:\n{out}\n{err}"
+    );
+    for kept in [
+        "  = boot nxos bootflash:/nxos64-cs.10.4.3.F.bin",
+        "  = copp profile strict",
+        "  = vdc su1-r1-leaf id 1 (+5 lines)",
+        "  = line console (+1 lines)",
+        "  = line vty (+1 lines)",
+        "  = version 10.4(3) Bios:version 01.08",
+        "  = no password strength-check",
+    ] {
+        assert!(
+            out.contains(&format!("{kept}\n")),
+            "not kept: {kept}\n{out}"
+        );
+    }
+    for removed in [
+        "  - username admin password 5 <secret>  role network-admin",
+        "  - tacacs-server host 192.0.2.99 key 7 <secret>",
+        "  - ntp server 192.0.2.21 use-vrf management",
+        "  -   mtu 1500",
+    ] {
+        assert!(
+            out.contains(&format!("{removed}\n")),
+            "not removed: {removed}\n{out}"
+        );
+    }
+    assert!(out.contains("  + username netops password 5 "), "{out}");
+    // The file copy of the push needs the SCP server: aifab renders it, so the push keeps it.
+    assert!(!out.contains("- feature scp-server"), "{out}");
+    assert!(
+        out.starts_with("su1-r1-leaf (nxos): "),
+        "one device, summary first:\n{out}"
+    );
+    // Nothing secret of the running-config is printed.
+    for secret in ["$5$FIXTUREs", "fewhg123FixtureOnly", "0x0123456789abcdef"] {
+        assert!(
+            !out.contains(secret) && !err.contains(secret),
+            "{secret} printed"
+        );
+    }
+    assert!(
+        err.contains("1 device(s) compared: 1 change, 0 unchanged"),
+        "{err}"
+    );
+}
+
+#[test]
+fn eos_keeps_the_cloudvision_agent_and_control_plane() {
+    let (code, out, _) = drift(&["--running", RUNNING, "--only", "spine01"]);
+    assert_eq!(code, Some(1), "{out}");
+    for kept in [
+        "  = daemon TerminAttr (+2 lines)",
+        "  = system control-plane (+1 lines)",
+        "  = ip access-list CPP-ACL-FIXTURE (+1 lines)",
+        "  = no aaa root",
+    ] {
+        assert!(
+            out.contains(&format!("{kept}\n")),
+            "not kept: {kept}\n{out}"
+        );
+    }
+    assert!(out.contains("  - interface Management1/1\n"), "{out}");
+    assert!(
+        out.contains("  - username admin privilege 15 role network-admin secret sha512 <secret>\n"),
+        "{out}"
+    );
+    assert!(!out.contains("$6$FixtureOnly"), "a hash printed");
+    // The management address stays on Management0: no line of it is removed.
+    assert!(!out.contains("-    ip address 198.51.100.10/24"), "{out}");
+}
+
+#[test]
+fn written_replace_files_keep_the_switch_sections_and_converge() {
+    let dir = common::Scratch::new("drift-write");
+    let _ = std::fs::remove_dir(&*dir);
+    let d = dir.to_str().expect("utf-8");
+    let (code, _, err) = drift(&[
+        "--running",
+        RUNNING,
+        "--only",
+        "{su1-r1-leaf,spine01}",
+        "--write",
+        d,
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("wrote 2 replace file(s)"), "{err}");
+    for (host, keep) in [
+        (
+            "su1-r1-leaf",
+            &[
+                "boot nxos",
+                "copp profile",
+                "vdc ",
+                "  limit-resource",
+                "line ",
+                "version ",
+            ][..],
+        ),
+        (
+            "spine01",
+            &[
+                "daemon TerminAttr",
+                "   exec /usr/bin/TerminAttr",
+                "system control-plane",
+                "no aaa root",
+            ][..],
+        ),
+    ] {
+        let path = dir.join(format!("{host}.cfg"));
+        let text = std::fs::read_to_string(&path).expect("replace file");
+        for line in fixture_lines(&format!("{host}.cfg"), keep) {
+            assert!(text.lines().any(|l| l == line), "{host}: `{line}` not kept");
+        }
+        let rendered =
+            std::fs::read_to_string(format!("golden/pod1-1024/{host}.cfg")).expect("golden");
+        for line in rendered
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('!') && *l != "end")
+        {
+            assert!(
+                text.lines().any(|l| l == line),
+                "{host}: rendered `{line}` missing"
+            );
+        }
+        let base = std::fs::read_to_string(dir.join(format!("{host}.base.cfg"))).expect("base");
+        let fixture = std::fs::read_to_string(Path::new(RUNNING).join(format!("{host}.cfg")))
+            .expect("fixture");
+        assert_eq!(
+            base, fixture,
+            "{host}: the base is the running-config it kept sections from"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(
+                mode, 0o600,
+                "{host}: replace files hold the switch's secrets"
+            );
+        }
+    }
+    // A switch that runs the replace file has nothing left to change, and keeps what it kept.
+    let after = common::Scratch::new("drift-after");
+    for host in ["su1-r1-leaf", "spine01"] {
+        std::fs::copy(
+            dir.join(format!("{host}.cfg")),
+            after.join(format!("{host}.cfg")),
+        )
+        .expect("copy");
+    }
+    let (code, out, err) = drift(&[
+        "--running",
+        after.to_str().expect("utf-8"),
+        "--only",
+        "{su1-r1-leaf,spine01}",
+    ]);
+    assert_eq!(code, Some(0), "drift after the push:\n{out}\n{err}");
+    assert!(
+        out.contains("= boot nxos bootflash:/nxos64-cs.10.4.3.F.bin"),
+        "{out}"
+    );
+    // A second --write into the folder it made is accepted; a folder it did not make is refused.
+    let (code, _, err) = drift(&["--running", RUNNING, "--only", "spine01", "--write", d]);
+    assert_eq!(code, Some(1), "{err}");
+    let (code, _, err) = drift(&[
+        "--running",
+        RUNNING,
+        "--only",
+        "spine01",
+        "--write",
+        after.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("did not make"), "{err}");
+    let _ = std::fs::remove_dir_all(&*dir);
+    let _ = std::fs::remove_dir_all(&*after);
+}
+
+#[test]
+fn no_running_config_or_a_linked_one_cannot_run() {
+    let empty = common::Scratch::new("drift-empty");
+    let (code, _, err) = drift(&["--running", empty.to_str().expect("utf-8")]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no device has a running-config"), "{err}");
+    #[cfg(unix)]
+    {
+        let target = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(RUNNING)
+            .join("spine01.cfg");
+        std::os::unix::fs::symlink(&target, empty.join("spine01.cfg")).expect("link");
+        let (code, _, err) = drift(&[
+            "--running",
+            empty.to_str().expect("utf-8"),
+            "--only",
+            "spine01",
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&*empty);
+}
