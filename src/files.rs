@@ -6,19 +6,18 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-/// The folder a link may point into: the git work tree that holds `dir` (the nearest ancestor with a
-/// `.git`), else `dir` itself. Canonical.
+/// The git work tree that holds `dir` (the nearest ancestor with a `.git`), canonical; `None` outside
+/// any repository.
 pub fn repository_of(dir: &Path) -> Option<PathBuf> {
     let dir = std::fs::canonicalize(dir).ok()?;
-    let found = dir
-        .ancestors()
+    dir.ancestors()
         .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
-        .map(Path::to_path_buf);
-    Some(found.unwrap_or(dir))
+        .map(Path::to_path_buf)
 }
 
-/// Refuses `path` when it is a symbolic link whose target lies outside the repository holding the
-/// link ([`repository_of`] its folder). Anything that is not a link passes.
+/// Refuses `path` when it is a symbolic link inside a git repository whose target lies outside that
+/// repository (a link a clone can carry to `/proc/self/environ`). A link outside any repository is the
+/// user's own (`/dev/stdin`), and anything that is not a link passes.
 pub fn link_inside_repository(path: &Path) -> Result<(), String> {
     let Ok(m) = std::fs::symlink_metadata(path) else {
         return Ok(());
@@ -30,26 +29,27 @@ pub fn link_inside_repository(path: &Path) -> Result<(), String> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let root = repository_of(parent);
-    let target = std::fs::canonicalize(path);
-    match (root, target) {
-        (Some(root), Ok(target)) if target.starts_with(&root) => Ok(()),
-        (Some(root), Ok(target)) => Err(format!(
-            "{} is a symbolic link to {}, outside the repository {}: aifab reads no link that leaves the repository; copy the file in instead",
+    let Some(root) = repository_of(parent) else {
+        return Ok(());
+    };
+    match std::fs::canonicalize(path) {
+        Ok(target) if target.starts_with(&root) => Ok(()),
+        Ok(target) => Err(format!(
+            "{} is a symbolic link to {}, outside the repository {}: aifab reads no link that leaves the repository it is in; copy the file in instead",
             path.display(),
             target.display(),
             root.display()
         )),
-        (_, Err(e)) => Err(format!(
+        Err(e) => Err(format!(
             "{} is a symbolic link that cannot be followed: {e}",
-            path.display()
-        )),
-        (None, _) => Err(format!(
-            "{} is a symbolic link whose folder cannot be read",
             path.display()
         )),
     }
 }
+
+/// The largest site file read (the project file, a site platform file, a site template): 4 MiB, as an
+/// intent.
+pub const SITE_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Why a bounded read failed.
 #[derive(Debug)]

@@ -627,6 +627,7 @@ fn spare_for(parent: &Path, name: &str, options: &Options, report: &mut Report) 
     }
     if options.secrets {
         if meta.is_some() {
+            forget_index(&path);
             remove_tree(&path);
         }
         return None;

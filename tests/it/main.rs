@@ -24,6 +24,7 @@ mod os_views;
 mod plan;
 mod render_cli;
 mod rollout;
+mod safety;
 mod schema_fresh;
 mod site;
 mod sonic_frr;
