@@ -666,6 +666,13 @@ fn an_intent_renamed_without_its_lock_is_refused_until_the_lock_follows() {
         "{out}"
     );
     assert!(!d.join("fabric.lock.yaml").exists(), "nothing written");
+    // diff follows the rename: the intent at HEAD under its old name, with its lock; nothing changes.
+    let (code, out) = run(&d, &["diff", "--against", "HEAD", "fabric.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("0 devices changed (0 added, 0 removed)"),
+        "{out}"
+    );
     git(
         &d,
         &["mv", "three-tier-small.lock.yaml", "fabric.lock.yaml"],
@@ -676,6 +683,18 @@ fn an_intent_renamed_without_its_lock_is_refused_until_the_lock_follows() {
     assert_eq!(
         now,
         good.replace("lock for three-tier-small.yaml", "lock for fabric.yaml")
+    );
+    // Committed, and grown by a zone: the diff against the commit before the rename reads the lock
+    // there and renumbers nothing.
+    git(&d, &["commit", "-qm", "renamed"]);
+    edit_file(&d.join("fabric.yaml"), "servers: 16", "servers: 24");
+    edit_file(&d.join("fabric.yaml"), "zones: 2", "zones: 3");
+    edit_file(&d.join("fabric.yaml"), "65020-65021", "65020-65022");
+    let (code, out) = run(&d, &["diff", "--against", "HEAD~1", "fabric.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("10 devices added (") && out.contains("0 existing devices renumbered"),
+        "{out}"
     );
 }
 
