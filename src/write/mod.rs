@@ -578,7 +578,13 @@ pub fn stage(
         })
         .and_then(|(companion, users)| {
             stage.prune();
+            // A partial render (`keep`) writes no lock: the record of the last full render stays.
+            let kept_record = previous
+                .as_ref()
+                .and_then(|m| m.lock.as_deref())
+                .filter(|_| options.keep.is_some());
             let record = companion.as_ref().map(|c| c.record.as_str());
+            let record = record.or(kept_record);
             finish_stage(&stage, out, exists, options, known, users, record)
                 .map(|kept| (companion, kept))
         });

@@ -568,6 +568,25 @@ fn a_lock_behind_the_output_rendered_with_it_is_refused() {
     let d = scratch("behind");
     assert_eq!(run(&d, &RENDER).0, 0);
     let small = lock_text(&d);
+    // A render of part of the fabric writes no lock, and keeps the record of the full one.
+    let (code, out) = run(
+        &d,
+        &[
+            "render",
+            "three-tier-small.yaml",
+            "--out",
+            "out",
+            "--only",
+            "ss1",
+            "-q",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let manifest = std::fs::read_to_string(d.join("out/.aifab-output")).expect("manifest");
+    assert!(
+        manifest.contains("lock: ../three-tier-small.lock.yaml, 22 devices, "),
+        "{manifest}"
+    );
     // Deleted: the output's manifest says it was rendered with one.
     std::fs::remove_file(lock_path(&d)).expect("rm");
     let (code, out) = run(&d, &RENDER);
