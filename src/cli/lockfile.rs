@@ -389,6 +389,11 @@ impl Staged {
         }
     }
 
+    /// The lock file this render changes, when its text differs from the file's.
+    pub fn changes(&self) -> Option<&Path> {
+        self.files.as_ref().map(|(_, lock)| lock.as_path())
+    }
+
     /// The write took the staged file over (renamed it, or left it for its journal): nothing to remove.
     pub fn handed_over(mut self) {
         self.files = None;

@@ -305,11 +305,18 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
     std::mem::forget(front);
     match result {
         Ok(report) => {
+            let lock = staged
+                .as_ref()
+                .and_then(|s| s.changes())
+                .map(|p| p.display().to_string());
             if let Some(s) = staged {
                 s.handed_over();
             }
             print_report(args, out, &report);
             if !args.quiet {
+                if let Some(l) = lock {
+                    eprintln!("{l}: written with the output (commit it with the intent)");
+                }
                 eprintln!(
                     "{}: {devices} devices, {} files, {} bytes written",
                     out.display(),

@@ -67,7 +67,8 @@ impl Masker {
     /// `disk` with each line that equals a line of `rendered` but for what stands where `rendered`
     /// has placeholders, replaced by that line of `rendered`.
     pub fn align(&self, disk: &str, rendered: &str) -> String {
-        if !has_token(rendered) {
+        // The usual check: the file is as rendered, placeholders and all.
+        if disk == rendered || !has_token(rendered) {
             return disk.to_string();
         }
         let patterns: Vec<(&str, Vec<&str>)> = rendered

@@ -87,7 +87,9 @@ pub fn compare_tree_masked(
     };
     let rendered: BTreeMap<&str, &OutFile> = new.iter().map(|f| (f.path.as_str(), f)).collect();
     for f in &mut disk {
-        if let Some(r) = rendered.get(f.path.as_str()) {
+        if let Some(r) = rendered.get(f.path.as_str())
+            && f.content != r.content
+        {
             f.content = m.align(&f.content, &r.content);
         }
     }
