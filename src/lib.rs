@@ -16,6 +16,7 @@ pub mod check;
 pub mod compile;
 pub mod delivery;
 pub mod diag;
+pub mod files;
 pub mod hosts;
 pub mod intent;
 pub mod kinds;

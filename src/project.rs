@@ -74,7 +74,8 @@ pub fn extensions(
     let Some(file) = find(intent) else {
         return Ok(ext);
     };
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let text = crate::files::read_text(&file, crate::files::SITE_FILE_BYTES)
+        .map_err(|e| e.describe(&file, crate::files::SITE_FILE_BYTES))?;
     let p: ProjectFile = serde_norway::from_str(&text).map_err(|e| {
         let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         let msg = e.to_string();

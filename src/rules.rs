@@ -211,6 +211,7 @@ rules! {
     EnvSecretUnusable = ("AIF-BASE-004", Error, Compile, "A secret read from the environment is set, and safe in a config, when `aifab render --out` runs"),
     TransportOff = ("AIF-BASE-005", Error, Checks, "The access Ansible pushes over (SSH, or the HTTPS API for httpapi) stays on in the baseline"),
     NoBaseline = ("AIF-BASE-006", Warning, Checks, "An intent without a `baseline`: a full-replace push removes every user, AAA and access setting"),
+    PlaceholderOutsideSecret = ("AIF-BASE-007", Error, Checks, "A secret's placeholder stands only in a secret field, never in a banner, description or other text"),
 
     SiteLineUnsafe = ("AIF-SITE-001", Error, Checks, "Site lines are printable lines a CLI OS takes, outside the sections aifab renders itself"),
 
@@ -240,6 +241,7 @@ rules! {
     LockCollision = ("AIF-LOCK-003", Error, Lock, "No name, address, leaf ASN or port is held twice in the lock"),
     LockOutOfPool = ("AIF-LOCK-004", Error, Lock, "Lock addresses and ASNs stay inside the intent's pools and ranges"),
     LockNeedsFullRender = ("AIF-LOCK-005", Error, Lock, "`--only` needs a lock that already holds every cable it renders"),
+    LockNotWhole = ("AIF-LOCK-006", Error, Lock, "A lock is whole: no entry lost or deleted, not cut short, not behind the output rendered with it"),
 }
 
 impl Rule {

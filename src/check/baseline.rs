@@ -1,6 +1,7 @@
-//! Device baseline rules (`AIF-BASE-001` to `-006`): local passwords are sha512-crypt hashes, banner
+//! Device baseline rules (`AIF-BASE-001` to `-007`): local passwords are sha512-crypt hashes, banner
 //! lines cannot inject config, a local admin remains when AAA does not answer, the access Ansible
-//! pushes over stays on, and an intent without a baseline is named (a full replace removes every user).
+//! pushes over stays on, an intent without a baseline is named (a full replace removes every user), and
+//! a secret's placeholder stands only where a secret field puts it.
 
 use super::Uses;
 use crate::diag::Finding;
@@ -14,6 +15,7 @@ const BANNER_LINE_MAX: usize = 200;
 
 /// Runs the baseline rules.
 pub(super) fn rules(intent: &Intent, out: &mut Vec<Finding>) {
+    placeholders(intent, out);
     let Some(b) = &intent.baseline else {
         return;
     };
@@ -122,6 +124,58 @@ pub fn banner_line_problem(line: &str) -> Option<String> {
         return Some("reads `EOF`, which ends a banner on EOS".into());
     }
     (line.len() > BANNER_LINE_MAX).then(|| format!("is longer than {BANNER_LINE_MAX} characters"))
+}
+
+/// AIF-BASE-007: no string of the intent holds a secret's placeholder (`AIFAB_ENV(...)`,
+/// `AIFAB_SECRET(...)`, in any letter case). Only a secret field (`{env: NAME}`, `{vault: name}`) puts one
+/// in a config, where the key goes; one typed into a banner, a description or a name would be filled
+/// with the secret by `render --out` or the playbook, and shown where the secret does not belong (a
+/// banner before login). The message never repeats the string.
+fn placeholders(intent: &Intent, out: &mut Vec<Finding>) {
+    let Ok(value) = serde_json::to_value(intent) else {
+        return;
+    };
+    let mut found = Vec::new();
+    strings_with_token(&value, String::new(), &mut found);
+    for pointer in found {
+        out.push(
+            Finding::new(
+                Rule::PlaceholderOutsideSecret,
+                "holds a secret's placeholder (`AIFAB_ENV(...)` or `AIFAB_SECRET(...)`) outside a secret field: it would be filled with the secret wherever this text is printed",
+            )
+            .at(pointer)
+            .hint("name a secret only in a secret field, as `{ env: NAME }` or `{ vault: name }` (AAA and SNMP keys); write this text without the placeholder"),
+        );
+    }
+}
+
+/// The JSON pointers of every string under `v` that holds a placeholder.
+fn strings_with_token(v: &serde_json::Value, at: String, found: &mut Vec<String>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            let upper = s.to_ascii_uppercase();
+            let tokens = [
+                crate::model::baseline::ENV_TOKEN,
+                crate::model::baseline::VAULT_TOKEN,
+            ];
+            if tokens.iter().any(|t| upper.contains(t)) {
+                found.push(at);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                strings_with_token(x, format!("{at}/{i}"), found);
+            }
+        }
+        Value::Object(o) => {
+            for (k, x) in o {
+                let key = k.replace('~', "~0").replace('/', "~1");
+                strings_with_token(x, format!("{at}/{key}"), found);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// AIF-BASE-003: at least one local admin.

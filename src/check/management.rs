@@ -106,14 +106,34 @@ fn origin(intent: &Intent, role: Role, ip: IpAddr) -> (String, (bool, Option<IpA
     (format!("/fabric/management/first/{field}"), (false, start))
 }
 
+/// A device as the collision rule names it.
+struct Host<'a> {
+    hostname: &'a str,
+    role: Role,
+}
+
 /// AIF-ADDR-006: no two switches share a management address and none has the gateway's address. One
 /// finding per pair of colliding blocks, at the one that runs into the other.
 pub fn model_rules(intent: &Intent, model: &FabricModel) -> Vec<Finding> {
+    let devices = model
+        .devices
+        .iter()
+        .filter_map(|d| Some((d.hostname.as_str(), d.role, d.management.as_ref()?)));
+    collisions(intent, devices)
+}
+
+/// AIF-ADDR-006 on the management addresses `devices` hold (hostname, role, address): the model's, or
+/// with a lock the addresses the intent's arithmetic gives before the lock moves new devices past the
+/// held ones (an intent whose role blocks run into each other is wrong with a lock as without).
+pub fn collisions<'a>(
+    intent: &Intent,
+    devices: impl Iterator<Item = (&'a str, Role, &'a crate::model::ManagementAddr)>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut owners: BTreeMap<IpAddr, (&str, Role)> = BTreeMap::new();
     let mut clashes: BTreeMap<String, (String, u32)> = BTreeMap::new();
-    for d in &model.devices {
-        let Some(m) = &d.management else { continue };
+    for (hostname, role, m) in devices {
+        let d = Host { hostname, role };
         if m.ip == m.gateway {
             out.push(
                 Finding::new(
@@ -127,7 +147,7 @@ pub fn model_rules(intent: &Intent, model: &FabricModel) -> Vec<Finding> {
                 .hint("move the role's first address (or the override) off the gateway address"),
             );
         }
-        if let Some((other, other_role)) = owners.insert(m.ip, (&d.hostname, d.role)) {
+        if let Some((other, other_role)) = owners.insert(m.ip, (d.hostname, d.role)) {
             let a = origin(intent, other_role, m.ip);
             let b = origin(intent, d.role, m.ip);
             let at = if a.1 > b.1 { a.0 } else { b.0 };

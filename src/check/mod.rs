@@ -21,6 +21,7 @@ mod site;
 
 pub use asn::ecmp_rules;
 pub use baseline::{banner_line_problem, sha512_crypt_shape};
+pub use management::collisions as management_collisions;
 pub use management::model_rules as management_rules;
 pub use mtu::ROCE_MIN_MTU;
 

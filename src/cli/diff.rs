@@ -101,10 +101,11 @@ fn empty_like(m: &FabricModel) -> FabricModel {
 fn sides_locks(
     args: &Args,
     new_path: &str,
+    rev_path: &str,
 ) -> Result<(Option<Loaded>, Option<Loaded>), FrontError> {
     let old = match (&args.against, args.intents.as_slice()) {
         (Some(rev), _) => {
-            let p = lockfile::path(new_path).to_string_lossy().into_owned();
+            let p = lockfile::path(rev_path).to_string_lossy().into_owned();
             match git_show(rev, &p) {
                 Ok(Some(src)) => Some(aifab::lock::read::parse(src)?),
                 Ok(None) | Err(_) => None,
@@ -196,10 +197,16 @@ fn sides(args: &Args) -> Result<(OldSide, String), Exit> {
     match (&args.against, args.intents.as_slice()) {
         (Some(rev), [path]) => match git_show(rev, path) {
             Ok(Some(s)) => Ok((OldSide::Intent(s), path.clone())),
-            Ok(None) => Ok((
-                OldSide::Absent(format!("{path}@{rev} (absent)")),
-                path.clone(),
-            )),
+            // Renamed since (`git mv`): the intent under its name at the revision.
+            Ok(None) => match super::git::renamed_from(rev, path)
+                .and_then(|from| git_show(rev, &from).ok().flatten())
+            {
+                Some(s) => Ok((OldSide::Intent(s), path.clone())),
+                None => Ok((
+                    OldSide::Absent(format!("{path}@{rev} (absent)")),
+                    path.clone(),
+                )),
+            },
             Err(e) => {
                 eprintln!("error: {e}");
                 Err(Exit::Trouble)
@@ -225,7 +232,16 @@ fn fronts(
     new_src: Source,
     catalog: &'static Catalog,
 ) -> Result<(Option<Front>, Front), Exit> {
-    let (old_lock, new_lock) = sides_locks(args, new_path).map_err(cannot_diff)?;
+    // The lock at the revision beside the intent as it was named there (renamed since, or not).
+    let rev_path = match (&args.against, old_src) {
+        (Some(rev), OldSide::Intent(s)) => s
+            .name
+            .strip_suffix(&format!("@{rev}"))
+            .unwrap_or(new_path)
+            .to_string(),
+        _ => new_path.to_string(),
+    };
+    let (old_lock, new_lock) = sides_locks(args, new_path, &rev_path).map_err(cannot_diff)?;
     let new_side = match (new_lock, &old_lock) {
         (Some(own), _) => pipeline::front_source_locked_in(new_src, None, catalog, Some(&own)),
         (None, Some(borrowed)) => {

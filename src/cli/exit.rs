@@ -16,6 +16,8 @@ pub enum Exit {
     /// 2: could not run: bad arguments, a file that cannot be read or written, an intent `diff` cannot
     /// compare.
     Trouble,
+    /// 128 + the signal: SIGINT, SIGTERM or SIGHUP stopped a render (what it had created is removed).
+    Interrupted(i32),
 }
 
 impl Exit {
@@ -25,6 +27,7 @@ impl Exit {
             Exit::Success => 0,
             Exit::Invalid | Exit::Differs => 1,
             Exit::Trouble => 2,
+            Exit::Interrupted(sig) => u8::try_from(128 + sig).unwrap_or(255),
         }
     }
 }

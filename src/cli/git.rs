@@ -64,3 +64,29 @@ pub(super) fn git_show(rev: &str, path: &str) -> Result<Option<Source>, String> 
         String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
     Ok(Some(Source::new(format!("{path}@{rev}"), text)))
 }
+
+/// The path `path` had at `rev` when git sees it renamed since (`git mv`, committed or not), beside
+/// `path`'s folder as the caller names it; `None` when git sees no rename.
+pub(super) fn renamed_from(rev: &str, path: &str) -> Option<String> {
+    let p = Path::new(path);
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = p.file_name()?.to_str()?;
+    if rev.starts_with('-') {
+        return None;
+    }
+    let out = git(
+        dir,
+        &["diff", "--name-status", "-M", "--relative", rev, "--", "."],
+    )
+    .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    text.lines().find_map(|l| {
+        let mut f = l.split('\t');
+        let (status, from, to) = (f.next()?, f.next()?, f.next()?);
+        (status.starts_with('R') && to == name)
+            .then(|| dir.join(from).to_string_lossy().into_owned())
+    })
+}

@@ -1,12 +1,14 @@
-//! The lock beside the intent as `render` and `diff` use it: read it, refuse a renumbering the operator
-//! did not allow, write it atomically, and check it is current (docs/lock.md).
+//! The lock beside the intent as `render` and `diff` use it: finish or undo an interrupted render's
+//! commit, read it (whole, and the intent's own), refuse a renumbering the operator did not allow, stage
+//! it for the write to commit with the output, and check it is current (docs/lock.md).
 
 use super::Exit;
 use super::exit::front_failed;
 use aifab::lock::build::{Renumbered, from_model, renumbered};
-use aifab::lock::read::{Loaded, read_file};
+use aifab::lock::read::{Loaded, read_file_as};
 use aifab::lock::{self, Lock};
 use aifab::model::FabricModel;
+use aifab::write::journal::{self, Recovery};
 use std::path::{Path, PathBuf};
 
 /// The lock file of an intent path.
@@ -14,13 +16,299 @@ pub fn path(intent: &str) -> PathBuf {
     lock::path_for(Path::new(intent))
 }
 
-/// Reads the lock of `intent` (`None` when there is none, or with `--no-lock`); an unusable lock prints
-/// its findings and is [`Exit::Trouble`] (could not run).
-pub fn load(intent: &str, no_lock: bool) -> Result<Option<Loaded>, Exit> {
+/// Finishes or undoes the commit of a render that was interrupted, when its journal lies beside the
+/// lock of `intent` (and removes staged locks of processes that are gone), saying what it did. With
+/// `writing`, a render of another running process is an error (exit 2); a reader reads the lock as
+/// it is.
+pub fn settle(intent: &str, writing: bool) -> Result<(), Exit> {
+    let lock = path(intent);
+    match journal::recover(&lock) {
+        Ok(Recovery::Clean) => Ok(()),
+        Ok(Recovery::Completed(m) | Recovery::RolledBack(m)) => {
+            eprintln!("note: {m}");
+            Ok(())
+        }
+        Ok(Recovery::Busy(pid)) if writing => {
+            eprintln!(
+                "error: another aifab render (pid {pid}) is writing {} and its output right now; wait for it to finish; nothing written",
+                lock.display()
+            );
+            Err(Exit::Trouble)
+        }
+        Ok(Recovery::Busy(_)) => Ok(()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(Exit::Trouble)
+        }
+    }
+}
+
+/// Reads the lock of `intent` (`None` when there is none, or with `--no-lock`) after [`settle`]; an
+/// unusable lock prints its findings and is [`Exit::Trouble`] (could not run). A lock that is not
+/// whole (`AIF-LOCK-006`), a lock whose first line names another intent beside it, and a missing lock
+/// while the lock of a renamed intent is beside it are refused; `allow_renumber` accepts them (the
+/// render then allocates afresh what they lost), saying so.
+pub fn load(intent: &str, no_lock: bool, allow_renumber: bool) -> Result<Option<Loaded>, Exit> {
     if no_lock {
         return Ok(None);
     }
-    read_file(&path(intent)).map_err(|e| front_failed(e.into(), Exit::Trouble, "nothing written"))
+    settle(intent, false)?;
+    let p = path(intent);
+    let loaded = read_file_as(&p, !allow_renumber)
+        .map_err(|e| front_failed(e.into(), Exit::Trouble, "nothing written"))?;
+    match &loaded {
+        Some(l) => {
+            if !l.not_whole.is_empty() {
+                super::print_findings(&l.source, &l.not_whole);
+                eprintln!(
+                    "note: {} is not whole; --allow-renumber allocates afresh what it lost",
+                    p.display()
+                );
+            }
+            header_names_this_intent(intent, l, allow_renumber)?;
+        }
+        None => no_orphaned_lock(intent, allow_renumber)?,
+    }
+    Ok(loaded)
+}
+
+/// Refuses a lock whose first line names another intent that lies beside it (a copied lock), unless
+/// `allow`; a lock naming an intent that is gone is the lock of a renamed intent, and is followed.
+fn header_names_this_intent(intent: &str, l: &Loaded, allow: bool) -> Result<(), Exit> {
+    let own = Path::new(intent)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(named) = l.header_intent.as_deref().filter(|n| *n != own) else {
+        return Ok(());
+    };
+    let other = Path::new(intent).with_file_name(named);
+    if !other.exists() {
+        eprintln!(
+            "note: {} is the lock of {named} (its first line), which is gone: {own} is taken for {named} renamed, and keeps its allocation; the next full render names {own} in the lock",
+            l.source.name
+        );
+        return Ok(());
+    }
+    if allow {
+        eprintln!(
+            "note: {} is the lock of {} (its first line); used for {own} (--allow-renumber)",
+            l.source.name,
+            other.display()
+        );
+        return Ok(());
+    }
+    eprintln!(
+        "error: {} is the lock of {} (its first line says so), another intent beside {intent}: a copied lock gives {own} the allocation of another fabric. If {own} is meant to start from it, change the lock's first line to name {own} (or render with --allow-renumber); otherwise delete {}; nothing written",
+        l.source.name,
+        other.display(),
+        l.source.name
+    );
+    Err(Exit::Trouble)
+}
+
+/// With no lock beside `intent`: refuses (unless `allow`) when a lock beside it belongs to an intent
+/// that is gone, as after `git mv` of the intent alone: rendering from the arithmetic would undo what
+/// that lock holds.
+fn no_orphaned_lock(intent: &str, allow: bool) -> Result<(), Exit> {
+    let dir = match Path::new(intent).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut orphans: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".lock.yaml")?;
+            let gone = !dir.join(format!("{stem}.yaml")).exists()
+                && !dir.join(format!("{stem}.yml")).exists();
+            gone.then_some(name)
+        })
+        .collect();
+    if orphans.is_empty() {
+        return Ok(());
+    }
+    orphans.sort();
+    let lock = path(intent);
+    let renamed = git_renamed_from(intent);
+    let first = &orphans[0];
+    let how = match &renamed {
+        Some(from) => format!(
+            "git shows {intent} renamed from {from}: `git mv {} {}`",
+            dir.join(first).display(),
+            lock.display()
+        ),
+        None => format!(
+            "if {intent} is that intent renamed, rename its lock too: `git mv {} {}`",
+            dir.join(first).display(),
+            lock.display()
+        ),
+    };
+    if allow {
+        eprintln!(
+            "note: {} has no lock; {} beside it belongs to an intent that is gone; allocating afresh (--allow-renumber)",
+            intent,
+            orphans.join(", ")
+        );
+        return Ok(());
+    }
+    eprintln!(
+        "error: {intent} has no lock ({}), but {} beside it is the lock of an intent that is gone; rendering from the arithmetic would renumber what it holds. {how}; or, to allocate {intent} afresh, render with --allow-renumber (and delete the old lock); nothing written",
+        lock.display(),
+        orphans
+            .iter()
+            .map(|o| dir.join(o).display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Err(Exit::Trouble)
+}
+
+/// The path git records `intent` as renamed from (staged, or in the last commits that touched it),
+/// if git knows one.
+fn git_renamed_from(intent: &str) -> Option<String> {
+    let p = Path::new(intent);
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = p.file_name()?.to_str()?;
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "-M", "--", "."])
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    text.lines().find_map(|l| {
+        let (from, to) = l.get(3..)?.split_once(" -> ")?;
+        to.ends_with(name).then(|| from.to_string())
+    })
+}
+
+/// The manifest's record of a lock: its path from the output folder `folder` (the same on every machine
+/// that has the same layout, however the paths were typed), the entries of each list, and the hash of
+/// its text.
+pub fn record(lock: &Lock, text: &str, intent: &str, folder: &Path) -> String {
+    let t = lock::Total::of(lock);
+    format!(
+        "{}, {} devices, {} links, {} servers, xxh3-128 {:032x}",
+        from_folder(intent, folder),
+        t.devices,
+        t.links,
+        t.servers,
+        xxhash_rust::xxh3::xxh3_128(text.as_bytes())
+    )
+}
+
+/// The path of the lock of `intent` relative to output folder `folder` (`../intents/x.lock.yaml`),
+/// `/`-separated; the lock's file name when either cannot be resolved.
+fn from_folder(intent: &str, folder: &Path) -> String {
+    let lock = path(intent);
+    let name = lock
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let canon_dir = |p: &Path| -> Option<PathBuf> {
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+    };
+    let (Some(base), Some(target)) = (canon_dir(folder), canon_dir(&lock)) else {
+        return name;
+    };
+    let (b, t): (Vec<_>, Vec<_>) = (base.components().collect(), target.components().collect());
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// The entry counts of a [`record`] and the lock file it names.
+fn read_record(r: &str) -> Option<(&str, [usize; 3])> {
+    let mut parts = r.split(", ");
+    let name = parts.next()?;
+    let mut n = [0; 3];
+    for (slot, word) in n.iter_mut().zip(["devices", "links", "servers"]) {
+        *slot = parts
+            .next()?
+            .strip_suffix(&format!(" {word}"))?
+            .parse()
+            .ok()?;
+    }
+    Some((name, n))
+}
+
+/// Refuses (unless `allow`) a render into `out` whose manifest records the lock of `intent` with
+/// entries the lock no longer holds, or a lock that is gone: the output was rendered with it, and a
+/// lock behind it would renumber what runs.
+pub fn matches_output(
+    intent: &str,
+    out: &Path,
+    lock: Option<&Loaded>,
+    allow: bool,
+) -> Result<(), Exit> {
+    let Some(recorded) = aifab::write::read_manifest(out).and_then(|m| m.lock) else {
+        return Ok(());
+    };
+    let Some((name, had)) = read_record(&recorded) else {
+        return Ok(());
+    };
+    let p = path(intent);
+    // Another intent's lock (another fabric rendered into this folder before).
+    if name != from_folder(intent, out) {
+        return Ok(());
+    }
+    let problem = match lock {
+        None => Some(format!(
+            "{} is missing, but {} was rendered with it ({name}: {} devices, {} links, {} servers)",
+            p.display(),
+            out.display(),
+            had[0],
+            had[1],
+            had[2]
+        )),
+        Some(l) => {
+            let t = lock::Total::of(&l.lock);
+            let now = [t.devices, t.links, t.servers];
+            let short: Vec<String> = ["devices", "links", "servers"]
+                .iter()
+                .zip(now.iter().zip(had))
+                .filter(|(_, (n, h))| **n < *h)
+                .map(|(w, (n, h))| format!("{n} {w} where it held {h}"))
+                .collect();
+            (!short.is_empty()).then(|| {
+                format!(
+                    "{} holds fewer entries than when {} was rendered with it ({}, as {} records): entries were lost, or an older lock was put back",
+                    p.display(),
+                    out.display(),
+                    short.join(", "),
+                    out.join(aifab::write::MARKER).display()
+                )
+            })
+        }
+    };
+    let Some(problem) = problem else {
+        return Ok(());
+    };
+    if allow {
+        eprintln!("note: {problem}; allocating afresh (--allow-renumber)");
+        return Ok(());
+    }
+    eprintln!(
+        "error [AIF-LOCK-006]: {problem}\n  help: restore the lock from git (`git checkout -- {}`); if the entries were released or deleted on purpose, render with --allow-renumber; nothing written",
+        p.display()
+    );
+    Err(Exit::Trouble)
 }
 
 /// The lock a full render of `model` writes: the model's allocation plus `prev`'s retired entries
@@ -81,68 +369,74 @@ pub fn text(lock: &Lock, intent: &str) -> String {
 }
 
 /// A new lock waiting for the render that made it to succeed: nothing to do when the file already holds
-/// it, or its text already written to a temporary file beside the lock, renamed over the lock by
-/// [`Staged::commit`] and removed if the render fails. Staging while the render runs frees the text
-/// (18 MB at 100K GPUs) before the render's peak.
+/// it, or its text already written to a staged file beside the lock, which the write renames over the
+/// lock together with the output ([`aifab::write::Companion`]) and which is removed if the render fails.
+/// Staging while the render runs frees the text (18 MB at 100K GPUs) before the render's peak.
 #[derive(Debug)]
-pub enum Staged {
-    /// The lock file already holds these bytes.
-    Unchanged,
-    /// The new text in file `tmp`, for `path`.
-    Written {
-        /// The temporary file.
-        tmp: PathBuf,
-        /// The lock file it replaces.
-        path: PathBuf,
-    },
+pub struct Staged {
+    /// The manifest's record of the new lock ([`record`]).
+    pub record: String,
+    /// The staged file and the lock it replaces; `None` when the lock already holds the text.
+    files: Option<(PathBuf, PathBuf)>,
 }
 
 impl Staged {
-    /// Renames the staged lock over the lock file.
-    pub fn commit(mut self) -> Result<(), String> {
-        let Staged::Written { tmp, path } = &mut self else {
-            return Ok(());
-        };
-        // Taken out, so that the drop at the end of this call finds nothing left to remove.
-        let (tmp, path) = (std::mem::take(tmp), std::mem::take(path));
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
-        })
+    /// What the write commits with the output.
+    pub fn companion(&self) -> aifab::write::Companion {
+        aifab::write::Companion {
+            record: self.record.clone(),
+            staged: self.files.clone(),
+        }
+    }
+
+    /// The lock file this render changes, when its text differs from the file's.
+    pub fn changes(&self) -> Option<&Path> {
+        self.files.as_ref().map(|(_, lock)| lock.as_path())
+    }
+
+    /// The write took the staged file over (renamed it, or left it for its journal): nothing to remove.
+    pub fn handed_over(mut self) {
+        self.files = None;
     }
 }
 
 impl Drop for Staged {
     /// An uncommitted lock is removed: the lock file stays as it was.
     fn drop(&mut self) {
-        if let Staged::Written { tmp, .. } = self
-            && !tmp.as_os_str().is_empty()
-        {
+        if let Some((tmp, _)) = &self.files {
             let _ = std::fs::remove_file(tmp);
         }
     }
 }
 
-/// Stages `text` as the lock of `intent` (see [`Staged`]); an unchanged lock is not rewritten.
-pub fn stage(intent: &str, text: &str) -> Result<Staged, String> {
+/// Stages `text` (the text of `lock`) as the lock of `intent` (see [`Staged`]); an unchanged lock is
+/// not rewritten. The staged file is new (never a file or link already there).
+pub fn stage(intent: &str, lock: &Lock, text: &str, folder: &Path) -> Result<Staged, String> {
     let path = path(intent);
+    let record = record(lock, text, intent, folder);
     if aifab::write::holds(&path, text.as_bytes()) {
-        return Ok(Staged::Unchanged);
+        return Ok(Staged {
+            record,
+            files: None,
+        });
     }
-    let tmp = path.with_extension(format!("yaml.tmp-{}", std::process::id()));
-    match std::fs::write(&tmp, text) {
-        Ok(()) => Ok(Staged::Written { tmp, path }),
+    let tmp = journal::staged_lock(&path, std::process::id());
+    let _ = std::fs::remove_file(&tmp);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    match written {
+        Ok(()) => Ok(Staged {
+            record,
+            files: Some((tmp, path)),
+        }),
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
             Err(format!("{}: {e}", path.display()))
         }
     }
-}
-
-/// Writes `text` to the lock of `intent` atomically (a temporary file renamed over it); an unchanged
-/// lock is not rewritten.
-pub fn write(intent: &str, text: &str) -> Result<(), String> {
-    stage(intent, text)?.commit()
 }
 
 /// Whether the lock of `intent` holds exactly `text`; prints why not.

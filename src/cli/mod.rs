@@ -67,7 +67,7 @@ pub fn front_or_exit(
     only: Option<&globset::GlobMatcher>,
     catalog: &aifab::platform::Catalog,
 ) -> Result<aifab::pipeline::Front, Exit> {
-    let lock = lockfile::load(path, false)?;
+    let lock = lockfile::load(path, false, false)?;
     front_locked_or_exit(path, quiet, only, lock.as_ref(), catalog)
 }
 

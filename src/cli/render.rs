@@ -3,7 +3,8 @@
 use super::{Exit, front_locked_or_exit, lockfile, only_matcher, only_matches_some};
 use aifab::platform::Catalog;
 use aifab::render::Meta;
-use aifab::review::{Status, compare_tree, compare_tree_where};
+use aifab::review::mask::Masker;
+use aifab::review::{Status, compare_tree_masked};
 use std::path::PathBuf;
 
 /// Arguments of `aifab render`.
@@ -122,7 +123,31 @@ pub fn run(args: Args) -> Exit {
     }
 }
 
+/// Refuses (exit 2) a render whose intent or lock lies inside the folder it writes: that folder is
+/// replaced on every render, and the intent would move with it.
+fn not_inside(intent: &str, folder: &std::path::Path) -> Result<(), Exit> {
+    let Ok(dir) = std::fs::canonicalize(folder) else {
+        return Ok(());
+    };
+    let lock = lockfile::path(intent);
+    let parent = lock
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let inside = std::fs::canonicalize(parent).is_ok_and(|p| p.starts_with(&dir));
+    if inside {
+        eprintln!(
+            "error: {intent} and its lock {} are inside {}, the folder this render writes: aifab replaces that folder on every render, so keep the intent outside it (render into another folder, e.g. a sub-folder beside the intent); nothing written",
+            lock.display(),
+            folder.display()
+        );
+        return Err(Exit::Trouble);
+    }
+    Ok(())
+}
+
 /// Where a render goes: written into a folder (`--out`), or compared with one (`--check`).
+#[derive(Clone, Copy)]
 enum Target<'a> {
     Out(&'a std::path::Path),
     Check(&'a std::path::Path),
@@ -133,7 +158,21 @@ enum Target<'a> {
 fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     let only = only_matcher(args.only.as_deref())?;
     let site = super::site::Site::load(args.intent.as_ref(), &args.site)?;
-    let mut prev = lockfile::load(&args.intent, args.no_lock)?;
+    let writes = matches!(target, Target::Out(_)) || args.bless;
+    if writes {
+        aifab::write::interrupt::install();
+        let folder = match target {
+            Target::Out(d) | Target::Check(d) => d,
+        };
+        not_inside(&args.intent, folder)?;
+        if !args.no_lock {
+            lockfile::settle(&args.intent, true)?;
+        }
+    }
+    let mut prev = lockfile::load(&args.intent, args.no_lock, args.allow_renumber)?;
+    if let (Target::Out(out), false) = (target, args.no_lock) {
+        lockfile::matches_output(&args.intent, out, prev.as_ref(), args.allow_renumber)?;
+    }
     // The templates compile (1-2 ms) on a second thread while this one reads and checks the intent;
     // their error, if any, is printed only for an intent that passed.
     let (front, renderer) = rayon::join(
@@ -192,8 +231,9 @@ fn with_secrets(
 }
 
 /// `--out`: streams every device's files into the folder (each written by the thread that rendered
-/// it) while the new lock is built and guarded beside the render, then swaps the folder in and commits
-/// the lock; a refused renumbering discards what was rendered before anything is swapped in.
+/// it) while the new lock is built, guarded and staged beside the render, then commits the folder and
+/// the lock together (`aifab::write`); a refused renumbering discards what was rendered before anything
+/// is swapped in.
 fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
     let full = p.writes_lock(args);
     let Prepared {
@@ -206,17 +246,23 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
     // The previous lock is freed as soon as the new one is built and compared: during the render,
     // while the model and the files in flight hold the most memory.
     let lock_step = || {
-        let text = lock_text(args, &front.model, prev.as_ref(), full);
+        let next = lock_text(args, &front.model, prev.as_ref(), full);
         drop(prev);
-        text
+        next
     };
     let meta = Meta::for_intent_path(&args.intent, &front.model.name);
     let progress = Progress::new(front.model.devices.len() as u64, args.quiet);
     let mut written = (0, 0);
     let mut lock = Ok(None);
     let others = others_kept(only.as_ref(), site.catalog);
-    let previous = aifab::write::Previous::KeepAsSpare;
-    let result = aifab::write::write_keeping(out, others.as_deref(), previous, |stage| {
+    let ours = |path: &str| written_by_render(site.catalog, path);
+    let options = aifab::write::Options {
+        keep: others.as_deref(),
+        previous: aifab::write::Previous::KeepAsSpare,
+        secrets: renderer.fills_secrets(),
+        ours: Some(&ours),
+    };
+    let result = aifab::write::write_job(out, &options, |stage| {
         let sink = |f: &aifab::render::OutFile| stage.put(f);
         let (rendered, next) = rayon::join(
             || {
@@ -225,8 +271,8 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
                 })
             },
             || {
-                let text = lock_step()?;
-                text.map(|t| lockfile::stage(&args.intent, &t))
+                let next = lock_step()?;
+                next.map(|(l, t)| lockfile::stage(&args.intent, &l, &t, out))
                     .transpose()
                     .map_err(|e| {
                         eprintln!("error: {e}");
@@ -234,13 +280,17 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
                     })
             },
         );
+        let companion = next
+            .as_ref()
+            .ok()
+            .and_then(|s| s.as_ref().map(|s| s.companion()));
         let refused = next.is_err();
         lock = next;
         written = rendered.map_err(|errs| errs.join("\n"))?;
         if refused {
             return Err("the new lock was refused or could not be staged".into());
         }
-        Ok(())
+        Ok(companion)
     });
     progress.done();
     let staged = match lock {
@@ -257,10 +307,20 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
     // The process ends next: freeing a large model node by node (half a million interfaces at
     // 100K GPUs) would only delay the exit.
     std::mem::forget(front);
-    let result = result.and_then(|w| staged.map_or(Ok(()), lockfile::Staged::commit).map(|()| w));
     match result {
-        Ok(_) => {
+        Ok(report) => {
+            let lock = staged
+                .as_ref()
+                .and_then(|s| s.changes())
+                .map(|p| p.display().to_string());
+            if let Some(s) = staged {
+                s.handed_over();
+            }
+            print_report(args, out, &report);
             if !args.quiet {
+                if let Some(l) = lock {
+                    eprintln!("{l}: written with the output (commit it with the intent)");
+                }
                 eprintln!(
                     "{}: {devices} devices, {} files, {} bytes written",
                     out.display(),
@@ -268,35 +328,128 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
                     written.1
                 );
             }
-            // A narrowed render carries the host files of the last full one over unchanged.
-            if only.is_some() && out.join("hosts").is_dir() {
-                let hosts = out.join("hosts");
-                if writes_hosts {
+            hosts_warning(out, only.is_some(), writes_hosts);
+            match aifab::write::interrupt::pending() {
+                Some(sig) => {
                     eprintln!(
-                        "warning: --only renders no host file: {} is the last full render's; after a change to the QoS classes, the addressing or `hosts`, render without --only before installing it",
-                        hosts.display()
+                        "{}: the render had committed when {} came: {} and its lock are complete",
+                        out.display(),
+                        aifab::write::interrupt::name(sig),
+                        out.display()
                     );
-                } else {
-                    eprintln!(
-                        "warning: --only kept {} from an earlier render, but this intent writes no host files: render without --only to remove it",
-                        hosts.display()
-                    );
+                    Exit::Interrupted(sig)
                 }
+                None => Exit::Success,
             }
-            Exit::Success
         }
-        Err(e) => {
-            eprintln!("error: {e}; nothing was changed in {}", out.display());
+        Err(f) => failed(args, out, f, staged),
+    }
+}
+
+/// Prints what a write kept of the user's and cleaned up, unless `--quiet`.
+fn print_report(args: &Args, out: &std::path::Path, report: &aifab::write::Report) {
+    for n in &report.notes {
+        eprintln!("warning: {n}");
+    }
+    if args.quiet {
+        return;
+    }
+    for s in &report.stale {
+        eprintln!(
+            "note: removed {}, left by an interrupted render of a process that no longer runs",
+            s.display()
+        );
+    }
+    if !report.kept.is_empty() {
+        let kept: Vec<&str> = report.kept.iter().map(String::as_str).collect();
+        eprintln!(
+            "note: kept {} aifab did not write, unchanged: {}",
+            plural(kept.len(), "entry", "entries"),
+            aifab::write::name_list(out, &kept)
+        );
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A failed write's message: what changed (nothing, or the output without its lock, which the journal
+/// finishes), and a signal's exit status.
+fn failed(
+    args: &Args,
+    out: &std::path::Path,
+    f: aifab::write::Failure,
+    staged: Option<lockfile::Staged>,
+) -> Exit {
+    let lock = lockfile::path(&args.intent);
+    if f.changed {
+        // The staged lock stays for the journal: the next aifab command puts it in place.
+        if let Some(s) = staged {
+            s.handed_over();
+        }
+        eprintln!("error: {}", f.message);
+        return Exit::Trouble;
+    }
+    drop(staged);
+    let lock_part = if args.no_lock || args.only.is_some() {
+        String::new()
+    } else {
+        format!(" or {}", lock.display())
+    };
+    match f.signal {
+        Some(sig) => {
+            eprintln!(
+                "interrupted by {}: removed what this render had created; nothing was changed in {}{lock_part}",
+                aifab::write::interrupt::name(sig),
+                out.display()
+            );
+            Exit::Interrupted(sig)
+        }
+        None => {
+            eprintln!(
+                "error: {}; nothing was changed in {}{lock_part}",
+                f.message,
+                out.display()
+            );
             Exit::Trouble
         }
     }
 }
 
+/// With `--only`: warns that the host files are the last full render's (or left from one).
+fn hosts_warning(out: &std::path::Path, only: bool, writes_hosts: bool) {
+    // A narrowed render carries the host files of the last full one over unchanged.
+    if !only || !out.join("hosts").is_dir() {
+        return;
+    }
+    let hosts = out.join("hosts");
+    if writes_hosts {
+        eprintln!(
+            "warning: --only renders no host file: {} is the last full render's; after a change to the QoS classes, the addressing or `hosts`, render without --only before installing it",
+            hosts.display()
+        );
+    } else {
+        eprintln!(
+            "warning: --only kept {} from an earlier render, but this intent writes no host files: render without --only to remove it",
+            hosts.display()
+        );
+    }
+}
+
+/// Whether a path of an output folder is one a render of a fabric on `catalog` writes (a device's
+/// file, the inventory, a host file): what of a folder an earlier aifab wrote, whose manifest lists no
+/// files, is taken for aifab's.
+fn written_by_render(catalog: &Catalog, path: &str) -> bool {
+    path == "inventory.yml" || aifab::hosts::is_host_path(path) || catalog.device_of(path).is_some()
+}
+
 /// `--check`: renders into memory and compares with the folder (printing a unified diff per differing
-/// file); with `--bless`, rewrites the folder and the lock instead.
+/// file, no secret shown); with `--bless`, rewrites the folder and the lock together instead. Files of
+/// the folder aifab did not write (not in its manifest) are not compared.
 fn check_folder(args: &Args, p: Prepared, dir: &std::path::Path) -> Exit {
-    let lock_text = match lock_text(args, &p.front.model, p.prev.as_ref(), p.writes_lock(args)) {
-        Ok(text) => text,
+    let next = match lock_text(args, &p.front.model, p.prev.as_ref(), p.writes_lock(args)) {
+        Ok(next) => next,
         Err(status) => return status,
     };
     drop(p.prev);
@@ -329,27 +482,47 @@ fn check_folder(args: &Args, p: Prepared, dir: &std::path::Path) -> Exit {
         );
         return Exit::Trouble;
     }
-    let mine = |path: &str| checked(only.as_ref(), site.catalog, path);
-    let compared = match only {
-        Some(_) => compare_tree_where(dir, &files, &mine),
-        None => compare_tree(dir, &files),
+    let listed = aifab::write::read_manifest(dir).and_then(|m| m.files);
+    let rendered: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let ours = |path: &str| match &listed {
+        Some(l) => l.contains(path),
+        None => written_by_render(site.catalog, path),
     };
-    let diffs = match compared {
+    let compared_here = |path: &str| {
+        checked(only.as_ref(), site.catalog, path) && (rendered.contains(path) || ours(path))
+    };
+    let lookup = |k: &str| std::env::var(k).ok();
+    let values = aifab::render::secrets::set_values(&front.intent, &lookup);
+    let masker = Masker::new(files.iter().map(|f| f.content.as_str()), values);
+    let diffs = match compare_tree_masked(dir, &files, &compared_here, Some(&masker)) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: {}: {e}", dir.display());
             return Exit::Trouble;
         }
     };
-    let lock_current = lock_text
-        .as_deref()
-        .is_none_or(|t| args.bless || lockfile::is_current(&args.intent, t));
-    if args.bless
-        && let Some(t) = &lock_text
-        && let Err(e) = lockfile::write(&args.intent, t)
-    {
-        eprintln!("error: {e}");
-        return Exit::Trouble;
+    let lock_current = next
+        .as_ref()
+        .is_none_or(|(_, t)| args.bless || lockfile::is_current(&args.intent, t));
+    if args.bless {
+        let lock_changed = next.as_ref().is_some_and(|(_, t)| {
+            !aifab::write::holds(&lockfile::path(&args.intent), t.as_bytes())
+        });
+        if diffs.is_empty() && !lock_changed {
+            if !args.quiet {
+                eprintln!("{}: {} files identical", dir.display(), files.len());
+            }
+            return Exit::Success;
+        }
+        return bless(
+            args,
+            dir,
+            &files,
+            diffs.len(),
+            only.as_ref(),
+            site.catalog,
+            next,
+        );
     }
     if diffs.is_empty() {
         if !lock_current {
@@ -360,36 +533,54 @@ fn check_folder(args: &Args, p: Prepared, dir: &std::path::Path) -> Exit {
         }
         return Exit::Success;
     }
-    if args.bless {
-        return bless(dir, &files, diffs.len(), only.as_ref(), site.catalog);
-    }
     print_diffs(dir, &diffs);
     Exit::Differs
 }
 
-/// `--check --bless` with differences: rewrites the folder with `files` (with `--only`, keeping every
-/// other device's files).
+/// `--check --bless`: rewrites the folder with `files` (with `--only`, keeping every other device's
+/// files) and the lock `next` together, as `--out` does.
 fn bless(
+    args: &Args,
     dir: &std::path::Path,
     files: &[aifab::render::OutFile],
     changed: usize,
     only: Option<&globset::GlobMatcher>,
     catalog: &Catalog,
+    next: Option<(aifab::lock::Lock, String)>,
 ) -> Exit {
+    let staged = match next
+        .map(|(l, t)| lockfile::stage(&args.intent, &l, &t, dir))
+        .transpose()
+    {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}; nothing was changed");
+            return Exit::Trouble;
+        }
+    };
     let others = others_kept(only, catalog);
-    let previous = aifab::write::Previous::Remove;
-    let result = aifab::write::write_keeping(dir, others.as_deref(), previous, |stage| {
-        files.iter().try_for_each(|f| stage.put(f))
+    let ours = |path: &str| written_by_render(catalog, path);
+    let options = aifab::write::Options {
+        keep: others.as_deref(),
+        previous: aifab::write::Previous::Remove,
+        secrets: false,
+        ours: Some(&ours),
+    };
+    let companion = staged.as_ref().map(lockfile::Staged::companion);
+    let result = aifab::write::write_job(dir, &options, |stage| {
+        files.iter().try_for_each(|f| stage.put(f))?;
+        Ok(companion)
     });
     match result {
-        Ok(_) => {
+        Ok(report) => {
+            if let Some(s) = staged {
+                s.handed_over();
+            }
+            print_report(args, dir, &report);
             eprintln!("{}: blessed {changed} changed files", dir.display());
             Exit::Success
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            Exit::Trouble
-        }
+        Err(f) => failed(args, dir, f, staged),
     }
 }
 
@@ -406,20 +597,21 @@ fn print_diffs(dir: &std::path::Path, diffs: &[aifab::review::FileChange]) {
     eprintln!("{}: {} files differ", dir.display(), diffs.len());
 }
 
-/// The text of the lock a full render (`full`) writes, after refusing (exit 2, the list printed) a
+/// The lock a full render (`full`) writes and its text, after refusing (exit 2, the list printed) a
 /// renumbering the operator did not allow; `None` for a partial render or with `--no-lock`.
 fn lock_text(
     args: &Args,
     model: &aifab::model::FabricModel,
     prev: Option<&aifab::lock::read::Loaded>,
     full: bool,
-) -> Result<Option<String>, Exit> {
+) -> Result<Option<(aifab::lock::Lock, String)>, Exit> {
     if !full {
         return Ok(None);
     }
     let next = lockfile::next(model, prev, args.release);
     lockfile::guard(prev, &next, args.allow_renumber)?;
-    Ok(Some(lockfile::text(&next, &args.intent)))
+    let text = lockfile::text(&next, &args.intent);
+    Ok(Some((next, text)))
 }
 
 /// A test on a path relative to the output folder.

@@ -30,6 +30,9 @@ pub struct Args {
     /// Print only findings: no `<file>: valid` lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Check the intent alone, without the allocation lock beside it.
+    #[arg(long)]
+    pub no_lock: bool,
     /// Site platforms and templates (templates are parsed, so a broken one fails here).
     #[command(flatten)]
     pub site: super::site::SiteArgs,
@@ -43,17 +46,62 @@ pub struct Outcome {
     pub findings: Vec<Finding>,
     /// The I/O error message when the file could not be read.
     pub io_error: Option<String>,
+    /// The lock beside the intent and its findings (located in the lock), when it has any.
+    pub lock: Option<(Source, Vec<Finding>)>,
 }
 
 /// Checks one intent file against `catalog`: YAML, schema, then the semantic rules of
-/// [`aifab::check::run`].
-pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog) -> Outcome {
+/// [`aifab::check::run`], with the allocation lock beside it (as `render` reads it: whole, inside the
+/// intent's pools) unless `no_lock`.
+pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog, no_lock: bool) -> Outcome {
+    let lock_path = aifab::lock::path_for(path);
+    let mut lock_findings = None;
+    let lock = if no_lock {
+        None
+    } else {
+        if let Ok(
+            aifab::write::journal::Recovery::Completed(m)
+            | aifab::write::journal::Recovery::RolledBack(m),
+        ) = aifab::write::journal::recover(&lock_path)
+        {
+            eprintln!("note: {m}");
+        }
+        match aifab::lock::read::read_file(&lock_path) {
+            Ok(l) => l,
+            Err(aifab::lock::read::LockError::Io(e)) => {
+                return Outcome {
+                    source: None,
+                    findings: Vec::new(),
+                    io_error: Some(e),
+                    lock: None,
+                };
+            }
+            Err(aifab::lock::read::LockError::Invalid(src, f)) => {
+                lock_findings = Some((*src, f));
+                None
+            }
+        }
+    };
+    let mut outcome = check_with_lock(path, catalog, lock.as_ref());
+    if outcome.lock.is_none() {
+        outcome.lock = lock_findings;
+    }
+    outcome
+}
+
+/// [`check_file`] with the lock given.
+fn check_with_lock(
+    path: &Path,
+    catalog: &aifab::platform::Catalog,
+    lock: Option<&aifab::lock::read::Loaded>,
+) -> Outcome {
     let source = match aifab::pipeline::read_bounded(path) {
         Err(e) => {
             return Outcome {
                 source: None,
                 findings: Vec::new(),
                 io_error: Some(format!("cannot read {}: {e}", path.display())),
+                lock: None,
             };
         }
         Ok(Err((source, finding))) => {
@@ -61,28 +109,36 @@ pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog) -> Outcome {
                 source: Some(source),
                 findings: vec![finding],
                 io_error: None,
+                lock: None,
             };
         }
         Ok(Ok(source)) => source,
     };
     // The shared front (load, schema, rules, compile): fabric-arithmetic findings (pools, ports,
     // platform support) and unverified-syntax warnings come from the compile stage.
-    let findings = match aifab::pipeline::front_source_in(source.clone(), None, catalog) {
-        Ok(front) => front.warnings,
-        Err(aifab::pipeline::FrontError::Invalid(_, findings))
-        | Err(aifab::pipeline::FrontError::Lock(_, findings)) => findings,
-        Err(aifab::pipeline::FrontError::Io(e)) => {
-            return Outcome {
-                source: Some(source),
-                findings: Vec::new(),
-                io_error: Some(e),
-            };
-        }
-    };
+    let mut lock_findings = None;
+    let findings =
+        match aifab::pipeline::front_source_locked_in(source.clone(), None, catalog, lock) {
+            Ok(front) => front.warnings,
+            Err(aifab::pipeline::FrontError::Invalid(_, findings)) => findings,
+            Err(aifab::pipeline::FrontError::Lock(src, findings)) => {
+                lock_findings = Some((*src, findings));
+                Vec::new()
+            }
+            Err(aifab::pipeline::FrontError::Io(e)) => {
+                return Outcome {
+                    source: Some(source),
+                    findings: Vec::new(),
+                    io_error: Some(e),
+                    lock: None,
+                };
+            }
+        };
     Outcome {
         source: Some(source),
         findings,
         io_error: None,
+        lock: lock_findings,
     }
 }
 
@@ -147,14 +203,18 @@ pub fn run(args: Args) -> Exit {
             io_failed = true;
             continue;
         }
-        let outcome = check_file(path, site.catalog);
+        let mut outcome = check_file(path, site.catalog, args.no_lock);
         if let Some(msg) = &outcome.io_error {
             io_failed = true;
             let _ = writeln!(stderr, "aifab validate: {msg}");
             continue;
         }
-        let errors = outcome.findings.iter().filter(|f| f.is_error()).count();
-        let warnings = outcome.findings.len() - errors;
+        let lock = outcome.lock.take();
+        let lock_findings = lock.as_ref().map_or(&[][..], |(_, f)| f.as_slice());
+        let errors = (outcome.findings.iter().chain(lock_findings))
+            .filter(|f| f.is_error())
+            .count();
+        let warnings = outcome.findings.len() + lock_findings.len() - errors;
         invalid |= errors > 0;
         if args.format == Format::Text {
             if let Some(source) = &outcome.source {
@@ -164,11 +224,15 @@ pub fn run(args: Args) -> Exit {
                     render::to_text(&outcome.findings, source, color)
                 );
             }
+            if let Some((source, f)) = &lock {
+                let _ = write!(stderr, "{}", render::to_text(f, source, color));
+            }
             if let Some(line) = verdict(&path.display().to_string(), errors, warnings, args.quiet) {
                 let _ = writeln!(stderr, "{line}");
             }
         }
         all.extend(outcome.findings);
+        all.extend(lock.map(|(_, f)| f).unwrap_or_default());
     }
     if let Err(e) = print_report(args.format, &all) {
         let _ = writeln!(stderr, "aifab validate: cannot write to stdout: {e}");

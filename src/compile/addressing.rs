@@ -665,7 +665,12 @@ fn management(intent: &Intent, f: &mut Draft, lock: Option<&Index>) -> Vec<Findi
         if let Some(ix) = lock
             && errs.is_empty()
         {
-            errs.extend(keep_management(ix, m, f).err());
+            // The intent's own blocks first: a lock that moves new devices past held addresses must
+            // not hide role blocks that run into each other (AIF-ADDR-006).
+            errs.extend(arithmetic_collisions(intent, f));
+            if errs.is_empty() {
+                errs.extend(keep_management(ix, m, f).err());
+            }
         }
     }
     for (i, o) in intent.overrides.iter().enumerate() {
@@ -687,6 +692,28 @@ fn management(intent: &Intent, f: &mut Draft, lock: Option<&Index>) -> Vec<Findi
         }
     }
     errs
+}
+
+/// AIF-ADDR-006 on the management addresses the intent's arithmetic gives (overrides included), as a
+/// render without a lock would check them.
+fn arithmetic_collisions(intent: &Intent, f: &Draft) -> Vec<Finding> {
+    let given: Vec<(&str, Role, ManagementAddr)> = f
+        .devices
+        .iter()
+        .filter_map(|d| {
+            let mut m = d.management.clone()?;
+            let over = d
+                .overrides
+                .iter()
+                .filter_map(|&i| intent.overrides.get(i)?.management)
+                .next_back();
+            if let Some(ip) = over {
+                m.ip = ip;
+            }
+            Some((d.hostname.as_str(), d.role, m))
+        })
+        .collect();
+    crate::check::management_collisions(intent, given.iter().map(|(h, r, m)| (*h, *r, m)))
 }
 
 /// The role's first management address plus the device's allocation key; the first address outside

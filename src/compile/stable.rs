@@ -6,7 +6,8 @@
 //! - a cable between two devices keeps its ports and /31 while the pair still needs that many cables;
 //!   new cables take their arithmetic ports if free, else the nearest free port (uplinks from the top,
 //!   downlinks from the bottom), and the next /31 no entry holds;
-//! - server /31s (routed) and rail subnets are kept per leaf port and per leaf.
+//! - server /31s (routed) and rail subnets are kept per leaf port and per leaf, retired ones too: a
+//!   leaf port that comes back gets its /31 back.
 
 use crate::lock::{Lock, LockDevice, LockLink};
 use crate::model::LinkTier;
@@ -193,7 +194,9 @@ impl<'a> Index<'a> {
         ((pairs, kept), Blocks(fabric))
     }
 
-    /// The live server /31s by leaf port, and every server /31 held (retired ones too).
+    /// The server /31s by leaf port (a live entry first; else a retired one, so a leaf port that
+    /// comes back, a group grown back or a leaf that returns, gets its /31 back), and every server /31
+    /// held (retired ones too).
     fn of_servers(lock: &'a Lock) -> (HashMap<(&'a str, u32), u32>, Blocks) {
         use rayon::prelude::*;
         let evens: Vec<Option<u32>> = lock.servers.par_iter().map(|v| even(&v.subnet)).collect();
@@ -203,6 +206,13 @@ impl<'a> Index<'a> {
                 && !v.retired
             {
                 servers.insert((v.leaf.as_ref(), v.port), *e);
+            }
+        }
+        for (v, e) in lock.servers.iter().zip(&evens) {
+            if let Some(e) = e
+                && v.retired
+            {
+                servers.entry((v.leaf.as_ref(), v.port)).or_insert(*e);
             }
         }
         let held = evens.into_iter().flatten().map(|e| (e as u64, 2)).collect();

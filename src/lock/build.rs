@@ -39,6 +39,7 @@ fn live(model: &FabricModel) -> Lock {
         devices,
         links,
         servers,
+        total: None,
     }
 }
 

@@ -5,7 +5,7 @@
 //! another YAML style, an escape, a word YAML reads as null or a boolean) gives `None`, and the caller
 //! reads the file with the YAML reader instead, which also locates problems.
 
-use super::{Lock, LockDevice, LockLink, LockServer};
+use super::{Lock, LockDevice, LockLink, LockServer, Total};
 use crate::model::Name;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -15,7 +15,7 @@ type Fields<'t> = Vec<(&'t str, Scalar<'t>)>;
 /// The lock, when `text` is in the form aifab writes; `None` otherwise. The top-level lines are read in
 /// order; each section's entry lines are then parsed in parallel (they are independent), in file order.
 pub fn parse(text: &str) -> Option<Lock> {
-    let (version, sections) = outline(text)?;
+    let (version, sections, total) = outline(text)?;
     let (devices, (links, servers)) = rayon::join(
         || entries(sections.devices, device),
         || {
@@ -30,6 +30,7 @@ pub fn parse(text: &str) -> Option<Lock> {
         devices: devices?,
         links: links?,
         servers: servers?,
+        total,
     })
 }
 
@@ -44,8 +45,9 @@ struct Sections<'t> {
 /// Reads the top-level lines (`version: N`, `devices:`, `links: []`, ...) and finds where each
 /// section's entry lines are; `None` on anything outside the written form, including an entry line
 /// outside a section or a key given twice.
-fn outline(text: &str) -> Option<(u32, Sections<'_>)> {
+fn outline(text: &str) -> Option<(u32, Sections<'_>, Option<Total>)> {
     let (mut version, mut seen, mut sections) = (None, Vec::new(), Sections::default());
+    let mut total = None;
     // The open section (`""`: none, where an entry line is refused) and where its lines start.
     let (mut open, mut start, mut offset) = ("", 0, 0);
     for line in text.split_inclusive('\n') {
@@ -69,11 +71,22 @@ fn outline(text: &str) -> Option<(u32, Sections<'_>)> {
             ("version", v) => version = Some(u32::try_from(scalar(v)?.number()?).ok()?),
             ("devices" | "links" | "servers", "") => open = key,
             ("devices" | "links" | "servers", "[]") => {}
+            ("total", v) => total = Some(total_of(&flow_map(v)?)?),
             _ => return None,
         }
     }
     set_section(&mut sections, open, &text[start..])?;
-    Some((version?, sections))
+    Some((version?, sections, total))
+}
+
+fn total_of(f: &Fields) -> Option<Total> {
+    let count = |s: Option<Scalar>| usize::try_from(s?.number()?).ok();
+    let [devices, links, servers] = pick(f, ["devices", "links", "servers"])?;
+    Some(Total {
+        devices: count(devices)?,
+        links: count(links)?,
+        servers: count(servers)?,
+    })
 }
 
 /// Records `body` as the lines of section `name`; `None` when lines outside any section hold an entry.
@@ -311,7 +324,7 @@ mod tests {
 
     #[test]
     fn the_written_form_reads_as_yaml_reads_it() {
-        let text = "# comment\nversion: 1\ndevices:\n  - {name: spine1, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 65000, management: \"198.51.100.10\"}\n  - {name: z9, loopback: 10.0.0.2, router_id: 10.0.0.2, asn: 4200000000, server_subnet: 10.2.0.0/27, retired: true}\nlinks:\n  - {lower: leaf1, lower_port: 33, upper: spine1, upper_port: 1, subnet: 10.1.0.0/31}\nservers: []\n";
+        let text = "# comment\nversion: 2\ndevices:\n  - {name: spine1, loopback: 10.0.0.1, router_id: 10.0.0.1, asn: 65000, management: \"198.51.100.10\"}\n  - {name: z9, loopback: 10.0.0.2, router_id: 10.0.0.2, asn: 4200000000, server_subnet: 10.2.0.0/27, retired: true}\nlinks:\n  - {lower: leaf1, lower_port: 33, upper: spine1, upper_port: 1, subnet: 10.1.0.0/31}\nservers: []\ntotal: {devices: 2, links: 1, servers: 0}\n";
         let (fast, yaml) = both(text);
         assert!(fast.is_some());
         assert_eq!(fast, yaml);

@@ -21,8 +21,9 @@ use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
-/// The lock format version this aifab reads and writes.
-pub const VERSION: u32 = 1;
+/// The lock format version this aifab writes: 2, which ends with the [`Total`] line. It also reads
+/// version 1, an earlier aifab's (no `total:`), and rewrites it as version 2.
+pub const VERSION: u32 = 2;
 
 /// Everything allocated to devices and links, sorted by name, one line per entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -39,6 +40,33 @@ pub struct Lock {
     /// One entry per server NIC /31 (`server_mode: routed`).
     #[serde(default)]
     pub servers: Vec<LockServer>,
+    /// How many entries each list holds (version 2, the lock's last line): a lock that lost entries or
+    /// was cut short is refused (`AIF-LOCK-006`). Read, checked and dropped: a lock in memory has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<Total>,
+}
+
+/// The number of entries of each list of a lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Total {
+    /// Entries of `devices`.
+    pub devices: usize,
+    /// Entries of `links`.
+    pub links: usize,
+    /// Entries of `servers`.
+    pub servers: usize,
+}
+
+impl Total {
+    /// The counts of `lock`'s lists.
+    pub fn of(lock: &Lock) -> Total {
+        Total {
+            devices: lock.devices.len(),
+            links: lock.links.len(),
+            servers: lock.servers.len(),
+        }
+    }
 }
 
 /// What one switch holds.
@@ -192,7 +220,23 @@ impl Lock {
         section(&mut s, "devices", &self.devices, device_line);
         section(&mut s, "links", &self.links, link_line);
         section(&mut s, "servers", &self.servers, server_line);
+        let t = Total::of(self);
+        let _ = writeln!(
+            s,
+            "total: {{devices: {}, links: {}, servers: {}}}",
+            t.devices, t.links, t.servers
+        );
         s
+    }
+
+    /// The intent file the first line of lock text `text` names (`# aifab allocation lock for
+    /// <name>: ...`), if it has that line.
+    pub fn header_intent(text: &str) -> Option<&str> {
+        let first = text.lines().next()?;
+        let rest = first.strip_prefix("# aifab allocation lock for ")?;
+        rest.rsplit_once(": what render allocated")
+            .map(|(name, _)| name)
+            .filter(|n| !n.is_empty())
     }
 }
 

@@ -20,6 +20,11 @@ pub struct Loaded {
     pub source: Source,
     /// Spans of every node, by JSON pointer: loaded on the first finding.
     spans: std::sync::OnceLock<SpanMap>,
+    /// Why the lock is not whole (`AIF-LOCK-006`: lost entries, cut short), when it was read
+    /// accepting that ([`read_file_as`] with `whole` false): the caller says so.
+    pub not_whole: Vec<Finding>,
+    /// The intent its first line names, when it has that line.
+    pub header_intent: Option<String>,
 }
 
 impl Loaded {
@@ -27,8 +32,10 @@ impl Loaded {
     fn new(lock: Lock, source: Source) -> Loaded {
         Loaded {
             lock,
+            header_intent: Lock::header_intent(&source.text).map(str::to_string),
             source,
             spans: std::sync::OnceLock::new(),
+            not_whole: Vec::new(),
         }
     }
 
@@ -74,20 +81,23 @@ fn located(
 pub const MAX_LOCK_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Reads the lock at `path`: `Ok(None)` when there is none, `Err` with every problem when it is unusable
-/// (the [`Source`] the findings locate in, or an I/O error text).
+/// (the [`Source`] the findings locate in, or an I/O error text). A lock that is not whole
+/// (`AIF-LOCK-006`) is unusable. A link out of the repository, anything but a regular file and a file
+/// over [`MAX_LOCK_BYTES`] are refused unread.
 pub fn read_file(path: &std::path::Path) -> Result<Option<Loaded>, LockError> {
-    if std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_LOCK_BYTES) {
-        return Err(LockError::Io(format!(
-            "{}: larger than {MAX_LOCK_BYTES} bytes",
-            path.display()
-        )));
-    }
-    let text = match std::fs::read_to_string(path) {
+    read_file_as(path, true)
+}
+
+/// [`read_file`]; with `whole` false, a lock that lost entries or was cut short is read all the same,
+/// its `AIF-LOCK-006` findings in [`Loaded::not_whole`] (`render --allow-renumber` re-allocates what
+/// it lost).
+pub fn read_file_as(path: &std::path::Path, whole: bool) -> Result<Option<Loaded>, LockError> {
+    let text = match crate::files::read_text(path, MAX_LOCK_BYTES) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(LockError::Io(format!("{}: {e}", path.display()))),
+        Err(crate::files::ReadError::Missing) => return Ok(None),
+        Err(e) => return Err(LockError::Io(e.describe(path, MAX_LOCK_BYTES))),
     };
-    parse(Source::new(path.display().to_string(), text)).map(Some)
+    parse_as(Source::new(path.display().to_string(), text), whole).map(Some)
 }
 
 /// Why a lock cannot be used.
@@ -99,8 +109,13 @@ pub enum LockError {
     Invalid(Box<Source>, Vec<Finding>),
 }
 
-/// Parses and checks lock text (schema, values, collisions).
+/// Parses and checks lock text (schema, values, collisions, whole).
 pub fn parse(source: Source) -> Result<Loaded, LockError> {
+    parse_as(source, true)
+}
+
+/// [`parse`]; with `whole` false, see [`read_file_as`].
+pub fn parse_as(source: Source, whole: bool) -> Result<Loaded, LockError> {
     // The form aifab writes is read directly; any other YAML goes through the YAML reader.
     let lock = match super::fast::parse(&source.text) {
         Some(l) => l,
@@ -110,15 +125,79 @@ pub fn parse(source: Source) -> Result<Loaded, LockError> {
             Err(_) => located_parse(&source)?,
         },
     };
-    let loaded = Loaded::new(lock, source);
+    let mut loaded = Loaded::new(lock, source);
     let mut errs = values(&loaded);
     errs.extend(collisions(&loaded));
+    let lost = lost(&loaded);
+    if whole {
+        errs.extend(lost);
+    } else {
+        loaded.not_whole = lost;
+    }
+    loaded.lock.total = None;
     if errs.is_empty() {
         Ok(loaded)
     } else {
         crate::validate::sort_findings(&mut errs);
         Err(LockError::Invalid(Box::new(loaded.source), errs))
     }
+}
+
+/// AIF-LOCK-006: a version 2 lock ends with `total:`, and holds as many entries as it counts (a lock
+/// cut short at a line break has no `total:`, a deleted line leaves its list short); a version 1 lock
+/// (an earlier aifab's, which wrote every list, empty ones as `[]`) names all three lists.
+fn lost(l: &Loaded) -> Vec<Finding> {
+    const HINT: &str = "restore the lock from git (`git checkout -- <lock>`); if you deleted entries on purpose, to allocate them afresh, render with --allow-renumber (it writes the lock whole again)";
+    let text = &l.source.text;
+    let end = Span {
+        offset: text.trim_end().rfind('\n').map_or(0, |i| i + 1),
+        len: 0,
+    };
+    let at_end = |message: String| {
+        Finding::new(Rule::LockNotWhole, message)
+            .hint(HINT)
+            .with_span(&l.source, end)
+    };
+    if l.lock.version == 1 {
+        let missing: Vec<&str> = ["devices", "links", "servers"]
+            .into_iter()
+            .filter(|k| !text.lines().any(|line| line.starts_with(&format!("{k}:"))))
+            .collect();
+        return match missing.is_empty() {
+            true => Vec::new(),
+            false => vec![at_end(format!(
+                "the lock has no `{}:` list: it was cut short or emptied (a lock aifab writes names every list)",
+                missing.join(":`, `")
+            ))],
+        };
+    }
+    let Some(total) = l.lock.total else {
+        return vec![at_end(
+            "the lock does not end with its `total:` line: it was cut short (truncated) or emptied"
+                .into(),
+        )];
+    };
+    let now = super::Total::of(&l.lock);
+    [
+        ("devices", now.devices, total.devices),
+        ("links", now.links, total.links),
+        ("servers", now.servers, total.servers),
+    ]
+    .into_iter()
+    // More entries than counted is a line added by hand (a device pinned before it exists): fine.
+    .filter(|(_, have, want)| have < want)
+    .map(|(list, have, want)| {
+        l.finding(
+            Rule::LockNotWhole,
+            &format!("/total/{list}"),
+            format!(
+                "`{list}` holds {have} entries, but the lock's `total:` line counts {want}: {} deleted or lost",
+                want - have
+            ),
+            HINT,
+        )
+    })
+    .collect()
 }
 
 /// The lock through the project's loader, its first problem located.
@@ -192,10 +271,13 @@ fn prefix_as_written(text: &str) -> Option<Ipv4Network> {
 fn values(l: &Loaded) -> Vec<Finding> {
     let lock = &l.lock;
     let mut problems: Vec<(String, String)> = Vec::new();
-    if lock.version != VERSION {
+    if lock.version != VERSION && lock.version != 1 {
         problems.push((
             "/version".into(),
-            format!("lock version {} (this aifab reads {VERSION})", lock.version),
+            format!(
+                "lock version {} (this aifab reads 1 and {VERSION})",
+                lock.version
+            ),
         ));
     }
     let each = |section: &'static str, problems: Vec<(usize, &'static str, String)>| {

@@ -33,9 +33,9 @@ impl Catalog {
         paths.sort();
         let mut errors = Vec::new();
         for path in paths {
-            match std::fs::read_to_string(&path) {
+            match crate::files::read_text(&path, crate::files::SITE_FILE_BYTES) {
                 Ok(text) => errors.extend(catalog.merge_file(&path, &text)),
-                Err(e) => errors.push(format!("{}: {e}", path.display())),
+                Err(e) => errors.push(e.describe(&path, crate::files::SITE_FILE_BYTES)),
             }
         }
         if errors.is_empty() {

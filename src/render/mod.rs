@@ -110,6 +110,12 @@ impl Renderer {
         inventory::inventory_of(model, self.catalog, &listed)
     }
 
+    /// Whether this renderer fills secrets from the environment into what it renders (their files hold
+    /// the secrets in clear).
+    pub fn fills_secrets(&self) -> bool {
+        self.env_secrets.as_ref().is_some_and(|s| !s.is_empty())
+    }
+
     /// Template names, for tests.
     pub fn template_names() -> Vec<&'static str> {
         embedded::TEMPLATES.iter().map(|(n, _)| *n).collect()

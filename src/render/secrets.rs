@@ -61,10 +61,24 @@ impl EnvSecrets {
         out
     }
 
+    /// True when no secret is read (the intent names none): nothing is filled.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The values, for tests that look for leaks.
     pub fn values(&self) -> impl Iterator<Item = &str> {
         self.0.values().map(String::as_str)
     }
+}
+
+/// The values of the intent's environment secrets that are set (and usable) in `lookup`, the unset ones
+/// left out: what `render --check` hides in what it prints.
+pub fn set_values(intent: &Intent, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    env_names(intent)
+        .into_iter()
+        .filter_map(|(name, _)| lookup(&name).filter(|v| check_value(v).is_ok()))
+        .collect()
 }
 
 fn problem(name: &str, pointer: &str, why: &str) -> Finding {

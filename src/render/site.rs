@@ -29,8 +29,8 @@ pub fn templates(dir: &Path) -> Result<Vec<(String, String)>, String> {
                     fpath.display()
                 ));
             }
-            let src =
-                std::fs::read_to_string(&fpath).map_err(|e| format!("{}: {e}", fpath.display()))?;
+            let src = crate::files::read_text(&fpath, crate::files::SITE_FILE_BYTES)
+                .map_err(|e| e.describe(&fpath, crate::files::SITE_FILE_BYTES))?;
             out.push((format!("{}/{fname}", os.as_str()), src));
         }
     }

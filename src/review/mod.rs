@@ -15,22 +15,38 @@ pub fn unified(path: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
-fn read_tree(dir: &Path, base: &Path, out: &mut Vec<OutFile>) -> std::io::Result<()> {
+/// The largest file `--check` reads from a folder (a 100K-GPU SONiC config_db.json is a few MB).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads every file of `dir` that `wanted` accepts (by path relative to `base`) into `out`, never
+/// following a link out of the repository and at most [`MAX_FILE_BYTES`] each; the manifest is left out.
+fn read_tree(
+    dir: &Path,
+    base: &Path,
+    wanted: &dyn Fn(&str) -> bool,
+    out: &mut Vec<OutFile>,
+) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
         let e = e?;
         let p = e.path();
         if e.file_type()?.is_dir() {
-            read_tree(&p, base, out)?;
-        } else if let Ok(rel) = p.strip_prefix(base) {
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if rel != MARKER {
-                out.push(OutFile {
-                    path: rel,
-                    content: std::fs::read_to_string(&p).unwrap_or_default(),
-                    device: String::new(),
-                });
-            }
+            read_tree(&p, base, wanted, out)?;
+            continue;
         }
+        let Ok(rel) = p.strip_prefix(base) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel == MARKER || !wanted(&rel) {
+            continue;
+        }
+        let content = crate::files::read_text(&p, MAX_FILE_BYTES)
+            .map_err(|e| std::io::Error::other(e.describe(&p, MAX_FILE_BYTES)))?;
+        out.push(OutFile {
+            path: rel,
+            content,
+            device: String::new(),
+        });
     }
     Ok(())
 }
@@ -48,17 +64,45 @@ pub fn compare_tree_where(
     files: &[OutFile],
     wanted: &dyn Fn(&str) -> bool,
 ) -> std::io::Result<Vec<FileChange>> {
+    compare_tree_masked(dir, files, wanted, None)
+}
+
+/// [`compare_tree_where`] through `masker`: a line of the folder that differs from the rendered line
+/// only by the secrets filled for its placeholders is no difference, and no diff shows a secret
+/// ([`mask`]). A link in the folder that leaves the repository is an error.
+pub fn compare_tree_masked(
+    dir: &Path,
+    files: &[OutFile],
+    wanted: &dyn Fn(&str) -> bool,
+    masker: Option<&mask::Masker>,
+) -> std::io::Result<Vec<FileChange>> {
+    crate::files::link_inside_repository(dir).map_err(std::io::Error::other)?;
     let mut disk = Vec::new();
     if dir.exists() {
-        read_tree(dir, dir, &mut disk)?;
+        read_tree(dir, dir, wanted, &mut disk)?;
     }
-    disk.retain(|f| wanted(&f.path));
     let new: Vec<OutFile> = files.iter().filter(|f| wanted(&f.path)).cloned().collect();
-    Ok(diff_files(&disk, &new))
+    let Some(m) = masker else {
+        return Ok(diff_files(&disk, &new));
+    };
+    let rendered: BTreeMap<&str, &OutFile> = new.iter().map(|f| (f.path.as_str(), f)).collect();
+    for f in &mut disk {
+        if let Some(r) = rendered.get(f.path.as_str())
+            && f.content != r.content
+        {
+            f.content = m.align(&f.content, &r.content);
+        }
+    }
+    let mut changes = diff_files(&disk, &new);
+    for c in &mut changes {
+        c.diff = m.hide(&c.diff);
+    }
+    Ok(changes)
 }
 
 pub mod cabling;
 pub mod change;
+pub mod mask;
 pub mod report;
 
 /// What happened to one file between two renders.

@@ -5,19 +5,32 @@ use super::MARKER;
 use std::path::Path;
 
 /// Carries every regular file of `prev` that is not yet in `tmp` and that `keep` accepts (by its path
-/// relative to the folder, `/`-separated) into `tmp`. Symbolic links are never followed or carried.
-pub(super) fn carry(prev: &Path, tmp: &Path, keep: &dyn Fn(&str) -> bool) -> Result<(), String> {
-    walk(prev, prev, tmp, keep)
+/// relative to the folder, `/`-separated) into `tmp`, and returns their paths. Symbolic links are never
+/// followed or carried here (the user's links are carried as links by [`super::user`]).
+pub(super) fn carry(
+    prev: &Path,
+    tmp: &Path,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Vec<String>, String> {
+    let mut carried = Vec::new();
+    walk(prev, prev, tmp, keep, &mut carried)?;
+    Ok(carried)
 }
 
-fn walk(dir: &Path, base: &Path, tmp: &Path, keep: &dyn Fn(&str) -> bool) -> Result<(), String> {
+fn walk(
+    dir: &Path,
+    base: &Path,
+    tmp: &Path,
+    keep: &dyn Fn(&str) -> bool,
+    carried: &mut Vec<String>,
+) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for e in entries {
         let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
         let kind = e.file_type().map_err(|e| format!("{}: {e}", e))?;
         let path = e.path();
         if kind.is_dir() {
-            walk(&path, base, tmp, keep)?;
+            walk(&path, base, tmp, keep, carried)?;
             continue;
         }
         let Ok(rel) = path.strip_prefix(base) else {
@@ -37,6 +50,7 @@ fn walk(dir: &Path, base: &Path, tmp: &Path, keep: &dyn Fn(&str) -> bool) -> Res
         if std::fs::hard_link(&path, &target).is_err() {
             std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
         }
+        carried.push(rel_text);
     }
     Ok(())
 }

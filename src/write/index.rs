@@ -101,10 +101,11 @@ impl Index {
         let Some(file) = location(out) else {
             return Index::default();
         };
-        let (Ok(text), Ok(meta)) = (
-            std::fs::read_to_string(&file),
-            std::fs::symlink_metadata(&file),
-        ) else {
+        // Never through a link, and bounded (a 100K-GPU output with host files indexes about 2.5 MB).
+        let text = crate::files::read_own(&file, 256 * 1024 * 1024)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok());
+        let (Some(text), Ok(meta)) = (text, std::fs::symlink_metadata(&file)) else {
             return Index::default();
         };
         let Some(written) = stamp(&meta) else {

@@ -1,23 +1,41 @@
 //! Atomic output: fill a temporary folder next to the target, then swap it into place.
 //!
 //! An error or a kill mid-way leaves the previous output exactly as it was. A folder that holds files
-//! aifab did not write is never replaced: aifab marks its own folders with [`MARKER`].
+//! aifab did not write and no [`MARKER`] is never replaced; in aifab's own folders, every file aifab
+//! did not write (the manifest lists what it wrote) is carried into the new folder and named
+//! ([`user`]). No link aifab did not create is followed: the output, the spare and the temporary
+//! folder are refused or left alone when they are links.
+//!
+//! A write has two steps. **Staging** fills the temporary folder (`.NAME.aifab-tmp-PID`, or the spare
+//! claimed under that name) and writes its manifest; nothing the user sees has changed. **Commit**
+//! swaps it in and, when the render changed the allocation lock, renames the staged lock over it under
+//! a journal ([`journal`]): output and lock change together, and a process killed in between is
+//! finished or undone by the next aifab command. SIGINT and SIGTERM during staging remove what the run
+//! created ([`interrupt`]).
 //!
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
 //! modification time), unless the spare the render fills has its own copy of it (see [`spare`]), and
-//! the previous output is only read until the swap. The folder still changes
-//! all at once or not at all. An index outside the folder records what was written (see [`index`]),
-//! so the next re-render reads back only files whose status changed since. `aifab render` keeps the
-//! previous tree as a spare for the next render to fill ([`spare`]) instead of removing it.
+//! the previous output is only read until the swap. An index outside the folder records what was
+//! written (see [`index`]), so the next re-render reads back only files whose status changed since.
+//! `aifab render` keeps the previous tree as a spare for the next render to fill ([`spare`]) instead of
+//! removing it. A render whose files hold secrets filled from the environment writes them owner-only
+//! (0600), keeps no spare and no index: no copy and no hash of a secret stays behind.
 
 mod carry;
 mod index;
+pub mod interrupt;
+pub mod journal;
+mod manifest;
 mod reuse;
 mod spare;
+mod stale;
 mod swap;
+mod user;
 
 pub use index::CACHE_ENV;
+pub use manifest::{MARKER, Manifest, header as manifest};
+pub use user::name_list;
 
 use crate::render::OutFile;
 use std::fs::{File, OpenOptions};
@@ -26,32 +44,25 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// The file that marks a folder as aifab's output.
-pub const MARKER: &str = ".aifab-output";
-
-/// The text of [`MARKER`]: the output folder's manifest, the one file that names the aifab version (the
-/// per-device files do not, so an upgrade changes no config that did not change).
-pub fn manifest() -> String {
-    format!(
-        "written by aifab {}: this folder is replaced as a whole on every render\n",
-        env!("CARGO_PKG_VERSION")
-    )
+/// The manifest of output folder `dir` (never read through a link); `None` when there is none.
+pub fn read_manifest(dir: &Path) -> Option<Manifest> {
+    manifest::read(dir)
 }
 
 /// Whether the file at `path` holds exactly `bytes`, read in chunks (an 18 MB lock is compared
-/// without reading it into memory whole). A symbolic link is followed; a missing file or a folder
-/// holds nothing.
+/// without reading it into memory whole). A symbolic link is not followed (it holds nothing); a
+/// missing file or a folder holds nothing.
 pub fn holds(path: &Path, bytes: &[u8]) -> bool {
-    File::open(path).is_ok_and(|fh| reuse::holds(fh, bytes))
+    crate::files::open_no_follow(path).is_ok_and(|fh| reuse::holds(fh, bytes))
 }
 
 /// Test hook: when set to N, writing fails after N files, as an interrupted render would.
 pub const FAIL_AFTER_ENV: &str = "AIFAB_TEST_FAIL_AFTER_FILES";
 
-/// Checks that an output path is relative and stays inside the output folder.
+/// Checks that an output path is relative, stays inside the output folder, and is one line.
 pub fn safe_relative(path: &str) -> Result<PathBuf, String> {
     let p = Path::new(path);
-    if path.is_empty() || p.is_absolute() {
+    if path.is_empty() || p.is_absolute() || path.contains(['\n', '\r']) {
         return Err(format!("output path `{path}` is not a relative path"));
     }
     for c in p.components() {
@@ -67,14 +78,22 @@ pub fn safe_relative(path: &str) -> Result<PathBuf, String> {
     Ok(p.to_path_buf())
 }
 
+/// Whether `out` is an output aifab may replace: true when it is aifab's (its [`MARKER`]) or an empty
+/// folder, false when there is nothing there; an error for a link, a file, or a folder of someone
+/// else's.
 fn may_replace(out: &Path) -> Result<bool, String> {
     match std::fs::symlink_metadata(out) {
         Err(_) => Ok(false),
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "{} is a symbolic link: aifab follows no link for its output folder; give the folder it points to",
+            out.display()
+        )),
         Ok(m) if !m.is_dir() => Err(format!("{} exists and is not a folder", out.display())),
         Ok(_) => {
             let mut entries =
                 std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?;
-            if entries.next().is_none() || out.join(MARKER).exists() {
+            let marked = std::fs::symlink_metadata(out.join(MARKER)).is_ok_and(|m| m.is_file());
+            if entries.next().is_none() || marked {
                 Ok(true)
             } else {
                 Err(format!(
@@ -87,9 +106,10 @@ fn may_replace(out: &Path) -> Result<bool, String> {
 }
 
 /// What becomes of the previous output after the swap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Previous {
     /// Removed (golden folders, blessing: nothing is left beside the folder).
+    #[default]
     Remove,
     /// Kept beside the folder as the spare the next render fills ([`spare`]): a re-render then
     /// creates, links and removes only what changed.
@@ -127,6 +147,10 @@ pub struct Staging {
     started: AtomicUsize,
     written: AtomicUsize,
     unchanged: AtomicUsize,
+    /// The files hold filled secrets: written owner-only, and no file of an earlier render is reused.
+    secrets: bool,
+    /// Set until the first file is put (the `fill` point of [`interrupt::point`]).
+    first: AtomicBool,
 }
 
 impl Staging {
@@ -140,6 +164,12 @@ impl Staging {
     /// output when its bytes are the same there, written anew otherwise. Refuses paths that would
     /// leave the folder.
     pub fn put(&self, f: &OutFile) -> Result<(), String> {
+        if self.first.swap(false, Ordering::Relaxed) {
+            interrupt::point("fill");
+        }
+        if let Some(sig) = interrupt::pending() {
+            return Err(format!("interrupted by {}", interrupt::name(sig)));
+        }
         if let Some(limit) = self.fail_after
             && self.started.fetch_add(1, Ordering::SeqCst) >= limit
         {
@@ -183,9 +213,9 @@ impl Staging {
             // `write_new` a failed create and a look.
             Some(m) if !m.is_dir() => match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != ErrorKind::NotFound => Err(e),
-                _ => write_new(&path, bytes),
+                _ => write_new(&path, bytes, self.secrets),
             },
-            _ => write_new(&path, bytes),
+            _ => write_new(&path, bytes, self.secrets),
         };
         let fh = fh.map_err(|e| format!("{}: {e}", path.display()))?;
         self.wrote(&f.path, hash, &fh);
@@ -348,10 +378,21 @@ fn link_new(old: &Path, path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Writes `bytes` to a new file at `path`. Never writes through an existing file: one there (a link to
-/// the previous output) is unlinked first, so the previous output cannot change before the swap.
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<File> {
-    let create = || OpenOptions::new().write(true).create_new(true).open(path);
+/// Writes `bytes` to a new file at `path` (owner-only when `private`). Never writes through an existing
+/// file: one there (a link to the previous output) is unlinked first, so the previous output cannot
+/// change before the swap.
+fn write_new(path: &Path, bytes: &[u8], private: bool) -> std::io::Result<File> {
+    let create = || {
+        let mut o = OpenOptions::new();
+        o.write(true).create_new(true);
+        #[cfg(unix)]
+        if private {
+            std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+        }
+        #[cfg(not(unix))]
+        let _ = private;
+        o.open(path)
+    };
     let mut fh: File = match with_parent(path, create) {
         Err(e) if e.kind() == ErrorKind::AlreadyExists => {
             clear(path)?;
@@ -373,7 +414,7 @@ pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<Written, String> {
 /// On any error the temporary folder is removed and `out` is left exactly as it was.
 pub fn write_with(
     out: &Path,
-    fill: impl FnOnce(&Staging) -> Result<(), String>,
+    fill: impl FnOnce(&Staging) -> Result<(), String> + Send,
 ) -> Result<Written, String> {
     write_keeping(out, None, Previous::Remove, fill)
 }
@@ -386,53 +427,369 @@ pub fn write_keeping(
     out: &Path,
     keep: Option<&dyn Fn(&str) -> bool>,
     previous: Previous,
-    fill: impl FnOnce(&Staging) -> Result<(), String>,
+    fill: impl FnOnce(&Staging) -> Result<(), String> + Send,
 ) -> Result<Written, String> {
-    let exists = may_replace(out)?;
-    let (parent, name) = parent_and_name(out)?;
-    std::fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let options = Options {
+        keep,
+        previous,
+        ..Options::default()
+    };
+    write_job(out, &options, |stage| fill(stage).map(|()| None))
+        .map(|r| r.written)
+        .map_err(|f| f.message)
+}
+
+/// How a write treats the folder it replaces.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// With `--only`: the files of the previous output carried over unchanged (by path).
+    pub keep: Option<&'a dyn Fn(&str) -> bool>,
+    /// What becomes of the previous output.
+    pub previous: Previous,
+    /// The files hold secrets filled from the environment: written owner-only (0600); no spare is kept
+    /// (an earlier one is removed) and no file index, so no copy or hash of a secret stays behind.
+    pub secrets: bool,
+    /// The paths a render of this fabric writes: what of a folder whose manifest (written by an earlier
+    /// aifab) lists no files is taken for aifab's. Without it, every file this render does not write
+    /// is kept as the user's.
+    pub ours: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
+}
+
+/// The allocation lock, committed with the output folder (see [`journal`]).
+#[derive(Debug)]
+pub struct Companion {
+    /// The manifest's record of the lock: its file name, entry counts and hash.
+    pub record: String,
+    /// The staged new lock's text and the lock file it replaces; `None` when the lock file already
+    /// holds the text.
+    pub staged: Option<(PathBuf, PathBuf)>,
+}
+
+/// What a write did.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Files written and kept.
+    pub written: Written,
+    /// Entries of the folder aifab did not write, carried over unchanged (paths relative to it).
+    pub kept: Vec<String>,
+    /// Temporary folders of interrupted renders (of processes that no longer run), removed.
+    pub stale: Vec<PathBuf>,
+    /// A note for the user: no spare was kept because the spare's path is a link, and the like.
+    pub notes: Vec<String>,
+}
+
+/// Why a write failed, and what it changed.
+#[derive(Debug)]
+pub struct Failure {
+    /// What went wrong.
+    pub message: String,
+    /// Whether the output folder changed (it then holds the new output, and the lock could not be
+    /// put beside it: the journal left says so, and the next aifab command finishes it).
+    pub changed: bool,
+    /// The signal that stopped the write, if one did.
+    pub signal: Option<i32>,
+}
+
+impl Failure {
+    fn unchanged(message: String) -> Failure {
+        Failure {
+            message,
+            changed: false,
+            signal: None,
+        }
+    }
+}
+
+/// Writes the output folder `out` in two steps, [`stage`] and [`commit`] (see the module doc): `fill`
+/// puts every file and returns the lock to commit with it, if any.
+pub fn write_job(
+    out: &Path,
+    options: &Options,
+    fill: impl FnOnce(&Staging) -> Result<Option<Companion>, String> + Send,
+) -> Result<Report, Failure> {
+    interrupt::busy(true);
+    let result = stage(out, options, fill).and_then(|staged| commit(staged, options));
+    interrupt::busy(false);
+    result
+}
+
+/// A filled temporary folder, its manifest written, waiting for [`commit`].
+pub struct Staged {
+    stage: Staging,
+    out: PathBuf,
+    exists: bool,
+    aside: PathBuf,
+    spare: Option<PathBuf>,
+    companion: Option<Companion>,
+    report: Report,
+}
+
+/// The first step of a write: checks `out` (not a link, aifab's or empty, no git repository in it),
+/// removes what interrupted renders left beside it, claims the spare, fills the temporary folder with
+/// `fill`, carries the user's files over and writes the manifest. On any error or signal the temporary
+/// folder is removed, and nothing the user sees has changed.
+pub fn stage(
+    out: &Path,
+    options: &Options,
+    fill: impl FnOnce(&Staging) -> Result<Option<Companion>, String> + Send,
+) -> Result<Staged, Failure> {
+    let exists = may_replace(out).map_err(Failure::unchanged)?;
+    let (parent, name) = parent_and_name(out).map_err(Failure::unchanged)?;
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| Failure::unchanged(format!("{}: {e}", parent.display())))?;
+    let mut report = Report {
+        stale: stale::folders(&parent, &name),
+        ..Report::default()
+    };
+    let previous = if exists { manifest::read(out) } else { None };
     let pid = std::process::id();
     let tmp = parent.join(format!(".{name}.aifab-tmp-{pid}"));
     let aside = parent.join(format!(".{name}.aifab-old-{pid}"));
-    let spare_dir = (previous == Previous::KeepAsSpare).then(|| spare::path(&parent, &name));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let stage = Staging::new(&tmp, exists.then_some(out), spare_dir.as_deref());
-    let filled = std::fs::create_dir_all(&tmp)
+    let spare_dir = spare_for(&parent, &name, options, &mut report);
+    clear(&tmp).map_err(|e| Failure::unchanged(format!("{}: {e}", tmp.display())))?;
+    let mut stage = Staging::new(&tmp, exists.then_some(out), spare_dir.as_deref());
+    stage.secrets = options.secrets;
+    let made = match &stage.spare {
+        Some(_) => Ok(()),
+        None => std::fs::create_dir(&tmp),
+    };
+    let listed = previous.as_ref().and_then(|m| m.files.as_ref());
+    let from_index = (listed.is_none() && !stage.index.is_empty()).then(|| {
+        stage
+            .index
+            .entries()
+            .map(|(r, _, _)| r.to_string())
+            .collect()
+    });
+    let listed = listed.or(from_index.as_ref());
+    let known = listed.is_some() || options.ours.is_some();
+    let ours = options.ours;
+    let filled = made
         .map_err(|e| format!("{}: {e}", tmp.display()))
-        .and_then(|_| fill(&stage))
-        .map(|_| stage.prune())
-        .and_then(|_| match (keep, exists) {
-            (Some(keep), true) => carry::carry(out, &tmp, keep),
-            _ => Ok(()),
+        .and_then(|()| {
+            let (companion, users) = rayon::join(
+                || fill(&stage),
+                || match exists {
+                    true => user::survey(out, listed, ours),
+                    false => Ok(Vec::new()),
+                },
+            );
+            Ok((companion?, users?))
         })
-        .and_then(|_| {
-            write_new(&tmp.join(MARKER), manifest().as_bytes())
-                .map(drop)
-                .map_err(|e| format!("{}: {e}", tmp.display()))
+        .and_then(|(companion, users)| {
+            stage.prune();
+            // A partial render (`keep`) writes no lock: the record of the last full render stays.
+            let kept_record = previous
+                .as_ref()
+                .and_then(|m| m.lock.as_deref())
+                .filter(|_| options.keep.is_some());
+            let record = companion.as_ref().map(|c| c.record.as_str());
+            let record = record.or(kept_record);
+            finish_stage(&stage, out, exists, options, known, users, record)
+                .map(|kept| (companion, kept))
         });
-    if let Err(e) = filled {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
+    let (companion, kept) = match filled {
+        Ok(x) => x,
+        Err(message) => {
+            remove_tree(&tmp);
+            return Err(Failure {
+                signal: interrupt::pending(),
+                ..Failure::unchanged(message)
+            });
+        }
+    };
+    report.kept = kept;
+    interrupt::point("staged");
+    if let Some(sig) = interrupt::pending() {
+        remove_tree(&tmp);
+        return Err(Failure {
+            signal: Some(sig),
+            ..Failure::unchanged(format!("interrupted by {}", interrupt::name(sig)))
+        });
     }
-    let mut written = stage.done();
-    written.written += 1;
-    match swap::swap(&tmp, out, &aside, exists) {
-        Ok(old) => {
-            let (parked, removed) = match (old, &spare_dir) {
-                (Some(old), Some(s)) if spare::park(&old, s) => (Some(s.as_path()), false),
-                (Some(old), _) => {
-                    remove_tree(&old);
-                    (None, true)
-                }
-                (None, _) => (None, false),
+    Ok(Staged {
+        stage,
+        out: out.to_path_buf(),
+        exists,
+        aside,
+        spare: spare_dir,
+        companion,
+        report,
+    })
+}
+
+/// The spare the render fills and keeps, if any: none for a render that fills secrets (an earlier
+/// spare is removed) or that keeps no spare, and none when the spare's path is not a folder aifab can
+/// use (a link is left alone, and said).
+fn spare_for(parent: &Path, name: &str, options: &Options, report: &mut Report) -> Option<PathBuf> {
+    let path = spare::path(parent, name);
+    let meta = std::fs::symlink_metadata(&path).ok();
+    if meta.as_ref().is_some_and(|m| !m.is_dir()) {
+        report.notes.push(format!(
+            "{} is not a folder aifab made (a link or a file): it is left alone, and no spare is kept beside {name}",
+            path.display()
+        ));
+        return None;
+    }
+    if options.secrets {
+        if meta.is_some() {
+            forget_index(&path);
+            remove_tree(&path);
+        }
+        return None;
+    }
+    (options.previous == Previous::KeepAsSpare).then_some(path)
+}
+
+/// After `fill`: carries the `--only` files and the user's entries `users` over (refusing a file
+/// written where one of the user's stands) and writes the manifest; returns the user's entries kept.
+fn finish_stage(
+    stage: &Staging,
+    out: &Path,
+    exists: bool,
+    options: &Options,
+    known: bool,
+    mut users: Vec<user::Entry>,
+    lock: Option<&str>,
+) -> Result<Vec<String>, String> {
+    let hashes = stage.hashes.lock().map_err(|_| "a render thread failed")?;
+    let put: std::collections::HashSet<&str> = hashes.iter().map(|(r, _, _)| r.as_str()).collect();
+    user::collisions(out, &mut users, &put, known)?;
+    let mut carried = Vec::new();
+    if let (Some(keep), true) = (options.keep, exists) {
+        carried = carry::carry(out, &stage.dir, keep)?;
+    }
+    user::carry(out, &stage.dir, &users)?;
+    let user_paths: std::collections::HashSet<&str> =
+        users.iter().map(|(r, _)| r.as_str()).collect();
+    let mut files: Vec<&str> = put.iter().copied().collect();
+    files.extend(
+        carried
+            .iter()
+            .map(String::as_str)
+            .filter(|r| !user_paths.contains(r)),
+    );
+    let text = manifest::text(lock, &mut files);
+    write_new(&stage.dir.join(MARKER), text.as_bytes(), false)
+        .map_err(|e| format!("{}: {e}", stage.dir.display()))?;
+    stage.written.fetch_add(1, Ordering::Relaxed);
+    Ok(users.into_iter().map(|(r, _)| r).collect())
+}
+
+/// The second step of a write: swaps the staged folder in and, with a changed lock, renames the staged
+/// lock over it under the journal (see the module doc); then parks the previous output as the spare
+/// (or removes it) and writes the indexes. A failure before the swap changes nothing; a lock that
+/// cannot be renamed after the swap puts the previous output back.
+pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
+    let Staged {
+        stage,
+        out,
+        exists,
+        aside,
+        spare,
+        companion,
+        mut report,
+    } = staged;
+    let tmp = stage.dir.clone();
+    let abandon = |message: String| {
+        remove_tree(&tmp);
+        Failure::unchanged(message)
+    };
+    let lock = companion.as_ref().and_then(|c| c.staged.clone());
+    let journal = match (&lock, &companion) {
+        (Some((_, target)), Some(c)) => {
+            let entry = journal::Entry {
+                pid: std::process::id(),
+                out: std::path::absolute(&out)
+                    .map_err(|e| abandon(format!("{}: {e}", out.display())))?,
+                record: c.record.clone(),
             };
-            stage.write_indexes(out, parked, removed);
-            Ok(written)
+            Some(journal::write(target, &entry).map_err(abandon)?)
         }
+        _ => None,
+    };
+    interrupt::point("journaled");
+    let old = match swap::swap(&tmp, &out, &aside, exists) {
+        Ok(old) => old,
         Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Err(e)
+            if let Some(j) = &journal {
+                let _ = std::fs::remove_file(j);
+            }
+            return Err(abandon(e));
         }
+    };
+    interrupt::point("swapped");
+    if let Some((staged_lock, target)) = &lock
+        && let Err(e) = std::fs::rename(staged_lock, target)
+    {
+        let paths = (tmp.as_path(), out.as_path(), aside.as_path());
+        let lock = (staged_lock.as_path(), target.as_path());
+        return Err(undo_swap(paths, old, journal.as_deref(), lock, &e));
+    }
+    interrupt::point("locked");
+    if let Some(j) = &journal {
+        let _ = std::fs::remove_file(j);
+    }
+    interrupt::point("committed");
+    let mut written = stage.done();
+    written.written = written.written.max(1);
+    report.written = written;
+    let (parked, removed) = match (old, &spare) {
+        (Some(old), Some(s)) if spare::park(&old, s) => (Some(s.as_path()), false),
+        (Some(old), _) => {
+            remove_tree(&old);
+            (None, true)
+        }
+        (None, _) => (None, false),
+    };
+    if options.secrets {
+        forget_index(&out);
+    } else {
+        stage.write_indexes(&out, parked, removed);
+    }
+    Ok(report)
+}
+
+/// After a swap whose lock could not be renamed into place (`e`): swaps the previous output back and
+/// removes the staged files, so nothing changed; when even that fails, the journal stays for the next
+/// aifab command to finish the change.
+fn undo_swap(
+    paths: (&Path, &Path, &Path),
+    old: Option<PathBuf>,
+    journal: Option<&Path>,
+    (staged_lock, target): (&Path, &Path),
+    e: &std::io::Error,
+) -> Failure {
+    let (tmp, out, aside) = paths;
+    let back = match &old {
+        // Where the new output went when the previous one came back.
+        Some(old) => swap::swap(old, out, aside, true).ok().flatten(),
+        None => std::fs::rename(out, tmp).is_ok().then(|| tmp.to_path_buf()),
+    };
+    if let Some(new) = back {
+        remove_tree(&new);
+        let _ = std::fs::remove_file(staged_lock);
+        if let Some(j) = journal {
+            let _ = std::fs::remove_file(j);
+        }
+        return Failure::unchanged(format!("{}: {e}", target.display()));
+    }
+    Failure {
+        message: format!(
+            "{} holds the new output, but the new lock could not be put in place ({}: {e}); the journal {} lets the next aifab command finish it",
+            out.display(),
+            target.display(),
+            journal.map_or_else(String::new, |j| j.display().to_string())
+        ),
+        changed: true,
+        signal: None,
+    }
+}
+
+/// Removes the index of output folder `out`: a render that filled secrets keeps none.
+fn forget_index(out: &Path) {
+    if let Some(file) = index::location(out) {
+        let _ = std::fs::remove_file(file);
     }
 }
 
@@ -471,6 +828,8 @@ impl Staging {
             started: AtomicUsize::new(0),
             written: AtomicUsize::new(0),
             unchanged: AtomicUsize::new(0),
+            secrets: false,
+            first: AtomicBool::new(true),
         }
     }
 
@@ -543,7 +902,7 @@ fn write_index(dir: &Path, mut entries: Vec<Entry>) {
     let saved = file
         .parent()
         .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-        && write_new(&new, text.as_bytes()).is_ok()
+        && write_new(&new, text.as_bytes(), true).is_ok()
         && std::fs::rename(&new, &file).is_ok();
     if !saved {
         let _ = std::fs::remove_file(&new);

@@ -36,7 +36,15 @@ pub(super) fn path(parent: &Path, name: &str) -> PathBuf {
 /// Takes the spare at `spare` as the folder to fill, `tmp` (one rename: another render cannot claim it
 /// too), and removes its ignore file. False when there is no spare to claim.
 pub(super) fn claim(spare: &Path, tmp: &Path) -> bool {
-    if !spare.is_dir() || std::fs::rename(spare, tmp).is_err() {
+    // The spare itself, never a link in its place: a link would be renamed, and everything written
+    // into the folder it names.
+    let real_folder = std::fs::symlink_metadata(spare).is_ok_and(|m| m.is_dir());
+    if !real_folder || std::fs::rename(spare, tmp).is_err() {
+        return false;
+    }
+    if !std::fs::symlink_metadata(tmp).is_ok_and(|m| m.is_dir()) {
+        // Swapped for something else between the look and the rename: put it back, untouched.
+        let _ = std::fs::rename(tmp, spare);
         return false;
     }
     match std::fs::remove_file(tmp.join(IGNORE)) {
@@ -52,7 +60,22 @@ pub(super) fn claim(spare: &Path, tmp: &Path) -> bool {
 /// Parks folder `old` as the spare: marks it ignored and renames it to `spare`. False when that fails
 /// (another render parked one meanwhile, or the folder cannot be written): the caller removes `old`.
 pub(super) fn park(old: &Path, spare: &Path) -> bool {
-    std::fs::write(old.join(IGNORE), IGNORE_TEXT).is_ok() && std::fs::rename(old, spare).is_ok()
+    // The folder's own `.gitignore` name (a user's file kept in the new output shares it) is removed,
+    // never written through.
+    let ignore = old.join(IGNORE);
+    let unlinked = match std::fs::remove_file(&ignore) {
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        Ok(()) => true,
+    };
+    let written = unlinked
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&ignore)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, IGNORE_TEXT.as_bytes()))
+            .is_ok();
+    // `rename` would replace an empty folder at `spare`, and never a link (a folder cannot replace one).
+    written && std::fs::symlink_metadata(spare).is_err() && std::fs::rename(old, spare).is_ok()
 }
 
 /// What a claimed spare holds: its regular files and folders, as `/`-separated paths relative to it.

@@ -9,7 +9,7 @@ use std::path::Path;
 /// Top-level modules in dependency order: each may use only the ones before it.
 const LAYERS: &[&str] = &[
     // leaves: vocabulary every stage shares
-    "kinds", "units", "spell", "rules", "diag", "output",
+    "kinds", "units", "spell", "rules", "diag", "output", "files",
     // front: reading and checking the intent
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation

@@ -209,7 +209,7 @@ fn a_hand_edited_lock_is_refused_with_its_location() {
             "subnet: 10.99.0.2/31}",
             "AIF-LOCK-004",
         ),
-        ("version: 1", "version: 1\nextra: 2", "AIF-LOCK-001"),
+        ("version: 2", "version: 2\nextra: 2", "AIF-LOCK-001"),
         ("devices:\n", "devices: [\n", "AIF-YAML-001"),
     ];
     for (from, to, rule) in cases {
@@ -490,4 +490,275 @@ fn the_example_locks_are_current() {
             lock.display()
         );
     }
+}
+
+/// The lock's path in the scratch folder.
+fn lock_path(dir: &Path) -> std::path::PathBuf {
+    dir.join("three-tier-small.lock.yaml")
+}
+
+const RENDER: [&str; 5] = ["render", "three-tier-small.yaml", "--out", "out", "-q"];
+
+#[test]
+fn a_lock_that_lost_lines_is_refused_with_its_location() {
+    let d = scratch("lost");
+    assert_eq!(run(&d, &RENDER).0, 0);
+    let good = lock_text(&d);
+    let device_line = good
+        .lines()
+        .find(|l| l.contains("name: z1-g1-r1,"))
+        .expect("a leaf's line")
+        .to_string();
+    let cut = &good[..good.find("\nservers:").expect("servers") + 1];
+    let cases: [(&str, String, &str); 5] = [
+        (
+            "a deleted device line",
+            good.replacen(&format!("{device_line}\n"), "", 1),
+            "`devices` holds 21 entries, but the lock's `total:` line counts 22: 1 deleted or lost",
+        ),
+        (
+            "cut short at a line break",
+            cut.to_string(),
+            "does not end with its `total:` line",
+        ),
+        (
+            "a bare version 2",
+            "version: 2\n".to_string(),
+            "does not end with its `total:` line",
+        ),
+        (
+            "a bare version 1",
+            "version: 1\n".to_string(),
+            "has no `devices:`, `links:`, `servers:` list",
+        ),
+        ("an empty file", String::new(), "AIF-LOCK"),
+    ];
+    for (what, text, message) in &cases {
+        std::fs::write(lock_path(&d), text).expect("write");
+        let (code, out) = run(&d, &RENDER);
+        assert_eq!(code, 2, "{what}: {out}");
+        assert!(out.contains(message), "{what}: {out}");
+        assert!(
+            out.contains("three-tier-small.lock.yaml:"),
+            "{what}: located: {out}"
+        );
+        let (code, out) = run(&d, &["validate", "three-tier-small.yaml"]);
+        assert_eq!(code, 1, "validate reads the lock: {what}: {out}");
+        assert_eq!(lock_text(&d), *text, "{what}: the lock is left as it is");
+    }
+    // The deleted line, on purpose: --allow-renumber renders and writes the lock whole again.
+    std::fs::write(lock_path(&d), &cases[0].1).expect("write");
+    let (code, out) = run(
+        &d,
+        &[
+            "render",
+            "three-tier-small.yaml",
+            "--out",
+            "out",
+            "--allow-renumber",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("is not whole"), "{out}");
+    assert_eq!(lock_text(&d), good, "the same allocation, whole again");
+}
+
+#[test]
+fn a_lock_behind_the_output_rendered_with_it_is_refused() {
+    let d = scratch("behind");
+    assert_eq!(run(&d, &RENDER).0, 0);
+    let small = lock_text(&d);
+    // A render of part of the fabric writes no lock, and keeps the record of the full one.
+    let (code, out) = run(
+        &d,
+        &[
+            "render",
+            "three-tier-small.yaml",
+            "--out",
+            "out",
+            "--only",
+            "ss1",
+            "-q",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let manifest = std::fs::read_to_string(d.join("out/.aifab-output")).expect("manifest");
+    assert!(
+        manifest.contains("lock: ../three-tier-small.lock.yaml, 22 devices, "),
+        "{manifest}"
+    );
+    // Deleted: the output's manifest says it was rendered with one.
+    std::fs::remove_file(lock_path(&d)).expect("rm");
+    let (code, out) = run(&d, &RENDER);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("three-tier-small.lock.yaml is missing, but out was rendered with it"),
+        "{out}"
+    );
+    assert!(!lock_path(&d).exists(), "nothing written");
+    std::fs::write(lock_path(&d), &small).expect("restore");
+    // An older lock put back after a grow.
+    edit_file(
+        &d.join("three-tier-small.yaml"),
+        "servers: 16",
+        "servers: 24",
+    );
+    edit_file(&d.join("three-tier-small.yaml"), "zones: 2", "zones: 3");
+    edit_file(
+        &d.join("three-tier-small.yaml"),
+        "65020-65021",
+        "65020-65022",
+    );
+    assert_eq!(run(&d, &RENDER).0, 0);
+    let grown = lock_text(&d);
+    std::fs::write(lock_path(&d), &small).expect("the old lock");
+    let (code, out) = run(&d, &RENDER);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("holds fewer entries than when out was rendered with it")
+            && out.contains("22 devices where it held 32"),
+        "{out}"
+    );
+    // Another folder, rendered without that lock, is not concerned.
+    let (code, out) = run(
+        &d,
+        &["render", "three-tier-small.yaml", "--out", "other", "-q"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        lock_text(&d),
+        grown,
+        "the small lock grew back to the same allocation"
+    );
+}
+
+#[test]
+fn a_lock_of_another_intent_is_refused_and_a_renamed_intents_is_followed() {
+    let d = scratch("named");
+    assert_eq!(run(&d, &RENDER).0, 0);
+    let good = lock_text(&d);
+    // A copied intent with the other's lock beside it.
+    std::fs::copy(d.join("three-tier-small.yaml"), d.join("copy.yaml")).expect("copy");
+    std::fs::write(d.join("copy.lock.yaml"), &good).expect("copy");
+    let (code, out) = run(&d, &["render", "copy.yaml", "--out", "copy-out", "-q"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("copy.lock.yaml is the lock of ./three-tier-small.yaml")
+            || out.contains("copy.lock.yaml is the lock of three-tier-small.yaml"),
+        "{out}"
+    );
+    // The intent renamed with its lock (the lock still names the old name): followed.
+    std::fs::remove_file(d.join("copy.yaml")).expect("rm");
+    std::fs::remove_file(d.join("copy.lock.yaml")).expect("rm");
+    std::fs::rename(d.join("three-tier-small.yaml"), d.join("renamed.yaml")).expect("mv");
+    std::fs::rename(lock_path(&d), d.join("renamed.lock.yaml")).expect("mv");
+    let (code, out) = run(&d, &["render", "renamed.yaml", "--out", "out2"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("is taken for three-tier-small.yaml renamed"),
+        "{out}"
+    );
+    let now = std::fs::read_to_string(d.join("renamed.lock.yaml")).expect("lock");
+    assert_eq!(
+        now,
+        good.replace("lock for three-tier-small.yaml", "lock for renamed.yaml")
+    );
+}
+
+#[test]
+fn an_intent_renamed_without_its_lock_is_refused_until_the_lock_follows() {
+    let d = scratch("git-mv");
+    git(&d, &["init", "-q"]);
+    assert_eq!(run(&d, &RENDER).0, 0);
+    git(
+        &d,
+        &["add", "three-tier-small.yaml", "three-tier-small.lock.yaml"],
+    );
+    git(&d, &["commit", "-qm", "first"]);
+    let good = lock_text(&d);
+    git(&d, &["mv", "three-tier-small.yaml", "fabric.yaml"]);
+    let (code, out) = run(&d, &["render", "fabric.yaml", "--out", "out", "-q"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("git shows fabric.yaml renamed from three-tier-small.yaml")
+            && out.contains("git mv ./three-tier-small.lock.yaml fabric.lock.yaml"),
+        "{out}"
+    );
+    assert!(!d.join("fabric.lock.yaml").exists(), "nothing written");
+    // diff follows the rename: the intent at HEAD under its old name, with its lock; nothing changes.
+    let (code, out) = run(&d, &["diff", "--against", "HEAD", "fabric.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("0 devices changed (0 added, 0 removed)"),
+        "{out}"
+    );
+    git(
+        &d,
+        &["mv", "three-tier-small.lock.yaml", "fabric.lock.yaml"],
+    );
+    let (code, out) = run(&d, &["render", "fabric.yaml", "--out", "out"]);
+    assert_eq!(code, 0, "{out}");
+    let now = std::fs::read_to_string(d.join("fabric.lock.yaml")).expect("lock");
+    assert_eq!(
+        now,
+        good.replace("lock for three-tier-small.yaml", "lock for fabric.yaml")
+    );
+    // Committed, and grown by a zone: the diff against the commit before the rename reads the lock
+    // there and renumbers nothing.
+    git(&d, &["commit", "-qm", "renamed"]);
+    edit_file(&d.join("fabric.yaml"), "servers: 16", "servers: 24");
+    edit_file(&d.join("fabric.yaml"), "zones: 2", "zones: 3");
+    edit_file(&d.join("fabric.yaml"), "65020-65021", "65020-65022");
+    let (code, out) = run(&d, &["diff", "--against", "HEAD~1", "fabric.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("10 devices added (") && out.contains("0 existing devices renumbered"),
+        "{out}"
+    );
+}
+
+#[test]
+fn validate_reads_the_lock_and_management_blocks_are_checked_with_it() {
+    let d = scratch("validate");
+    let intent = d.join("three-tier-small.yaml");
+    // Leaves from .100, spines from .120: 16 leaves fit below the spines.
+    edit_file(&intent, "spine: 198.51.100.20", "spine: 198.51.100.120");
+    assert_eq!(run(&d, &RENDER).0, 0);
+    // A pinned loopback outside the pool: validate reports it in the lock; --no-lock does not.
+    let good = lock_text(&d);
+    std::fs::write(
+        lock_path(&d),
+        good.replacen("loopback: 10.20.0.1,", "loopback: 10.99.0.1,", 1),
+    )
+    .expect("write");
+    let (code, out) = run(&d, &["validate", "three-tier-small.yaml"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("AIF-LOCK-004") && out.contains("three-tier-small.lock.yaml:"),
+        "{out}"
+    );
+    let (code, out) = run(&d, &["validate", "three-tier-small.yaml", "--no-lock"]);
+    assert_eq!(code, 0, "{out}");
+    std::fs::write(lock_path(&d), &good).expect("restore");
+    // Twice the leaves: their block runs into the spines' (.116 on). Without the lock that is
+    // AIF-ADDR-006; with it too, though the lock would step the new leaves past the spines.
+    edit_file(&intent, "servers: 16", "servers: 32");
+    edit_file(&intent, "zones: 2", "zones: 4");
+    edit_file(&intent, "65020-65021", "65020-65023");
+    edit_file(
+        &intent,
+        "fabric_links: 10.21.0.0/24",
+        "fabric_links: 10.21.0.0/23",
+    );
+    for args in [
+        &["validate", "three-tier-small.yaml"][..],
+        &["validate", "three-tier-small.yaml", "--no-lock"],
+    ] {
+        let (code, out) = run(&d, args);
+        assert_eq!(code, 1, "{args:?}: {out}");
+        assert!(out.contains("AIF-ADDR-006"), "{args:?}: {out}");
+    }
+    let (code, out) = run(&d, &RENDER);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("AIF-ADDR-006"), "{out}");
 }

@@ -27,6 +27,7 @@ mod plan;
 mod push;
 mod render_cli;
 mod rollout;
+mod safety;
 mod schema_fresh;
 mod site;
 mod sonic_frr;

@@ -493,3 +493,45 @@ fn pod1_from_16_to_32_spines_keeps_every_identity() {
     assert_eq!(r.len(), 32);
     assert!(r.iter().all(|r| r.device.ends_with("-leaf")), "{r:?}");
 }
+
+/// Servers removed and added back (issue 34): a group that leaves, and servers that leave a group,
+/// get back exactly the server /31s they had (the lock keeps them retired), not the next free ones.
+#[test]
+fn shrinking_servers_then_growing_back_keeps_every_server_31() {
+    // The override names a leaf of the fourth group, which leaves at 96 servers.
+    let full = edit(
+        &read(POD1),
+        "match: \"su4-r8-leaf\"",
+        "su4-r8-leaf",
+        "su1-r8-leaf",
+    );
+    let m0 = compile(&full, None);
+    let l0 = from_model(&m0, None, false);
+    for fewer in ["96", "120"] {
+        let shrunk = edit(&full, "servers: 128", "128", fewer);
+        let m1 = compile(&shrunk, Some(&l0));
+        let l1 = from_model(&m1, Some(&l0), false);
+        assert!(
+            l1.servers.iter().any(|v| v.retired),
+            "{fewer}: the servers that left are kept, retired"
+        );
+        let m2 = compile(&full, Some(&l1));
+        let l2 = from_model(&m2, Some(&l1), false);
+        let server_31s = |l: &Lock| {
+            l.servers
+                .iter()
+                .map(|v| (v.leaf.to_string(), v.port, v.subnet.to_string(), v.retired))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            server_31s(&l2),
+            server_31s(&l0),
+            "{fewer} servers and back: every server /31 as the first render gave it"
+        );
+        assert_eq!(
+            format!("{m0:?}"),
+            format!("{m2:?}"),
+            "{fewer} servers and back: the model of the first render"
+        );
+    }
+}

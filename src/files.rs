@@ -1,0 +1,259 @@
+//! Reading the files a user names (intents, locks, golden files, manifests, site files) safely: a
+//! symbolic link is followed only when its target lies inside the repository that holds the link (a
+//! link a clone can carry to `/proc/self/environ` or `/dev/zero` is refused with its path), only
+//! regular files are read, and every read stops at a size bound.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// The git work tree that holds `dir` (the nearest ancestor with a `.git`), canonical; `None` outside
+/// any repository.
+pub fn repository_of(dir: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    dir.ancestors()
+        .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
+/// Refuses `path` when it is a symbolic link inside a git repository whose target lies outside that
+/// repository (a link a clone can carry to `/proc/self/environ`). A link outside any repository is the
+/// user's own (`/dev/stdin`), and anything that is not a link passes.
+pub fn link_inside_repository(path: &Path) -> Result<(), String> {
+    let Ok(m) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !m.file_type().is_symlink() {
+        return Ok(());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Some(root) = repository_of(parent) else {
+        return Ok(());
+    };
+    match std::fs::canonicalize(path) {
+        Ok(target) if target.starts_with(&root) => Ok(()),
+        Ok(target) => Err(format!(
+            "{} is a symbolic link to {}, outside the repository {}: aifab reads no link that leaves the repository it is in; copy the file in instead",
+            path.display(),
+            target.display(),
+            root.display()
+        )),
+        Err(e) => Err(format!(
+            "{} is a symbolic link that cannot be followed: {e}",
+            path.display()
+        )),
+    }
+}
+
+/// The largest site file read (the project file, a site platform file, a site template): 4 MiB, as an
+/// intent.
+pub const SITE_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Why a bounded read failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// There is no file at the path.
+    Missing,
+    /// The file is larger than the bound (its size, or at least the bound plus one).
+    TooLarge(u64),
+    /// A link outside the repository, not a regular file, or an I/O error: the message names the path.
+    Refused(String),
+}
+
+impl ReadError {
+    /// The error as one line naming `path`.
+    pub fn describe(&self, path: &Path, limit: u64) -> String {
+        match self {
+            ReadError::Missing => format!("{}: no such file", path.display()),
+            ReadError::TooLarge(n) => format!(
+                "{}: {n} bytes, larger than the {limit} bytes aifab reads",
+                path.display()
+            ),
+            ReadError::Refused(m) => m.clone(),
+        }
+    }
+}
+
+/// Reads the bytes of the regular file at `path`, at most `limit` bytes: a link outside the
+/// repository, a folder, a device, a FIFO or a socket is refused without being opened for reading
+/// (a FIFO or `/dev/zero` can never make it read forever), and a file that grows while it is read
+/// stops at the bound.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    link_inside_repository(path).map_err(ReadError::Refused)?;
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadError::Missing,
+        _ => ReadError::Refused(format!("{}: {e}", path.display())),
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(ReadError::Refused(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let file = open_nonblocking(path).map_err(io)?;
+    // The path may have been swapped for another kind of file between the two looks.
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(ReadError::Refused(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge(limit + 1));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text (an invalid byte is refused, naming the path).
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_bounded(path, limit)?;
+    String::from_utf8(bytes)
+        .map_err(|_| ReadError::Refused(format!("{}: not UTF-8 text", path.display())))
+}
+
+/// Reads the regular file at `path` without following a symbolic link at all (aifab's own files:
+/// manifests, journals, indexes), at most `limit` bytes.
+pub fn read_own(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadError::Missing,
+        _ => ReadError::Refused(format!("{}: {e}", path.display())),
+    };
+    let file = open_no_follow(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ReadError::Refused(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge(limit + 1));
+    }
+    Ok(bytes)
+}
+
+/// Opens `path` for reading without waiting on a FIFO's writer (the caller checks the kind).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// Opens `path` for reading; a symbolic link fails to open instead of being followed, and a FIFO does
+/// not block.
+#[cfg(unix)]
+pub fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Opens `path` for reading, when it is not a symbolic link.
+#[cfg(not(unix))]
+pub fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::ErrorKind::InvalidInput.into());
+    }
+    std::fs::File::open(path)
+}
+
+/// Whether process `pid` is alive (a process of another user counts as alive). Where this cannot be
+/// known, every process is alive: nothing of it is ever removed.
+#[cfg(unix)]
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(p) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    if p <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let rc = unsafe { libc::kill(p, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+pub fn pid_alive(_: u32) -> bool {
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let t = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/tmp")
+            .join(format!("aifab-files-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&t);
+        std::fs::create_dir_all(&t).expect("mkdir");
+        t
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_repository_and_special_files_are_refused() {
+        let t = scratch("links");
+        std::fs::create_dir_all(t.join(".git")).expect("a repository");
+        std::fs::write(t.join("a.yaml"), "x: 1\n").expect("write");
+        std::os::unix::fs::symlink("a.yaml", t.join("in.yaml")).expect("link");
+        std::os::unix::fs::symlink("/proc/self/environ", t.join("env.yaml")).expect("link");
+        std::os::unix::fs::symlink("/dev/zero", t.join("zero.yaml")).expect("link");
+        assert_eq!(
+            read_text(&t.join("in.yaml"), 100).expect("inside"),
+            "x: 1\n"
+        );
+        for bad in ["env.yaml", "zero.yaml"] {
+            let e = read_text(&t.join(bad), 100).expect_err(bad);
+            assert!(
+                matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
+                "{bad}: {e:?}"
+            );
+        }
+        assert!(matches!(
+            read_bounded(Path::new("/dev/zero"), 100),
+            Err(ReadError::Refused(_))
+        ));
+        assert!(matches!(
+            read_bounded(&t.join("a.yaml"), 2),
+            Err(ReadError::TooLarge(5))
+        ));
+        assert!(matches!(
+            read_bounded(&t.join("none"), 2),
+            Err(ReadError::Missing)
+        ));
+        assert!(
+            read_own(&t.join("in.yaml"), 100).is_err(),
+            "own files: no link"
+        );
+        let _ = std::fs::remove_dir_all(&t);
+    }
+
+    #[test]
+    fn this_process_is_alive() {
+        assert!(pid_alive(std::process::id()));
+    }
+}

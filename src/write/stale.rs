@@ -1,0 +1,101 @@
+//! What an interrupted render left behind and a later one removes: temporary folders
+//! (`.NAME.aifab-tmp-PID`, `.NAME.aifab-old-PID` beside the output) and staged locks
+//! (`.NAME.lock.yaml.aifab-tmp-PID`, and `NAME.lock.yaml.tmp-PID` of earlier aifab versions) of
+//! processes that no longer run. Only entries with exactly those names, of a process id that is not
+//! alive, are removed: a folder only when it is a folder (never through a link), a staged lock only
+//! when it is a regular file.
+
+use std::path::{Path, PathBuf};
+
+/// The process id in `name` when it is `prefix` followed by a number.
+fn pid_after(name: &str, prefix: &str) -> Option<u32> {
+    let digits = name.strip_prefix(prefix)?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// Whether `pid` is a process other than this one that no longer runs.
+fn gone(pid: u32) -> bool {
+    pid != std::process::id() && !crate::files::pid_alive(pid)
+}
+
+/// Removes the temporary folders of output folder `name` in `parent` that belong to processes that no
+/// longer run; returns their paths.
+pub(super) fn folders(parent: &Path, name: &str) -> Vec<PathBuf> {
+    let (tmp, old) = (format!(".{name}.aifab-tmp-"), format!(".{name}.aifab-old-"));
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(n) = file.to_str() else { continue };
+        let pid = pid_after(n, &tmp).or_else(|| pid_after(n, &old));
+        if pid.is_some_and(gone) && remove_folder(&e.path()) {
+            removed.push(e.path());
+        }
+    }
+    removed
+}
+
+/// Removes the staged locks beside lock file `lock` that belong to processes that no longer run;
+/// returns their paths.
+pub(super) fn staged_locks(lock: &Path) -> Vec<PathBuf> {
+    let Some(name) = lock.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let parent = match lock.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let (new, old) = (format!(".{name}.aifab-tmp-"), format!("{name}.tmp-"));
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(n) = file.to_str() else { continue };
+        let pid = pid_after(n, &new).or_else(|| pid_after(n, &old));
+        let is_file = e.file_type().is_ok_and(|t| t.is_file());
+        if pid.is_some_and(gone) && is_file && std::fs::remove_file(e.path()).is_ok() {
+            removed.push(e.path());
+        }
+    }
+    removed
+}
+
+/// Removes `dir` when it is a folder holding aifab's manifest (never through a link).
+pub(super) fn remove_if_ours(dir: &Path) {
+    if std::fs::symlink_metadata(dir.join(super::MARKER)).is_ok_and(|m| m.is_file()) {
+        remove_folder(dir);
+    }
+}
+
+/// Removes `dir` and everything in it when it is a folder, not a link; true when it is gone.
+fn remove_folder(dir: &Path) -> bool {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => {
+            super::remove_tree(dir);
+            std::fs::symlink_metadata(dir).is_err()
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_exact_names_carry_a_pid() {
+        assert_eq!(
+            pid_after(".out.aifab-tmp-123", ".out.aifab-tmp-"),
+            Some(123)
+        );
+        assert_eq!(pid_after(".out.aifab-tmp-", ".out.aifab-tmp-"), None);
+        assert_eq!(pid_after(".out.aifab-tmp-12x", ".out.aifab-tmp-"), None);
+        assert_eq!(pid_after(".other.aifab-tmp-1", ".out.aifab-tmp-"), None);
+    }
+}
