@@ -1,6 +1,6 @@
-//! SONiC: a device of the neutral model as a typed community-SONiC `config_db.json` (traditional
-//! buffer model, FRR in SONiC's default separated mode with bgpcfgd), the way AVD's eos_designs
-//! builds a structured config that templates only print.
+//! SONiC: a device of the neutral model as a typed community-SONiC `config_db.json` (the SKU's buffer
+//! model: traditional, or dynamic on NVIDIA Spectrum; FRR in SONiC's default separated mode with
+//! bgpcfgd), the way AVD's eos_designs builds a structured config that templates only print.
 //!
 //! Everything SONiC spells its own way is derived here: DEVICE_METADATA types, PORT rows from the SKU's
 //! port table (`lanes`, `alias`, `index`, `fec`), speeds in Mbit/s, the `pfc_enable` list, cable lengths
@@ -176,6 +176,8 @@ pub struct Generated<'a> {
     pub hwsku: &'a str,
     /// Whether config_db carries the SKU's BUFFER_* tables (else buffermgrd and the SKU provide them).
     pub sku_buffers: bool,
+    /// DEVICE_METADATA `buffer_model` (`traditional`, `dynamic`).
+    pub buffer_model: &'static str,
     /// One line per acknowledged error (`aifab: acknowledged AIF-LB-005: <reason>`).
     pub acknowledged: Vec<String>,
     /// One line per model note.
@@ -195,6 +197,11 @@ impl<'a> Generated<'a> {
             hostname: &d.hostname,
             hwsku: &sku.hwsku,
             sku_buffers: sku.buffers.is_some(),
+            buffer_model: sku
+                .buffers
+                .as_ref()
+                .map_or(crate::platform::BufferModel::Traditional, |b| b.model)
+                .as_str(),
             acknowledged: super::common::acknowledged(d),
             notes: d.notes.iter().map(|n| n.text.as_str()).collect(),
         })
