@@ -13,6 +13,7 @@ mod cable;
 mod headroom;
 mod lb;
 mod management;
+mod max_paths;
 mod mtu;
 mod pfc;
 mod qos;
@@ -115,6 +116,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     cable::rules(intent, &uses, &mut out);
     release::rules(intent, &uses, &mut out);
     headroom::rules(intent, catalog, &uses, &mut out);
+    max_paths::rules(intent, &uses, &mut out);
     out
 }
 

@@ -505,3 +505,41 @@ pub struct PgLookupRow {
 fn child_port_name(base: usize, k: usize, per: usize) -> String {
     format!("Ethernet{}", base + k * per)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_paths_are_the_newest_entry_not_newer_than_the_release() {
+        let sku = SonicFacts {
+            hwsku: "X".into(),
+            platform: "x".into(),
+            port_table: Vec::new(),
+            fec: BTreeMap::new(),
+            default_brkout_mode: None,
+            child_alias: String::new(),
+            buffers: None,
+            bgp_max_paths: vec![
+                MaxPaths {
+                    release: "202405".into(),
+                    paths: 64,
+                },
+                MaxPaths {
+                    release: "202411".into(),
+                    paths: 514,
+                },
+            ],
+        };
+        assert_eq!(sku.max_paths("202311"), Some(64));
+        assert_eq!(sku.max_paths("202405"), Some(64));
+        assert_eq!(sku.max_paths("202405.3"), Some(64));
+        assert_eq!(sku.max_paths("202411"), Some(514));
+        assert_eq!(sku.max_paths("202505"), Some(514));
+        assert_eq!(sku.max_paths("master"), None);
+        assert!(sku.max_paths_problems().is_empty());
+        let mut bad = sku.clone();
+        bad.bgp_max_paths.reverse();
+        assert_eq!(bad.max_paths_problems().len(), 1);
+    }
+}

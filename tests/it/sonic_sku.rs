@@ -122,6 +122,36 @@ fn every_rendered_port_is_its_skus_row() {
     assert!(checked > 100, "only {checked} SONiC ports rendered");
 }
 
+/// `bgp_max_paths` of every SONiC platform is each release's `constants.yml` `bgp.maximum_paths` (the
+/// copies tests/it/sonic_frr.rs starts the bgp container with), ipv4 and ipv6 alike; master has the
+/// newest entry's.
+#[test]
+fn bgp_max_paths_are_each_releases_constants() {
+    let read = |release: &str| -> (u32, u32) {
+        let p = root().join(format!("tests/frr/constants/{release}.yml"));
+        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let v: Value = serde_norway::from_str(&text).expect("constants.yml");
+        let m = &v["constants"]["bgp"]["maximum_paths"];
+        assert_eq!(
+            m["enabled"],
+            json!(true),
+            "{release}: maximum_paths enabled"
+        );
+        let n = |k: &str| m[k].as_u64().expect("paths") as u32;
+        (n("ipv4"), n("ipv6"))
+    };
+    for (name, _, sku) in sonic_platforms() {
+        assert!(!sku.bgp_max_paths.is_empty(), "{name}: no bgp_max_paths");
+        for release in ["202405", "202505"] {
+            let (v4, v6) = read(release);
+            assert_eq!(v4, v6, "{release}");
+            assert_eq!(sku.max_paths(release), Some(v4), "{name} on {release}");
+        }
+        let newest = sku.bgp_max_paths.last().expect("entry").paths;
+        assert_eq!(read("master").0, newest, "{name} on master");
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // The SKU folders.
 // ------------------------------------------------------------------------------------------------
