@@ -164,6 +164,7 @@ rules! {
     AsnOverlap = ("AIF-BGP-005", Error, Checks, "Leaf, spine and super-spine ASNs must not overlap"),
     ReservedAsn = ("AIF-BGP-006", Error, Checks, "ASN ranges must not reach reserved ASNs"),
     MaximumPathsBelowEcmp = ("AIF-BGP-007", Error, Checks, "`maximum_paths` must cover every uplink"),
+    SonicMaxPathsBelowEcmp = ("AIF-BGP-008", Error, Checks, "A SONiC switch's ECMP width must not exceed its release's BGP maximum-paths"),
 
     DlbModeUnsupported = ("AIF-LB-001", Error, Compile, "DLB mode the platform does not support"),
     DlbMacMissing = ("AIF-LB-002", Error, Compile, "NX-OS DLB needs a DLB virtual MAC"),

@@ -3,6 +3,7 @@
 use super::Uses;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
+use crate::platform::BufferModel;
 use crate::rules::Rule;
 
 /// Adds the findings of the cable-length rules, per cable tier and each platform with a device at either
@@ -35,10 +36,20 @@ pub(super) fn rules(intent: &Intent, uses: &Uses, out: &mut Vec<Finding>) {
             if let Some(b) = p.sonic.as_ref().and_then(|s| s.buffers.as_ref()) {
                 let max = b.pg_lookup.iter().map(|r| r.cable).max().unwrap_or(0);
                 if len.metres() > max {
+                    // The dynamic model computes any length, but nothing sourced says the headroom of
+                    // a longer cable fits the port: the SKU's own table is the bound.
+                    let hint = match b.model {
+                        BufferModel::Traditional => {
+                            "buffermgrd would find no lossless profile: shorten the cable or extend the SKU's pg_profile_lookup.ini"
+                        }
+                        BufferModel::Dynamic => {
+                            "buffermgrd (dynamic buffer model) would compute a headroom no source says fits the port: shorten the cable to the SKU's table"
+                        }
+                    };
                     out.push(
                         Finding::new(Rule::CableBeyondHeadroomTable, format!("{name} cables of {len} are longer than the {max} m row of {pname}'s PG headroom table"))
                             .at(format!("/fabric/topology/cable_length/{name}"))
-                            .hint("buffermgrd would find no lossless profile: shorten the cable or extend the SKU's pg_profile_lookup.ini"),
+                            .hint(hint),
                     );
                 }
             }

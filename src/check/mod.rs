@@ -13,6 +13,7 @@ mod cable;
 mod headroom;
 mod lb;
 mod management;
+mod max_paths;
 mod mtu;
 mod pfc;
 mod qos;
@@ -122,6 +123,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
     headroom::rules(intent, catalog, &uses, &mut out);
     baseline::transport_rules(intent, catalog, &uses, &mut out);
     site::rules(intent, catalog, &uses, &mut out);
+    max_paths::rules(intent, &uses, &mut out);
     out
 }
 

@@ -1,6 +1,6 @@
-//! SONiC: a device of the neutral model as a typed community-SONiC `config_db.json` (traditional
-//! buffer model, FRR in SONiC's default separated mode with bgpcfgd), the way AVD's eos_designs
-//! builds a structured config that templates only print.
+//! SONiC: a device of the neutral model as a typed community-SONiC `config_db.json` (the SKU's buffer
+//! model: traditional, or dynamic on NVIDIA Spectrum; FRR in SONiC's default separated mode with
+//! bgpcfgd), the way AVD's eos_designs builds a structured config that templates only print.
 //!
 //! Everything SONiC spells its own way is derived here: DEVICE_METADATA types, PORT rows from the SKU's
 //! port table (`lanes`, `alias`, `index`, `fec`), speeds in Mbit/s, the `pfc_enable` list, cable lengths
@@ -176,6 +176,8 @@ pub struct Generated<'a> {
     pub hwsku: &'a str,
     /// Whether config_db carries the SKU's BUFFER_* tables (else buffermgrd and the SKU provide them).
     pub sku_buffers: bool,
+    /// DEVICE_METADATA `buffer_model` (`traditional`, `dynamic`).
+    pub buffer_model: &'static str,
     /// One line per acknowledged error (`aifab: acknowledged AIF-LB-005: <reason>`).
     pub acknowledged: Vec<String>,
     /// One line per model note.
@@ -195,6 +197,11 @@ impl<'a> Generated<'a> {
             hostname: &d.hostname,
             hwsku: &sku.hwsku,
             sku_buffers: sku.buffers.is_some(),
+            buffer_model: sku
+                .buffers
+                .as_ref()
+                .map_or(crate::platform::BufferModel::Traditional, |b| b.model)
+                .as_str(),
             acknowledged: super::common::acknowledged(d),
             notes: d.notes.iter().map(|n| n.text.as_str()).collect(),
         })
@@ -367,6 +374,59 @@ mod tests {
             .get("spine1")
             .expect("spine1");
         assert_eq!(text(peer, "type"), "BackEndLeafRouter");
+    }
+
+    /// The SN5600's dynamic buffer model: DEVICE_METADATA says so, each cable is written as it is (no
+    /// rounding to a lookup row), a lossless PG names profile NULL for buffermgrd, no headroom profile
+    /// is written, the lossy queues use the SKU's q_lossy_profile, every used port (broken-out children
+    /// too) has its profile lists, unused ports have none.
+    #[test]
+    fn sn5600_leaf_gets_the_dynamic_buffer_model() {
+        let m = model("sonic-lossless-breakout.yaml");
+        let (d, pf) = device(&m, "g1-r1-leaf");
+        let parts = Parts::new(pf, &d.qos);
+        let db = config_db(d, pf, &parts).expect("config_db");
+        let table = |n: &str| db.table(n).unwrap_or_else(|| panic!("no {n}"));
+        let meta = table("DEVICE_METADATA")
+            .get("localhost")
+            .expect("localhost");
+        assert_eq!(text(meta, "buffer_model"), "dynamic");
+        let cables = table("CABLE_LENGTH").get("AZURE").expect("AZURE");
+        assert_eq!(text(cables, "Ethernet4"), "3m");
+        assert_eq!(text(cables, "Ethernet384"), "30m");
+        assert!(
+            table("BUFFER_PROFILE")
+                .keys()
+                .all(|k| !k.starts_with("pg_lossless"))
+        );
+        let pg = table("BUFFER_PG")
+            .get("Ethernet4|3")
+            .expect("lossless PG of a child");
+        assert_eq!(text(pg, "profile"), "NULL");
+        let q = table("BUFFER_QUEUE")
+            .get("Ethernet4|0-2")
+            .expect("lossy queues");
+        assert_eq!(text(q, "profile"), "q_lossy_profile");
+        for list in [
+            "BUFFER_PORT_INGRESS_PROFILE_LIST",
+            "BUFFER_PORT_EGRESS_PROFILE_LIST",
+        ] {
+            assert_eq!(table(list).len(), d.interfaces.len(), "{list}");
+            assert!(
+                table(list).get("Ethernet128").is_none(),
+                "{list}: unused port"
+            );
+        }
+        let lists = table("BUFFER_PORT_INGRESS_PROFILE_LIST");
+        let l = lists.get("Ethernet4").expect("child port list");
+        assert_eq!(
+            text(l, "profile_list"),
+            "ingress_lossless_profile,ingress_lossy_profile"
+        );
+        let pattern = table("LOSSLESS_TRAFFIC_PATTERN")
+            .get("AZURE")
+            .expect("AZURE");
+        assert_eq!(text(pattern, "mtu"), "1024");
     }
 
     /// A lossy fabric on a SKU without sourced buffer numbers (lossless is refused there, AIF-PFC-006):

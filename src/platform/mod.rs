@@ -15,7 +15,9 @@ mod sonic;
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
 pub use owned::OwnedSections;
-pub use sonic::{Fec, PgLookupRow, SonicBuffers, SonicFacts, SonicPort};
+pub use sonic::{
+    BufferModel, DynamicBuffers, Fec, MaxPaths, PgLookupRow, SonicBuffers, SonicFacts, SonicPort,
+};
 
 use crate::kinds::DlbMode;
 use crate::units::{Size, Speed};

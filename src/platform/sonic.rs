@@ -3,6 +3,8 @@
 //! (name, lanes, alias, index, speed, fec) and the buffer numbers of its `buffers_defaults_t0/t1.j2` and
 //! `pg_profile_lookup.ini`. docs/platforms/sonic.md#platforms says which SKU has which.
 
+use super::Os;
+use super::release::Release;
 use crate::units::Speed;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,10 +35,25 @@ pub struct SonicFacts {
     /// front-panel port), `{lane}` (the child's first lane, 1-based). Needed with `ports.breakout`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub child_alias: String,
-    /// Per-SKU buffer numbers (traditional model), only from a sourced SKU folder. Without them aifab
-    /// refuses lossless classes on the SKU (AIF-PFC-006).
+    /// Per-SKU buffer tables, only from a sourced SKU folder. Without them aifab refuses lossless
+    /// classes on the SKU (AIF-PFC-006).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffers: Option<SonicBuffers>,
+    /// BGP `maximum-paths` of each SONiC release from which it holds, oldest first: the release's
+    /// `constants.yml` `bgp.maximum_paths`, which bgpd.main.conf.j2 writes (config_db cannot set it in
+    /// the separated routing mode). AIF-BGP-008 refuses an ECMP width above it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bgp_max_paths: Vec<MaxPaths>,
+}
+
+/// BGP `maximum-paths` from one SONiC release on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaxPaths {
+    /// The first release with this value (`202505`).
+    pub release: String,
+    /// `maximum-paths` for eBGP and iBGP.
+    pub paths: u32,
 }
 
 /// One row of a SKU's `port_config.ini`: a PORT entry's SKU-given fields.
@@ -180,6 +197,44 @@ impl SonicFacts {
         row.fec.or_else(|| self.fec.get(&row.speed).copied())
     }
 
+    /// BGP `maximum-paths` on SONiC release `release` ([`SonicFacts::bgp_max_paths`]): the value of the
+    /// newest entry not newer than it (the oldest entry for an older release). None without entries or
+    /// for a release that does not parse.
+    pub fn max_paths(&self, release: &str) -> Option<u32> {
+        let have = Release::parse(Os::Sonic, release).ok()?;
+        let mut out = self.bgp_max_paths.first()?.paths;
+        for m in &self.bgp_max_paths {
+            if Release::parse(Os::Sonic, &m.release).is_ok_and(|r| have.at_least(&r)) {
+                out = m.paths;
+            }
+        }
+        Some(out)
+    }
+
+    /// `bgp_max_paths` entries that are not SONiC releases, not oldest first, or of zero paths.
+    fn max_paths_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut last: Option<Release> = None;
+        for m in &self.bgp_max_paths {
+            match Release::parse(Os::Sonic, &m.release) {
+                Err(e) => out.push(format!("bgp_max_paths {}: {e}", m.release)),
+                Ok(r) => {
+                    if last.as_ref().is_some_and(|l| l.at_least(&r)) {
+                        out.push(format!(
+                            "bgp_max_paths {}: list releases oldest first",
+                            m.release
+                        ));
+                    }
+                    last = Some(r);
+                }
+            }
+            if m.paths == 0 {
+                out.push(format!("bgp_max_paths {}: at least 1 path", m.release));
+            }
+        }
+        out
+    }
+
     /// Consistency problems of the facts, for a platform with `count` front-panel ports at `speeds`.
     pub fn problems(&self, count: u32, speeds: &[Speed]) -> Vec<String> {
         let mut out = Vec::new();
@@ -215,6 +270,10 @@ impl SonicFacts {
                 ));
             }
         }
+        if let Some(b) = &self.buffers {
+            out.extend(b.problems());
+        }
+        out.extend(self.max_paths_problems());
         for (n, row) in self.port_table.iter().take(count as usize).enumerate() {
             if !speeds.iter().any(|s| s.mbps() == row.speed) {
                 out.push(format!(
@@ -270,11 +329,47 @@ fn row_problems(row: &SonicPort) -> Vec<String> {
     out
 }
 
+/// Which of SONiC's two buffer models a SKU runs: DEVICE_METADATA `buffer_model`, which buffermgrd
+/// reads when swss starts (docs/platforms/sonic.md#buffers).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferModel {
+    /// buffermgrd writes each lossless PG's headroom profile from the SKU's `pg_profile_lookup.ini`
+    /// row of the port's speed and cable length; pools have fixed sizes (`buffers.json.j2`).
+    #[default]
+    Traditional,
+    /// buffermgrd computes each lossless PG's headroom from the port's speed, cable length and MTU and
+    /// the ASIC's parameters, and the pools without a size from what is left (`buffers_dynamic.json.j2`);
+    /// a lossless PG names profile `NULL`.
+    Dynamic,
+}
+
+impl BufferModel {
+    /// True for the default model (kept out of serialized profiles).
+    pub fn is_traditional(&self) -> bool {
+        *self == BufferModel::Traditional
+    }
+
+    /// DEVICE_METADATA `buffer_model` as config_db spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BufferModel::Traditional => "traditional",
+            BufferModel::Dynamic => "dynamic",
+        }
+    }
+}
+
 /// Per-SKU buffer tables, copied from the SKU's `buffers_defaults_t0.j2` / `buffers_defaults_t1.j2`
-/// (the files the DEVICE_METADATA types aifab writes select) and `pg_profile_lookup.ini`.
+/// (the files the DEVICE_METADATA types aifab writes select; `buffers_dynamic.json.j2` renders them in
+/// the dynamic model) and `pg_profile_lookup.ini`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SonicBuffers {
+    /// The buffer model the SKU runs (default `traditional`).
+    #[serde(default, skip_serializing_if = "BufferModel::is_traditional")]
+    pub model: BufferModel,
     /// BUFFER_POOL entries, by pool name, field to value.
     pub pools: BTreeMap<String, BTreeMap<String, String>>,
     /// BUFFER_PROFILE entries other than the lossless PG ones (lossy ingress, egress), by name.
@@ -285,8 +380,103 @@ pub struct SonicBuffers {
     pub egress_lossless_profile: String,
     /// Profile for lossy egress queues.
     pub egress_lossy_profile: String,
+    /// BUFFER_PORT_INGRESS_PROFILE_LIST `profile_list` of every used port, in the SKU's order
+    /// (NVIDIA SKUs bind each port to its ingress pools this way); empty: no such table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ingress_profile_list: Vec<String>,
+    /// BUFFER_PORT_EGRESS_PROFILE_LIST `profile_list` of every used port; empty: no such table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub egress_profile_list: Vec<String>,
+    /// Dynamic model only: the parameters buffermgrd's headroom calculation reads from config_db.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic: Option<DynamicBuffers>,
     /// Rows of `pg_profile_lookup.ini`.
     pub pg_lookup: Vec<PgLookupRow>,
+}
+
+/// The config_db parameters of the dynamic buffer model, as the SKU's `buffers_dynamic.json.j2`
+/// renders them (SONiC's `buffers_config.j2`).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicBuffers {
+    /// DEFAULT_LOSSLESS_BUFFER_PARAMETER|AZURE `default_dynamic_th` (the lossless profiles' threshold).
+    pub default_dynamic_th: String,
+    /// LOSSLESS_TRAFFIC_PATTERN|AZURE `mtu`: the packet size the headroom's cell occupancy assumes.
+    pub traffic_mtu: String,
+    /// LOSSLESS_TRAFFIC_PATTERN|AZURE `small_packet_percentage`.
+    pub small_packet_percentage: String,
+}
+
+impl SonicBuffers {
+    /// Consistency problems: profiles that name a missing pool, references to missing profiles, the
+    /// dynamic parameters without the dynamic model (or the other way round), and names or values that
+    /// could break a config (letters, digits, `_` and `-` only).
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let word = |v: &str| {
+            !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        let tables = [("pool", &self.pools), ("profile", &self.profiles)];
+        for (kind, table) in tables {
+            for (name, fields) in table {
+                for (k, v) in std::iter::once((name, name)).chain(fields) {
+                    if !word(k) || !word(v) {
+                        out.push(format!(
+                            "buffers {kind} {name}: {k:?} = {v:?}: letters, digits, `_` and `-` only"
+                        ));
+                    }
+                }
+            }
+        }
+        for (name, fields) in &self.profiles {
+            match fields.get("pool") {
+                Some(pool) if self.pools.contains_key(pool) => {}
+                other => out.push(format!(
+                    "buffers profile {name}: pool {other:?} is not in `pools`"
+                )),
+            }
+        }
+        let named = [
+            (
+                "ingress_lossy_profile",
+                std::slice::from_ref(&self.ingress_lossy_profile),
+            ),
+            (
+                "egress_lossless_profile",
+                std::slice::from_ref(&self.egress_lossless_profile),
+            ),
+            (
+                "egress_lossy_profile",
+                std::slice::from_ref(&self.egress_lossy_profile),
+            ),
+            ("ingress_profile_list", &self.ingress_profile_list[..]),
+            ("egress_profile_list", &self.egress_profile_list[..]),
+        ];
+        for (field, names) in named {
+            for n in names.iter().filter(|n| !self.profiles.contains_key(*n)) {
+                out.push(format!("buffers {field}: {n} is not in `profiles`"));
+            }
+        }
+        if (self.model == BufferModel::Dynamic) != self.dynamic.is_some() {
+            out.push(
+                "buffers: `dynamic` parameters go with `model: dynamic`, and only with it".into(),
+            );
+        }
+        if let Some(d) = &self.dynamic {
+            let num = |v: &str| v.parse::<i64>().is_ok();
+            let values = [
+                &d.default_dynamic_th,
+                &d.traffic_mtu,
+                &d.small_packet_percentage,
+            ];
+            if !values.iter().all(|v| num(v)) {
+                out.push("buffers dynamic: every parameter is a number".into());
+            }
+        }
+        out
+    }
 }
 
 /// One row of `pg_profile_lookup.ini`.
@@ -305,12 +495,51 @@ pub struct PgLookupRow {
     pub xoff: String,
     /// dynamic_th.
     pub dynamic_th: String,
-    /// xon_offset.
-    pub xon_offset: String,
+    /// xon_offset, when the file has the column (buffermgrd then writes it into the profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xon_offset: Option<String>,
 }
 
 /// The name of the `k`-th (0-based) child of parent `Ethernet<base>` with `per` lanes each, as the
 /// platform's `platform.json` names breakout ports.
 fn child_port_name(base: usize, k: usize, per: usize) -> String {
     format!("Ethernet{}", base + k * per)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_paths_are_the_newest_entry_not_newer_than_the_release() {
+        let sku = SonicFacts {
+            hwsku: "X".into(),
+            platform: "x".into(),
+            port_table: Vec::new(),
+            fec: BTreeMap::new(),
+            default_brkout_mode: None,
+            child_alias: String::new(),
+            buffers: None,
+            bgp_max_paths: vec![
+                MaxPaths {
+                    release: "202405".into(),
+                    paths: 64,
+                },
+                MaxPaths {
+                    release: "202411".into(),
+                    paths: 514,
+                },
+            ],
+        };
+        assert_eq!(sku.max_paths("202311"), Some(64));
+        assert_eq!(sku.max_paths("202405"), Some(64));
+        assert_eq!(sku.max_paths("202405.3"), Some(64));
+        assert_eq!(sku.max_paths("202411"), Some(514));
+        assert_eq!(sku.max_paths("202505"), Some(514));
+        assert_eq!(sku.max_paths("master"), None);
+        assert!(sku.max_paths_problems().is_empty());
+        let mut bad = sku.clone();
+        bad.bgp_max_paths.reverse();
+        assert_eq!(bad.max_paths_problems().len(), 1);
+    }
 }

@@ -50,8 +50,12 @@ pub fn example_intents() -> Vec<String> {
 
 /// Intents beside the examples that exercise what no example can: `tests/sonic/breakout-lossy.yaml`
 /// breaks out ports on the SONiC SKUs that have breakout facts but no buffer numbers (so no lossless
-/// class, which no example is without).
-pub const EXTRA_INTENTS: [&str; 1] = ["tests/sonic/breakout-lossy.yaml"];
+/// class, which no example is without); `tests/sonic/sn5600-4x200g.yaml` runs lossless 4x200G
+/// children on the NVIDIA SN5600 (the example covers 2x400G).
+pub const EXTRA_INTENTS: [&str; 2] = [
+    "tests/sonic/breakout-lossy.yaml",
+    "tests/sonic/sn5600-4x200g.yaml",
+];
 
 /// The example intents and [`EXTRA_INTENTS`].
 pub fn example_and_extra_intents() -> Vec<String> {

@@ -885,6 +885,15 @@ impl Schema {
                     .collect::<Result<Vec<_>, _>>()
                     .map(Value::Array)
             }
+            (Some(Node::LeafList { ty, .. }), Value::String(s))
+                if string_leaf_list(table, leaf).is_some() =>
+            {
+                let sep = string_leaf_list(table, leaf).unwrap_or(',');
+                let enc = self.enc(ty, 0).map_err(|e| format!("{}: {e}", at()))?;
+                Ok(Value::Array(
+                    s.split(sep).map(|i| encode(&enc, i.trim())).collect(),
+                ))
+            }
             (Some(Node::Leaf { .. }), _) => {
                 Err(format!("{}: config_db values are strings, got {v}", at()))
             }
@@ -894,6 +903,26 @@ impl Schema {
             _ => Err(format!("{}: no such leaf", at())),
         }
     }
+}
+
+/// The separator of a leaf-list config_db keeps as one string, as `sonic_yang_ext.py`'s
+/// `LEAF_LIST_WITH_STRING_VALUE_DICT` lists them (`"a,b"` for `["a", "b"]`); None for the others,
+/// which must be JSON arrays.
+fn string_leaf_list(table: &str, leaf: &str) -> Option<char> {
+    const LISTS: [(&str, &str, char); 8] = [
+        ("MIRROR_SESSION", "src_ip", ','),
+        ("NTP", "src_intf", ';'),
+        ("BGP_ALLOWED_PREFIXES", "prefixes_v4", ','),
+        ("BGP_ALLOWED_PREFIXES", "prefixes_v6", ','),
+        ("BUFFER_PORT_EGRESS_PROFILE_LIST", "profile_list", ','),
+        ("BUFFER_PORT_INGRESS_PROFILE_LIST", "profile_list", ','),
+        ("PORT", "adv_speeds", ','),
+        ("PORT", "adv_interface_types", ','),
+    ];
+    LISTS
+        .iter()
+        .find(|(t, l, _)| *t == table && *l == leaf)
+        .map(|(_, _, sep)| *sep)
 }
 
 // ------------------------------------------------------------------------------------------------

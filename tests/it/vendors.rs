@@ -95,6 +95,13 @@ const EXPECTED: &[Expect] = &[
         &[400],
         &[(1, "Ethernet0"), (2, "Ethernet4"), (128, "Ethernet508")],
     ),
+    (
+        "sonic/nvidia-sn5600",
+        Os::Sonic,
+        64,
+        &[800],
+        &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
+    ),
 ];
 
 #[test]
@@ -213,7 +220,7 @@ fn sonic_skus_are_real_and_buffers_follow_their_folders() {
             assert_eq!(s.fec_of(row), Some(Fec::Rs), "{name}: port {port}");
         }
     }
-    assert_eq!(sonic, 5);
+    assert_eq!(sonic, 6);
 }
 
 /// A port table shorter than the port count, or a front-panel row without a FEC, is refused.

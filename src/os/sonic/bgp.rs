@@ -10,8 +10,9 @@
 //! up, and frrcfgd (should a switch run it) logs two errors per neighbor for `admin_status: up`.
 //! The device's own prefixes are announced by the bgpd template itself: Loopback0 and every
 //! VLAN_INTERFACE subnet (a routed server port is a one-port VLAN for that reason, see l3.rs).
-//! `maximum-paths` comes from the release's constants.yml (64 up to 202411, 514 from 202505), not
-//! from config_db. tests/it/sonic_frr.rs starts each release's bgp container chain on every file.
+//! `maximum-paths` comes from the release's constants.yml (64 on 202405, 514 from 202411), not from
+//! config_db; AIF-BGP-008 refuses an ECMP width above it (`sonic.bgp_max_paths`).
+//! tests/it/sonic_frr.rs starts each release's bgp container chain on every file.
 
 use super::db::{ConfigDb, Row, Table, Value};
 use crate::model::Device;

@@ -11,7 +11,7 @@ use super::db::{ConfigDb, Entries, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
 use crate::os::common::UNUSED_DESCRIPTION;
-use crate::platform::{Platform, PortMode, SonicFacts, SonicPort};
+use crate::platform::{BufferModel, Platform, PortMode, SonicFacts, SonicPort};
 use crate::units::Speed;
 use std::borrow::Cow;
 
@@ -187,7 +187,7 @@ fn device_metadata<'a>(d: &'a Device, sku: &'a SonicFacts) -> Table<'a> {
         ("type", device_type(d.role).into()),
         ("bgp_asn", Value::Num(u64::from(d.bgp.asn))),
         ("bgp_router_id", Value::Ip(d.bgp.router_id.into())),
-        ("buffer_model", "traditional".into()),
+        ("buffer_model", buffer_model(sku).into()),
         ("default_bgp_status", "up".into()),
         ("default_pfcwd_status", "disable".into()),
         ("docker_routing_config_mode", "separated".into()),
@@ -196,6 +196,15 @@ fn device_metadata<'a>(d: &'a Device, sku: &'a SonicFacts) -> Table<'a> {
     ];
     let platform = [("platform", text(&sku.platform))];
     Table::one("localhost", Row::new(fixed.into_iter().chain(platform)))
+}
+
+/// DEVICE_METADATA `buffer_model`: the SKU's buffer model, traditional for a SKU without buffer
+/// numbers (docs/platforms/sonic.md#buffers).
+fn buffer_model(sku: &SonicFacts) -> &'static str {
+    sku.buffers
+        .as_ref()
+        .map_or(BufferModel::Traditional, |b| b.model)
+        .as_str()
 }
 
 /// A `PORT` row and a `DEVICE_NEIGHBOR` row for each cabled port, in port order.
