@@ -11,16 +11,19 @@ mod asn;
 mod baseline;
 mod bgp;
 mod cable;
+pub mod deadlock;
 mod headroom;
 mod lb;
 mod management;
 mod mtu;
+pub mod paths;
 mod pfc;
 mod qos;
 mod release;
 
 pub use asn::ecmp_rules;
 pub use baseline::{banner_line_problem, sha512_crypt_shape};
+pub use deadlock::rules as deadlock_rules;
 pub use management::model_rules as management_rules;
 pub use mtu::ROCE_MIN_MTU;
 

@@ -2,11 +2,15 @@
 //! back out of the *rendered text* with a per-OS reader and compare it with what the intent says.
 //! The same assertions run for NX-OS, EOS and SONiC; a fourth reader reads each server's NIC and NCCL
 //! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back.
+//! The FRR form (`render --os frr`) is read back for its routing: the same BGP as each device's own
+//! config, and as the model.
 
 use crate::common;
 #[path = "meaning/eos.rs"]
 mod eos;
 use crate::fabrics;
+#[path = "meaning/frr.rs"]
+mod frr;
 #[path = "meaning/host.rs"]
 mod host;
 #[path = "meaning/nxos.rs"]
@@ -318,4 +322,84 @@ fn prio_to_queue(
         .iter()
         .map(|(d, p)| (*p, by_queue.dscp[d]))
         .collect()
+}
+
+/// The FRR form routes like the vendor configs: for every device of every example intent, the ASN,
+/// router-id, neighbors with their ASNs, maximum-paths, multipath-relax and announced prefixes read out
+/// of its `frr.conf` equal those read out of its NX-OS, EOS or SONiC config, and the model's; every
+/// BGP session's local address, the loopback and every routed server port are on its interfaces.
+#[test]
+fn frr_configs_route_like_the_vendor_configs() {
+    let cat = aifab::platform::Catalog::builtin();
+    let renderer = aifab::render::Renderer::new(cat)
+        .expect("templates")
+        .with_form(aifab::render::Form::Frr);
+    for path in common::example_intents() {
+        let (model, files) = common::render(&path);
+        let meta = aifab::render::Meta::for_intent_path(&path, &model.name);
+        let frr_files = renderer.fabric(&meta, &model, None).expect("frr render");
+        assert_eq!(
+            frr_files.len(),
+            model.devices.len(),
+            "{path}: one frr.conf per switch"
+        );
+        for d in &model.devices {
+            let mine: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
+            let native = frr::read_native(&mine);
+            let conf = frr_files
+                .iter()
+                .find(|f| f.device == d.hostname)
+                .expect("frr.conf");
+            let (got, addresses) = frr::read_frr(conf);
+            assert_eq!(
+                got, native,
+                "{path}: {}: FRR routes otherwise than {}",
+                d.hostname, d.os
+            );
+            let want = frr::Routing {
+                asn: d.bgp.asn,
+                router_id: d.loopback.to_string(),
+                maximum_paths: d.bgp.maximum_paths,
+                multipath_relax: true,
+                neighbors: d
+                    .bgp
+                    .neighbors
+                    .iter()
+                    .map(|n| (n.ip.to_string(), n.remote_as))
+                    .collect(),
+                networks: d.bgp.networks.iter().map(|n| n.to_string()).collect(),
+            };
+            assert_eq!(got, want, "{path}: {}: FRR against the model", d.hostname);
+            assert!(
+                addresses.contains(&format!("{}/32", d.loopback)),
+                "{path}: {}",
+                d.hostname
+            );
+            for n in &d.bgp.neighbors {
+                assert!(
+                    addresses.contains(&format!("{}/31", n.local_ip)),
+                    "{path}: {}: no interface holds {} for neighbor {}",
+                    d.hostname,
+                    n.local_ip,
+                    n.ip
+                );
+            }
+            for i in &d.interfaces {
+                if let Some(a) = &i.address {
+                    assert!(
+                        addresses.contains(&a.to_string()),
+                        "{path}: {}: {a}",
+                        d.hostname
+                    );
+                }
+            }
+            if let Some(s) = &d.server_subnet {
+                assert!(
+                    addresses.contains(&s.gateway),
+                    "{path}: {}: gateway",
+                    d.hostname
+                );
+            }
+        }
+    }
 }
