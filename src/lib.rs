@@ -30,6 +30,7 @@ pub mod render;
 pub mod review;
 pub mod rules;
 pub mod spell;
+pub mod twin;
 pub mod units;
 pub mod validate;
 pub mod write;

@@ -13,6 +13,7 @@ mod plan;
 mod render;
 mod schema;
 mod site;
+mod twin;
 mod validate;
 
 pub use exit::Exit;
@@ -44,6 +45,9 @@ pub enum Command {
     Bench(bench::Args),
     /// Compare two intents (or an intent with its version at a git revision): change report and diffs.
     Diff(diff::Args),
+    /// Run the fabric's routing in FRR on this machine (root): sessions, routes, ECMP, convergence and
+    /// every single link failure, checked against the deadlock analysis.
+    Twin(twin::Args),
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
@@ -148,5 +152,6 @@ pub fn main() -> Exit {
         Command::Render(a) => render::run(a),
         Command::Diff(a) => diff::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Twin(a) => twin::run(a),
     }
 }
