@@ -2,7 +2,7 @@
 //! dummy interface per routed server port (and the server VLAN's gateway), and one zebra and one bgpd
 //! per switch from Debian's `frr`, each reading the switch's rendered `frr.conf`.
 //!
-//! Everything the lab makes is named `aifab-<pid>-<n>` (namespaces, FRR's path space under
+//! Everything the lab makes is named `aifab-<pid>-<lab>-<n>` (namespaces, FRR's path space under
 //! `/var/run/frr/`) and removed by [`Lab`]'s `Drop`: on success, on error, on a panic, and on SIGINT or
 //! SIGTERM (the handler only raises [`interrupted`]; the run stops and unwinds). A reaper process
 //! (`aifab twin --reap <prefix>`, in its own session) waits for this process to end however it ends,
@@ -23,6 +23,8 @@ const RUN_DIR: &str = "/var/run/frr";
 pub const PREFIX: &str = "aifab-";
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Labs this process made: a second lab of the same process (a test) gets its own names.
+static LABS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// True once SIGINT or SIGTERM arrived: the run stops at its next step and cleans up.
 pub fn interrupted() -> bool {
@@ -112,7 +114,7 @@ pub struct Switch {
 
 /// The namespaces and daemons of one run; removed when dropped.
 pub struct Lab {
-    /// `aifab-<pid>-`: every name of this run starts so.
+    /// `aifab-<pid>-<lab>-`: every name of this run starts so.
     pub prefix: String,
     /// The switches, in model order.
     pub switches: Vec<Switch>,
@@ -123,7 +125,8 @@ impl Lab {
     /// An empty lab, with the reaper started and the remains of dead runs removed.
     pub fn new() -> Lab {
         remove_stale();
-        let prefix = format!("{PREFIX}{}-", std::process::id());
+        let k = LABS.fetch_add(1, Ordering::Relaxed);
+        let prefix = format!("{PREFIX}{}-{k}-", std::process::id());
         let reaper = start_reaper(&prefix);
         Lab {
             prefix,

@@ -306,8 +306,15 @@ fn fail_one(
     let analysis_valley = routes
         .iter()
         .filter(|r| fabric.tier[r.origin as usize] == 0)
-        .find_map(|r| fabric.valley(r))
-        .map(|v| fabric.path_text(&v.path));
+        .find_map(|r| {
+            fabric.valley(r).map(|v| {
+                format!(
+                    "towards {}: {}",
+                    fabric.names[r.origin as usize],
+                    fabric.path_text(&v.path)
+                )
+            })
+        });
     let mut live = vec![true; fabric.links.len()];
     live[l as usize] = false;
     let t0 = Instant::now();

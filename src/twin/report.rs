@@ -151,7 +151,7 @@ impl Report {
             && self
                 .leaves
                 .iter()
-                .all(|l| l.reached.0 == l.reached.1 && l.ecmp.0 == l.uplinks)
+                .all(|l| l.reached.0 == l.reached.1 && (l.reached.1 == 0 || l.ecmp.0 == l.uplinks))
             && self.failures.iter().all(FailureReport::ok)
     }
 
@@ -202,7 +202,9 @@ impl Report {
             } else {
                 format!("ECMP {}-{}", l.ecmp.0, l.ecmp.1)
             };
-            let full = if l.ecmp.0 == l.uplinks {
+            let full = if l.reached.1 == 0 {
+                "no other leaf in its plane".to_string()
+            } else if l.ecmp.0 == l.uplinks {
                 "full".to_string()
             } else {
                 "NOT full".to_string()
