@@ -12,7 +12,7 @@
 //! failure pattern away from it (`AIF-ROUTE-002`). The destinations are the leaves: lossless traffic
 //! runs between servers.
 
-use super::paths::{Fabric, LinkId, Node, Routes, Valley};
+use super::paths::{Fabric, LinkId, Node, Valley};
 use crate::diag::Finding;
 use crate::model::FabricModel;
 use crate::rules::Rule;
@@ -175,18 +175,4 @@ fn valley_finding(fabric: &Fabric, failed: Option<LinkId>, origin: Node, v: &Val
     )
     .at("/fabric/bgp")
     .hint(HINT)
-}
-
-/// Every (destination, failure) case of `fabric`: the steady state and each single link failure, each
-/// with the valley it has, if any (the tests and `aifab twin` compare these with FRR).
-pub fn sweep(fabric: &Fabric, failures: &[Option<LinkId>]) -> Vec<(Routes, Option<Valley>)> {
-    let mut out = Vec::new();
-    for &f in failures {
-        for o in 0..fabric.len() as Node {
-            let r = fabric.select(o, f);
-            let v = fabric.valley(&r);
-            out.push((r, v));
-        }
-    }
-    out
 }

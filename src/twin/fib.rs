@@ -120,6 +120,32 @@ pub fn installed(
     }
 }
 
+/// How many switches' differences a report lists line by line; the others are counted.
+pub const SWITCHES_LISTED: usize = 4;
+
+/// The differences between every switch's FIB and the analysis's, as lines: those of the first
+/// [`SWITCHES_LISTED`] switches that differ (at most 3 prefixes each), then a count of the rest.
+pub fn all_differences(names: &[crate::model::Name], got: &[Fib], want: &[Fib]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut differ = 0;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g == w {
+            continue;
+        }
+        differ += 1;
+        if differ <= SWITCHES_LISTED {
+            out.extend(differences(&names[i], g, w, 3));
+        }
+    }
+    if differ > SWITCHES_LISTED {
+        out.push(format!(
+            "and {} more switches differ ({differ} in all)",
+            differ - SWITCHES_LISTED
+        ));
+    }
+    out
+}
+
 /// The differences between what a switch holds and what the analysis computed, as lines (at most
 /// `limit`, then a count).
 pub fn differences(name: &str, got: &Fib, want: &Fib, limit: usize) -> Vec<String> {
@@ -130,19 +156,41 @@ pub fn differences(name: &str, got: &Fib, want: &Fib, limit: usize) -> Vec<Strin
         if g == w {
             continue;
         }
-        let show = |h: Option<&BTreeSet<Ipv4Addr>>| match h {
-            None => "no route".to_string(),
-            Some(h) => h
-                .iter()
-                .map(Ipv4Addr::to_string)
-                .collect::<Vec<_>>()
-                .join(" "),
+        let list = |h: &mut dyn Iterator<Item = &Ipv4Addr>| {
+            let all: Vec<String> = h.map(Ipv4Addr::to_string).collect();
+            match all.len() {
+                0..=4 => all.join(" "),
+                n => format!("{} and {} more", all[..4].join(" "), n - 4),
+            }
         };
-        out.push(format!(
-            "{name}: {k}: FRR installs {}, the analysis computes {}",
-            show(g),
-            show(w)
-        ));
+        let line = match (g, w) {
+            (None, Some(w)) => format!(
+                "FRR has no route, the analysis computes {} next hops ({})",
+                w.len(),
+                list(&mut w.iter())
+            ),
+            (Some(g), None) => format!(
+                "FRR installs {} next hops ({}), the analysis computes no route",
+                g.len(),
+                list(&mut g.iter())
+            ),
+            (Some(g), Some(w)) => {
+                let mut d = format!(
+                    "FRR installs {} next hops, the analysis {}",
+                    g.len(),
+                    w.len()
+                );
+                if w.difference(g).next().is_some() {
+                    d.push_str(&format!("; missing {}", list(&mut w.difference(g))));
+                }
+                if g.difference(w).next().is_some() {
+                    d.push_str(&format!("; not computed {}", list(&mut g.difference(w))));
+                }
+                d
+            }
+            (None, None) => continue,
+        };
+        out.push(format!("{name}: {k}: {line}"));
     }
     if out.len() > limit {
         let more = out.len() - limit;

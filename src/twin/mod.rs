@@ -64,7 +64,13 @@ pub fn run(model: &FabricModel, configs: &[OutFile], opts: &Options) -> Result<R
     let mut report = Report::new(model, &fabric, converged_in, &waited, &steady);
     report.memory(&lab, available);
     report.valleys = valleys(model, &fabric, &waited.fibs, None);
-    for l in pick(fabric.links.len(), opts.failures) {
+    // Failures start from the steady state: without it they would only measure the same timeout.
+    let failures = if converged_in.is_some() {
+        pick(fabric.links.len(), opts.failures)
+    } else {
+        Vec::new()
+    };
+    for l in failures {
         check_interrupt()?;
         report.failures.push(fail_one(
             &mut lab,
@@ -322,10 +328,7 @@ fn fail_one(
     lab.ip_in(k.b as usize, &["link", "set", &pb, "down"])?;
     let down = settle(lab, fabric, &want, &live, timeout)?;
     let reconverged_in = down.converged.then(|| t0.elapsed());
-    let mut mismatches = Vec::new();
-    for (i, (g, w)) in down.fibs.iter().zip(&want).enumerate() {
-        mismatches.extend(fib::differences(&fabric.names[i], g, w, 3));
-    }
+    let mut mismatches = fib::all_differences(&fabric.names, &down.fibs, &want);
     let valley = valleys(model, fabric, &down.fibs, Some(l));
     // Back up, and both ends asked to reconnect now rather than at their next connect retry.
     lab.ip_in(k.a as usize, &["link", "set", &pa, "up"])?;
@@ -335,13 +338,11 @@ fn fail_one(
     let all = vec![true; fabric.links.len()];
     let back = settle(lab, fabric, steady, &all, timeout)?;
     if !back.converged {
-        for (i, (g, w)) in back.fibs.iter().zip(steady).enumerate() {
-            mismatches.extend(
-                fib::differences(&fabric.names[i], g, w, 3)
-                    .into_iter()
-                    .map(|m| format!("once the link is back: {m}")),
-            );
-        }
+        mismatches.extend(
+            fib::all_differences(&fabric.names, &back.fibs, steady)
+                .into_iter()
+                .map(|m| format!("once the link is back: {m}")),
+        );
         let (up, want) = back
             .sessions
             .iter()

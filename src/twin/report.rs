@@ -108,10 +108,7 @@ impl Report {
         settled: &Settled,
         want: &[Fib],
     ) -> Report {
-        let mut mismatches = Vec::new();
-        for (i, (g, w)) in settled.fibs.iter().zip(want).enumerate() {
-            mismatches.extend(fib::differences(&fabric.names[i], g, w, 3));
-        }
+        let mismatches = fib::all_differences(&fabric.names, &settled.fibs, want);
         let sessions = settled
             .sessions
             .iter()
@@ -177,7 +174,10 @@ impl Report {
                 );
             }
             None => {
-                let _ = writeln!(s, "NOT converged within the timeout");
+                let _ = writeln!(
+                    s,
+                    "NOT converged within the timeout (no link failure was tried)"
+                );
             }
         }
         for l in &self.mismatches {
