@@ -40,10 +40,9 @@ pub enum Verdict {
     /// The proof does not hold at this switch (two neighbors above it with different ASNs), but no
     /// single failure that was tried opened a valley.
     Unproven {
-        /// The switch.
-        at: Node,
-        /// Its two neighbors above with different ASNs.
-        above: (Node, Node),
+        /// The switch whose two neighbors above have different ASNs, with them; None when the proof
+        /// failed because a link joins tiers that are not adjacent.
+        mixed: Option<(Node, Node, Node)>,
         /// How many (destination, failure) cases were computed.
         cases: u64,
     },
@@ -59,16 +58,20 @@ pub fn rules(model: &FabricModel) -> Vec<Finding> {
             origin,
             valley,
         } => vec![valley_finding(&fabric, failed, origin, &valley)],
-        Verdict::Unproven { at, above, cases } => {
+        Verdict::Unproven { mixed, cases } => {
             let name = |n: Node| &*fabric.names[n as usize];
             let asn = |n: Node| fabric.asn[n as usize];
+            let why = match mixed {
+                Some((at, a, b)) => format!(
+                    "{}'s neighbors above it have different ASNs ({} AS {}, {} AS {}): BGP may route traffic down to {} and up again once links fail",
+                    name(at), name(a), asn(a), name(b), asn(b), name(at)
+                ),
+                None => "a link joins two tiers that are not adjacent, so up-down routing is not assured".to_string(),
+            };
             vec![
                 Finding::new(
                     Rule::MixedUpperAsns,
-                    format!(
-                        "{}'s neighbors above it have different ASNs ({} AS {}, {} AS {}): BGP may route traffic down to {} and up again once links fail; no single link failure did in {cases} cases computed",
-                        name(at), name(above.0), asn(above.0), name(above.1), asn(above.1), name(at)
-                    ),
+                    format!("{why}; no single link failure did in {cases} cases computed"),
                 )
                 .at("/fabric/bgp")
                 .hint(HINT),
@@ -85,7 +88,7 @@ pub fn analyse(fabric: &Fabric) -> Verdict {
     if fabric.layered() && mixed.is_none() {
         return Verdict::Proven;
     }
-    let (at, above) = mixed.map(|(n, a, b)| (n, (a, b))).unwrap_or((0, (0, 0)));
+    let above = mixed.map(|(_, a, b)| (a, b)).unwrap_or((0, 0));
     let mut cases = 0u64;
     let work = (fabric.len() as u64)
         .saturating_mul(fabric.links.len() as u64 + 1)
@@ -123,7 +126,7 @@ pub fn analyse(fabric: &Fabric) -> Verdict {
             }
         }
     }
-    Verdict::Unproven { at, above, cases }
+    Verdict::Unproven { mixed, cases }
 }
 
 /// The destinations whose traffic is lossless: the leaves, where the servers are (a spine's own
