@@ -106,7 +106,7 @@ fn build(
     }
     let mut links = String::new();
     let mut per_ns: Vec<String> = vec![String::new(); model.devices.len()];
-    for k in &fabric.links {
+    for (l, k) in fabric.links.iter().enumerate() {
         let (pa, pb) = (
             port_of(&model.devices[k.a as usize], &k.a_port)?,
             port_of(&model.devices[k.b as usize], &k.b_port)?,
@@ -115,11 +115,21 @@ fn build(
             &lab.switches[k.a as usize].ns,
             &lab.switches[k.b as usize].ns,
         );
+        let (ma, mb) = (mac(l as LinkId, 0), mac(l as LinkId, 1));
         links.push_str(&format!(
-            "link add {pa} netns {na} type veth peer name {pb} netns {nb}\n"
+            "link add {pa} netns {na} address {ma} type veth peer name {pb} netns {nb} address {mb}\n"
         ));
-        per_ns[k.a as usize].push_str(&format!("link set {pa} up\n"));
-        per_ns[k.b as usize].push_str(&format!("link set {pb} up\n"));
+        // Each end knows the other's MAC for good: the kernel's ARP table is one for every namespace
+        // and holds 1,024 learned entries by default (gc_thresh3), which a lab of more than 512 links
+        // would outgrow; permanent entries do not count.
+        per_ns[k.a as usize].push_str(&format!(
+            "link set {pa} up\nneigh replace {} lladdr {mb} dev {pa} nud permanent\n",
+            k.b_ip
+        ));
+        per_ns[k.b as usize].push_str(&format!(
+            "link set {pb} up\nneigh replace {} lladdr {ma} dev {pb} nud permanent\n",
+            k.a_ip
+        ));
     }
     // A routed server port, and the server VLAN's gateway, is a veth whose other end stays in the
     // switch's namespace (`srv<port>`, `srv-vlan`): it has carrier, so its connected route stands and
@@ -164,6 +174,12 @@ pub fn lab_config(rendered: &str) -> String {
     format!(
         "{first}\n! aifab twin: kernel routes with inline next hops (docs/twin.md#what-the-lab-adds)\nno zebra nexthop kernel enable\n{rest}"
     )
+}
+
+/// The MAC of end `end` (0 or 1) of the `l`-th link: locally administered, unique in the lab.
+fn mac(l: u32, end: u8) -> String {
+    let b = l.to_be_bytes();
+    format!("02:af:{:02x}:{:02x}:{:02x}:{end:02x}", b[1], b[2], b[3])
 }
 
 /// `ip -batch` lines for an interface `name` with carrier: a veth to `peer` in the same namespace.
@@ -333,6 +349,37 @@ fn fail_one(
     // Back up, and both ends asked to reconnect now rather than at their next connect retry.
     lab.ip_in(k.a as usize, &["link", "set", &pa, "up"])?;
     lab.ip_in(k.b as usize, &["link", "set", &pb, "up"])?;
+    // Taking a port down dropped its permanent neighbor entry: back as it was built.
+    let (ma, mb) = (mac(l, 0), mac(l, 1));
+    let (ia, ib) = (k.a_ip.to_string(), k.b_ip.to_string());
+    lab.ip_in(
+        k.a as usize,
+        &[
+            "neigh",
+            "replace",
+            &ib,
+            "lladdr",
+            &mb,
+            "dev",
+            &pa,
+            "nud",
+            "permanent",
+        ],
+    )?;
+    lab.ip_in(
+        k.b as usize,
+        &[
+            "neigh",
+            "replace",
+            &ia,
+            "lladdr",
+            &ma,
+            "dev",
+            &pb,
+            "nud",
+            "permanent",
+        ],
+    )?;
     let _ = lab.vtysh(k.a as usize, &format!("clear bgp {}", k.b_ip));
     let _ = lab.vtysh(k.b as usize, &format!("clear bgp {}", k.a_ip));
     let all = vec![true; fabric.links.len()];
