@@ -402,7 +402,21 @@ fn fail_one(
         .sessions
         .iter()
         .fold((0, 0), |a, s| (a.0 + s.0, a.1 + s.1));
+    let leaves = report::leaves(model, fabric, &down.fibs);
+    let reaching = leaves.iter().filter(|x| x.reached.0 == x.reached.1).count();
+    let narrowed = leaves
+        .iter()
+        .filter(|x| x.reached.1 > 0 && x.ecmp.0 < x.uplinks)
+        .count();
+    let narrowest = leaves
+        .iter()
+        .filter(|x| x.reached.1 > 0)
+        .map(|x| x.ecmp.0)
+        .min()
+        .unwrap_or(0);
     Ok(FailureReport {
+        leaves_reaching: (reaching, leaves.len()),
+        narrowed: (narrowed, narrowest),
         link: fabric.link_name(l),
         reconverged_in,
         sessions,

@@ -78,6 +78,11 @@ pub struct FailureReport {
     pub analysis_valley: Option<String>,
     /// The steady state came back once the link was up again.
     pub restored: bool,
+    /// With the link down: leaves that still reach every other leaf of their plane, of all leaves.
+    pub leaves_reaching: (usize, usize),
+    /// With the link down: leaves whose ECMP width to some leaf fell below their uplinks, and the
+    /// narrowest width (the leaf at the failed link's end loses that uplink: full ECMP is one less).
+    pub narrowed: (usize, usize),
 }
 
 fn millis<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
@@ -232,6 +237,22 @@ impl Report {
                 let mean = times.iter().sum::<f64>() / times.len() as f64;
                 let _ = writeln!(s, "  reconvergence: mean {mean:.1} s, at most {max:.1} s");
             }
+            let reaching = self
+                .failures
+                .iter()
+                .filter(|f| f.leaves_reaching.0 == f.leaves_reaching.1)
+                .count();
+            let narrowest = self
+                .failures
+                .iter()
+                .map(|f| f.narrowed.1)
+                .min()
+                .unwrap_or(0);
+            let _ = writeln!(
+                s,
+                "  reach: every leaf kept every other leaf of its plane after {reaching} of {} failures; the narrowest ECMP left: {narrowest} next hops",
+                self.failures.len()
+            );
             for f in self.failures.iter().filter(|f| !f.ok()) {
                 let _ = writeln!(s, "  {}:", f.link);
                 if f.reconverged_in.is_none() {
@@ -263,7 +284,7 @@ impl Report {
 }
 
 /// Per leaf: the other leaves it reaches, its ECMP widths and its uplinks.
-fn leaves(model: &FabricModel, fabric: &Fabric, fibs: &[Fib]) -> Vec<LeafReport> {
+pub(super) fn leaves(model: &FabricModel, fabric: &Fabric, fibs: &[Fib]) -> Vec<LeafReport> {
     let leaf_ids: Vec<usize> = (0..fabric.len())
         .filter(|&i| model.devices[i].role == Role::Leaf)
         .collect();
