@@ -133,6 +133,54 @@ fn assert_healthy(name: &str, code: Option<i32>, r: &Value, err: &str, failures:
     assert!(r["capacity"].as_u64().is_some_and(|c| c > 0), "{name}");
 }
 
+/// `aifab render --os frr --out` writes one `<hostname>/frr.conf` per switch and nothing else of the
+/// native form (no inventory, no host files); `--only` is refused with it.
+#[test]
+fn render_os_frr_writes_one_config_per_switch() {
+    let dir = common::Scratch::new("twin-render-frr");
+    let out = dir.join("out");
+    let o = common::aifab(&[
+        "render",
+        "intents/hpn-dual-plane.yaml",
+        "--os",
+        "frr",
+        "--out",
+        &out.to_string_lossy(),
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let model = common::model("intents/hpn-dual-plane.yaml");
+    let mut want: Vec<String> = model
+        .devices
+        .iter()
+        .map(|d| format!("{}/frr.conf", d.hostname))
+        .collect();
+    want.sort();
+    let mut got: Vec<String> = common::files_under(&out)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| !p.starts_with('.'))
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    let o = common::aifab(&[
+        "render",
+        "intents/hpn-dual-plane.yaml",
+        "--os",
+        "frr",
+        "--only",
+        "s1-*",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 #[test]
 fn rendered_frr_configs_pass_frrs_own_parser() {
     if !frr_installed() {
