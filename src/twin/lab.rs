@@ -2,7 +2,7 @@
 //! dummy interface per routed server port (and the server VLAN's gateway), and one zebra and one bgpd
 //! per switch from Debian's `frr`, each reading the switch's rendered `frr.conf`.
 //!
-//! Everything the lab makes is named `aifab-<pid>-<lab>-<n>` (namespaces, FRR's path space under
+//! Everything the lab makes is named `aifab-twin-<pid>-<lab>-<n>` (namespaces, FRR's path space under
 //! `/var/run/frr/`) and removed by [`Lab`]'s `Drop`: on success, on error, on a panic, and on SIGINT or
 //! SIGTERM (the handler only raises [`interrupted`]; the run stops and unwinds). A reaper process
 //! (`aifab twin --reap <prefix>`, in its own session) waits for this process to end however it ends,
@@ -20,7 +20,7 @@ pub const FRR_DIR: &str = "/usr/lib/frr";
 /// FRR's state folder: each lab switch's path space is a folder in it.
 const RUN_DIR: &str = "/var/run/frr";
 /// Every name the twin gives starts so.
-pub const PREFIX: &str = "aifab-";
+pub const PREFIX: &str = "aifab-twin-";
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Labs this process made: a second lab of the same process (a test) gets its own names.
@@ -114,7 +114,7 @@ pub struct Switch {
 
 /// The namespaces and daemons of one run; removed when dropped.
 pub struct Lab {
-    /// `aifab-<pid>-<lab>-`: every name of this run starts so.
+    /// `aifab-twin-<pid>-<lab>-`: every name of this run starts so.
     pub prefix: String,
     /// The switches, in model order.
     pub switches: Vec<Switch>,
@@ -344,7 +344,7 @@ fn remove_prefix(prefix: &str) {
     }
 }
 
-/// Removes the remains of twin runs whose process no longer exists (`aifab-<pid>-...`).
+/// Removes the remains of twin runs whose process no longer exists (`aifab-twin-<pid>-...`).
 fn remove_stale() {
     let mut dead: Vec<String> = Vec::new();
     let names = namespaces().into_iter().chain(

@@ -78,13 +78,13 @@ fn twin_cli(args: &[&str]) -> (Option<i32>, Value, String) {
     let out = child.wait_with_output().expect("wait");
     // The reaper may still be finishing: give it a moment.
     for _ in 0..50 {
-        if namespaces(&format!("aifab-{pid}-")).is_empty() {
+        if namespaces(&format!("aifab-twin-{pid}-")).is_empty() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert_eq!(
-        namespaces(&format!("aifab-{pid}-")),
+        namespaces(&format!("aifab-twin-{pid}-")),
         Vec::<String>::new(),
         "left behind"
     );
@@ -303,7 +303,7 @@ fn run_lab(model: &aifab::model::FabricModel, failures: Option<usize>) -> aifab:
     };
     let report = aifab::twin::run(model, &configs, &opts).expect("twin");
     assert_eq!(
-        namespaces(&format!("aifab-{}-", std::process::id())),
+        namespaces(&format!("aifab-twin-{}-", std::process::id())),
         Vec::<String>::new(),
         "the lab was left behind"
     );
@@ -379,4 +379,87 @@ fn twin_refuses_without_root() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("aifab twin needs root"), "{err}");
+}
+
+/// Killed while it runs (SIGTERM, then `kill -9`), the twin leaves no namespace, FRR folder or daemon:
+/// SIGTERM stops the run, which removes its lab and exits 2; after `kill -9` its reaper does.
+#[test]
+fn a_killed_twin_leaves_nothing_behind() {
+    if !lab_ready() {
+        return;
+    }
+    let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    for signal in ["-TERM", "-KILL"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_aifab"))
+            .args(["twin", "intents/hpn-dual-plane.yaml", "--failures", "0"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run aifab twin");
+        let prefix = format!("aifab-twin-{}-", child.id());
+        // Until every switch of its lab runs zebra and bgpd (12 namespaces, 24 daemons), then kill it.
+        let pids = |prefix: &str| -> Vec<String> {
+            namespaces(prefix)
+                .iter()
+                .flat_map(|ns| {
+                    let o = Command::new("ip")
+                        .args(["netns", "pids", ns])
+                        .output()
+                        .expect("ip");
+                    String::from_utf8_lossy(&o.stdout)
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while pids(&prefix).len() < 24 && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let pids = pids(&prefix);
+        // (An `ip` reading a FIB may count too.)
+        assert!(
+            pids.len() >= 24,
+            "{signal}: the lab never came up: {pids:?}"
+        );
+        let k = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(k.success());
+        let status = child.wait().expect("wait");
+        if signal == "-TERM" {
+            assert_eq!(
+                status.code(),
+                Some(2),
+                "SIGTERM: exits 2 once the lab is removed"
+            );
+        }
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !namespaces(&prefix).is_empty() && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(
+            namespaces(&prefix),
+            Vec::<String>::new(),
+            "{signal}: namespaces left"
+        );
+        let folders = std::fs::read_dir("/var/run/frr")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .count();
+        assert_eq!(folders, 0, "{signal}: FRR folders left");
+        for pid in pids {
+            assert!(
+                !Path::new(&format!("/proc/{pid}")).exists()
+                    || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .is_ok_and(|s| s.contains(") Z ")),
+                "{signal}: daemon {pid} still runs"
+            );
+        }
+    }
 }
