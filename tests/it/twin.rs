@@ -181,6 +181,28 @@ fn render_os_frr_writes_one_config_per_switch() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// The reviewed FRR render of three-tier-small (`golden/frr/three-tier-small`): `aifab render
+/// intents/three-tier-small.yaml --os frr --check golden/frr/three-tier-small --bless` after review.
+#[test]
+fn the_frr_form_matches_its_golden_files() {
+    let o = common::aifab(&[
+        "render",
+        "intents/three-tier-small.yaml",
+        "--os",
+        "frr",
+        "--check",
+        "golden/frr/three-tier-small",
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn rendered_frr_configs_pass_frrs_own_parser() {
     if !frr_installed() {
