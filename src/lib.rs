@@ -34,6 +34,7 @@ pub mod review;
 pub mod rules;
 pub mod shape;
 pub mod spell;
+pub mod twin;
 pub mod units;
 pub mod validate;
 pub mod write;

@@ -289,6 +289,9 @@ fn later_stages(
             findings.extend(check::management_rules(intent, &model));
             findings.extend(crate::hosts::name_rules(&model));
             findings.extend(crate::hosts::pool_rules(&model));
+            if only.is_none() {
+                findings.extend(check::deadlock_rules(&model));
+            }
             if has_errors(&findings) {
                 return Err(findings);
             }

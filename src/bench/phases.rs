@@ -1,5 +1,6 @@
 //! The phase timer: runs every phase of the pipeline on a generated fabric in this process and times
-//! each (load+validate, check, compile, render, render+write, `--only` one switch).
+//! each (load+validate, check, compile, the deadlock check, render, render+write, `--only` one
+//! switch).
 
 use super::intent_yaml;
 use aifab::diag::Source;
@@ -24,6 +25,9 @@ pub struct Timings {
     pub check_ms: f64,
     /// Compile.
     pub compile_ms: f64,
+    /// The deadlock analysis of the compiled fabric (`AIF-ROUTE-*`, src/check/deadlock.rs).
+    #[serde(default)]
+    pub deadlock_ms: f64,
     /// Render alone (files produced and dropped).
     pub render_ms: f64,
     /// Render streamed to disk with the atomic write, as `aifab render --out` runs.
@@ -78,6 +82,13 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
     let model = aifab::compile::compile(&intent, catalog).map_err(|f| format!("{f:#?}"))?;
     let compile_ms = ms(t);
 
+    let t = Instant::now();
+    let route = aifab::check::deadlock_rules(&model);
+    if aifab::diag::has_errors(&route) {
+        return Err(format!("{route:#?}"));
+    }
+    let deadlock_ms = ms(t);
+
     let renderer = aifab::render::Renderer::new(catalog)?;
     let meta = aifab::render::Meta::new(&source.name, &model.name);
     // Render alone: every file is produced and dropped.
@@ -98,7 +109,7 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
         Ok(())
     })?;
     let render_write_ms = ms(t);
-    let total_ms = load_validate_ms + check_ms + compile_ms + render_write_ms;
+    let total_ms = load_validate_ms + check_ms + compile_ms + deadlock_ms + render_write_ms;
 
     // One device, the way `aifab render --only <host>` runs: the whole front with ports and cables
     // expanded only for that device, then one render.
@@ -134,6 +145,7 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
         load_validate_ms,
         check_ms,
         compile_ms,
+        deadlock_ms,
         render_ms,
         render_write_ms,
         total_ms,
@@ -146,18 +158,19 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
 /// The results as a Markdown table.
 pub fn table(rows: &[Timings]) -> String {
     let mut s = String::from(
-        "| fabric | switches | output | load+validate | check | compile | render | render+write | total | µs/switch | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| fabric | switches | output | load+validate | check | compile | deadlock check | render | render+write | total | µs/switch | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let per = r.total_ms * 1000.0 / r.devices.max(1) as f64;
         s.push_str(&format!(
-            "| {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} ms | {:.0} MiB |\n",
+            "| {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} ms | {:.0} MiB |\n",
             r.size,
             r.devices,
             r.bytes as f64 / 1e6,
             r.load_validate_ms,
             r.check_ms,
             r.compile_ms,
+            r.deadlock_ms,
             r.render_ms,
             r.render_write_ms,
             r.total_ms,

@@ -14,6 +14,7 @@ mod plan;
 mod render;
 mod schema;
 mod site;
+mod twin;
 mod validate;
 
 pub use exit::Exit;
@@ -48,6 +49,9 @@ pub enum Command {
     /// Compare the rendered configs with the switches' running-configs: what a push adds, which owned
     /// lines it removes, which sections it keeps; `--write` the replace files the playbooks push.
     Drift(drift::Args),
+    /// Run the fabric's routing in FRR on this machine (root): sessions, routes, ECMP, convergence and
+    /// every single link failure, checked against the deadlock analysis.
+    Twin(twin::Args),
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
@@ -153,5 +157,6 @@ pub fn main() -> Exit {
         Command::Diff(a) => diff::run(a),
         Command::Drift(a) => drift::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Twin(a) => twin::run(a),
     }
 }

@@ -42,6 +42,18 @@ pub struct Args {
     /// Site platforms and templates.
     #[command(flatten)]
     pub site: super::site::SiteArgs,
+    /// `frr`: every switch's routing as FRR instead of its own OS, `<hostname>/frr.conf` each (the
+    /// same ASNs, neighbors, maximum-paths and networks; no inventory, no host files), for FRR-based
+    /// switches, labs and `aifab twin` (docs/platforms/frr.md).
+    #[arg(long, value_enum, conflicts_with = "only")]
+    pub os: Option<OutputForm>,
+}
+
+/// An output form other than each device's own OS.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputForm {
+    /// FRR (zebra and bgpd) `frr.conf`.
+    Frr,
 }
 
 /// A progress bar on stderr that appears only on a terminal, only once a render has taken a second, and
@@ -193,6 +205,10 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
         p.forget_text();
     }
     let renderer = renderer.map_err(|e| super::site::renderer_failed(&e))?;
+    let renderer = match args.os {
+        Some(OutputForm::Frr) => renderer.with_form(aifab::render::Form::Frr),
+        None => renderer,
+    };
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
     let renderer = match target {
         Target::Out(_) => with_secrets(renderer, &front, &args.intent)?,

@@ -6,5 +6,6 @@
 pub mod cli_baseline;
 pub mod common;
 pub mod eos;
+pub mod frr;
 pub mod nxos;
 pub mod sonic;

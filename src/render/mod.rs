@@ -27,6 +27,25 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 }
 
+/// Which configs a render prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Form {
+    /// Each device in its own OS, as its `vendors/<os>.yaml` lists the files, with the inventory and
+    /// the host files.
+    #[default]
+    Native,
+    /// Every device's routing as FRR (`<hostname>/frr.conf`, [`crate::os::frr`]), whatever its OS:
+    /// for FRR-based switches, labs and `aifab twin`. No inventory and no host files.
+    Frr,
+}
+
+impl Form {
+    /// The path of a device's FRR config in the output folder.
+    pub fn frr_path(hostname: &str) -> String {
+        format!("{hostname}/frr.conf")
+    }
+}
+
 /// A parsed template set, the platform catalog and the per-OS builders.
 pub struct Renderer {
     env: Environment<'static>,
@@ -36,6 +55,7 @@ pub struct Renderer {
     /// The output folder an `--only` render goes into: its inventory lists the matched devices and the
     /// others whose config the folder holds ([`inventory::Listed`]).
     folder: Option<std::path::PathBuf>,
+    form: Form,
 }
 
 impl Renderer {
@@ -86,7 +106,14 @@ impl Renderer {
             config_db: sonic::ConfigDbBuilder::new(),
             env_secrets: None,
             folder: None,
+            form: Form::Native,
         })
+    }
+
+    /// This renderer, printing `form`.
+    pub fn with_form(mut self, form: Form) -> Renderer {
+        self.form = form;
+        self
     }
 
     /// This renderer, filling the `AIFAB_ENV(NAME)` placeholders with `values` (`aifab render --out`
@@ -123,6 +150,9 @@ impl Renderer {
 
     /// Renders every file of one device.
     pub fn device(&self, meta: &Meta, d: &Device) -> Result<Vec<OutFile>, String> {
+        if self.form == Form::Frr {
+            return self.frr_device(meta, d).map(|f| vec![f]);
+        }
         let (_, platform) = self
             .catalog
             .get(&d.platform)
@@ -154,6 +184,28 @@ impl Renderer {
             });
         }
         Ok(files)
+    }
+
+    /// The FRR config of one device (`templates/frr/frr.conf.j2` printing [`crate::os::frr::view`]).
+    fn frr_device(&self, meta: &Meta, d: &Device) -> Result<OutFile, String> {
+        let ctx = context! {
+            meta => Value::from(Serde(meta)),
+            view => Value::from(Serde(crate::os::frr::view(d)?)),
+        };
+        let tmpl = self
+            .env
+            .get_template("frr/frr.conf.j2")
+            .map_err(|e| format!("{}: {e:#}", d.hostname))?;
+        let content = tmpl
+            .render(ctx)
+            .map_err(|e| format!("{}: rendering frr/frr.conf.j2: {e:#}", d.hostname))?;
+        let content = tidy_text(content);
+        check_lines(&content).map_err(|e| format!("{}: frr.conf: {e}", d.hostname))?;
+        Ok(OutFile {
+            path: Form::frr_path(&d.hostname),
+            content,
+            device: d.hostname.clone(),
+        })
     }
 
     /// A file the per-OS layer builds.
@@ -241,12 +293,17 @@ impl Renderer {
                 })
                 .collect()
         };
+        let native = self.form == Form::Native;
         let inventory = || {
+            if !native {
+                return Ok((0, 0));
+            }
             let inv = self.inventory(model, only);
             sink(&inv).map(|()| (1, inv.content.len() as u64))
         };
         // The host files need every server link: a render narrowed by `only` keeps the old ones.
         let hosts = || match only {
+            _ if !native => Ok((0, 0)),
             Some(_) => Ok((0, 0)),
             None => crate::hosts::each(meta, model, sink),
         };
@@ -294,6 +351,13 @@ impl Renderer {
                 Ok(f) => files.extend(f),
                 Err(e) => errs.push(e),
             }
+        }
+        if self.form == Form::Frr {
+            return if errs.is_empty() {
+                Ok(files)
+            } else {
+                Err(errs)
+            };
         }
         files.push(self.inventory(model, only));
         if only.is_none() {

@@ -14,7 +14,7 @@ const LAYERS: &[&str] = &[
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation
     "lock", "compile", // back: per-OS layer, render, write, review
-    "os", "render", "write", "review", "delivery",
+    "os", "render", "write", "review", "delivery", "twin",
     // driving the stages; the binary's own modules
     "pipeline", "project", "bench", "cli",
 ];

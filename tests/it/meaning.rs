@@ -4,10 +4,14 @@
 //! settings (`hosts/`) and checks them against the intent and against its rail leaves' read-back, and
 //! reads the servers' routing tables (netplan, Spiderpool) to check that every server port reaches
 //! exactly the server ports its leaf's part of the fabric (its plane) reaches.
+//! The FRR form (`render --os frr`) is read back for its routing: the same BGP as each device's own
+//! config, and as the model.
 
 use crate::common;
 #[path = "meaning/eos.rs"]
 mod eos;
+#[path = "meaning/frr.rs"]
+mod frr;
 use crate::fabrics;
 #[path = "meaning/host.rs"]
 mod host;
@@ -457,6 +461,88 @@ fn prio_to_queue(
         .iter()
         .map(|(d, p)| (*p, by_queue.dscp[d]))
         .collect()
+}
+
+/// The FRR form routes like the vendor configs: for every device of every example intent, the ASN,
+/// router-id, neighbors with their ASNs, maximum-paths, multipath-relax and announced prefixes read out
+/// of its `frr.conf` equal those read out of its NX-OS, EOS or SONiC config, and the model's; every
+/// BGP session's local address, the loopback and every routed server port are on its interfaces.
+#[test]
+fn frr_configs_route_like_the_vendor_configs() {
+    let cat = aifab::platform::Catalog::builtin();
+    let renderer = aifab::render::Renderer::new(cat)
+        .expect("templates")
+        .with_form(aifab::render::Form::Frr);
+    for path in common::example_intents() {
+        let (model, files) = common::render(&path);
+        let meta = aifab::render::Meta::for_intent_path(&path, &model.name);
+        let frr_files = renderer.fabric(&meta, &model, None).expect("frr render");
+        assert_eq!(
+            frr_files.len(),
+            model.devices.len(),
+            "{path}: one frr.conf per switch"
+        );
+        for d in &model.devices {
+            let mine: Vec<_> = files.iter().filter(|f| f.device == d.hostname).collect();
+            let mut native = frr::read_native(&mine);
+            // SONiC takes maximum-paths from its release (tests/it/sonic_frr.rs checks the width).
+            native.maximum_paths = native.maximum_paths.or(Some(d.bgp.maximum_paths));
+            let conf = frr_files
+                .iter()
+                .find(|f| f.device == d.hostname)
+                .expect("frr.conf");
+            let (got, addresses) = frr::read_frr(conf);
+            assert_eq!(
+                got, native,
+                "{path}: {}: FRR routes otherwise than {}",
+                d.hostname, d.os
+            );
+            let want = frr::Routing {
+                asn: d.bgp.asn,
+                router_id: d.loopback.to_string(),
+                maximum_paths: Some(d.bgp.maximum_paths),
+                multipath_relax: true,
+                neighbors: d
+                    .bgp
+                    .neighbors
+                    .iter()
+                    .map(|n| (n.ip.to_string(), n.remote_as))
+                    .collect(),
+                networks: d.bgp.networks.iter().map(|n| n.to_string()).collect(),
+            };
+            assert_eq!(got, want, "{path}: {}: FRR against the model", d.hostname);
+            assert!(
+                addresses.contains(&format!("{}/32", d.loopback)),
+                "{path}: {}",
+                d.hostname
+            );
+            for n in &d.bgp.neighbors {
+                assert!(
+                    addresses.contains(&format!("{}/31", n.local_ip)),
+                    "{path}: {}: no interface holds {} for neighbor {}",
+                    d.hostname,
+                    n.local_ip,
+                    n.ip
+                );
+            }
+            for i in &d.interfaces {
+                if let Some(a) = &i.address {
+                    assert!(
+                        addresses.contains(&a.to_string()),
+                        "{path}: {}: {a}",
+                        d.hostname
+                    );
+                }
+            }
+            if let Some(s) = &d.server_subnet {
+                assert!(
+                    addresses.contains(&s.gateway),
+                    "{path}: {}: gateway",
+                    d.hostname
+                );
+            }
+        }
+    }
 }
 
 /// Every server port reaches every server port it should, through its own plane, and no other: for

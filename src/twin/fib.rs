@@ -1,0 +1,221 @@
+//! What the lab's switches hold, read from the kernel and FRR, and what the analysis says they should:
+//! each switch's BGP routes in its kernel FIB (prefix to next-hop addresses), its BGP sessions, and the
+//! same FIB computed from the model ([`crate::check::paths`]).
+
+use crate::check::paths::{Fabric, LinkId, Node, Routes};
+use crate::model::FabricModel;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
+
+/// One switch's BGP routes: prefix (`10.20.0.1/32`) to its next-hop addresses.
+pub type Fib = BTreeMap<String, BTreeSet<Ipv4Addr>>;
+
+/// Parses `ip -j route show proto bgp`: single-path routes carry `gateway`, multipath routes
+/// `nexthops` (also when the kernel holds them as a nexthop group).
+pub fn parse_kernel(json: &str) -> Result<Fib, String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("ip -j route: {e}"))?;
+    let mut fib = Fib::new();
+    for r in v.as_array().into_iter().flatten() {
+        let Some(dst) = r["dst"].as_str() else {
+            continue;
+        };
+        let dst = if dst.contains('/') {
+            dst.to_string()
+        } else {
+            format!("{dst}/32")
+        };
+        let hops = fib.entry(dst).or_default();
+        let mut add = |h: &Value| {
+            if let Some(ip) = h["gateway"].as_str().and_then(|g| g.parse().ok()) {
+                hops.insert(ip);
+            }
+        };
+        add(r);
+        for h in r["nexthops"].as_array().into_iter().flatten() {
+            add(h);
+        }
+    }
+    Ok(fib)
+}
+
+/// Parses `show bgp summary json`: neighbor address to whether its session is Established.
+pub fn parse_sessions(json: &str) -> Result<BTreeMap<Ipv4Addr, bool>, String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("show bgp summary json: {e}"))?;
+    let mut out = BTreeMap::new();
+    let peers = v["ipv4Unicast"]["peers"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    for (ip, p) in peers {
+        if let Ok(ip) = ip.parse() {
+            out.insert(ip, p["state"] == "Established");
+        }
+    }
+    Ok(out)
+}
+
+/// The FIB of every switch as the analysis computes it for `routes` (one [`Routes`] per destination
+/// switch, in model order).
+pub fn expected(model: &FabricModel, fabric: &Fabric, routes: &[Routes]) -> Vec<Fib> {
+    let mut fibs = vec![Fib::new(); fabric.len()];
+    for r in routes {
+        let nets = &model.devices[r.origin as usize].bgp.networks;
+        for (s, via) in r.via.iter().enumerate() {
+            if s == r.origin as usize || via.is_empty() {
+                continue;
+            }
+            let hops: BTreeSet<Ipv4Addr> = via
+                .iter()
+                .map(|&l| fabric.links[l as usize].ip_of(fabric.links[l as usize].other(s as Node)))
+                .collect();
+            for n in nets {
+                fibs[s].insert(n.to_string(), hops.clone());
+            }
+        }
+    }
+    fibs
+}
+
+/// The next-hop links of every switch towards `origin` in the FIBs the lab holds: the [`Routes`] the
+/// valley search reads, from FRR's own choice (its first prefix stands for all of them).
+pub fn installed(
+    model: &FabricModel,
+    fabric: &Fabric,
+    fibs: &[Fib],
+    origin: Node,
+    failed: Option<LinkId>,
+) -> Routes {
+    let n = fabric.len();
+    let mut via = vec![Vec::new(); n];
+    let mut dist = vec![crate::check::paths::UNREACHABLE; n];
+    dist[origin as usize] = 0;
+    let Some(prefix) = model.devices[origin as usize].bgp.networks.first() else {
+        return Routes {
+            origin,
+            failed,
+            dist,
+            via,
+        };
+    };
+    for (s, fib) in fibs.iter().enumerate() {
+        let Some(hops) = fib.get(&**prefix) else {
+            continue;
+        };
+        for &(_, l) in fabric.links_of(s as Node) {
+            let link = &fabric.links[l as usize];
+            if hops.contains(&link.ip_of(link.other(s as Node))) {
+                via[s].push(l);
+            }
+        }
+        if !via[s].is_empty() {
+            dist[s] = 1;
+        }
+    }
+    Routes {
+        origin,
+        failed,
+        dist,
+        via,
+    }
+}
+
+/// How many switches' differences a report lists line by line; the others are counted.
+pub const SWITCHES_LISTED: usize = 4;
+
+/// The differences between every switch's FIB and the analysis's, as lines: those of the first
+/// [`SWITCHES_LISTED`] switches that differ (at most 3 prefixes each), then a count of the rest.
+pub fn all_differences(names: &[crate::model::Name], got: &[Fib], want: &[Fib]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut differ = 0;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if g == w {
+            continue;
+        }
+        differ += 1;
+        if differ <= SWITCHES_LISTED {
+            out.extend(differences(&names[i], g, w, 3));
+        }
+    }
+    if differ > SWITCHES_LISTED {
+        out.push(format!(
+            "and {} more switches differ ({differ} in all)",
+            differ - SWITCHES_LISTED
+        ));
+    }
+    out
+}
+
+/// The differences between what a switch holds and what the analysis computed, as lines (at most
+/// `limit`, then a count).
+pub fn differences(name: &str, got: &Fib, want: &Fib, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let keys: BTreeSet<&String> = got.keys().chain(want.keys()).collect();
+    for k in keys {
+        let (g, w) = (got.get(k), want.get(k));
+        if g == w {
+            continue;
+        }
+        let list = |h: &mut dyn Iterator<Item = &Ipv4Addr>| {
+            let all: Vec<String> = h.map(Ipv4Addr::to_string).collect();
+            match all.len() {
+                0..=4 => all.join(" "),
+                n => format!("{} and {} more", all[..4].join(" "), n - 4),
+            }
+        };
+        let line = match (g, w) {
+            (None, Some(w)) => format!(
+                "FRR has no route, the analysis computes {} next hops ({})",
+                w.len(),
+                list(&mut w.iter())
+            ),
+            (Some(g), None) => format!(
+                "FRR installs {} next hops ({}), the analysis computes no route",
+                g.len(),
+                list(&mut g.iter())
+            ),
+            (Some(g), Some(w)) => {
+                let mut d = format!(
+                    "FRR installs {} next hops, the analysis {}",
+                    g.len(),
+                    w.len()
+                );
+                if w.difference(g).next().is_some() {
+                    d.push_str(&format!("; missing {}", list(&mut w.difference(g))));
+                }
+                if g.difference(w).next().is_some() {
+                    d.push_str(&format!("; not computed {}", list(&mut g.difference(w))));
+                }
+                d
+            }
+            (None, None) => continue,
+        };
+        out.push(format!("{name}: {k}: {line}"));
+    }
+    if out.len() > limit {
+        let more = out.len() - limit;
+        out.truncate(limit);
+        out.push(format!("{name}: and {more} more prefixes differ"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_routes_single_and_multipath() {
+        let json = r#"[{"dst":"10.20.0.2","gateway":"10.21.0.0","dev":"swp61","protocol":"bgp"},
+            {"dst":"10.22.0.8/31","nhid":40,"protocol":"bgp","nexthops":[
+              {"gateway":"10.21.0.0","dev":"swp61"},{"gateway":"10.21.0.2","dev":"swp62"}]}]"#;
+        let fib = parse_kernel(json).expect("parse");
+        assert_eq!(fib["10.20.0.2/32"].len(), 1);
+        assert_eq!(fib["10.22.0.8/31"].len(), 2);
+        let s = parse_sessions(
+            r#"{"ipv4Unicast":{"peers":{"10.21.0.0":{"state":"Established"},"10.21.0.2":{"state":"Active"}}}}"#,
+        )
+        .expect("parse");
+        assert_eq!(s.values().filter(|&&up| up).count(), 1);
+    }
+}

@@ -1,0 +1,283 @@
+//! The deadlock analysis (`src/check/deadlock.rs`, `src/check/paths.rs`): the proof holds on every
+//! example and on random small fabrics, and the exhaustive computation of the paths BGP selects (every
+//! leaf, every single link failure) agrees with it; ASN plans that break it (pinned in the lock) are
+//! refused with the failure and the path, or warned about. `tests/it/twin.rs` checks the same paths
+//! against the FIBs FRR installs.
+
+use crate::common;
+use aifab::check::deadlock::{Verdict, analyse};
+use aifab::check::paths::{Fabric, LinkId, Node};
+
+/// Every (leaf, failure) case of `fabric` (no failure, then each link): the first valley found.
+fn exhaustive_valley(fabric: &Fabric) -> Option<(Option<LinkId>, Node, Vec<Node>)> {
+    let failures = std::iter::once(None).chain((0..fabric.links.len() as LinkId).map(Some));
+    for f in failures {
+        for o in (0..fabric.len() as Node).filter(|&o| fabric.tier[o as usize] == 0) {
+            if let Some(v) = fabric.valley(&fabric.select(o, f)) {
+                return Some((f, o, v.path));
+            }
+        }
+    }
+    None
+}
+
+/// A path goes down and then up when some switch on it has both neighbors on the path above it.
+fn goes_down_and_up(fabric: &Fabric, path: &[Node]) -> bool {
+    path.windows(3).any(|w| {
+        let t = |n: Node| fabric.tier[n as usize];
+        t(w[0]) > t(w[1]) && t(w[2]) > t(w[1])
+    })
+}
+
+#[test]
+fn every_example_is_proven_and_no_single_failure_opens_a_valley() {
+    for path in common::example_intents() {
+        let model = common::model(&path);
+        let fabric = Fabric::new(&model);
+        assert!(fabric.layered(), "{path}");
+        assert_eq!(analyse(&fabric), Verdict::Proven, "{path}");
+        // Every fabric link is a session at both ends.
+        let fabric_links = model
+            .links
+            .iter()
+            .filter(|l| l.tier != aifab::model::LinkTier::ServerLeaf)
+            .count();
+        assert_eq!(fabric.links.len(), fabric_links, "{path}");
+        if fabric.links.len() <= 600 {
+            assert_eq!(exhaustive_valley(&fabric), None, "{path}");
+        }
+        // Every leaf reaches every other leaf of its plane, over all its uplinks.
+        for o in (0..fabric.len() as Node).filter(|&o| fabric.tier[o as usize] == 0) {
+            let r = fabric.select(o, None);
+            for (s, d) in model.devices.iter().enumerate() {
+                if s == o as usize
+                    || fabric.tier[s] != 0
+                    || d.plane != model.devices[o as usize].plane
+                {
+                    continue;
+                }
+                let up = fabric
+                    .links_of(s as Node)
+                    .iter()
+                    .filter(|&&(_, l)| fabric.is_up(s as Node, l))
+                    .count();
+                assert_eq!(
+                    r.via[s].len(),
+                    up,
+                    "{path}: {} to {}",
+                    d.hostname,
+                    fabric.names[o as usize]
+                );
+            }
+        }
+    }
+}
+
+/// A small generated intent: two-tier or three-tier, a few leaves, spines and super-spines.
+pub fn random_intent(seed: u64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut pick = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let three_tier = pick(2) == 1;
+    let rails = 1 + pick(2);
+    let spg = [2, 4][pick(2) as usize];
+    let groups = if three_tier {
+        2 * (1 + pick(2))
+    } else {
+        1 + pick(3)
+    };
+    let spines = [1, 2, 4][pick(3) as usize].min(spg);
+    let mut text = BASE
+        .replace("@NAME@", &format!("rnd{seed}"))
+        .replace("@SERVERS@", &(spg * groups).to_string())
+        .replace("@RAILS@", &rails.to_string())
+        .replace("@SPG@", &spg.to_string())
+        .replace("@SPINES@", &spines.to_string());
+    if three_tier {
+        let zones = 2;
+        text = text
+            .replace("kind: rail-optimized", "kind: three-tier")
+            .replace("    servers_per_group:", &format!("    zones: {zones}\n    servers_per_group:"))
+            .replace("hostname: \"g{group}", "hostname: \"z{zone}-g{group}")
+            .replace("hostname: \"s{index}\"", "hostname: \"z{zone}-s{index}\"")
+            .replace(
+                "    cable_length:",
+                &format!(
+                    "    super_spine:\n      platform: nxos/n9k-c9332d-gx2b\n      hostname: \"ss{{index}}\"\n      count: {}\n    cable_length:",
+                    [1, 2][pick(2) as usize]
+                ),
+            )
+            .replace("leaf_spine: 30m }", "leaf_spine: 30m, spine_super_spine: 100m }")
+            .replace("spine_asn: 65030", "spine_asn: 65020-65029\n    super_spine_asn: 65001");
+    }
+    text
+}
+
+const BASE: &str = r#"version: 1
+fabric:
+  name: @NAME@
+  topology:
+    kind: rail-optimized
+    servers: @SERVERS@
+    rails: @RAILS@
+    nic_speed: 400G
+    servers_per_group: @SPG@
+    leaf:
+      platform: sonic/dell-z9664f-o64
+      hostname: "g{group}-r{rail}"
+      uplink_speed: 400G
+    spine:
+      platform: eos/7060x5-64
+      hostname: "s{index}"
+      count: @SPINES@
+    cable_length: { server: 3m, leaf_spine: 30m }
+  addressing:
+    loopbacks: 10.50.0.0/24
+    fabric_links: 10.51.0.0/24
+    server_links: 10.52.0.0/24
+  bgp:
+    spine_asn: 65030
+    leaf_asn: 65400-65999
+  mtu: 9214
+qos:
+  classes:
+    roce: { dscp: [26], priority: 3, lossless: true, ecn: { min: 150KB, max: 1500KB, probability: 10% }, bandwidth: 90% }
+    cnp: { dscp: [48], priority: 6, strict: true, max_rate: 5% }
+    default: { bandwidth: 10% }
+  pfc_watchdog: { detect: 200ms, restore: 1s, action: drop }
+"#;
+
+/// The models of the random intents of `seeds` that compile (the generator can ask for a shape the
+/// compiler refuses, such as spines that do not divide the uplinks).
+pub fn random_models(seeds: std::ops::Range<u64>) -> Vec<(String, aifab::model::FabricModel)> {
+    let cat = aifab::platform::Catalog::builtin();
+    seeds
+        .filter_map(|s| {
+            let text = random_intent(s);
+            let intent: aifab::intent::Intent =
+                serde_norway::from_str(&text).unwrap_or_else(|e| panic!("seed {s}: {e}\n{text}"));
+            aifab::compile::compile(&intent, cat)
+                .ok()
+                .map(|m| (text, m))
+        })
+        .collect()
+}
+
+#[test]
+fn random_fabrics_are_proven_and_the_exhaustive_search_agrees() {
+    let models = random_models(0..40);
+    assert!(
+        models.len() >= 20,
+        "only {} random intents compiled",
+        models.len()
+    );
+    let three_tier = models
+        .iter()
+        .filter(|(_, m)| m.summary.super_spines > 0)
+        .count();
+    assert!(three_tier >= 5, "only {three_tier} three-tier fabrics");
+    for (text, m) in &models {
+        let fabric = Fabric::new(m);
+        assert_eq!(analyse(&fabric), Verdict::Proven, "{text}");
+        assert_eq!(exhaustive_valley(&fabric), None, "{text}");
+    }
+}
+
+/// The proof's converse, on the same fabrics with one switch's ASN changed at random: wherever the
+/// exhaustive search finds a valley the analysis reports one (a real one: down, then up), and where it
+/// finds none the analysis does not claim one.
+#[test]
+fn mixed_asn_plans_are_found_where_they_open_a_valley() {
+    let mut valleys = 0;
+    for (k, (text, m)) in random_models(0..40).into_iter().enumerate() {
+        let mut m = m;
+        // Give one spine (or super-spine) its own ASN, as a lock pin would.
+        let Some(i) = m
+            .devices
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.role != aifab::kinds::Role::Leaf)
+            .map(|(i, _)| i)
+            .nth(k % 2)
+        else {
+            continue;
+        };
+        let (name, asn) = (m.devices[i].hostname.clone(), 64_999);
+        m.devices[i].bgp.asn = asn;
+        for d in &mut m.devices {
+            for n in &mut d.bgp.neighbors {
+                if *n.peer == *name {
+                    n.remote_as = asn;
+                }
+            }
+        }
+        let fabric = Fabric::new(&m);
+        let verdict = analyse(&fabric);
+        let search = exhaustive_valley(&fabric);
+        match (&verdict, &search) {
+            (Verdict::Valley { valley, .. }, Some(_)) => {
+                assert!(
+                    goes_down_and_up(&fabric, &valley.path),
+                    "{text}: {valley:?}"
+                );
+                valleys += 1;
+            }
+            (Verdict::Unproven { .. }, None) | (Verdict::Proven, None) => {}
+            _ => panic!("{text}\n{name} as {asn}: analysis {verdict:?}, exhaustive {search:?}"),
+        }
+        if verdict == Verdict::Proven {
+            assert!(fabric.mixed_upper_asns().is_none(), "{text}");
+        }
+    }
+    assert!(valleys > 0, "no random fabric opened a valley");
+}
+
+#[test]
+fn a_lock_that_pins_one_asn_per_spine_is_refused_with_the_path() {
+    let intent = "tests/twin/per-spine-asn.yaml";
+    // The intent alone numbers one spine ASN; validate reads the lock beside it, where spine2 holds
+    // 65031, and refuses the plan with the failure and the path.
+    let v = common::aifab(&["validate", "--format", "json", intent]);
+    let report = String::from_utf8_lossy(&v.stdout);
+    assert_eq!(v.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("AIF-ROUTE-001") && report.contains("spine1 → leaf2 → spine2 → leaf1"),
+        "{report}"
+    );
+    // So does compile.
+    let out = common::aifab(&["compile", intent]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("AIF-ROUTE-001"), "{err}");
+    assert!(
+        err.contains("after link spine1:Ethernet1/1—leaf1:Ethernet248 fails")
+            && err.contains("spine1 → leaf2 → spine2 → leaf1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_lock_that_mixes_zone_asns_is_warned_about() {
+    let dir = common::Scratch::new("deadlock-zone-asn");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("intents");
+    std::fs::copy(src.join("three-tier-small.yaml"), dir.join("x.yaml")).expect("copy");
+    let lock = std::fs::read_to_string(src.join("three-tier-small.lock.yaml")).expect("lock");
+    let pinned = lock.replace(
+        "name: z1-spine2, loopback: 10.20.0.251, router_id: 10.20.0.251, asn: 65020",
+        "name: z1-spine2, loopback: 10.20.0.251, router_id: 10.20.0.251, asn: 65021",
+    );
+    assert_ne!(pinned, lock, "the lock line moved");
+    std::fs::write(dir.join("x.lock.yaml"), pinned).expect("write");
+    let x = dir.join("x.yaml");
+    let out = common::aifab(&["compile", &x.to_string_lossy()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("AIF-ROUTE-002") && err.contains("z1-spine1 AS 65020, z1-spine2 AS 65021"),
+        "{err}"
+    );
+}
