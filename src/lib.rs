@@ -22,6 +22,7 @@ pub mod load;
 pub mod lock;
 pub mod model;
 pub mod os;
+pub mod picture;
 pub mod pipeline;
 pub mod place;
 pub mod platform;
