@@ -193,6 +193,7 @@ rules! {
     BannerLineUnsafe = ("AIF-BASE-002", Error, Checks, "Banner lines are printable ASCII that can neither end the banner nor start a command"),
     NoLocalAdmin = ("AIF-BASE-003", Error, Checks, "A baseline has a local `admin` user, the fallback when AAA does not answer"),
     EnvSecretUnusable = ("AIF-BASE-004", Error, Compile, "A secret read from the environment is set, and safe in a config, when `aifab render --out` runs"),
+    BaselineDuplicate = ("AIF-BASE-005", Error, Checks, "A baseline names each server and user once"),
 
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),
