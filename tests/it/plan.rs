@@ -290,7 +290,7 @@ fn committed_pictures_are_fresh() {
         .filter(|o| o.status.success());
     let have_dot = prerequisite(
         graphviz.is_some(),
-        "plan::committed_pictures_are_fresh (svg)",
+        "plan::committed_pictures_are_fresh (the exact redraw of each .svg)",
         "Graphviz `dot` is not installed",
         "apt-get install graphviz",
     );
@@ -568,4 +568,66 @@ fn diff_markdown_draws_the_topology_change() {
     // A change that moves no switch and no cable draws nothing.
     assert!(!diff(&mtu).contains("#### Topology"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every example drawn switch by switch: each leaf is one cell of its zone's leaves row, inside the
+/// frame of its server group (`rack N` for rack leaves), and a frame's leaves stand in plane, then
+/// rail order.
+#[test]
+fn every_example_frames_each_leaf_in_its_zone_and_group_in_order() {
+    use aifab::kinds::Role;
+    for intent in crate::common::example_intents() {
+        let m = crate::common::model(&intent);
+        let p = aifab::picture::Picture::of(&m, &aifab::picture::View::default());
+        if p.level > 0 {
+            continue;
+        }
+        let dot = aifab::picture::dot::print(&p);
+        for d in m.devices.iter().filter(|d| d.role == Role::Leaf) {
+            let row = match d.zone {
+                Some(z) => node_line(cluster(&dot, &format!("z{z}")), &format!("zone {z} leaves")),
+                None => node_line(&dot, "all leaves"),
+            };
+            let cell = format!("port=\"{}\"", d.hostname);
+            assert_eq!(row.matches(&cell).count(), 1, "{intent}: {}", d.hostname);
+            assert_eq!(dot.matches(&cell).count(), 1, "{intent}: {}", d.hostname);
+            let word = if d.rail.is_some() { "group" } else { "rack" };
+            let g = d.group.expect("leaf group");
+            let head = format!(">{word} {g}</font>");
+            let at = row
+                .find(&head)
+                .unwrap_or_else(|| panic!("{intent}: no {head}"));
+            let frame = &row[at..at + row[at..].find("</table>").expect("frame end")];
+            assert!(
+                frame.contains(&cell),
+                "{intent}: {} not in {word} {g}",
+                d.hostname
+            );
+        }
+        // Within each frame, the leaves' (plane, rail) never go down.
+        for g in m
+            .devices
+            .iter()
+            .filter_map(|d| d.group)
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            let order: Vec<(Option<u32>, Option<u32>)> = m
+                .devices
+                .iter()
+                .filter(|d| d.role == Role::Leaf && d.group == Some(g))
+                .map(|d| {
+                    (
+                        dot.find(&format!("port=\"{}\"", d.hostname)).expect("cell"),
+                        (d.plane, d.rail),
+                    )
+                })
+                .collect::<std::collections::BTreeMap<_, _>>()
+                .into_values()
+                .collect();
+            assert!(
+                order.windows(2).all(|w| w[0] <= w[1]),
+                "{intent}: group {g}: {order:?}"
+            );
+        }
+    }
 }
