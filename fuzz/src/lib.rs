@@ -198,11 +198,17 @@ fn render(model: &FabricModel) -> Outcome {
     Outcome::Rendered
 }
 
-/// `aifab plan --format dot|mermaid` of the model (they must not panic on any model that compiles).
+/// `aifab plan --format dot|mermaid` of the model (they must not panic on any model that compiles),
+/// and the change picture of `aifab diff --format markdown`: a model against itself changes nothing.
 fn pictures(model: &FabricModel) {
-    let p = aifab::picture::Picture::of(model, &aifab::picture::View::default());
+    use aifab::picture::{Picture, View};
+    let p = Picture::of(model, &View::default());
     let _ = aifab::picture::dot::print(&p);
     let _ = aifab::picture::mermaid::print(&p);
+    assert!(
+        Picture::changes(model, model).is_none(),
+        "a model compared with itself draws a change"
+    );
 }
 
 fn render_failed(errs: &[String]) {
