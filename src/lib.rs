@@ -25,6 +25,7 @@ pub mod lock;
 pub mod model;
 pub mod os;
 pub mod output;
+pub mod picture;
 pub mod pipeline;
 pub mod place;
 pub mod platform;

@@ -213,6 +213,7 @@ rules! {
     TransportOff = ("AIF-BASE-005", Error, Checks, "The access Ansible pushes over (SSH, or the HTTPS API for httpapi) stays on in the baseline"),
     NoBaseline = ("AIF-BASE-006", Warning, Checks, "An intent without a `baseline`: a full-replace push removes every user, AAA and access setting"),
     PlaceholderOutsideSecret = ("AIF-BASE-007", Error, Checks, "A secret's placeholder stands only in a secret field, never in a banner, description or other text"),
+    BaselineDuplicate = ("AIF-BASE-008", Error, Checks, "A baseline names each server and user once"),
 
     SiteLineUnsafe = ("AIF-SITE-001", Error, Checks, "Site lines are printable lines a CLI OS takes, outside the sections aifab renders itself"),
 

@@ -132,6 +132,9 @@ fn exercise_inner(text: &str) -> Outcome {
         Err(FrontError::Io(e)) => {
             panic!("front_source reported an I/O error on in-memory text: {e}")
         }
+        Err(FrontError::Lock(_, findings)) => {
+            panic!("front_source reported a lock problem without a lock: {findings:?}")
+        }
     };
     if !front.warnings.is_empty() {
         let _ = aifab::diag::render::to_text(&front.warnings, &front.source, false);
@@ -148,9 +151,11 @@ fn render(model: &FabricModel) -> Outcome {
     let r = renderer();
     let n = model.devices.len();
     if n <= FULL_RENDER_DEVICES || (full_render() && n <= MAX_RENDER_DEVICES) {
-        if let Err(errs) = r.fabric(&meta, model, None) {
+        // What `aifab render --out` writes: every device, the inventory and the host files.
+        if let Err(errs) = r.fabric_each(&meta, model, None, &|_| Ok(()), &|| {}) {
             render_failed(&errs);
         }
+        pictures(model);
         return Outcome::Rendered;
     }
     if full_render() {
@@ -182,8 +187,28 @@ fn render(model: &FabricModel) -> Outcome {
     if !errs.is_empty() {
         render_failed(&errs);
     }
-    let _ = aifab::render::inventory::inventory(model, Catalog::builtin(), None);
+    let _ = aifab::render::inventory::inventory(model, Catalog::builtin());
+    // The host files are per server, each from its leaf's links: all of them (a few per server).
+    if model.hosts.is_some()
+        && let Err(e) = aifab::hosts::each(&meta, model, &|_| Ok(()))
+    {
+        render_failed(&[e]);
+    }
+    pictures(model);
     Outcome::Rendered
+}
+
+/// `aifab plan --format dot|mermaid` of the model (they must not panic on any model that compiles),
+/// and the change picture of `aifab diff --format markdown`: a model against itself changes nothing.
+fn pictures(model: &FabricModel) {
+    use aifab::picture::{Picture, View};
+    let p = Picture::of(model, &View::default());
+    let _ = aifab::picture::dot::print(&p);
+    let _ = aifab::picture::mermaid::print(&p);
+    assert!(
+        Picture::changes(model, model).is_none(),
+        "a model compared with itself draws a change"
+    );
 }
 
 fn render_failed(errs: &[String]) {

@@ -23,6 +23,19 @@ const SEEDS: &[(&str, &str)] = &[
         include_str!("../../intents/mixed-sonic-nxos.yaml"),
     ),
     ("pod1-1024", include_str!("../../intents/pod1-1024.yaml")),
+    // Two-port NICs on two planes, `hosts:` (server files), rack leaves, breakout.
+    (
+        "hpn-dual-plane",
+        include_str!("../../intents/hpn-dual-plane.yaml"),
+    ),
+    (
+        "meta-rack-three-tier",
+        include_str!("../../intents/meta-rack-three-tier.yaml"),
+    ),
+    (
+        "breakout-small",
+        include_str!("../../intents/breakout-small.yaml"),
+    ),
 ];
 
 /// The example intents as JSON values.
@@ -281,6 +294,26 @@ fn grafts() -> &'static [(&'static str, &'static str, Value)] {
             ("/overrides/0", "management", json!("192.168.0.77")),
             ("/overrides/0", "dlb", json!("flowlet")),
             ("/overrides/0", "roce_dest_qp", json!(true)),
+            // Homing, rack leaves, breakout and the servers' side.
+            ("/fabric/topology", "nic_ports", json!(2)),
+            ("/fabric/topology", "homing", json!("two-leaves")),
+            ("/fabric/topology", "homing", json!("two-planes")),
+            ("/fabric/topology", "homing", json!("same-leaf")),
+            ("/fabric/topology", "server_nic", json!("eth{nic}p{port}")),
+            ("/fabric/topology/leaf", "attachment", json!("rack")),
+            ("/fabric/topology/leaf", "hostname", json!("s{group}-r{rail}-p{plane}")),
+            ("/fabric/topology/leaf", "breakout", json!("2x200G")),
+            ("/fabric/topology/spine", "breakout", json!("4x100G")),
+            ("/fabric/topology", "nic_speed", json!("200G")),
+            (
+                "",
+                "hosts",
+                json!({"nic": "connectx", "data_class": "roce", "cts_class": "cts", "cnp_class": "cnp",
+                       "nccl": {"gid_index": 3, "qps_per_connection": 4, "hca": "mlx5_{index}"},
+                       "kubernetes": {"ipam": "spiderpool", "cni": "sriov", "namespace": "kube-system",
+                                      "resource": "spidernet.io/rail{rail}p{port}"}}),
+            ),
+            ("/hosts", "enabled", json!(false)),
         ]
     })
 }

@@ -1,7 +1,8 @@
-//! Device baseline rules (`AIF-BASE-001` to `-007`): local passwords are sha512-crypt hashes, banner
-//! lines cannot inject config, a local admin remains when AAA does not answer, the access Ansible
-//! pushes over stays on, an intent without a baseline is named (a full replace removes every user), and
-//! a secret's placeholder stands only where a secret field puts it.
+//! Device baseline rules (`AIF-BASE-001` to `-003`, `-005` to `-008`): local passwords are sha512-crypt
+//! hashes, banner lines cannot inject config, a local admin remains when AAA does not answer, the access
+//! Ansible pushes over stays on, an intent without a baseline is named (a full replace removes every
+//! user), a secret's placeholder stands only where a secret field puts it, and no server or user is
+//! listed twice.
 
 use super::Uses;
 use crate::diag::Finding;
@@ -22,6 +23,76 @@ pub(super) fn rules(intent: &Intent, out: &mut Vec<Finding>) {
     passwords(b, out);
     banner(b, out);
     local_admin(b, out);
+    duplicates(b, out);
+}
+
+/// AIF-BASE-008: each NTP, syslog, DNS and AAA server and each local and SNMP user once. A server or user
+/// is a keyed row in SONiC's config_db (the second would overwrite the first: `config_db.json` with a
+/// duplicate key), and a second line of the same server on NX-OS and EOS overwrites the first's options.
+/// Found by the fuzzer (tests/fuzz_regressions/ntp-server-twice.yaml).
+fn duplicates(b: &Baseline, out: &mut Vec<Finding>) {
+    let lists: [(&str, &str, Vec<String>); 6] = [
+        (
+            "users",
+            "user",
+            b.users.iter().map(|u| u.name.clone()).collect(),
+        ),
+        (
+            "ntp",
+            "NTP server",
+            b.ntp.iter().map(|n| n.address.to_string()).collect(),
+        ),
+        (
+            "syslog",
+            "syslog server",
+            b.syslog.iter().map(ToString::to_string).collect(),
+        ),
+        (
+            "aaa/servers",
+            "AAA server",
+            b.aaa
+                .iter()
+                .flat_map(|a| &a.servers)
+                .map(|s| s.address.to_string())
+                .collect(),
+        ),
+        (
+            "snmp/users",
+            "SNMP user",
+            b.snmp
+                .iter()
+                .flat_map(|s| &s.users)
+                .map(|u| u.name.clone())
+                .collect(),
+        ),
+        (
+            "dns/servers",
+            "DNS server",
+            b.dns
+                .iter()
+                .flat_map(|d| &d.servers)
+                .map(ToString::to_string)
+                .collect(),
+        ),
+    ];
+    for (pointer, what, names) in lists {
+        for (i, name) in names.iter().enumerate() {
+            if let Some(first) = names[..i].iter().position(|n| n == name) {
+                out.push(
+                    Finding::new(
+                        Rule::BaselineDuplicate,
+                        format!(
+                            "{what} {name} is listed twice (entries {} and {})",
+                            first + 1,
+                            i + 1
+                        ),
+                    )
+                    .at(format!("/baseline/{pointer}/{i}"))
+                    .hint("remove the second entry, or merge its options into the first"),
+                );
+            }
+        }
+    }
 }
 
 /// AIF-BASE-006: an intent without a baseline (on a whole intent only: a file with schema errors

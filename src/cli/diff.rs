@@ -183,7 +183,9 @@ fn diff(args: &Args) -> Result<bool, Exit> {
         Format::Text => report::text(a, b, &totals, &changes, &files),
         Format::Markdown => {
             let budget = usize::try_from(args.max_chars).unwrap_or(usize::MAX);
-            report::markdown(a, b, &totals, &changes, &files, budget)
+            let picture = aifab::picture::Picture::changes(&old_model, &new.model)
+                .map(|p| aifab::picture::mermaid::print(&p));
+            report::markdown(a, b, &totals, &changes, &files, picture.as_deref(), budget)
         }
         _ => report::json(a, b, &totals, &changes, &files),
     };

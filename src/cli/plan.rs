@@ -2,12 +2,12 @@
 
 use super::{Exit, front_or_exit};
 use aifab::delivery::rollout;
-use aifab::kinds::Role;
 use aifab::model::{FabricModel, LinkTier};
+use aifab::picture::{self, Picture, View};
 use aifab::platform::Catalog;
 use aifab::render::Renderer;
 use aifab::review::diff_files;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// Arguments of `aifab plan`.
@@ -16,9 +16,21 @@ pub struct Args {
     /// Intent file.
     pub intent: String,
     /// `csv`: one row per cable on stdout, the summary on stderr. `summary`: the summary table.
-    /// `dot` / `mermaid`: the topology, collapsed per tier group for large fabrics.
+    /// `dot` / `mermaid`: the topology picture (docs/topologies.md#pictures): leaves clustered per zone
+    /// and server group in rail order, spines and super-spines in rows, collapsed per rail and zone
+    /// for large fabrics.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: Format,
+    /// With --format dot|mermaid: only the switches of this zone, with their neighbours as context.
+    #[arg(long)]
+    pub zone: Option<u32>,
+    /// With --format dot|mermaid: only the leaves of this rail, with their spines as context.
+    #[arg(long)]
+    pub rail: Option<u32>,
+    /// With --format dot|mermaid: only the switches whose hostname matches this glob, with their
+    /// neighbours as context.
+    #[arg(long)]
+    pub only: Option<String>,
     /// With --format rollout: the most uplinks (percent, at least one) a switch may lose to one batch.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub uplink_percent: u32,
@@ -60,6 +72,10 @@ pub fn run(args: Args) -> Exit {
         Err(status) => return status,
     };
     let m = &front.model;
+    let view = match view(&args, m) {
+        Ok(v) => v,
+        Err(status) => return status,
+    };
     match args.format {
         Format::Csv => {
             super::emit(&csv(m));
@@ -68,11 +84,48 @@ pub fn run(args: Args) -> Exit {
             }
         }
         Format::Summary => super::emit(&summary(m)),
-        Format::Dot => super::emit(&dot(m)),
-        Format::Mermaid => super::emit(&mermaid(m)),
+        Format::Dot => super::emit(&picture::dot::print(&Picture::of(m, &view))),
+        Format::Mermaid => super::emit(&picture::mermaid::print(&Picture::of(m, &view))),
         Format::Rollout => return rollout(&args, &front, site.catalog),
     }
     Exit::Success
+}
+
+/// The `--zone`, `--rail` and `--only` view of a drawing; exit 2 when given with another format or
+/// when it selects no switch.
+fn view(args: &Args, m: &FabricModel) -> Result<View, Exit> {
+    let view = View {
+        zone: args.zone,
+        rail: args.rail,
+        only: super::only_matcher(args.only.as_deref())?,
+        only_text: args.only.clone(),
+    };
+    if view.is_all() {
+        return Ok(view);
+    }
+    if !matches!(args.format, Format::Dot | Format::Mermaid) {
+        eprintln!(
+            "error: --zone, --rail and --only draw a part of the fabric: use them with --format dot or mermaid"
+        );
+        return Err(Exit::Trouble);
+    }
+    if !Picture::view_matches_some(m, &view) {
+        let zones = m.devices.iter().filter_map(|d| d.zone).max();
+        let rails = m.devices.iter().filter_map(|d| d.rail).max();
+        let range = |what: &str, n: Option<u32>| match n {
+            Some(n) => format!("{what} 1-{n}"),
+            None => format!("no {what}s"),
+        };
+        eprintln!(
+            "error: no switch of {} is in this view ({} has {}, {}); nothing drawn",
+            m.name,
+            m.name,
+            range("zone", zones),
+            range("rail", rails)
+        );
+        return Err(Exit::Trouble);
+    }
+    Ok(view)
 }
 
 /// `--format rollout`: every switch, or with `--against` the switches whose configs change, in
@@ -229,65 +282,4 @@ pub fn summary(m: &FabricModel) -> String {
         );
     }
     out
-}
-
-/// Drawing nodes by name, and edges `(a, b, cables)`.
-type Drawing = (BTreeMap<String, String>, Vec<(String, String, usize)>);
-
-/// Nodes of the drawing: devices collapsed per (role, zone, group) when the fabric is large.
-fn groups(m: &FabricModel) -> Drawing {
-    let large = m.devices.len() > 64;
-    let key = |hostname: &str| -> String {
-        let Some(d) = m.devices.iter().find(|d| d.hostname == hostname) else {
-            return "servers".into();
-        };
-        if !large {
-            return d.hostname.clone();
-        }
-        match (d.role, d.zone, d.group) {
-            (Role::Leaf, _, Some(g)) => format!("leaves group {g}"),
-            (r, Some(z), _) => format!("{r}s zone {z}"),
-            (r, None, _) => format!("{r}s"),
-        }
-    };
-    let mut label = BTreeMap::new();
-    let mut edges: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for l in m.links.iter().filter(|l| l.tier != LinkTier::ServerLeaf) {
-        let (a, b) = (key(&l.a), key(&l.b));
-        label.insert(a.clone(), a.clone());
-        label.insert(b.clone(), b.clone());
-        *edges.entry((a, b)).or_default() += 1;
-    }
-    (
-        label,
-        edges.into_iter().map(|((a, b), n)| (a, b, n)).collect(),
-    )
-}
-
-/// Graphviz dot.
-pub fn dot(m: &FabricModel) -> String {
-    let (nodes, edges) = groups(m);
-    let mut s = format!("graph \"{}\" {{\n  rankdir=BT;\n", m.name);
-    for n in nodes.keys() {
-        let _ = writeln!(s, "  \"{n}\";");
-    }
-    for (a, b, n) in edges {
-        let _ = writeln!(s, "  \"{a}\" -- \"{b}\" [label=\"{n}\"];");
-    }
-    s.push_str("}\n");
-    s
-}
-
-/// Mermaid flowchart.
-pub fn mermaid(m: &FabricModel) -> String {
-    let (nodes, edges) = groups(m);
-    let ids: BTreeMap<&String, usize> = nodes.keys().enumerate().map(|(i, n)| (n, i)).collect();
-    let mut s = String::from("flowchart BT\n");
-    for (n, i) in &ids {
-        let _ = writeln!(s, "  n{i}[\"{n}\"]");
-    }
-    for (a, b, n) in &edges {
-        let _ = writeln!(s, "  n{} ---|{n}| n{}", ids[a], ids[b]);
-    }
-    s
 }

@@ -114,14 +114,17 @@ impl Comment {
 }
 
 /// Markdown for a pull-request comment of at most `budget` bytes (so at most as many characters):
-/// totals, the change report as a table, a per-file table, then collapsible per-file diffs. What does
-/// not fit is left out whole and summed up at the end (counts and the first devices).
+/// totals, the change report as a table, the topology `picture` (a Mermaid flowchart of the switches
+/// and links the change adds or removes, see [`crate::picture::Picture::changes`]), a per-file table,
+/// then collapsible per-file diffs. What does not fit is left out whole and summed up at the end
+/// (counts and the first devices).
 pub fn markdown(
     old: &str,
     new: &str,
     t: &Totals,
     changes: &[Change],
     files: &[FileChange],
+    picture: Option<&str>,
     budget: usize,
 ) -> String {
     let mut c = Comment {
@@ -138,6 +141,17 @@ pub fn markdown(
         let _ = writeln!(c.s, "{h}.\n");
     }
     let rows_left = markdown_changes(&mut c, changes);
+    let picture_left = picture.is_some_and(|m| {
+        !c.add(&format!(
+            "#### Topology\n\nSwitches and links added (green), removed (red, dashed) or re-counted (orange), with their unchanged neighbours:\n\n```mermaid\n{m}```\n\n"
+        ))
+    });
+    if picture_left {
+        let _ = writeln!(
+            c.s,
+            "The topology picture did not fit (`aifab plan --format mermaid` draws the new side).\n"
+        );
+    }
     if files.is_empty() {
         let _ = writeln!(c.s, "No rendered file changes.");
         return c.s;

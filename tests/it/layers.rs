@@ -13,8 +13,8 @@ const LAYERS: &[&str] = &[
     // front: reading and checking the intent
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation
-    "lock", "compile", // back: per-OS layer, render, write, review
-    "os", "render", "write", "review", "delivery", "twin",
+    "lock", "compile", // back: pictures, per-OS layer, render, write, review
+    "picture", "os", "render", "write", "review", "delivery", "twin",
     // driving the stages; the binary's own modules
     "pipeline", "project", "bench", "cli",
 ];

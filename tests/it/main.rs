@@ -6,6 +6,11 @@ mod common;
 #[allow(dead_code)] // the benchmark's fabrics; the compile and meaning tests use some
 #[path = "../../src/bench/fabrics.rs"]
 mod fabrics;
+// The fuzz harness (fuzz/src/lib.rs and mutate.rs), built here so that `cargo test` breaks when an API
+// it calls changes; tests/it/fuzz_regressions.rs runs it on the seeds and the regressions.
+#[allow(dead_code)]
+#[path = "../../fuzz/src/lib.rs"]
+mod fuzz_harness;
 
 mod ansible;
 mod baseline;
