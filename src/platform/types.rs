@@ -249,6 +249,20 @@ pub struct EcnUnit {
     pub bytes: u64,
 }
 
+impl EcnUnit {
+    /// `bytes` in this unit, or why it is not a whole number of them (the compiler refuses such a
+    /// threshold, located: `AIF-QOS-020`).
+    pub fn exact(&self, bytes: u64) -> Result<u64, String> {
+        crate::units::Size(bytes).in_unit(self.bytes, &self.keyword)
+    }
+
+    /// `bytes` in this unit, for a threshold the compiler already found exact ([`EcnUnit::exact`]):
+    /// the per-OS layer's conversion.
+    pub fn count(&self, bytes: u64) -> u64 {
+        bytes / self.bytes.max(1)
+    }
+}
+
 /// DLB facts.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
