@@ -1,6 +1,7 @@
 //! Resolves the intent's traffic classes into one [`QosPlan`] per platform: DSCP map, queues, ECN
-//! thresholds in the platform's unit (exactly, or an error), and watchdog timers with their polling
-//! interval. How each OS spells them is the OS layer's job (`crate::os`).
+//! thresholds in bytes (refused, located, when the platform's unit cannot express one exactly), and
+//! watchdog timers with their polling interval. How each OS spells them, in which unit, is the OS
+//! layer's job (`crate::os`).
 
 use crate::diag::Finding;
 use crate::intent::{Intent, Qos};
@@ -94,8 +95,8 @@ fn class_plan(
     }
 }
 
-/// A class's ECN thresholds in the platform's unit, or `None` with one [`Rule::EcnThresholdInexact`]
-/// finding per threshold the unit cannot express exactly.
+/// A class's ECN thresholds, or `None` with one [`Rule::EcnThresholdInexact`] finding per threshold
+/// the platform's unit cannot express exactly.
 fn ecn_plan(
     name: &str,
     e: &crate::intent::Ecn,
@@ -104,15 +105,12 @@ fn ecn_plan(
     errs: &mut Vec<Finding>,
 ) -> Option<EcnPlan> {
     let unit = &platform.ecn_unit;
-    let min = e.min.in_unit(unit.bytes, &unit.keyword);
-    let max = e.max.in_unit(unit.bytes, &unit.keyword);
+    let min = unit.exact(e.min.bytes());
+    let max = unit.exact(e.max.bytes());
     match (min, max) {
-        (Ok(min), Ok(max)) => Some(EcnPlan {
+        (Ok(_), Ok(_)) => Some(EcnPlan {
             min_bytes: e.min.bytes(),
             max_bytes: e.max.bytes(),
-            min,
-            max,
-            unit: unit.keyword.clone(),
             probability: e.probability.0,
         }),
         (min, max) => {

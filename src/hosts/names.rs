@@ -85,6 +85,30 @@ pub fn hca_names(pattern: &str, rails: u32, nic_ports: u32) -> Result<Vec<String
     Ok(names)
 }
 
+/// The RDMA resource name of NIC port `port` of rail `rail`: the pattern `kubernetes.resource` with
+/// `{rail}` and `{port}` filled in, checked (a placeholder left over is refused with the rest).
+pub fn resource(pattern: &str, rail: u32, port: u32) -> Result<String, String> {
+    let r = pattern
+        .replace("{rail}", &rail.to_string())
+        .replace("{port}", &port.to_string());
+    let ok = r.split_once('/').is_some_and(|(a, b)| {
+        !a.is_empty()
+            && !b.is_empty()
+            && a.bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b".-".contains(&c))
+            && b.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"_.-".contains(&c))
+    });
+    if ok {
+        Ok(r)
+    } else {
+        Err(format!(
+            "hosts.kubernetes.resource gives `{}` for rail {rail}: not a resource name like spidernet.io/rail1",
+            r.escape_debug()
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

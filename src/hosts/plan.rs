@@ -107,7 +107,7 @@ fn port_resources(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
         // hold is refused here, located, rather than when the render prints the configs.
         let bad = (1..=t.rails.max(1))
             .flat_map(|r| (1..=t.nic_ports.max(1)).map(move |p| (r, p)))
-            .find_map(|(r, p)| super::spiderpool::resource(&k.resource, r, p).err());
+            .find_map(|(r, p)| names::resource(&k.resource, r, p).err());
         if let Some(e) = bad {
             out.push(
                 Finding::new(Rule::HostPortResources, e)

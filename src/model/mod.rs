@@ -399,19 +399,14 @@ pub struct ClassPlan {
     pub ecn: Option<EcnPlan>,
 }
 
-/// ECN thresholds in bytes and in the platform's unit.
+/// ECN thresholds in bytes. Each OS writes them in its platform's unit (`crate::os`); the compiler
+/// refused a threshold that unit cannot express exactly (`AIF-QOS-020`), so the conversion is exact.
 #[derive(Clone, Debug, Serialize)]
 pub struct EcnPlan {
     /// Minimum threshold, bytes.
     pub min_bytes: u64,
     /// Maximum threshold, bytes.
     pub max_bytes: u64,
-    /// Minimum threshold in `unit`.
-    pub min: u64,
-    /// Maximum threshold in `unit`.
-    pub max: u64,
-    /// Unit keyword (`kbytes`, `bytes`).
-    pub unit: String,
     /// Marking probability at max, percent.
     pub probability: u8,
 }

@@ -42,7 +42,7 @@ impl Parts {
     /// The parts of platform `pf` with plan `qos`.
     pub fn new(pf: &Platform, qos: &QosPlan) -> Parts {
         Parts {
-            qos: qos::QosParts::new(qos, &pf.port_speeds()),
+            qos: qos::QosParts::new(qos, &pf.port_speeds(), &pf.ecn_unit),
             watchdog: pfcwd::WatchdogParts::new(&qos.watchdog),
             buffers: buffers::BufferParts::new(pf, qos),
         }

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 pub use crate::output::{Meta, OutFile, intent_label};
 
 mod format;
+pub mod hosts;
 pub mod inventory;
 pub mod secrets;
 mod site;
@@ -264,7 +265,7 @@ impl Renderer {
 
     /// Renders every device in parallel and hands each file to `sink` as soon as it exists (for
     /// streaming writes: the fabric's output is never all in memory); the inventory and the host files
-    /// ([`crate::hosts`], not with `only`) are built beside the devices, so that their one-file parts
+    /// ([`hosts`], not with `only`) are built beside the devices, so that their one-file parts
     /// do not run alone at the end. Calls `tick` after each device. Returns the number of files and
     /// bytes, or every error.
     pub fn fabric_each(
@@ -305,7 +306,7 @@ impl Renderer {
         let hosts = || match only {
             _ if !native => Ok((0, 0)),
             Some(_) => Ok((0, 0)),
-            None => crate::hosts::each(meta, model, sink),
+            None => hosts::each(meta, model, sink),
         };
         let (devices, (inv, hosts)) = rayon::join(devices, || rayon::join(inventory, hosts));
         let mut errs = Vec::new();
@@ -361,7 +362,7 @@ impl Renderer {
         }
         files.push(self.inventory(model, only));
         if only.is_none() {
-            match crate::hosts::files(meta, model) {
+            match hosts::files(meta, model) {
                 Ok(h) => files.extend(h),
                 Err(e) => errs.push(e),
             }

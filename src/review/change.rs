@@ -1,6 +1,8 @@
 //! The change report: what a diff between two compiled fabrics means for a lossless fabric, in counts of
-//! switches and ports, and how disruptive each change is. Every rule is documented in
-//! `docs/change-report.md` and has a test.
+//! switches and ports, and how disruptive each change is. Every rule is declared once, in the
+//! `change_rules!` table below (id, the impacts it may report, summary, the function that finds it);
+//! the index of `docs/change-report.md` is generated from it, and `tests/it/diff.rs` checks that every
+//! rule has a section there and a test.
 
 use crate::lock::build::{Renumbered, from_model, renumbered};
 use crate::model::{Device, Direction, FabricModel, Interface, PortKind};
@@ -33,91 +35,92 @@ impl Impact {
     }
 }
 
-/// A rule of the change report; each has a row in `docs/change-report.md`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum ChangeRule {
-    /// Switches appear or disappear.
-    #[serde(rename = "CHG-DEVICES")]
-    Devices,
-    /// A switch keeps its name but changes platform.
-    #[serde(rename = "CHG-PLATFORM")]
-    Platform,
-    /// Front-panel ports of a switch on both sides run in another breakout mode or speed.
-    #[serde(rename = "CHG-BREAKOUT")]
-    Breakout,
-    /// The set of PFC no-drop priorities changes.
-    #[serde(rename = "CHG-LOSSLESS")]
-    Lossless,
-    /// ECN thresholds or probability on a queue change.
-    #[serde(rename = "CHG-ECN")]
-    Ecn,
-    /// The DSCP → priority map changes.
-    #[serde(rename = "CHG-DSCP")]
-    Dscp,
-    /// Strict queues or bandwidth shares change.
-    #[serde(rename = "CHG-SCHED")]
-    Sched,
-    /// PFC watchdog on/off, timers or action change.
-    #[serde(rename = "CHG-WATCHDOG")]
-    Watchdog,
-    /// DLB mode, MAC, flowlet gap or DLB interfaces change.
-    #[serde(rename = "CHG-DLB")]
-    Dlb,
-    /// RoCE QP hashing is turned on or off.
-    #[serde(rename = "CHG-HASH")]
-    Hash,
-    /// A port's MTU changes.
-    #[serde(rename = "CHG-MTU")]
-    Mtu,
-    /// A port's address or server VLAN changes.
-    #[serde(rename = "CHG-ADDR")]
-    Addr,
-    /// A switch's ASN or router-id changes.
-    #[serde(rename = "CHG-BGP")]
-    Bgp,
-    /// SONiC switches `config apply-patch` cannot move: loaded with `config reload` (from the rendered
-    /// files, [`crate::delivery::route`]).
-    #[serde(rename = "CHG-SONIC-RELOAD")]
-    SonicReload,
-    /// An acknowledged error (an accepted exception) is added, removed or given another reason.
-    #[serde(rename = "CHG-ACK")]
-    Ack,
-    /// A switch on both sides changes loopback, router-id, ASN, management address or server subnet,
-    /// or one of its cables moves to another port, peer or /31 (docs/lock.md).
-    #[serde(rename = "CHG-RENUMBER")]
-    Renumber,
-    /// A port on both sides gets another peer: the cable is moved on the floor.
-    #[serde(rename = "CHG-RECABLE")]
-    Recable,
-    /// Ports of a switch on both sides lose their cable (servers or links removed) or gain one.
-    #[serde(rename = "CHG-PORTS")]
-    Ports,
+/// Declares [`ChangeRule`] and its table from one list:
+/// `Variant = ("CHG-XXX", [impacts it may report], "summary", check)`, where `check` is the function that
+/// compares the two models (left out for a rule another module reports: `CHG-SONIC-RELOAD` reads the
+/// rendered files, [`crate::delivery::route`]).
+macro_rules! change_rules {
+    ($($name:ident = ($id:literal, [$($impact:ident),+], $summary:literal $(, $check:ident)?),)*) => {
+        /// A rule of the change report. Its id, impacts and summary are in the table
+        /// ([`ChangeRule::id`], [`ChangeRule::impacts`], [`ChangeRule::summary`]); each has a section
+        /// in `docs/change-report.md`, whose index is generated from the table ([`markdown_index`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        pub enum ChangeRule {
+            $(
+                #[doc = concat!("`", $id, "`: ", $summary, ".")]
+                #[serde(rename = $id)]
+                $name,
+            )*
+        }
+
+        impl ChangeRule {
+            /// Every rule, in the order of `docs/change-report.md`.
+            pub const ALL: &[ChangeRule] = &[$(ChangeRule::$name),*];
+
+            /// The rule id (`CHG-ECN`).
+            pub const fn id(self) -> &'static str {
+                match self { $(ChangeRule::$name => $id,)* }
+            }
+            /// The impacts its changes may have, most usual first (`CHG-DEVICES`: an added switch is
+            /// non-disruptive, a removed one disruptive).
+            pub const fn impacts(self) -> &'static [Impact] {
+                match self { $(ChangeRule::$name => &[$(Impact::$impact),+],)* }
+            }
+            /// What fires it, in one line (the docs index and headings).
+            pub const fn summary(self) -> &'static str {
+                match self { $(ChangeRule::$name => $summary,)* }
+            }
+        }
+
+        /// The rules that compare the two compiled models, in table order.
+        const MODEL_RULES: &[fn(&Sides) -> Vec<Change>] = &[$($($check,)?)*];
+    };
+}
+
+change_rules! {
+    Devices = ("CHG-DEVICES", [NonDisruptive, Disruptive], "Switches appear or disappear", devices),
+    Renumber = ("CHG-RENUMBER", [Disruptive], "A switch on both sides is renumbered or one of its cables moves", renumber),
+    Recable = ("CHG-RECABLE", [Disruptive], "A port keeps a cable but plugs into another peer or peer port", recable),
+    Ports = ("CHG-PORTS", [Disruptive, NonDisruptive], "Ports lose their cable or gain one", ports),
+    Platform = ("CHG-PLATFORM", [Disruptive], "A switch keeps its name but changes platform", platform),
+    Breakout = ("CHG-BREAKOUT", [Disruptive], "Front-panel ports run in another breakout mode or speed", breakout),
+    Lossless = ("CHG-LOSSLESS", [Disruptive], "The set of PFC no-drop priorities changes", lossless),
+    Ecn = ("CHG-ECN", [NonDisruptive], "ECN thresholds or probability on a queue change", ecn),
+    Dscp = ("CHG-DSCP", [Disruptive], "The DSCP to priority map changes", dscp),
+    Sched = ("CHG-SCHED", [NonDisruptive], "Strict queues or bandwidth shares change", sched),
+    Watchdog = ("CHG-WATCHDOG", [NonDisruptive], "PFC watchdog on/off, timers or action change", watchdog),
+    Dlb = ("CHG-DLB", [ReloadRequired, NonDisruptive], "DLB mode, MAC, flowlet gap or DLB interfaces change", dlb),
+    Hash = ("CHG-HASH", [NonDisruptive], "RoCE QP hashing is turned on or off", hash),
+    Mtu = ("CHG-MTU", [Disruptive], "A port's MTU changes", mtu),
+    Addr = ("CHG-ADDR", [Disruptive], "A port's address or server VLAN changes", addr),
+    Bgp = ("CHG-BGP", [Disruptive], "A switch's ASN or router-id changes", bgp),
+    SonicReload = ("CHG-SONIC-RELOAD", [ReloadRequired], "A SONiC switch config apply-patch cannot move is loaded with config reload"),
+    Ack = ("CHG-ACK", [NonDisruptive], "An acknowledged error is added, removed or given another reason", ack),
 }
 
 impl ChangeRule {
-    /// The rule id (`CHG-ECN`).
-    pub fn id(self) -> &'static str {
-        match self {
-            ChangeRule::Devices => "CHG-DEVICES",
-            ChangeRule::Platform => "CHG-PLATFORM",
-            ChangeRule::Breakout => "CHG-BREAKOUT",
-            ChangeRule::Lossless => "CHG-LOSSLESS",
-            ChangeRule::Ecn => "CHG-ECN",
-            ChangeRule::Dscp => "CHG-DSCP",
-            ChangeRule::Sched => "CHG-SCHED",
-            ChangeRule::Watchdog => "CHG-WATCHDOG",
-            ChangeRule::Dlb => "CHG-DLB",
-            ChangeRule::Hash => "CHG-HASH",
-            ChangeRule::Mtu => "CHG-MTU",
-            ChangeRule::Addr => "CHG-ADDR",
-            ChangeRule::Bgp => "CHG-BGP",
-            ChangeRule::SonicReload => "CHG-SONIC-RELOAD",
-            ChangeRule::Ack => "CHG-ACK",
-            ChangeRule::Renumber => "CHG-RENUMBER",
-            ChangeRule::Recable => "CHG-RECABLE",
-            ChangeRule::Ports => "CHG-PORTS",
-        }
+    /// Its section heading in `docs/change-report.md`: `CHG-ECN — <summary>`.
+    pub fn heading(self) -> String {
+        format!("{} — {}", self.id(), self.summary())
     }
+}
+
+/// The rule index of `docs/change-report.md`: a Markdown table of every change rule (id linked to its
+/// section, the impacts it may report, summary), ending with a newline. `tests/it/diff.rs` checks that
+/// the docs hold exactly this.
+pub fn markdown_index() -> String {
+    let mut out = String::from("| Rule | Impact | Summary |\n|------|--------|---------|\n");
+    for r in ChangeRule::ALL {
+        let impacts: Vec<&str> = r.impacts().iter().map(|i| i.label()).collect();
+        out.push_str(&format!(
+            "| [{}](#{}) | {} | {} |\n",
+            r.id(),
+            crate::rules::slug(&r.heading()),
+            impacts.join(" or "),
+            r.summary().replace('|', "\\|")
+        ));
+    }
+    out
 }
 
 impl fmt::Display for ChangeRule {
@@ -264,22 +267,26 @@ impl<'a> Sides<'a> {
     }
 }
 
-/// Every rule of the change report, in the order of `docs/change-report.md`.
-const RULES: [fn(&Sides) -> Vec<Change>; 17] = [
-    devices, renumber, recable, ports, platform, breakout, lossless, ecn, dscp, sched, watchdog,
-    dlb, hash, mtu, addr, bgp, ack,
-];
-
 /// Compares two compiled fabrics device by device and explains the differences, most severe first.
 pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Change> {
     let sides = Sides::new(old, new, catalog);
-    let mut out: Vec<Change> = RULES.iter().flat_map(|rule| rule(&sides)).collect();
+    let mut out: Vec<Change> = MODEL_RULES.iter().flat_map(|rule| rule(&sides)).collect();
     sort(&mut out);
     out
 }
 
 /// Orders a report most severe first, then by rule and summary (after adding a change from elsewhere).
+/// A change whose impact its rule does not declare is a defect the test suite catches here.
 pub fn sort(changes: &mut [Change]) {
+    for c in changes.iter() {
+        debug_assert!(
+            c.rule.impacts().contains(&c.impact),
+            "{} reported a {} change; its table row says {:?}",
+            c.rule,
+            c.impact.label(),
+            c.rule.impacts()
+        );
+    }
     changes.sort_by(|a, b| {
         b.impact
             .cmp(&a.impact)

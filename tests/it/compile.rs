@@ -394,3 +394,60 @@ fn every_benchmark_size_passes_its_checks_and_the_hosts_size_renders_hosts() {
         );
     }
 }
+
+/// The neutral model carries no OS keyword: ECN thresholds are bytes (each OS writes them in its
+/// platform's unit), and no string of any example's compiled model is a unit or queue keyword of
+/// the catalog (`kbytes`, `bytes`, `tx-queue`, ...); the OS layer spells those.
+#[test]
+fn the_neutral_model_carries_no_os_keyword() {
+    fn strings<'v>(v: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let keywords: BTreeSet<String> = Catalog::builtin()
+        .platforms
+        .values()
+        .flat_map(|e| {
+            [
+                Some(e.1.ecn_unit.keyword.clone()),
+                e.1.queue_keyword.clone(),
+            ]
+        })
+        .flatten()
+        .collect();
+    assert!(keywords.contains("kbytes"), "{keywords:?}");
+    let mut ecn = 0;
+    for path in common::example_intents() {
+        let model = common::model(&path);
+        let json = serde_json::to_value(&model).expect("the model serializes");
+        let mut found = Vec::new();
+        strings(&json, &mut found);
+        let os_words: BTreeSet<&str> = found
+            .into_iter()
+            .filter(|s| keywords.contains(*s))
+            .collect();
+        assert!(os_words.is_empty(), "{path}: {os_words:?} in the model");
+        for d in &model.devices {
+            for e in d.qos.classes.iter().filter_map(|c| c.ecn.as_ref()) {
+                let v = serde_json::to_value(e).expect("serializes");
+                let keys: BTreeSet<&str> = v
+                    .as_object()
+                    .expect("object")
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                assert_eq!(
+                    keys,
+                    BTreeSet::from(["max_bytes", "min_bytes", "probability"]),
+                    "{path}"
+                );
+                ecn += 1;
+            }
+        }
+    }
+    assert!(ecn > 0, "no example has ECN");
+}

@@ -6,7 +6,7 @@ use crate::common;
 use aifab::compile::compile;
 use aifab::intent::Intent;
 use aifab::platform::Catalog;
-use aifab::review::change::{Change, Impact, report};
+use aifab::review::change::{Change, ChangeRule, Impact, markdown_index, report};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -431,4 +431,91 @@ fn a_pool_move_diffs_as_a_renumbering_with_one_note() {
     assert!(!err.contains("AIF-LOCK"), "{err}");
     assert!(out.contains("+  ip address 10.9.0.0/31"), "{out}");
     assert!(out.contains("--allow-renumber"), "{out}");
+}
+
+/// The change rules no other test trips, each from a one-field edit of the example: the rule fires
+/// once, with the impact its table row gives, on the switches the edit reaches.
+#[test]
+fn platform_scheduling_watchdog_and_hash_changes_are_reported() {
+    let a = common::intent("intents/pod1-1024.yaml");
+    let mut b = a.clone();
+    b.fabric.topology.spine.platform = "eos/7060x5-64".into();
+    let p = only(&changes(&a, &b), "CHG-PLATFORM");
+    assert_eq!((p.impact, p.switches), (Impact::Disruptive, 16), "{p:?}");
+
+    let mut b = a.clone();
+    for (class, share) in [("roce", 80), ("default", 20)] {
+        b.qos.classes.get_mut(class).expect(class).bandwidth = Some(aifab::units::Percent(share));
+    }
+    let s = only(&changes(&a, &b), "CHG-SCHED");
+    assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
+
+    let mut b = a.clone();
+    b.qos.pfc_watchdog.detect = aifab::units::Duration(300_000);
+    let w = only(&changes(&a, &b), "CHG-WATCHDOG");
+    assert_eq!((w.impact, w.switches), (Impact::NonDisruptive, 48), "{w:?}");
+
+    let mut b = a.clone();
+    b.load_balancing.hash.roce_dest_qp = false;
+    let h = only(&changes(&a, &b), "CHG-HASH");
+    assert_eq!(h.impact, Impact::NonDisruptive, "{h:?}");
+    assert!(h.devices.iter().all(|d| d.starts_with("spine")), "{h:?}");
+}
+
+const CHANGE_DOCS: &str = "docs/change-report.md";
+
+/// The byte range of the rule index in docs/change-report.md: the table after `## Rules`.
+fn change_index_range(md: &str) -> Option<(usize, usize)> {
+    let rules = md.find("\n## Rules\n")?;
+    let start = rules + md[rules..].find("\n| Rule |")? + 1;
+    let end = md[start..].find("\n\n").map_or(md.len(), |i| start + i + 1);
+    Some((start, end))
+}
+
+/// The index of docs/change-report.md is the rule table of src/review/change.rs (`change_rules!`).
+/// With AIFAB_BLESS=1 the index is rewritten from the table instead.
+#[test]
+fn the_docs_index_is_the_change_rule_table() {
+    let md = std::fs::read_to_string(CHANGE_DOCS).expect("read the change-report docs");
+    let (start, end) = change_index_range(&md).expect("a table after `## Rules`");
+    let fresh = markdown_index();
+    if std::env::var_os("AIFAB_BLESS").is_some_and(|v| v == "1") {
+        let text = format!("{}{fresh}{}", &md[..start], &md[end..]);
+        std::fs::write(CHANGE_DOCS, text).expect("write the change-report docs");
+        return;
+    }
+    assert!(
+        md[start..end] == fresh,
+        "the rule index of {CHANGE_DOCS} differs from src/review/change.rs's table\nrun `AIFAB_BLESS=1 cargo test --test it diff::the_docs_index` to regenerate it"
+    );
+}
+
+/// Every change rule has a `## <id> — <summary>` section in docs/change-report.md, every such section
+/// is a rule of the table, and some test of tests/it/ asserts the rule by its id.
+#[test]
+fn every_change_rule_has_a_docs_section_and_a_test() {
+    let md = std::fs::read_to_string(CHANGE_DOCS).expect("read the change-report docs");
+    let tests: String = common::paths_under(std::path::Path::new("tests/it"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| std::fs::read_to_string(p).expect("read a test"))
+        .collect();
+    let mut problems = Vec::new();
+    for r in ChangeRule::ALL {
+        if !md.contains(&format!("\n## {}\n", r.heading())) {
+            problems.push(format!("{CHANGE_DOCS} has no section `## {}`", r.heading()));
+        }
+        if !tests.contains(&format!("\"{}\"", r.id())) {
+            problems.push(format!("no test of tests/it/ asserts \"{}\"", r.id()));
+        }
+    }
+    for heading in md.lines().filter_map(|l| l.strip_prefix("## CHG-")) {
+        let id = format!("CHG-{}", heading.split_whitespace().next().unwrap_or(""));
+        if !ChangeRule::ALL.iter().any(|r| r.id() == id) {
+            problems.push(format!(
+                "{CHANGE_DOCS} documents {id}, which src/review/change.rs's table lacks"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -11,6 +11,7 @@ const LAYERS: &[&str] = &[
     // leaves: vocabulary every stage shares
     "kinds", "units", "spell", "rules", "diag", "output", "files",
     // front: reading and checking the intent
+    // (`hosts` is the host plan; its files are printed by `render::hosts`)
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation
     "lock", "compile", // back: pictures, per-OS layer, render, write, review
@@ -138,6 +139,32 @@ fn top_level_modules_use_only_earlier_ones() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The host plan is what the compiler stores in the model, and nothing prints from it but the render
+/// stage: no file of `src/hosts/` makes an `OutFile` or reads the run facts (`crate::output`), and the
+/// emitters live under `src/render/hosts/`.
+#[test]
+fn the_host_plan_prints_nothing() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src/hosts"), &mut files);
+    assert!(
+        !files.is_empty(),
+        "src/hosts is gone: update this test and ARCHITECTURE.md"
+    );
+    let printing: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).expect("read");
+            uses(&text).contains("output") || text.contains("OutFile")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        printing.is_empty(),
+        "these files of the host plan produce files; move that part to src/render/hosts/: {printing:?}"
+    );
+    assert!(Path::new("src/render/hosts/mod.rs").is_file());
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The built-in platform profiles (`vendors/*.yaml`): they load, they hold the models the references
 //! cover, their port naming matches each OS, and a profile that drops a source is refused.
 
-use aifab::platform::{Catalog, Fec, Os, QpHashMethod, Support, VENDOR_FILES};
+use aifab::platform::{
+    BufferModel, Catalog, Fec, Os, Platform, QpHashMethod, Support, VENDOR_FILES,
+};
 
 fn catalog() -> Catalog {
     match Catalog::from_files(&VENDOR_FILES) {
@@ -10,135 +12,132 @@ fn catalog() -> Catalog {
     }
 }
 
-/// (name, os, port count, speeds in Gbit/s, [(port, expected interface name)])
-type Expect = (
-    &'static str,
-    Os,
-    u32,
-    &'static [u32],
-    &'static [(u32, &'static str)],
-);
+/// Every platform of the catalog with its OS, by name; the catalog has at least one platform of each OS.
+fn platforms(cat: &Catalog) -> Vec<(&str, Os, &Platform)> {
+    let out: Vec<(&str, Os, &Platform)> = cat
+        .platforms
+        .iter()
+        .map(|(name, entry)| (name.as_str(), entry.0, &entry.1))
+        .collect();
+    for os in Os::ALL {
+        assert!(out.iter().any(|p| p.1 == os), "no {os} platform");
+    }
+    out
+}
 
-const EXPECTED: &[Expect] = &[
-    (
-        "nxos/n9k-c9364d-gx2a",
-        Os::Nxos,
-        64,
-        &[400],
-        &[(1, "Ethernet1/1"), (64, "Ethernet1/64")],
-    ),
-    (
-        "nxos/n9k-c9332d-gx2b",
-        Os::Nxos,
-        32,
-        &[400],
-        &[(1, "Ethernet1/1"), (32, "Ethernet1/32")],
-    ),
-    (
-        "eos/7060x5-64",
-        Os::Eos,
-        64,
-        &[400],
-        &[(1, "Ethernet1/1"), (64, "Ethernet64/1")],
-    ),
-    (
-        "eos/7060x6",
-        Os::Eos,
-        64,
-        &[800],
-        &[(1, "Ethernet1/1"), (64, "Ethernet64/1")],
-    ),
-    (
-        "eos/7800r3",
-        Os::Eos,
-        288,
-        &[400],
-        &[
-            (1, "Ethernet3/1/1"),
-            (36, "Ethernet3/36/1"),
-            (37, "Ethernet4/1/1"),
-            (288, "Ethernet10/36/1"),
-        ],
-    ),
-    (
-        "sonic/dell-z9332f-o32",
-        Os::Sonic,
-        32,
-        &[400],
-        &[(1, "Ethernet0"), (2, "Ethernet8"), (32, "Ethernet248")],
-    ),
-    (
-        "sonic/dell-z9664f-o64",
-        Os::Sonic,
-        64,
-        &[400],
-        &[(1, "Ethernet0"), (2, "Ethernet4"), (64, "Ethernet252")],
-    ),
-    (
-        "sonic/arista-7060dx5-64s",
-        Os::Sonic,
-        64,
-        &[400],
-        &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
-    ),
-    (
-        "sonic/arista-7060x6-64pe",
-        Os::Sonic,
-        64,
-        &[800],
-        &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
-    ),
-    (
-        "sonic/arista-7060x6-64pe-o128s2",
-        Os::Sonic,
-        128,
-        &[400],
-        &[(1, "Ethernet0"), (2, "Ethernet4"), (128, "Ethernet508")],
-    ),
-    (
-        "sonic/nvidia-sn5600",
-        Os::Sonic,
-        64,
-        &[800],
-        &[(1, "Ethernet0"), (2, "Ethernet8"), (64, "Ethernet504")],
-    ),
-];
+/// The numbers of an interface name after its `Ethernet` prefix (`Ethernet3/36/1` -> [3, 36, 1]), or
+/// `None` when it is not spelled that way.
+fn ethernet_numbers(name: &str) -> Option<Vec<u32>> {
+    name.strip_prefix("Ethernet")?
+        .split('/')
+        .map(|n| n.parse().ok())
+        .collect()
+}
 
 #[test]
 fn builtin_files_load() {
     catalog();
 }
 
+/// Every platform's ports, read off the catalog: a port count and native speeds (highest first), and
+/// names spelled the way its OS spells them: NX-OS `Ethernet<slot>/<port>`, EOS `Ethernet<port>/1` on a
+/// fixed system and `Ethernet<card>/<card port>/1` on a modular chassis (`ports_per_card` ports per
+/// card from `first_card`), SONiC `Ethernet<first lane index>` from `Ethernet0` up. Names are distinct
+/// and grow with the port number; the management port is the OS's (`mgmt0`; `Management1` on a fixed
+/// Arista system, `Management0` on a modular one; `eth0`).
 #[test]
-fn every_expected_platform_exists_with_its_ports() {
+fn every_platform_names_its_ports_as_its_os_does() {
     let cat = catalog();
-    for (name, os, count, speeds, names) in EXPECTED {
-        let (got_os, p) = cat
-            .get(name)
-            .unwrap_or_else(|| panic!("platform {name} is missing"));
-        assert_eq!(got_os, os, "{name}: os");
-        assert_eq!(p.ports.count, *count, "{name}: port count");
-        let got: Vec<u32> = p.ports.speeds.iter().map(|s| s.gbps()).collect();
-        assert_eq!(got, speeds.to_vec(), "{name}: speeds");
-        for (port, want) in names.iter() {
+    for (name, os, p) in platforms(&cat) {
+        let count = p.ports.count;
+        assert!(count > 0, "{name}: no ports");
+        let speeds: Vec<u32> = p.ports.speeds.iter().map(|s| s.gbps()).collect();
+        assert!(
+            !speeds.is_empty() && speeds.windows(2).all(|w| w[0] > w[1]),
+            "{name}: speeds {speeds:?}, highest first"
+        );
+        let names: Vec<String> = (1..=count).map(|port| p.interface_name(port)).collect();
+        let numbers: Vec<Vec<u32>> = names
+            .iter()
+            .map(|n| ethernet_numbers(n).unwrap_or_else(|| panic!("{name}: interface {n}")))
+            .collect();
+        assert!(
+            numbers.windows(2).all(|w| w[0] < w[1]),
+            "{name}: names do not grow with the port number: {names:?}"
+        );
+        let card = |port: u32| {
+            p.ports.ports_per_card.map(|ppc| {
+                let first = p.ports.first_card.unwrap_or(1);
+                vec![(port - 1) / ppc + first, (port - 1) % ppc + 1]
+            })
+        };
+        for (port, got) in (1..=count).zip(&numbers) {
+            let want = match (os, card(port)) {
+                (Os::Nxos, None) => vec![1, port],
+                (Os::Nxos, Some(c)) => c,
+                (Os::Eos, None) => vec![port, 1],
+                (Os::Eos, Some(c)) => [c, vec![1]].concat(),
+                (Os::Sonic, _) if port == 1 => vec![0],
+                (Os::Sonic, _) => got.clone(),
+            };
             assert_eq!(
-                p.interface_name(*port),
-                *want,
-                "{name}: interface_name({port})"
+                got,
+                &want,
+                "{name}: port {port} is {}",
+                names[port as usize - 1]
             );
         }
-        // The last port is always among the checked names.
-        assert!(
-            names.iter().any(|(port, _)| port == count),
-            "{name}: test must check the last port"
-        );
+        let management = match os {
+            Os::Nxos => "mgmt0",
+            Os::Eos if p.ports.ports_per_card.is_some() => "Management0",
+            Os::Eos => "Management1",
+            Os::Sonic => "eth0",
+        };
+        assert_eq!(p.management_interface, management, "{name}");
     }
-    assert_eq!(
-        cat.platforms.len(),
-        EXPECTED.len(),
-        "unexpected extra platforms: {:?}",
-        cat.names().collect::<Vec<_>>()
-    );
+}
+
+/// Every fact a built-in platform states needs its source: dropping the `sources` entry of any field
+/// the platform writes out (read off the serialized `Platform`, so a field added later is covered too;
+/// `description` and `asic` describe rather than claim) is refused naming that fact, and dropping any
+/// other entry (a fact left at its default, such as `ecn_weight: false`) is refused or harmless, never
+/// another error.
+#[test]
+fn every_stated_fact_needs_its_source() {
+    let cat = catalog();
+    for (name, os, p) in platforms(&cat) {
+        let refs = &cat.references[&os];
+        assert!(
+            p.problems(refs).is_empty(),
+            "{name}: {:?}",
+            p.problems(refs)
+        );
+        let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(p) else {
+            panic!("{name}: a platform serializes to an object");
+        };
+        let stated: Vec<&String> = fields
+            .keys()
+            .filter(|k| !["description", "asic", "sources", "sonic"].contains(&k.as_str()))
+            .collect();
+        assert!(!stated.is_empty(), "{name}");
+        for fact in p.sources.keys() {
+            let mut q = p.clone();
+            q.sources.remove(fact);
+            let problems = q.problems(refs);
+            let want = format!("fact `{fact}` has no entry in `sources`");
+            if stated.contains(&fact) {
+                assert_eq!(problems, [want], "{name} without the source of {fact}");
+            } else {
+                assert!(
+                    problems.is_empty() || problems == [want],
+                    "{name} without the source of {fact}: {problems:?}"
+                );
+            }
+        }
+        for fact in stated {
+            assert!(p.sources.contains_key(fact), "{name}: {fact} has no source");
+        }
+    }
 }
 
 #[test]
@@ -189,18 +188,16 @@ fn z9332f_lanes_match_the_example_config_db() {
     );
 }
 
-/// Only real SKUs, and buffer numbers exactly where the SKU folder has them: the 7060DX5-64S folder
-/// has no buffer files, the 7060X6-64PE files write no pools and an empty pg_profile_lookup.ini.
+/// Only real SKUs; every front-panel port has a FEC; buffer numbers, where a SKU has them, name the
+/// profiles they use and, in the traditional model, a PG headroom row for every native speed (that they
+/// are exactly where the SKU folder has them is tests/it/sonic_sku.rs's, against the folders).
 #[test]
-fn sonic_skus_are_real_and_buffers_follow_their_folders() {
+fn sonic_skus_are_real_with_fec_and_whole_buffers() {
     let cat = catalog();
-    let mut sonic = 0;
-    for (name, entry) in &cat.platforms {
-        let (os, p) = &**entry;
-        if *os != Os::Sonic {
+    for (name, os, p) in platforms(&cat) {
+        if os != Os::Sonic {
             continue;
         }
-        sonic += 1;
         let s = p.sonic.as_ref().expect("sonic facts");
         assert!(
             !s.hwsku.to_lowercase().contains("generic"),
@@ -208,19 +205,39 @@ fn sonic_skus_are_real_and_buffers_follow_their_folders() {
             s.hwsku
         );
         assert!(s.platform.starts_with("x86_64-"), "{name}: {}", s.platform);
-        let without = ["sonic/arista-7060dx5-64s", "sonic/arista-7060x6-64pe"];
-        assert_eq!(
-            s.buffers.is_none(),
-            without.contains(&name.as_str()),
-            "{name}: buffers"
-        );
         // Every front-panel port has a FEC: 400G and 800G PAM4 need RS-FEC.
         for port in 1..=p.ports.count {
             let row = s.port(port).expect("row");
             assert_eq!(s.fec_of(row), Some(Fec::Rs), "{name}: port {port}");
         }
+        let Some(b) = &s.buffers else { continue };
+        assert!(!b.pools.is_empty(), "{name}: buffers without pools");
+        for profile in [
+            &b.ingress_lossy_profile,
+            &b.egress_lossless_profile,
+            &b.egress_lossy_profile,
+        ] {
+            assert!(
+                b.profiles.contains_key(profile),
+                "{name}: no profile {profile}"
+            );
+        }
+        assert_eq!(
+            b.dynamic.is_some(),
+            b.model == BufferModel::Dynamic,
+            "{name}: dynamic parameters go with the dynamic model"
+        );
+        if b.model == BufferModel::Traditional {
+            for speed in &p.ports.speeds {
+                let mbps = u64::from(speed.gbps()) * 1000;
+                assert!(
+                    b.pg_lookup.iter().any(|r| r.speed == mbps),
+                    "{name}: no PG headroom row at {}G",
+                    speed.gbps()
+                );
+            }
+        }
     }
-    assert_eq!(sonic, 6);
 }
 
 /// A port table shorter than the port count, or a front-panel row without a FEC, is refused.
@@ -267,65 +284,60 @@ fn a_broken_port_table_is_refused() {
     );
 }
 
+/// Feature support per OS and ASIC family, for every platform of the catalog: NX-OS DLB, QP hashing
+/// and watchdog timers unverified; EOS by family (Sand/Jericho: no DLB, the Sand QP-hash profile,
+/// `tx-queue`, TC 7 reserved; Strata/Tomahawk: flowlet DLB from 4.24.2F, Trident UDF hashing,
+/// `uc-tx-queue`, `weight 0`); SONiC: no DLB, no QP hashing, ECN in bytes.
 #[test]
 fn feature_support_follows_the_references() {
     let cat = catalog();
-    let dlb = |n: &str| cat.get(n).unwrap().1.dlb.support;
-    let qp = |n: &str| {
-        let q = &cat.get(n).unwrap().1.qp_hash;
-        (q.method, q.support)
-    };
-    let wd = |n: &str| cat.get(n).unwrap().1.watchdog_timers;
-
-    for n in ["nxos/n9k-c9364d-gx2a", "nxos/n9k-c9332d-gx2b"] {
-        assert_eq!(dlb(n), Support::Unverified, "{n}");
-        assert_eq!(qp(n), (QpHashMethod::NxosUdf, Support::Unverified), "{n}");
-        assert_eq!(wd(n), Support::Unverified, "{n}");
-        assert!(cat.get(n).unwrap().1.qp_hash.replaces_l4_ports, "{n}");
-    }
-    for n in ["eos/7060x5-64", "eos/7060x6"] {
-        let p = &cat.get(n).unwrap().1;
-        assert_eq!(dlb(n), Support::Yes, "{n}");
-        assert!(p.dlb.refused.contains_key("per-packet"), "{n}");
-        assert_eq!(p.dlb.min_os.as_deref(), Some("4.24.2F"), "{n}");
-        assert_eq!(
-            qp(n),
-            (QpHashMethod::EosTridentUdf, Support::Unverified),
-            "{n}"
-        );
-        assert_eq!(p.queue_keyword.as_deref(), Some("uc-tx-queue"), "{n}");
-        assert!(p.ecn_weight, "{n}");
-        assert_eq!(wd(n), Support::Yes, "{n}");
-    }
-    let r3 = &cat.get("eos/7800r3").unwrap().1;
-    assert_eq!(r3.dlb.support, Support::No);
-    assert!(r3.dlb.modes.is_empty());
-    assert!(r3.dlb.refused.contains_key("flowlet") && r3.dlb.refused.contains_key("per-packet"));
-    assert_eq!(
-        qp("eos/7800r3"),
-        (QpHashMethod::EosSandProfile, Support::Yes)
-    );
-    assert_eq!(r3.qp_hash.min_os.as_deref(), Some("4.33.1F"));
-    assert_eq!(r3.queue_keyword.as_deref(), Some("tx-queue"));
-    assert!(!r3.ecn_weight);
-    assert_eq!(r3.reserved_traffic_classes, vec![7]);
-
-    for n in [
-        "sonic/dell-z9332f-o32",
-        "sonic/dell-z9664f-o64",
-        "sonic/arista-7060dx5-64s",
-        "sonic/arista-7060x6-64pe",
-        "sonic/arista-7060x6-64pe-o128s2",
-    ] {
-        let p = &cat.get(n).unwrap().1;
-        assert_eq!(dlb(n), Support::No, "{n}");
-        assert!(p.dlb.refused.contains_key("flowlet") && p.dlb.refused.contains_key("per-packet"));
-        assert_eq!(qp(n), (QpHashMethod::None, Support::No), "{n}");
-        assert_eq!(wd(n), Support::Yes, "{n}");
-        assert_eq!(
-            (p.ecn_unit.keyword.as_str(), p.ecn_unit.bytes),
-            ("bytes", 1)
-        );
+    for (n, os, p) in platforms(&cat) {
+        let qp = (p.qp_hash.method, p.qp_hash.support);
+        let sand = p.asic.starts_with("jericho");
+        let refuses_all =
+            p.dlb.refused.contains_key("flowlet") && p.dlb.refused.contains_key("per-packet");
+        match os {
+            Os::Nxos => {
+                assert_eq!(p.dlb.support, Support::Unverified, "{n}");
+                assert_eq!(qp, (QpHashMethod::NxosUdf, Support::Unverified), "{n}");
+                assert_eq!(p.watchdog_timers, Support::Unverified, "{n}");
+                assert!(p.qp_hash.replaces_l4_ports, "{n}");
+            }
+            Os::Eos if sand => {
+                assert_eq!(p.dlb.support, Support::No, "{n}");
+                assert!(p.dlb.modes.is_empty() && refuses_all, "{n}");
+                assert_eq!(qp, (QpHashMethod::EosSandProfile, Support::Yes), "{n}");
+                assert_eq!(p.qp_hash.min_os.as_deref(), Some("4.33.1F"), "{n}");
+                assert_eq!(p.queue_keyword.as_deref(), Some("tx-queue"), "{n}");
+                assert!(!p.ecn_weight, "{n}");
+                assert_eq!(p.reserved_traffic_classes, vec![7], "{n}");
+            }
+            Os::Eos => {
+                assert!(p.asic.starts_with("tomahawk"), "{n}: a Strata ASIC");
+                assert_eq!(p.dlb.support, Support::Yes, "{n}");
+                assert!(p.dlb.refused.contains_key("per-packet"), "{n}");
+                assert_eq!(p.dlb.min_os.as_deref(), Some("4.24.2F"), "{n}");
+                assert_eq!(
+                    qp,
+                    (QpHashMethod::EosTridentUdf, Support::Unverified),
+                    "{n}"
+                );
+                assert_eq!(p.queue_keyword.as_deref(), Some("uc-tx-queue"), "{n}");
+                assert!(p.ecn_weight, "{n}");
+                assert_eq!(p.watchdog_timers, Support::Yes, "{n}");
+            }
+            Os::Sonic => {
+                assert_eq!(p.dlb.support, Support::No, "{n}");
+                assert!(refuses_all, "{n}");
+                assert_eq!(qp, (QpHashMethod::None, Support::No), "{n}");
+                assert_eq!(p.watchdog_timers, Support::Yes, "{n}");
+                assert_eq!(
+                    (p.ecn_unit.keyword.as_str(), p.ecn_unit.bytes),
+                    ("bytes", 1),
+                    "{n}"
+                );
+            }
+        }
     }
 }
 
@@ -411,8 +423,9 @@ fn sonic_2x400g_children_are_the_128_port_skus_rows() {
         .expect("400G")
         .1
         .clone();
+    assert_eq!(o128.ports.count, 2 * x6.ports.count);
     let (sku, want) = (x6.sonic.expect("sku"), o128.sonic.expect("sku"));
-    for port in 1..=64u32 {
+    for port in 1..=x6.ports.count {
         for child in 1..=2u32 {
             let got = sku.child(port, child, 2).expect("child row");
             let row = &want.port_table[((port - 1) * 2 + child - 1) as usize];

@@ -129,9 +129,9 @@ fn queues(queues: &[QueuePlan], pf: &Platform, keyword: &str) -> Vec<TxQueue> {
             bandwidth: (q.bandwidth > 0).then_some(q.bandwidth),
             shape_percent: q.max_rate,
             ecn: q.ecn.as_ref().map(|e| Ecn {
-                min: e.min,
-                max: e.max,
-                unit: e.unit.clone(),
+                min: pf.ecn_unit.count(e.min_bytes),
+                max: pf.ecn_unit.count(e.max_bytes),
+                unit: pf.ecn_unit.keyword.clone(),
                 probability: e.probability,
                 weight_zero: pf.ecn_weight,
             }),

@@ -8,7 +8,7 @@
 
 use crate::model::{ClassPlan, EcnPlan, QosPlan, QueuePlan, WatchdogPlan};
 use crate::os::common::join;
-use crate::platform::Platform;
+use crate::platform::{EcnUnit, Platform};
 use serde::Serialize;
 
 /// The `c-8q-nqN` network-qos class names public sources show in use; other N follow the pattern but
@@ -187,12 +187,12 @@ impl Qos {
                     pause_pfc_cos: c.lossless.then_some(c.priority),
                 })
                 .collect(),
-            queuing: queuing(&q.queues, system),
+            queuing: queuing(&q.queues, system, &pf.ecn_unit),
             port_queuing: faster
                 .iter()
                 .map(|&gbps| SpeedQueuing {
                     gbps,
-                    classes: queuing(&q.queues, gbps),
+                    classes: queuing(&q.queues, gbps, &pf.ecn_unit),
                 })
                 .collect(),
         }
@@ -214,8 +214,9 @@ fn shaped_speeds(q: &QosPlan, pf: &Platform, speeds: impl IntoIterator<Item = u3
     v
 }
 
-/// Queuing classes, highest queue first, strict queues numbered from the top.
-fn queuing(queues: &[QueuePlan], port_gbps: u32) -> Vec<QueuingClass> {
+/// Queuing classes, highest queue first, strict queues numbered from the top; ECN thresholds in the
+/// platform's `unit`.
+fn queuing(queues: &[QueuePlan], port_gbps: u32, unit: &EcnUnit) -> Vec<QueuingClass> {
     let mut sorted: Vec<&QueuePlan> = queues.iter().collect();
     sorted.sort_by_key(|q| std::cmp::Reverse(q.queue));
     let mut level = 0u8;
@@ -229,7 +230,7 @@ fn queuing(queues: &[QueuePlan], port_gbps: u32) -> Vec<QueuingClass> {
             }),
             bandwidth_remaining: q.bandwidth,
             shape: q.max_rate.map(|p| Shape::new(p, port_gbps)),
-            ecn: q.ecn.as_ref().map(ecn),
+            ecn: q.ecn.as_ref().map(|e| ecn(e, unit)),
         })
         .collect()
 }
@@ -239,13 +240,13 @@ fn slowest_port_gbps(pf: &Platform) -> u32 {
     pf.ports.speeds.iter().map(|s| s.gbps()).min().unwrap_or(0)
 }
 
-fn ecn(e: &EcnPlan) -> Ecn {
+fn ecn(e: &EcnPlan, unit: &EcnUnit) -> Ecn {
     Ecn {
-        min: e.min,
-        max: e.max,
-        unit: e.unit.clone(),
+        min: unit.count(e.min_bytes),
+        max: unit.count(e.max_bytes),
+        unit: unit.keyword.clone(),
         probability: e.probability,
-        kbyte_assumed: e.unit == "kbytes",
+        kbyte_assumed: unit.keyword == "kbytes",
     }
 }
 

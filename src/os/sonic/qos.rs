@@ -17,6 +17,7 @@
 use super::db::{ConfigDb, Part, Row, Table, Value};
 use super::{PortOrder, key};
 use crate::model::{ClassPlan, QosPlan};
+use crate::platform::EcnUnit;
 use crate::units::Speed;
 use std::borrow::Cow;
 
@@ -90,7 +91,7 @@ fn map(pairs: impl Iterator<Item = (u64, u64)>) -> Table<'static> {
 
 impl QosParts {
     /// The parts of one plan.
-    pub(super) fn new(qos: &QosPlan, speeds: &[Speed]) -> QosParts {
+    pub(super) fn new(qos: &QosPlan, speeds: &[Speed], unit: &EcnUnit) -> QosParts {
         let speeds: Vec<u32> = speeds.iter().map(|s| s.gbps()).collect();
         let is_lossless = |q: u8| qos.lossless_priorities.contains(&q);
         let queues = || qos.queues.iter().map(|q| u64::from(q.queue));
@@ -109,7 +110,7 @@ impl QosParts {
             ),
             ("MAP_PFC_PRIORITY_TO_QUEUE", map(queues().map(|q| (q, q)))),
         ];
-        let wred = wred_profiles(qos);
+        let wred = wred_profiles(qos, unit);
         if !wred.is_empty() {
             tables.push(("WRED_PROFILE", wred));
         }
@@ -182,16 +183,16 @@ impl QosParts {
     }
 }
 
-/// WRED_PROFILE: one profile per class with ECN.
-fn wred_profiles(qos: &QosPlan) -> Table<'static> {
+/// WRED_PROFILE: one profile per class with ECN, thresholds in the platform's `unit` (bytes).
+fn wred_profiles(qos: &QosPlan, unit: &EcnUnit) -> Table<'static> {
     let rows = qos
         .classes
         .iter()
         .filter_map(|c| Some((c, c.ecn.as_ref()?)))
         .map(|(c, e)| {
             let (min, max, p) = (
-                Value::Num(e.min),
-                Value::Num(e.max),
+                Value::Num(unit.count(e.min_bytes)),
+                Value::Num(unit.count(e.max_bytes)),
                 Value::Num(u64::from(e.probability)),
             );
             let row = Row::new([

@@ -21,7 +21,7 @@
 //!   that set none themselves: the data class's DSCP x 4, as `NCCL_IB_TC`; without it they leave as
 //!   DSCP 0, in the lossy default class without ECN.
 
-use super::Server;
+use crate::hosts::Server;
 use crate::model::hosts::HostsPlan;
 use crate::model::{ClassPlan, FabricModel, QosPlan};
 use crate::output::Meta;

@@ -5,7 +5,7 @@
 //!   excluded) or per NIC port (`routed`: the port's /31, the leaf's even address as gateway, the odd
 //!   one as the only address: the pod that takes the port takes its address), pinned to its servers
 //!   with `nodeName` and routing the server pool through the gateway (on two planes only the gateway's
-//!   own plane's server addresses, [`super::routes`]);
+//!   own plane's server addresses, [`crate::hosts::routes`]);
 //! - a `SpiderMultusConfig` per NIC port kind (rail, and port on two-port NICs: `sriov` with RDMA
 //!   isolation, or `macvlan` on the port's netdev) whose pools are those its leaves give
 //!   (`rail01-*`), annotated for Spiderpool's RDMA resource injection.
@@ -15,9 +15,10 @@
 //! pool serves one port of two-port NICs (`rail01p2-`, `rackp1-`): one wildcard never matches another's.
 
 use super::line;
-use super::routes::Destinations;
-use super::servers::add;
-use super::{Nic, Server};
+use crate::hosts::names;
+use crate::hosts::routes::Destinations;
+use crate::hosts::servers::add;
+use crate::hosts::{Nic, Server};
 use crate::kinds::SpiderCni;
 use crate::model::FabricModel;
 use crate::model::hosts::{HostsPlan, KubernetesPlan};
@@ -286,30 +287,6 @@ fn print(o: &mut String, p: &Text) {
     }
 }
 
-/// The RDMA resource name of NIC port `port` of rail `rail`: the pattern `kubernetes.resource` with
-/// `{rail}` and `{port}` filled in, checked (a placeholder left over is refused with the rest).
-pub fn resource(pattern: &str, rail: u32, port: u32) -> Result<String, String> {
-    let r = pattern
-        .replace("{rail}", &rail.to_string())
-        .replace("{port}", &port.to_string());
-    let ok = r.split_once('/').is_some_and(|(a, b)| {
-        !a.is_empty()
-            && !b.is_empty()
-            && a.bytes()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b".-".contains(&c))
-            && b.bytes()
-                .all(|c| c.is_ascii_alphanumeric() || b"_.-".contains(&c))
-    });
-    if ok {
-        Ok(r)
-    } else {
-        Err(format!(
-            "hosts.kubernetes.resource gives `{}` for rail {rail}: not a resource name like spidernet.io/rail1",
-            r.escape_debug()
-        ))
-    }
-}
-
 /// The SpiderMultusConfig of one NIC port kind `(rail, port)`: its netdev `master` (macvlan) and the
 /// prefix of the pools its leaves give.
 fn multus(
@@ -320,7 +297,7 @@ fn multus(
     master: &str,
     pools: &str,
 ) -> Result<(), String> {
-    let res = resource(&k.resource, rail, port)?;
+    let res = names::resource(&k.resource, rail, port)?;
     let name = prefix(Some(rail), (plan.nic_ports > 1).then_some(port));
     let cni = k.cni.as_str();
     let _ = writeln!(o, "---");

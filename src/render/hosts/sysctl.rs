@@ -8,7 +8,7 @@
 //! both, so the `all` lines cover every port. Source: the kernel's ip-sysctl documentation
 //! (<https://docs.kernel.org/networking/ip-sysctl.html>).
 
-use super::Server;
+use crate::hosts::Server;
 use crate::output::Meta;
 
 /// Where the file goes under the output folder.

@@ -1,6 +1,6 @@
 //! The server's NIC ports as a netplan file: each port's (netdev's) address and MTU, a routing table
 //! per port holding the port's own subnet and the server addresses the port's leaf reaches through the
-//! port's leaf (the whole server pool, or on two planes its own plane's: [`super::routes`]), and a
+//! port's leaf (the whole server pool, or on two planes its own plane's: [`crate::hosts::routes`]), and a
 //! rule that sends traffic from the port's address to that table: RDMA from a port leaves through its
 //! own leaf, whatever the main table says. The same on rail leaves, rack leaves (one leaf, every NIC
 //! its own port on it) and two-port NICs (two netdevs, two tables, no bond: Alibaba HPN's two routed
@@ -10,9 +10,9 @@
 //! the pod that takes the port (docs/hosts.md): the netplan file then gives the port only its MTU (a VF or
 //! macvlan cannot exceed its parent's), so the host never holds the pod's address.
 
-use super::Server;
 use super::line;
-use super::routes::Destinations;
+use crate::hosts::Server;
+use crate::hosts::routes::Destinations;
 use crate::model::hosts::HostsPlan;
 use crate::output::Meta;
 use crate::spell;
@@ -26,7 +26,7 @@ pub fn table(plan: &HostsPlan, rail: u32, port: u32) -> u32 {
 
 /// Whether NIC port `n`'s address belongs to a Kubernetes pod rather than the host: a routed port (its
 /// leaf gives no subnet, so the /31 has one server address) when the intent writes Spiderpool pools.
-pub fn pod_takes_address(plan: &HostsPlan, n: &super::Nic) -> bool {
+pub fn pod_takes_address(plan: &HostsPlan, n: &crate::hosts::Nic) -> bool {
     plan.kubernetes.is_some() && n.leaf.server_subnet.is_none()
 }
 
