@@ -459,8 +459,19 @@ fn a_killed_twin_leaves_nothing_behind() {
                 "SIGTERM: exits 2 once the lab is removed"
             );
         }
+        // After kill -9 the reaper removes the namespaces, then the FRR folders: wait for both.
+        let folders = |prefix: &str| {
+            std::fs::read_dir("/var/run/frr")
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                .count()
+        };
         let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !namespaces(&prefix).is_empty() && std::time::Instant::now() < end {
+        while (!namespaces(&prefix).is_empty() || folders(&prefix) > 0)
+            && std::time::Instant::now() < end
+        {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         assert_eq!(
@@ -468,13 +479,7 @@ fn a_killed_twin_leaves_nothing_behind() {
             Vec::<String>::new(),
             "{signal}: namespaces left"
         );
-        let folders = std::fs::read_dir("/var/run/frr")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-            .count();
-        assert_eq!(folders, 0, "{signal}: FRR folders left");
+        assert_eq!(folders(&prefix), 0, "{signal}: FRR folders left");
         for pid in pids {
             assert!(
                 !Path::new(&format!("/proc/{pid}")).exists()
