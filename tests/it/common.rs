@@ -6,6 +6,7 @@ use aifab::intent::Intent;
 use aifab::model::FabricModel;
 use aifab::platform::Catalog;
 use aifab::render::{Meta, OutFile, Renderer};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// Parses an intent with serde (no spans needed here).
@@ -73,6 +74,23 @@ pub fn aifab(args: &[&str]) -> Output {
         .env("AIFAB_CACHE_DIR", tmp_root().join("aifab-cache"))
         .output()
         .expect("run aifab")
+}
+
+/// `aifab diff <before...> <new> --format <format>` (`before`: the old intent, or `--against <rev>`) of
+/// two intents that differ: asserts exit 1 and returns its standard output.
+pub fn diff_of(before: &[&str], new: &Path, format: &str) -> String {
+    let mut args = vec!["diff"];
+    args.extend_from_slice(before);
+    let new = new.to_string_lossy();
+    args.extend_from_slice(&[&new, "--format", format]);
+    let o = aifab(&args);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("utf8")
 }
 
 /// Whether this run is CI (`CI=true`, as `.ci/run` runs): there a missing prerequisite is a failure.

@@ -2,6 +2,7 @@
 //! checkout, and the SONiC JSON patch.
 
 use crate::common;
+use crate::common::diff_of;
 
 use aifab::compile::compile;
 use aifab::intent::Intent;
@@ -32,25 +33,6 @@ fn fixture(name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
     p
-}
-
-/// `aifab diff <before...> <new> --format <format>` (`before`: the old intent, or `--against <rev>`) of
-/// two intents that differ: exit 1, its standard output.
-fn diff_of(before: &[&str], new: &std::path::Path, format: &str) -> String {
-    let o = aifab()
-        .arg("diff")
-        .args(before)
-        .arg(new)
-        .args(["--format", format])
-        .output()
-        .expect("run");
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).expect("utf8")
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `aifab plan` as a user runs it: the cabling CSV, the summary table and the drawings.
 
-use crate::common::prerequisite;
+use crate::common::{diff_of, prerequisite};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -526,21 +526,7 @@ fn diff_markdown_draws_the_topology_change() {
     .expect("write");
     let mtu = dir.join("mtu.yaml");
     std::fs::write(&mtu, base.replace("mtu: 9214", "mtu: 9100")).expect("write");
-    let diff = |new: &Path| -> String {
-        let o = Command::new(env!("CARGO_BIN_EXE_aifab"))
-            .args(["diff", "intents/three-tier-small.yaml"])
-            .arg(new)
-            .args(["--format", "markdown"])
-            .output()
-            .expect("run");
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        String::from_utf8(o.stdout).expect("utf8")
-    };
+    let diff = |new: &Path| diff_of(&["intents/three-tier-small.yaml"], new, "markdown");
     let md = diff(&grown);
     let at = md.find("#### Topology").expect("topology block");
     let block = &md[at..at + md[at..].find("```\n\n").expect("end of block")];
