@@ -72,7 +72,7 @@ fn compare(args: &Args) -> Result<bool, Exit> {
     only_matches_some(&front.model, args.only.as_deref(), only.as_ref())?;
     let mut renderer = site.renderer()?;
     if args.write.is_some() {
-        renderer = env_secrets(renderer, &front, &args.intent)?;
+        renderer = super::render::with_secrets(renderer, &front, &args.intent)?;
     }
     let meta = aifab::render::Meta::for_intent_path(&args.intent, &front.model.name);
     let files = renderer
@@ -121,24 +121,6 @@ fn compare(args: &Args) -> Result<bool, Exit> {
         write(dir, &compared)?;
     }
     Ok(compared.iter().any(|c| !c.drift.unchanged()))
-}
-
-/// The renderer filling the intent's environment secrets (only the written replace files hold them).
-fn env_secrets(
-    renderer: aifab::render::Renderer,
-    front: &aifab::pipeline::Front,
-    intent: &str,
-) -> Result<aifab::render::Renderer, Exit> {
-    let lookup = |k: &str| std::env::var(k).ok();
-    match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup) {
-        Ok(v) => Ok(renderer.with_env_secrets(v)),
-        Err(mut findings) => {
-            aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
-            super::exit::print_findings(&front.source, &findings);
-            eprintln!("{intent}: an environment secret is unset or unusable; nothing written");
-            Err(Exit::Trouble)
-        }
-    }
 }
 
 /// The OS of a device and the path of its config file, for an OS whose sections aifab owns (NX-OS,

@@ -228,8 +228,8 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
 }
 
 /// The renderer with the values of the environment secrets the intent names (`{env: NAME}`); an unset
-/// or unusable one is refused, located in the intent.
-fn with_secrets(
+/// or unusable one is refused, located in the intent. (`aifab drift --write` fills them the same way.)
+pub(super) fn with_secrets(
     renderer: aifab::render::Renderer,
     front: &aifab::pipeline::Front,
     intent: &str,
