@@ -93,6 +93,42 @@ pub fn diff_of(before: &[&str], new: &Path, format: &str) -> String {
     String::from_utf8(o.stdout).expect("utf8")
 }
 
+/// Runs the Python script `script` with `python`, the JSON `request` on its stdin; asserts it succeeds
+/// (its stderr and `what` in the message) and returns its stdout read as JSON.
+pub fn python_json<T: serde::de::DeserializeOwned>(
+    python: &Path,
+    script: &Path,
+    request: &serde_json::Value,
+    what: &str,
+) -> T {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(python)
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {}: {e}", script.display()));
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(request.to_string().as_bytes())
+        .expect("write request");
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed for {what}:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{} output is not JSON: {e}", script.display()))
+}
+
 /// Whether this run is CI (`CI=true`, as `.ci/run` runs): there a missing prerequisite is a failure.
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")

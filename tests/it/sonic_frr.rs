@@ -27,9 +27,8 @@ use config::{Frr, normalize};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 /// SONiC's traffic-shift community (constants.yml `bgp.traffic_shift_community`, every release).
@@ -152,26 +151,12 @@ fn start(
         "scratch": scratch.path(),
         "devices": devices.iter().cloned().collect::<serde_json::Map<_, _>>(),
     });
-    let mut child = Command::new(python)
-        .arg(root().join("tests/frr/sonic_startup.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start sonic_startup.py");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(request.to_string().as_bytes())
-        .expect("write request");
-    let out = child.wait_with_output().expect("run sonic_startup.py");
-    assert!(
-        out.status.success(),
-        "sonic_startup.py ({release}) failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("sonic_startup.py output is JSON")
+    common::python_json(
+        python,
+        &root().join("tests/frr/sonic_startup.py"),
+        &request,
+        release,
+    )
 }
 
 // ------------------------------------------------------------------------------------------------

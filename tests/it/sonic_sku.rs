@@ -26,9 +26,8 @@ use aifab::os::sonic::device_type;
 use aifab::platform::{BufferModel, Catalog, Os, Platform, SonicFacts};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -469,27 +468,12 @@ fn render_buffers(
         "entry": entry,
         "devices": configs,
     });
-    let mut child = Command::new(python)
-        .arg(root().join("tests/sonic/render_buffers.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start render_buffers.py");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(request.to_string().as_bytes())
-        .expect("write request");
-    let out = child.wait_with_output().expect("run render_buffers.py");
-    assert!(
-        out.status.success(),
-        "render_buffers.py failed for {}:\n{}",
-        sku.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("render_buffers.py output is JSON")
+    common::python_json(
+        python,
+        &root().join("tests/sonic/render_buffers.py"),
+        &request,
+        &sku.display().to_string(),
+    )
 }
 
 /// A BUFFER_PROFILE table with the old `[BUFFER_POOL|name]` references written as plain names, as
