@@ -1,6 +1,10 @@
-//! Golden files: every example intent renders to exactly the reviewed files in `golden/<intent>/`.
-//! `AIFAB_BLESS=1 cargo test --test it golden::` rewrites them (review the diff line by line first), the same as
-//! `aifab render intents/<x>.yaml --check golden/<x> --bless`.
+//! Golden files: every example intent renders to exactly the reviewed files in `golden/<intent>/`, and
+//! every config area (QoS, PFC watchdog, BGP, a SONiC table, ...) to its per-feature golden
+//! `golden/features/<os>/<area>.ref` (Aerleon's `.ref` style: one area of a few devices per file, so a
+//! template change shows in the few files of the areas it touches).
+//! `AIFAB_BLESS=1 cargo test --test it golden::` rewrites both (review the diff line by line first, the
+//! `.ref` files first); the device goldens alone are also `aifab render intents/<x>.yaml --check
+//! golden/<x> --bless`.
 
 use crate::common;
 
