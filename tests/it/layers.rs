@@ -189,3 +189,139 @@ fn the_use_scanner_reads_groups_and_paths() {
     let got: Vec<String> = uses(text).into_iter().collect();
     assert_eq!(got, ["diag", "hosts", "place", "rules", "units"]);
 }
+
+/// The modules of top-level module `top` (`src/<top>/<sub>.rs` or `src/<top>/<sub>/`) each uses,
+/// by `super::<sub>` (or `super::super::<sub>` one folder down) and `crate::<top>::<sub>`, outside
+/// comments and `#[cfg(test)]` code. `mod.rs` is the parent, not a sibling.
+fn sibling_uses(top: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let dir = Path::new("src").join(top);
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    files.sort();
+    let sub_of = |f: &Path| -> Option<(String, usize)> {
+        let rel = f.strip_prefix(&dir).ok()?;
+        let parts: Vec<_> = rel.components().collect();
+        let first = parts[0]
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        (first != "mod" && first != "tests").then_some((first, parts.len()))
+    };
+    let subs: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| sub_of(f))
+        .map(|(s, _)| s)
+        .collect();
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let Some((sub, depth)) = sub_of(f) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(f).expect("read");
+        let text = text.split("#[cfg(test)]").next().unwrap_or("");
+        let code: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let up = "super::".repeat(depth);
+        let mut used = BTreeSet::new();
+        for prefix in [up, format!("crate::{top}::")] {
+            let mut rest = code.as_str();
+            while let Some(at) = rest.find(&prefix) {
+                // `super::super::x` also contains `super::x` one level in: skip a longer chain.
+                let longer = rest[..at].ends_with("super::");
+                rest = &rest[at + prefix.len()..];
+                if longer || rest.starts_with("super::") {
+                    continue;
+                }
+                if let Some(group) = rest.strip_prefix('{') {
+                    used.extend(group_heads(group));
+                } else {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
+                        .collect();
+                    used.insert(name);
+                }
+            }
+        }
+        let entry = out.entry(sub.clone()).or_default();
+        entry.extend(used.into_iter().filter(|u| *u != sub && subs.contains(u)));
+    }
+    out
+}
+
+/// A cycle in `graph`, as the path that closes it (`a -> b -> a`), if there is one.
+fn a_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
+    fn visit(
+        n: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<String> {
+        if let Some(at) = path.iter().position(|p| p == n) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(n.to_string());
+            return Some(cycle.join(" -> "));
+        }
+        if done.contains(n) {
+            return None;
+        }
+        path.push(n.to_string());
+        for next in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(n.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+/// Inside each top-level module the files depend one way too: the compiler's draft types are
+/// `compile::draft`'s, so its passes use the draft and not each other (ports <-> topology was such a
+/// pair), and no module of any other `src/<top>/` uses one that uses it back.
+#[test]
+fn the_modules_inside_each_top_level_module_form_no_cycle() {
+    let compile = sibling_uses("compile");
+    assert!(
+        compile.get("topology").is_some_and(|u| u.contains("ports")),
+        "the scanner no longer sees compile's uses: {compile:?}"
+    );
+    let mut problems = Vec::new();
+    for top in LAYERS {
+        if !Path::new("src").join(top).is_dir() {
+            continue;
+        }
+        if let Some(cycle) = a_cycle(&sibling_uses(top)) {
+            problems.push(format!(
+                "a cycle between the modules of src/{top}/: {cycle}; move what both need into a module both use (as compile::draft)"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_cycle_is_found() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", &["b"][..]),
+        ("b", &["c"][..]),
+        ("c", &["a"][..]),
+        ("d", &[][..]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+    .collect();
+    assert_eq!(a_cycle(&graph).as_deref(), Some("a -> b -> c -> a"));
+    let mut acyclic = graph.clone();
+    acyclic.insert("c".into(), BTreeSet::new());
+    assert_eq!(a_cycle(&acyclic), None);
+}
