@@ -450,6 +450,14 @@ fn platform_scheduling_watchdog_and_hash_changes_are_reported() {
     let s = only(&changes(&a, &b), "CHG-SCHED");
     assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
 
+    // A strict class's shaper is scheduling too: a wrong rate starves CNP or lets it starve RoCE.
+    let mut b = a.clone();
+    let cnp = b.qos.classes.get_mut("cnp").expect("cnp");
+    assert!(cnp.max_rate.is_some(), "the example shapes CNP");
+    cnp.max_rate = Some(aifab::units::Percent(10));
+    let s = only(&changes(&a, &b), "CHG-SCHED");
+    assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
+
     let mut b = a.clone();
     b.qos.pfc_watchdog.detect = aifab::units::Duration(300_000);
     let w = only(&changes(&a, &b), "CHG-WATCHDOG");
