@@ -198,7 +198,8 @@ impl Renderer {
     /// Every file of one device cut into its config areas ([`areas`]), in file order: what the
     /// per-feature goldens of `golden/features/` show. Each area comes from the same template (one of
     /// its `*_section` blocks) or builder, with the same context, as the file itself; secrets stay
-    /// placeholders.
+    /// placeholders. Always the native form ([`Form::Native`]); a site's device template shows the
+    /// `*_section` blocks its own source declares.
     pub fn areas(&self, meta: &Meta, d: &Device) -> Result<Vec<Area>, String> {
         let (platform, outputs) = self.outputs_of(d)?;
         let mut out = Vec::new();
