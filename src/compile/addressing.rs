@@ -15,8 +15,8 @@
 //! then loopbacks, ASNs, server addressing, fabric /31s with their BGP neighbors, management, and the
 //! pool accounting `aifab plan` prints.
 
+use super::draft::{Draft, DraftDevice, DraftLink, End};
 use super::stable::{Blocks, Index, take_free, v4};
-use super::topology::{Draft, DraftDevice, DraftLink, End};
 use crate::diag::Finding;
 use crate::intent::{Addressing, Bgp, Intent, Management, Role, ServerMode};
 use crate::model::{

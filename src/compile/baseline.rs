@@ -1,7 +1,7 @@
 //! The baseline pass: the intent's `baseline` as one shared [`BaselinePlan`] on every device. The
 //! intent rules (`AIF-BASE-*`) have already checked every string it carries.
 
-use super::topology::Draft;
+use super::draft::Draft;
 use crate::intent::Intent;
 use crate::intent::baseline::{Baseline, SecretSource};
 use crate::model::baseline::{

@@ -5,8 +5,8 @@
 //! feature whose syntax the reference marks unverified renders with a note naming the reference. Which
 //! devices run DLB and QP hashing is resolved by [`crate::place`] (role lists, then overrides).
 
+use super::draft::{Draft, DraftDevice};
 use super::qos;
-use super::topology::{Draft, DraftDevice};
 use crate::diag::Finding;
 use crate::intent::{DlbMode, Intent};
 use crate::model::{

@@ -1,6 +1,7 @@
 //! The fabric compiler: a placed intent → [`FabricModel`].
 //!
-//! One module per concern ([`crate::shape`] counted the fabric before): [`topology`] (ports and links of the
+//! One module per concern ([`crate::shape`] counted the fabric before), over the fabric under construction
+//! ([`draft`], which depends on no pass): [`topology`] (ports and links of the
 //! placed devices), [`addressing`] (loopbacks, /31s, server subnets, ASNs), [`qos`] (per-platform QoS
 //! plans) and [`features`] (DLB, QP hashing, notes for unverified syntax). Which devices exist, their
 //! names and platforms come from [`crate::place`]. Without a lock, allocation is a pure function of the
@@ -9,6 +10,7 @@
 
 pub mod addressing;
 pub mod baseline;
+pub mod draft;
 pub mod features;
 pub mod ports;
 pub mod qos;

@@ -8,7 +8,7 @@
 //! mode (as many as the down ports need) and the rest the up mode, so server ports stay lowest,
 //! uplinks highest, and spare ports run the up mode. Port numbers then count child ports in panel order ([`crate::model::locate`]).
 
-use super::topology::DraftDevice;
+use super::draft::DraftDevice;
 use crate::diag::Finding;
 use crate::intent::{Intent, Role};
 use crate::model::{Name, Note, NoteFeature, PortGroup};

@@ -7,13 +7,15 @@
 
 use crate::model::{Device, FabricModel};
 use crate::os::sonic;
-use crate::platform::{Builder, Catalog, Platform, Producer, TemplateContext};
+use crate::platform::{Builder, Catalog, OutputSpec, Platform, Producer, TemplateContext};
 use minijinja::value::Serde;
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 use rayon::prelude::*;
 
 pub use crate::output::{Meta, OutFile, intent_label};
+pub use areas::Area;
 
+mod areas;
 mod format;
 pub mod hosts;
 pub mod inventory;
@@ -154,15 +156,7 @@ impl Renderer {
         if self.form == Form::Frr {
             return self.frr_device(meta, d).map(|f| vec![f]);
         }
-        let (_, platform) = self
-            .catalog
-            .get(&d.platform)
-            .ok_or_else(|| format!("{}: unknown platform {}", d.hostname, d.platform))?;
-        let outputs = self
-            .catalog
-            .outputs
-            .get(&d.os)
-            .ok_or_else(|| format!("no outputs for {}", d.os))?;
+        let (platform, outputs) = self.outputs_of(d)?;
         let mut files = Vec::with_capacity(outputs.len());
         for o in outputs {
             let content = match o.producer()? {
@@ -185,6 +179,49 @@ impl Renderer {
             });
         }
         Ok(files)
+    }
+
+    /// A device's platform and the files its OS renders (`outputs:` of `vendors/<os>.yaml`).
+    fn outputs_of(&self, d: &Device) -> Result<(&'static Platform, &'static [OutputSpec]), String> {
+        let (_, platform) = self
+            .catalog
+            .get(&d.platform)
+            .ok_or_else(|| format!("{}: unknown platform {}", d.hostname, d.platform))?;
+        let outputs = self
+            .catalog
+            .outputs
+            .get(&d.os)
+            .ok_or_else(|| format!("no outputs for {}", d.os))?;
+        Ok((platform, outputs))
+    }
+
+    /// Every file of one device cut into its config areas ([`areas`]), in file order: what the
+    /// per-feature goldens of `golden/features/` show. Each area comes from the same template (one of
+    /// its `*_section` blocks) or builder, with the same context, as the file itself; secrets stay
+    /// placeholders. Always the native form ([`Form::Native`]); a site's device template shows the
+    /// `*_section` blocks its own source declares.
+    pub fn areas(&self, meta: &Meta, d: &Device) -> Result<Vec<Area>, String> {
+        let (platform, outputs) = self.outputs_of(d)?;
+        let mut out = Vec::new();
+        for o in outputs {
+            let file = o.file.replace("{hostname}", &d.hostname);
+            let found = match o.producer()? {
+                Producer::Builder(b) => {
+                    let name = match b {
+                        Builder::ConfigDb => "config_db",
+                    };
+                    areas::of_built(&file, name, self.build(b, d, platform)?)
+                }
+                Producer::Template(template, wants) => {
+                    let ctx = Self::context(wants, meta, d, platform)?;
+                    let name = format!("{}/{template}", d.os.as_str());
+                    let tmpl = self.env.get_template(&name).map_err(|e| format!("{e:#}"))?;
+                    areas::of_template(&file, &name, &tmpl, &ctx)
+                }
+            };
+            out.extend(found.map_err(|e| format!("{}: {e}", d.hostname))?);
+        }
+        Ok(out)
     }
 
     /// The FRR config of one device (`templates/frr/frr.conf.j2` printing [`crate::os::frr::view`]).

@@ -549,17 +549,17 @@ fn dscp(s: &Sides) -> Vec<Change> {
     )
 }
 
-/// `CHG-SCHED`: strict queues or bandwidth shares changed.
+/// `CHG-SCHED`: strict queues, their rate limits (`max_rate`) or bandwidth shares changed.
 fn sched(s: &Sides) -> Vec<Change> {
     let n = s.changed(|a, b| {
-        a.qos
-            .queues
-            .iter()
-            .zip(b.qos.queues.iter())
-            .any(|(x, y)| x.strict != y.strict || x.bandwidth != y.bandwidth)
+        a.qos.queues.iter().zip(b.qos.queues.iter()).any(|(x, y)| {
+            (x.strict, x.max_rate, x.bandwidth) != (y.strict, y.max_rate, y.bandwidth)
+        })
     });
     switches(ChangeRule::Sched, Impact::NonDisruptive, &n, |sw| {
-        format!("queue scheduling (strict queues or bandwidth shares) changed on {sw}")
+        format!(
+            "queue scheduling (strict queues, their rate limits or bandwidth shares) changed on {sw}"
+        )
     })
 }
 

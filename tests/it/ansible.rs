@@ -8,6 +8,7 @@
 //! fail.
 
 use crate::common;
+use crate::common::root;
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -17,10 +18,6 @@ use std::process::{Command, Output};
 const INSTALL_HINT: &str = "`python3 -m venv .ci/venv && .ci/venv/bin/pip install 'ansible==12.3.0'` \
      then `export AIFAB_ANSIBLE_BIN=$PWD/.ci/venv/bin` (what .ci/run does), or put ansible-playbook and \
      ansible-inventory on PATH (`pip install ansible`)";
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// True when the Ansible tools are missing (after printing the one skip line; under CI it fails).
 fn skip() -> bool {
@@ -87,7 +84,7 @@ fn render(intent: &str, name: &str) -> common::Scratch {
     let dir = common::Scratch::new(&format!("ansible-{name}"));
     // aifab makes the folder: the scratch only names it and removes it after.
     let _ = std::fs::remove_dir(&*dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let out = crate::common::aifab_command()
         .args(["render", intent, "--out"])
         .arg(&dir)
         .arg("-q")
@@ -122,7 +119,7 @@ fn fabric_name(intent: &str) -> String {
 }
 
 fn compiled(intent: &str) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let out = crate::common::aifab_command()
         .args(["compile", intent, "--format", "json"])
         .current_dir(root())
         .output()
@@ -631,7 +628,7 @@ fn rollout_walks_the_plan_batches_in_order() {
         ("intents/three-tier-small.yaml", "rollout-3tier"),
     ] {
         let dir = render(intent, name);
-        let plan = Command::new(env!("CARGO_BIN_EXE_aifab"))
+        let plan = crate::common::aifab_command()
             .args(["plan", intent, "--format", "rollout"])
             .current_dir(root())
             .output()

@@ -4,12 +4,13 @@
 //! reaches a golden, a diff or a report.
 
 use crate::common;
+use crate::common::root;
 
 use aifab::intent::baseline::{AaaProtocol, Baseline, SecretSource};
 use aifab::kinds::Os;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const EXAMPLES: [&str; 3] = [
     "intents/pod1-1024.yaml",
@@ -17,12 +18,8 @@ const EXAMPLES: [&str; 3] = [
     "intents/three-tier-small.yaml",
 ];
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn aifab(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_aifab"));
+    let mut c = crate::common::aifab_command();
     c.args(args).current_dir(root());
     for (k, v) in env {
         c.env(k, v);

@@ -21,6 +21,7 @@
 //! registry's severity and stage, and the rule index of `docs/checks.md` is the registry's.
 
 use crate::common;
+use crate::common::root;
 
 use aifab::diag::Severity;
 use aifab::rules::Rule;
@@ -31,10 +32,6 @@ use std::process::Output;
 
 const DIR: &str = "tests/bad_checks";
 const DOCS: &str = "docs/checks.md";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 use common::aifab;
 

@@ -65,13 +65,25 @@ pub fn example_and_extra_intents() -> Vec<String> {
     v
 }
 
+/// The repository root, where the tests run and the example intents, goldens and docs are.
+pub fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The built `aifab` binary as a command to complete, its file index cache under the tests' scratch
+/// root ([`tmp_root`]), never the user's.
+pub fn aifab_command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_aifab"));
+    c.env("AIFAB_CACHE_DIR", tmp_root().join("aifab-cache"));
+    c
+}
+
 /// Runs the built `aifab` binary like a user, from the repository root, without colors.
 pub fn aifab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
+    aifab_command()
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(root())
         .env("NO_COLOR", "1")
-        .env("AIFAB_CACHE_DIR", tmp_root().join("aifab-cache"))
         .output()
         .expect("run aifab")
 }
@@ -176,9 +188,9 @@ pub fn python_with(modules: &[&str]) -> Option<std::path::PathBuf> {
 }
 
 /// Runs `git -C dir <args>` with a throwaway identity and no signing, as the tests' scratch
-/// repositories need; panics when git fails.
+/// repositories need; panics with git's message when it fails.
 pub fn git(dir: &std::path::Path, args: &[&str]) {
-    let st = Command::new("git")
+    let o = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args([
@@ -190,9 +202,14 @@ pub fn git(dir: &std::path::Path, args: &[&str]) {
             "commit.gpgsign=false",
         ])
         .args(args)
-        .status()
+        .output()
         .expect("run git");
-    assert!(st.success(), "git {args:?} in {}", dir.display());
+    assert!(
+        o.status.success(),
+        "git {args:?} in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// Every file under `dir`, recursively, sorted.

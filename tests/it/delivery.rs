@@ -5,18 +5,14 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn aifab() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
-}
+use std::process::Output;
 
 fn tmpdir(name: &str) -> common::Scratch {
     common::Scratch::new(&format!("delivery-{name}"))
 }
 
 fn run(args: &[&str], dirs: &[&Path]) -> Output {
-    let mut c = aifab();
+    let mut c = common::aifab_command();
     c.args(args);
     for d in dirs {
         c.arg(d);

@@ -9,11 +9,6 @@ use aifab::intent::Intent;
 use aifab::platform::Catalog;
 use aifab::review::change::{Change, ChangeRule, Impact, markdown_index, report};
 use std::path::PathBuf;
-use std::process::Command;
-
-fn aifab() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
-}
 
 fn changes(old: &Intent, new: &Intent) -> Vec<Change> {
     let a = compile(old, Catalog::builtin()).expect("old compiles");
@@ -39,7 +34,7 @@ fn fixture(name: &str, text: &str) -> PathBuf {
 fn no_change_reports_nothing() {
     let i = common::intent("intents/pod1-1024.yaml");
     assert!(changes(&i, &i).is_empty());
-    let st = aifab()
+    let st = common::aifab_command()
         .args(["diff", "intents/pod1-1024.yaml", "intents/pod1-1024.yaml"])
         .output()
         .expect("run");
@@ -178,7 +173,7 @@ fn against_a_git_revision() {
             .contains("min: 200KB")
     );
     // On 202405 (assumed) no SONiC leaf gets a patch: each is named for a reload instead.
-    let p = aifab()
+    let p = common::aifab_command()
         .args(["diff", "--against", "HEAD~1"])
         .arg(&intent)
         .args(["--format", "sonic-patch"])
@@ -197,7 +192,7 @@ fn against_a_git_revision() {
         "{notes}"
     );
     // On master (no WRED rule), a SONiC JSON patch replaces exactly the WRED minimums of the leaves.
-    let p = aifab()
+    let p = common::aifab_command()
         .args(["diff", "--against", "HEAD~1"])
         .arg(&intent)
         .args(["--format", "sonic-patch", "--sonic-release", "master"])
@@ -359,7 +354,7 @@ fn server_file_changes_are_named_apart_from_the_switches() {
             &out[..out.len().min(600)]
         );
     }
-    let none = aifab()
+    let none = common::aifab_command()
         .args(["diff", "intents/pod1-1024.yaml", "intents/pod1-1024.yaml"])
         .output()
         .expect("run");
@@ -377,7 +372,7 @@ fn an_invalid_new_intent_reports_its_own_error_not_the_old_lock() {
         .replace("min: 150KB, max: 1500KB", "min: 1500KB, max: 150KB");
     assert_ne!(old, new);
     let path = fixture("pool-and-qos-error.yaml", &new);
-    let o = aifab()
+    let o = common::aifab_command()
         .args(["diff", "intents/pod1-1024.yaml"])
         .arg(&path)
         .env("NO_COLOR", "1")
@@ -397,7 +392,7 @@ fn a_pool_move_diffs_as_a_renumbering_with_one_note() {
     let old = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
     let new = old.replace("server_links: 10.2.0.0/16", "server_links: 10.9.0.0/16");
     let path = fixture("pool-move.yaml", &new);
-    let o = aifab()
+    let o = common::aifab_command()
         .args(["diff", "intents/pod1-1024.yaml"])
         .arg(&path)
         .env("NO_COLOR", "1")
@@ -429,6 +424,14 @@ fn platform_scheduling_watchdog_and_hash_changes_are_reported() {
     for (class, share) in [("roce", 80), ("default", 20)] {
         b.qos.classes.get_mut(class).expect(class).bandwidth = Some(aifab::units::Percent(share));
     }
+    let s = only(&changes(&a, &b), "CHG-SCHED");
+    assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
+
+    // A strict class's shaper is scheduling too: a wrong rate starves CNP or lets it starve RoCE.
+    let mut b = a.clone();
+    let cnp = b.qos.classes.get_mut("cnp").expect("cnp");
+    assert!(cnp.max_rate.is_some(), "the example shapes CNP");
+    cnp.max_rate = Some(aifab::units::Percent(10));
     let s = only(&changes(&a, &b), "CHG-SCHED");
     assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
 

@@ -1,8 +1,6 @@
 //! Inputs the fuzzer found (docs/fuzzing.md): each must be refused quickly with an error, never panic,
 //! and write nothing.
 
-use std::process::Command;
-
 #[test]
 fn fuzz_findings_are_refused_cleanly() {
     let mut n = 0;
@@ -15,7 +13,7 @@ fn fuzz_findings_are_refused_cleanly() {
         let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("aifab-fuzzreg-{}-{n}", std::process::id()));
         let t = std::time::Instant::now();
-        let o = Command::new(env!("CARGO_BIN_EXE_aifab"))
+        let o = crate::common::aifab_command()
             .arg("render")
             .arg(&p)
             .arg("--out")

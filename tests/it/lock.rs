@@ -4,6 +4,7 @@
 //! revision, and `schema --lock` is `schema/lock.schema.json`.
 
 use crate::common;
+use crate::common::git;
 
 use std::path::Path;
 use std::process::Output;
@@ -20,7 +21,7 @@ fn scratch(name: &str) -> common::Scratch {
 }
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
-    let o: Output = std::process::Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let o: Output = crate::common::aifab_command()
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -383,20 +384,6 @@ fn release_drops_retired_entries() {
         0
     );
     assert!(!lock_text(&d).contains("retired"));
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ fn plan(intent: &str, format: &str) -> (String, String) {
 }
 
 fn plan_with(intent: &str, format: &str, more: &[&str]) -> (String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let o = crate::common::aifab_command()
         .args(["plan", intent, "--format", format])
         .args(more)
         .output()
@@ -426,7 +426,7 @@ fn zone_rail_and_glob_views_draw_a_part_with_its_neighbours() {
         vec!["plan", t, "--format", "csv", "--zone", "1"],
         vec!["plan", t, "--format", "mermaid", "--only", "nope*"],
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_aifab"))
+        let o = crate::common::aifab_command()
             .args(&args)
             .output()
             .expect("run");

@@ -4,14 +4,6 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// aifab, with its file indexes in a folder of this test run (not the user's cache).
-fn aifab() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_aifab"));
-    c.env("AIFAB_CACHE_DIR", common::tmp_root().join("aifab-cache"));
-    c
-}
 
 fn tmpdir(name: &str) -> common::Scratch {
     common::Scratch::new(&format!("render-{name}"))
@@ -25,7 +17,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn render_writes_every_device_and_check_passes() {
     let t = tmpdir("write");
     let out = t.join("out");
-    let st = aifab()
+    let st = common::aifab_command()
         .args(["render", "intents/pod1-1024.yaml", "--out"])
         .arg(&out)
         .arg("-q")
@@ -37,7 +29,7 @@ fn render_writes_every_device_and_check_passes() {
         files.iter().filter(|(p, _)| p.ends_with(".cfg")).count(),
         48
     );
-    let st = aifab()
+    let st = common::aifab_command()
         .args(["render", "intents/pod1-1024.yaml", "--check"])
         .arg(&out)
         .arg("-q")
@@ -56,7 +48,7 @@ fn render_writes_every_device_and_check_passes() {
         text.replacen("router bgp", "router bgp-tampered", 1),
     )
     .expect("write");
-    let o = aifab()
+    let o = common::aifab_command()
         .args(["render", "intents/pod1-1024.yaml", "--check"])
         .arg(&out)
         .arg("-q")
@@ -76,7 +68,7 @@ fn render_writes_every_device_and_check_passes() {
 fn interrupted_render_leaves_previous_output_untouched() {
     let t = tmpdir("interrupt");
     let out = t.join("out");
-    let st = aifab()
+    let st = common::aifab_command()
         .args(["render", "intents/mixed-sonic-nxos.yaml", "--out"])
         .arg(&out)
         .arg("-q")
@@ -85,7 +77,7 @@ fn interrupted_render_leaves_previous_output_untouched() {
     assert_eq!(st.code(), Some(0));
     let before = snapshot(&out);
     // Render a different intent into the same folder, failing after 3 files.
-    let o = aifab()
+    let o = common::aifab_command()
         .args(["render", "intents/pod1-1024.yaml", "--out"])
         .arg(&out)
         .arg("-q")
@@ -121,7 +113,7 @@ fn render_refuses_to_replace_a_folder_it_did_not_write() {
     let out = t.join("mine");
     std::fs::create_dir_all(&out).expect("mkdir");
     std::fs::write(out.join("notes.txt"), "precious").expect("write");
-    let o = aifab()
+    let o = common::aifab_command()
         .args(["render", "intents/pod1-1024.yaml", "--out"])
         .arg(&out)
         .arg("-q")
@@ -145,7 +137,7 @@ fn invalid_intent_writes_nothing() {
     )
     .expect("write");
     let out = t.join("out");
-    let o = aifab()
+    let o = common::aifab_command()
         .arg("render")
         .arg(&bad)
         .arg("--out")
@@ -279,7 +271,7 @@ fn rerender_replaces_a_hand_edited_file_with_its_time_restored() {
     let (out, cache) = (t.join("out"), t.join("cache"));
     let intent = Path::new("intents/mixed-sonic-nxos.yaml");
     let render = || {
-        let o = aifab()
+        let o = common::aifab_command()
             .env("AIFAB_CACHE_DIR", &cache)
             .arg("render")
             .arg(intent)
@@ -359,7 +351,7 @@ fn rerender_replaces_a_hand_edited_file_with_its_time_restored() {
 
 /// Renders `intent` into `out`; panics unless it succeeds.
 fn render_ok(intent: &Path, out: &Path) {
-    let o = aifab()
+    let o = common::aifab_command()
         .arg("render")
         .arg(intent)
         .arg("--out")
@@ -580,7 +572,7 @@ fn a_stale_or_tampered_spare_gives_a_fresh_render() {
     same_as_fresh(mixed, &out, &t.join("fresh-mixed"));
     // A render that fails part-way, with a spare claimed, leaves the output as it was.
     let (bytes, before) = (snapshot(&out), inodes(&out));
-    let o = aifab()
+    let o = common::aifab_command()
         .args(["render", "intents/pod1-1024.yaml", "--out"])
         .arg(&out)
         .arg("-q")
@@ -670,7 +662,7 @@ fn interrupted_rerender_leaves_previous_output_untouched() {
     let (bytes, before) = (snapshot(&out), inodes(&out));
     let changed = intent_copy(&t.join("b"), "mtu: 9100", "mtu: 9000");
     for fail_after in ["0", "7", "20"] {
-        let o = aifab()
+        let o = common::aifab_command()
             .arg("render")
             .arg(&changed)
             .arg("--out")

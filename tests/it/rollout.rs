@@ -161,7 +161,7 @@ fn against_a_revision_plans_only_the_switches_that_change() {
     git(&["commit", "-qm", "one"]);
     // How many switches the plan against HEAD holds.
     let planned = || {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_aifab"))
+        let o = crate::common::aifab_command()
             .args(["plan", "--format", "rollout", "--against", "HEAD"])
             .arg(&intent)
             .output()

@@ -18,7 +18,7 @@ fn scratch(name: &str) -> common::Scratch {
 /// Runs aifab in `dir` with `env` set: the exit code (None: killed by a signal), the signal, and
 /// stdout and stderr together.
 fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Option<i32>, String) {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_aifab"));
+    let mut c = crate::common::aifab_command();
     c.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -441,7 +441,7 @@ fn links_that_leave_the_repository_are_not_read() {
     render_ok(&d);
     std::fs::remove_file(d.join("out/ss1.cfg")).expect("rm");
     std::os::unix::fs::symlink("/proc/self/environ", d.join("out/ss1.cfg")).expect("link");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let o = crate::common::aifab_command()
         .args(["render", "fab.yaml", "--check", "out"])
         .current_dir(&d)
         .env("AIFAB_LEAK_PROBE", "leak-probe-value")

@@ -11,10 +11,9 @@
 //! or run this test with `AIFAB_BLESS=1` to rewrite them.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 fn generated(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let out = crate::common::aifab_command()
         .args(args)
         .output()
         .expect("run aifab");

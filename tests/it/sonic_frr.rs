@@ -21,6 +21,7 @@
 mod config;
 
 use crate::common;
+use crate::common::root;
 use aifab::model::{Device, FabricModel};
 use aifab::platform::Os;
 use config::{Frr, normalize};
@@ -54,10 +55,6 @@ struct Startup {
 const HOW: &str = "put the project's shared/ folder beside the repository, a python3 with jinja2, netaddr, \
      pyyaml, lxml and natsort (or set AIFAB_PYTHON), and Debian's jq and frr (vtysh) on PATH; .ci/run \
      installs them";
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The release's routing folder, when present.
 fn routing(release: &str) -> Option<PathBuf> {

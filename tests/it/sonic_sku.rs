@@ -20,6 +20,7 @@
 //! need them print one line and skip; under `CI=true` they fail.
 
 use crate::common;
+use crate::common::root;
 
 use aifab::intent::Role;
 use aifab::os::sonic::device_type;
@@ -28,10 +29,6 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Every SONiC platform of the built-in catalog: name, platform, SKU facts.
 fn sonic_platforms() -> Vec<(&'static str, &'static Platform, &'static SonicFacts)> {

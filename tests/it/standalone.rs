@@ -7,7 +7,6 @@ use crate::common;
 use aifab::platform::Os;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The product's own files a user's clone holds and that reach users: code, templates, vendor
 /// profiles, goldens, docs.
@@ -136,7 +135,7 @@ fn cli_configs_are_ascii_and_nxos_comments_carry_no_separator() {
 
 /// `aifab render <intent> --check golden/<x>` from `cwd`, with the intent named as `intent`.
 fn check_from(cwd: &Path, intent: &str, golden: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let out = crate::common::aifab_command()
         .args(["render", intent, "--check", golden, "-q"])
         .current_dir(cwd)
         .output()

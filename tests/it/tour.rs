@@ -9,6 +9,7 @@
 //! inventory a line names must exist in the site repository).
 
 use crate::common;
+use crate::common::git;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -175,7 +176,7 @@ fn fill(word: &str) -> String {
 
 /// Runs `aifab` with `args` in `dir`.
 fn aifab_in(dir: &Path, args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_aifab"))
+    crate::common::aifab_command()
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -200,16 +201,6 @@ fn sh_in(dir: &Path, script: &str) -> Output {
         .env("AIFAB_CACHE_DIR", common::tmp_root().join("aifab-cache"))
         .output()
         .expect("run sh")
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .args(["-c", "user.name=tour", "-c", "user.email=tour@example.net"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run git");
-    assert!(o.status.success(), "git {args:?}: {o:?}");
 }
 
 /// What a tour command may answer: 0, or 1 for a difference (`diff`); never 2 (could not run: an

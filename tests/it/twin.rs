@@ -64,7 +64,7 @@ fn namespaces(prefix: &str) -> Vec<String> {
 /// Runs `aifab twin` as a user would; its exit code, JSON report and stderr. Checks that the run left
 /// no namespace behind.
 fn twin_cli(args: &[&str]) -> (Option<i32>, Value, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_aifab"))
+    let child = crate::common::aifab_command()
         .arg("twin")
         .args(args)
         .args(["--format", "json"])
@@ -412,7 +412,7 @@ fn a_killed_twin_leaves_nothing_behind() {
     }
     let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
     for signal in ["-TERM", "-KILL"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_aifab"))
+        let mut child = crate::common::aifab_command()
             .args(["twin", "intents/hpn-dual-plane.yaml", "--failures", "0"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(Stdio::null())

@@ -5,16 +5,12 @@
 //! line and column are where that snippet sits in the file's text.
 
 use crate::common;
+use crate::common::root;
 
 use serde_json::Value;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const EXAMPLE: &str = "intents/pod1-1024.yaml";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 use common::aifab;
 
