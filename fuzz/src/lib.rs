@@ -190,7 +190,7 @@ fn render(model: &FabricModel) -> Outcome {
     let _ = aifab::render::inventory::inventory(model, Catalog::builtin());
     // The host files are per server, each from its leaf's links: all of them (a few per server).
     if model.hosts.is_some()
-        && let Err(e) = aifab::hosts::each(&meta, model, &|_| Ok(()))
+        && let Err(e) = aifab::render::hosts::each(&meta, model, &|_| Ok(()))
     {
         render_failed(&[e]);
     }
