@@ -200,7 +200,10 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     match target {
         Target::Out(d) | Target::Check(d) => settle_folder(d)?,
     }
-    let mut prev = lockfile::load(&args.intent, args.no_lock, args.allow_renumber)?;
+    // A render into a folder with `--only` reads the lock narrowed to the matched devices; `--check`
+    // and `--bless` read it whole.
+    let narrow = only.as_ref().filter(|_| matches!(target, Target::Out(_)));
+    let mut prev = lockfile::load_for(&args.intent, args.no_lock, args.allow_renumber, narrow)?;
     if let (Target::Out(out), false) = (target, args.no_lock) {
         lockfile::matches_output(&args.intent, out, prev.as_ref(), args.allow_renumber)?;
     }

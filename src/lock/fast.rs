@@ -31,7 +31,125 @@ pub fn parse(text: &str) -> Option<Lock> {
         links: links?,
         servers: servers?,
         total,
+        narrowed: None,
     })
+}
+
+/// The lock, when `text` is in the form aifab writes, read for the devices `selected` accepts only
+/// (`render --only`): every device entry, the cables with a selected device at either end and the
+/// server entries of selected leaves, read as [`parse`] reads them; every other entry is only counted
+/// and, for a server entry, its /31 kept as taken ([`super::Narrowed`]). One switch of a 100K-GPU lock
+/// is a few hundred of its 230,000 lines. `None` where [`parse`] would give `None`, and where an
+/// entry left out has no /31 to take: the caller then reads the whole lock.
+pub fn parse_narrowed(text: &str, selected: &dyn Fn(&str) -> bool) -> Option<Lock> {
+    let (version, sections, total) = outline(text)?;
+    let devices = entries(sections.devices, device)?;
+    // Each name is matched once (a glob match costs more than a look-up).
+    let memo: std::collections::HashMap<&str, bool> = devices
+        .iter()
+        .map(|d| (d.name.as_str(), selected(&d.name)))
+        .collect();
+    let picked = |name: &str| memo.get(name).copied().unwrap_or_else(|| selected(name));
+    let (links, links_at, n_links) = narrow_links(sections.links, &picked)?;
+    let mut server_blocks = Vec::new();
+    let (servers, servers_at, n_servers) =
+        narrow_servers(sections.servers, &picked, &mut server_blocks)?;
+    Some(Lock {
+        version,
+        narrowed: Some(super::Narrowed {
+            total: Total {
+                devices: devices.len(),
+                links: n_links,
+                servers: n_servers,
+            },
+            links_at,
+            servers_at,
+            server_blocks,
+        }),
+        devices,
+        links,
+        servers,
+        total,
+    })
+}
+
+/// The entry lines of a section's lines `body` (blank and comment lines skipped), without `  - `;
+/// `None` for an entry line without it.
+fn entry_lines(body: &str) -> impl Iterator<Item = Option<&str>> {
+    body.lines()
+        .map(str::trim_end)
+        .filter(|t| !t.is_empty() && !t.starts_with('#'))
+        .map(|t| t.strip_prefix("  - "))
+}
+
+/// Entries kept by a narrowed read, their places in the list, and how many the list holds.
+type Narrow<T> = (Vec<T>, Vec<usize>, usize);
+
+/// The cables of `body` with a `picked` device at either end. An entry in the exact form aifab writes
+/// is matched by its names before it is read; any other is read first.
+fn narrow_links(body: &str, picked: &dyn Fn(&str) -> bool) -> Option<Narrow<LockLink>> {
+    let (mut kept, mut at, mut n) = (Vec::new(), Vec::new(), 0);
+    for e in entry_lines(body) {
+        let e = e?;
+        let quick = plain_after(e, "{lower: ").zip(plain_after(e, ", upper: "));
+        let wanted = quick.map(|(a, b)| picked(a) || picked(b));
+        if wanted != Some(false) {
+            let l = link(&flow_map(e)?)?;
+            if wanted == Some(true) || picked(&l.lower) || picked(&l.upper) {
+                kept.push(l);
+                at.push(n);
+            }
+        }
+        n += 1;
+    }
+    Some((kept, at, n))
+}
+
+/// The server entries of `body` on a `picked` leaf; the /31 of every other entry goes to `blocks`
+/// (its first address, and 2: what the compiler's index holds for a server entry).
+fn narrow_servers(
+    body: &str,
+    picked: &dyn Fn(&str) -> bool,
+    blocks: &mut Vec<(u32, u64)>,
+) -> Option<Narrow<LockServer>> {
+    let (mut kept, mut at, mut n) = (Vec::new(), Vec::new(), 0);
+    for e in entry_lines(body) {
+        let e = e?;
+        let quick = plain_after(e, "{leaf: ").filter(|leaf| !picked(leaf));
+        let block = quick.and_then(|_| plain_after(e, ", subnet: "));
+        match block.and_then(super::read::block) {
+            Some((first, _)) => blocks.push((first, 2)),
+            None => {
+                let s = server(&flow_map(e)?)?;
+                if picked(&s.leaf) {
+                    kept.push(s);
+                    at.push(n);
+                } else {
+                    blocks.push((super::read::block(&s.subnet)?.0, 2));
+                }
+            }
+        }
+        n += 1;
+    }
+    Some((kept, at, n))
+}
+
+/// In an entry line exactly as aifab writes it, the plain value after `key` (`{leaf: `, `, subnet: `):
+/// name, address and subnet characters up to the next `,` or the closing `}`; `None` for anything
+/// else (the entry is then read whole).
+fn plain_after<'t>(entry: &'t str, key: &str) -> Option<&'t str> {
+    let at = if key.starts_with('{') {
+        entry.starts_with(key).then_some(0)?
+    } else {
+        entry.find(key)?
+    };
+    let rest = &entry[at + key.len()..];
+    let end = rest.find([',', '}'])?;
+    let v = &rest[..end];
+    let plain = !v.is_empty()
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':'));
+    plain.then_some(v)
 }
 
 /// The entry lines of each section, as slices of the text.
@@ -369,6 +487,95 @@ mod tests {
             assert!(fast.is_none() || fast == yaml, "{text}");
             assert!(yaml.is_some(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_narrowed_read_holds_what_the_selected_devices_use_and_counts_the_rest() {
+        for name in ["pod1-1024", "three-tier-small", "mixed-sonic-nxos"] {
+            let path = format!("{}/intents/{name}.lock.yaml", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("example lock");
+            let full = parse(&text).expect("the written form");
+            for picked in [
+                full.devices[0].name.clone(),
+                full.devices.last().expect("devices").name.clone(),
+                full.links[full.links.len() / 2].lower.to_string(),
+            ] {
+                let is = |n: &str| n == picked;
+                let n = parse_narrowed(&text, &is).expect("narrowed");
+                let info = n.narrowed.clone().expect("marked narrowed");
+                assert_eq!(n.devices, full.devices, "{name} {picked}");
+                assert_eq!(Total::of(&n), Total::of(&full), "the file's counts");
+                assert_eq!(n.total, full.total);
+                let links: Vec<&LockLink> = full
+                    .links
+                    .iter()
+                    .filter(|l| is(&l.lower) || is(&l.upper))
+                    .collect();
+                assert_eq!(n.links.iter().collect::<Vec<_>>(), links, "{picked}");
+                let servers: Vec<&LockServer> =
+                    full.servers.iter().filter(|s| is(&s.leaf)).collect();
+                assert_eq!(n.servers.iter().collect::<Vec<_>>(), servers, "{picked}");
+                for (l, at) in n.links.iter().zip(&info.links_at) {
+                    assert_eq!(l, &full.links[*at], "each cable's place in the file");
+                }
+                for (s, at) in n.servers.iter().zip(&info.servers_at) {
+                    assert_eq!(s, &full.servers[*at]);
+                }
+                let left_out: Vec<(u32, u64)> = full
+                    .servers
+                    .iter()
+                    .filter(|s| !is(&s.leaf))
+                    .map(|s| (super::super::read::block(&s.subnet).expect("a /31").0, 2))
+                    .collect();
+                assert_eq!(info.server_blocks, left_out, "{picked}");
+            }
+        }
+    }
+
+    /// An entry line in another spelling than aifab's (quoted, blanks) is read whole and matched by
+    /// what it says; an entry left out without a readable /31 reads the whole lock instead.
+    #[test]
+    fn entries_in_other_spellings_are_read_whole() {
+        let path = format!(
+            "{}/intents/three-tier-small.lock.yaml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).expect("example lock");
+        let full = parse(&text).expect("the written form");
+        let leaf = full.servers[0].leaf.to_string();
+        let quoted = text
+            .replace(
+                &format!("{{lower: {leaf},"),
+                &format!("{{lower: \"{leaf}\","),
+            )
+            .replace(
+                &format!("{{leaf: {leaf},"),
+                &format!("{{ leaf: \"{leaf}\","),
+            );
+        assert_ne!(quoted, text);
+        let is = |n: &str| n == leaf;
+        let n = parse_narrowed(&quoted, &is).expect("narrowed");
+        assert_eq!(
+            n.links.len(),
+            full.links
+                .iter()
+                .filter(|l| is(&l.lower) || is(&l.upper))
+                .count()
+        );
+        assert_eq!(
+            n.servers.len(),
+            full.servers.iter().filter(|s| is(&s.leaf)).count()
+        );
+        assert!(!n.servers.is_empty());
+        let other = full.servers.last().expect("servers");
+        let line = format!("{{leaf: {}, port: {}, subnet: ", other.leaf, other.port);
+        let broken = text.replacen(
+            &format!("{line}{}}}", other.subnet),
+            &format!("{line}10.0.0.1/31}}"),
+            1,
+        );
+        assert_ne!(broken, text);
+        assert!(parse_narrowed(&broken, &is).is_none());
     }
 
     #[test]

@@ -56,9 +56,28 @@ impl Loaded {
         self.spans = std::sync::OnceLock::new();
     }
 
-    /// A finding of `rule` at `pointer` in the lock file.
+    /// A finding of `rule` at `pointer` in the lock file (`/links/3/...` of a lock read for some
+    /// devices only names its fourth cable held, located at that cable's place in the file).
     pub fn finding(&self, rule: Rule, pointer: &str, message: String, hint: &str) -> Finding {
-        located(&self.source, self.spans(), rule, pointer, message, hint)
+        let in_file = self.in_file(pointer);
+        located(&self.source, self.spans(), rule, &in_file, message, hint)
+    }
+
+    /// `pointer` into the lock as read, as a pointer into the file.
+    fn in_file(&self, pointer: &str) -> String {
+        let Some(n) = &self.lock.narrowed else {
+            return pointer.to_string();
+        };
+        for (list, at) in [("/links/", &n.links_at), ("/servers/", &n.servers_at)] {
+            let Some(rest) = pointer.strip_prefix(list) else {
+                continue;
+            };
+            let (i, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            if let Some(file) = i.parse::<usize>().ok().and_then(|i| at.get(i)) {
+                return format!("{list}{file}{tail}");
+            }
+        }
+        pointer.to_string()
     }
 }
 
@@ -77,6 +96,38 @@ fn located(
         .with_span(source, span)
 }
 
+/// A subnet's first address and size (`None`: not an IPv4 prefix without host bits).
+pub fn block(subnet: &str) -> Option<(u32, u64)> {
+    if let Some((ip, len)) = plain_prefix(subnet) {
+        let size = 1u64 << (32 - len);
+        return (u64::from(ip) % size == 0).then_some((ip, size));
+    }
+    self::subnet(subnet, true)
+        .ok()
+        .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)))
+}
+
+/// `a.b.c.d/len` in its plain spelling (decimal without leading zeros, `len` at most 32), read
+/// without the general parser; anything else is `None` (and left to it).
+fn plain_prefix(text: &str) -> Option<(u32, u32)> {
+    let (addr, len) = text.split_once('/')?;
+    let number = |t: &str, max: u32| -> Option<u32> {
+        let plain = !t.is_empty() && t.len() <= 3 && !(t.len() > 1 && t.starts_with('0'));
+        let v = t.bytes().try_fold(0u32, |v, b| {
+            b.is_ascii_digit().then(|| v * 10 + u32::from(b - b'0'))
+        })?;
+        (plain && v <= max).then_some(v)
+    };
+    let mut ip = 0u32;
+    let mut octets = 0;
+    for part in addr.split('.') {
+        ip = (ip << 8) | number(part, 255)?;
+        octets += 1;
+    }
+    (octets == 4).then_some(())?;
+    Some((ip, number(len, 32)?))
+}
+
 /// Largest lock file read, in bytes (256 MiB): a 100K-GPU fabric's lock is about 30 MB.
 pub const MAX_LOCK_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -92,12 +143,33 @@ pub fn read_file(path: &std::path::Path) -> Result<Option<Loaded>, LockError> {
 /// its `AIF-LOCK-006` findings in [`Loaded::not_whole`] (`render --allow-renumber` re-allocates what
 /// it lost).
 pub fn read_file_as(path: &std::path::Path, whole: bool) -> Result<Option<Loaded>, LockError> {
+    read_file_for(path, whole, None)
+}
+
+/// [`read_file_as`]; with `selected`, for a render of the devices it accepts only (`render --only`):
+/// a lock in the form aifab writes is read narrowed to what those devices use ([`Narrowed`]:
+/// every device, their cables and server entries), and only that is checked (values, collisions,
+/// whole counts); a full render or `aifab validate` checks the rest. A problem found in it, or a lock
+/// in another form, reads the whole lock, so every finding is the one a full read gives.
+///
+/// [`Narrowed`]: super::Narrowed
+pub fn read_file_for(
+    path: &std::path::Path,
+    whole: bool,
+    selected: Option<&dyn Fn(&str) -> bool>,
+) -> Result<Option<Loaded>, LockError> {
     let text = match crate::files::read_text(path, MAX_LOCK_BYTES) {
         Ok(t) => t,
         Err(crate::files::ReadError::Missing) => return Ok(None),
         Err(e) => return Err(LockError::Io(e.describe(path, MAX_LOCK_BYTES))),
     };
-    parse_as(Source::new(path.display().to_string(), text), whole).map(Some)
+    let source = Source::new(path.display().to_string(), text);
+    if let Some(lock) = selected.and_then(|s| super::fast::parse_narrowed(&source.text, s))
+        && let Ok(loaded) = checked(Loaded::new(lock, source.clone()), whole)
+    {
+        return Ok(Some(loaded));
+    }
+    parse_as(source, whole).map(Some)
 }
 
 /// Why a lock cannot be used.
@@ -125,7 +197,11 @@ pub fn parse_as(source: Source, whole: bool) -> Result<Loaded, LockError> {
             Err(_) => located_parse(&source)?,
         },
     };
-    let mut loaded = Loaded::new(lock, source);
+    checked(Loaded::new(lock, source), whole)
+}
+
+/// The lock read, checked: its values, collisions, and whether it is whole (see [`parse_as`]).
+fn checked(mut loaded: Loaded, whole: bool) -> Result<Loaded, LockError> {
     let mut errs = values(&loaded);
     errs.extend(collisions(&loaded));
     let lost = lost(&loaded);

@@ -442,3 +442,45 @@ fn the_users_files_stay_through_an_only_write() {
     assert!(tree(&d.join("out")) == before, "nothing changed");
     assert_eq!(leftovers(&d), Vec::<String>::new());
 }
+
+/// `--only` reads the lock narrowed to the switches it renders; a problem in what it reads is located
+/// at its line in the lock as a full render locates it, and a problem elsewhere in the lock is found
+/// too (the whole lock is then read).
+#[test]
+fn lock_problems_are_located_as_a_full_render_locates_them() {
+    let d = rendered("lock-problems");
+    let lock = d.join("fab.lock.yaml");
+    let text = std::fs::read_to_string(&lock).expect("lock");
+    for (line, bad) in [
+        // The leaf's own server /31, outside server_links: AIF-LOCK-004 (the leaf's second entry
+        // read, the 38th in the file).
+        (
+            "  - {leaf: z2-g3-r2, port: 2, subnet: 10.22.0.74/31}".to_string(),
+            "  - {leaf: z2-g3-r2, port: 2, subnet: 10.99.0.74/31}".to_string(),
+        ),
+        // Another leaf's entry, not a /31 boundary.
+        (
+            "  - {leaf: z2-g4-r4, port: 4, subnet: 10.22.0.126/31}".to_string(),
+            "  - {leaf: z2-g4-r4, port: 4, subnet: 10.22.0.127/31}".to_string(),
+        ),
+    ] {
+        let at = text
+            .lines()
+            .position(|l| l == line)
+            .unwrap_or_else(|| panic!("no `{line}` in the lock"))
+            + 1;
+        std::fs::write(&lock, text.replacen(&line, &bad, 1)).expect("write");
+        let before = tree(&d.join("out"));
+        let (only, _, only_text) = run(
+            &d,
+            &["render", "fab.yaml", "--out", "out", "--only", "z2-g3-r2"],
+            &[],
+        );
+        let (full, _, full_text) = run(&d, &["render", "fab.yaml", "--out", "out"], &[]);
+        assert_eq!((only, full), (Some(2), Some(2)), "{only_text}\n{full_text}");
+        let located = format!("fab.lock.yaml:{at}:");
+        assert!(only_text.contains(&located), "{located}: {only_text}");
+        assert!(full_text.contains(&located), "{located}: {full_text}");
+        assert!(tree(&d.join("out")) == before, "nothing written");
+    }
+}
