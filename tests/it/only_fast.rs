@@ -484,3 +484,44 @@ fn lock_problems_are_located_as_a_full_render_locates_them() {
         assert!(tree(&d.join("out")) == before, "nothing written");
     }
 }
+
+/// An `--only` render that fills a secret writes the switch's files owner-only and, as a full render
+/// that fills secrets, keeps no spare and no index of the folder.
+#[cfg(unix)]
+#[test]
+fn an_only_render_with_secrets_keeps_no_copy_or_hash() {
+    use std::os::unix::fs::PermissionsExt as _;
+    const SECRET: &str = "Only.secret-Value_39";
+    let d = rendered("secrets");
+    let (code, _, text) = run(&d, &["render", "fab.yaml", "--out", "out", "-q"], &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(d.join(".out.aifab-spare").is_dir());
+    let p = d.join("fab.yaml");
+    let t = std::fs::read_to_string(&p).expect("read");
+    assert!(t.contains("key: { vault: aaa_key }"));
+    std::fs::write(
+        &p,
+        t.replace("key: { vault: aaa_key }", "key: { env: AIFAB_ONLY_KEY }"),
+    )
+    .expect("write");
+    let (code, _, text) = run(
+        &d,
+        &["render", "fab.yaml", "--out", "out", "--only", LEAF, "-q"],
+        &[("AIFAB_ONLY_KEY", SECRET)],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let leaf = d.join(format!("out/{LEAF}.cfg"));
+    assert!(
+        std::fs::read_to_string(&leaf)
+            .expect("read")
+            .contains(SECRET),
+        "the secret is filled in"
+    );
+    let mode = std::fs::metadata(&leaf).expect("stat").permissions().mode();
+    assert_eq!(mode & 0o077, 0, "owner-only");
+    assert!(!d.join(".out.aifab-spare").exists(), "no spare kept");
+    for (p, _) in tree(&d.join("cache")) {
+        assert!(!p.starts_with("index-"), "no index of the folder: {p}");
+    }
+    assert_eq!(leftovers(&d), Vec::<String>::new());
+}
