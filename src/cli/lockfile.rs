@@ -66,7 +66,9 @@ pub fn load_for(
     settle(intent, false)?;
     let p = path(intent);
     let selected = only.map(|g| move |name: &str| g.is_match(name));
-    let selected = selected.as_ref().map(|s| s as &dyn Fn(&str) -> bool);
+    let selected = selected
+        .as_ref()
+        .map(|s| s as &(dyn Fn(&str) -> bool + Sync));
     let loaded = read_file_for(&p, !allow_renumber, selected)
         .map_err(|e| front_failed(e.into(), Exit::Trouble, "nothing written"))?;
     match &loaded {

@@ -300,7 +300,15 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         secrets: renderer.fills_secrets(),
         ours: Some(&ours),
     };
-    let result = if only.is_some() {
+    let matched = |g: &globset::GlobMatcher| {
+        let n = front
+            .model
+            .devices
+            .iter()
+            .filter(|d| g.is_match(&d.hostname));
+        n.count()
+    };
+    let result = if only.as_ref().is_some_and(|g| matched(g) <= IN_PLACE_MAX) {
         drop(lock_step);
         let tick = || progress.tick();
         write_only(
@@ -400,6 +408,10 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         Err(f) => failed(args, out, f, staged),
     }
 }
+
+/// The most switches an `--only` render holds in memory to write in place ([`write_only`]); one that
+/// matches more streams its files into a staged folder as a full render does.
+const IN_PLACE_MAX: usize = 256;
 
 /// `--only`: renders the matched devices' files and the inventory into memory (one switch's files are
 /// small) and writes the ones whose bytes changed in place (`aifab::write::inplace`); where that does

@@ -109,8 +109,14 @@ impl<'a> Index<'a> {
         // left out. (The cables it left out hold /31s no `--only` render allocates: a cable the lock
         // does not hold is refused there, AIF-LOCK-005.)
         if let Some(n) = &lock.narrowed {
-            let left_out = n.server_blocks.iter().map(|&(f, s)| (u64::from(f), s));
-            ix.server.0.extend(left_out);
+            // Built in one pass from the sorted blocks, then merged (a later block of the same start
+            // wins here too).
+            let mut left_out: BTreeMap<u64, u64> = n
+                .server_blocks
+                .iter()
+                .map(|&(f, s)| (u64::from(f), s))
+                .collect();
+            ix.server.0.append(&mut left_out);
         }
         ix
     }

@@ -41,7 +41,7 @@ pub fn parse(text: &str) -> Option<Lock> {
 /// and, for a server entry, its /31 kept as taken ([`super::Narrowed`]). One switch of a 100K-GPU lock
 /// is a few hundred of its 230,000 lines. `None` where [`parse`] would give `None`, and where an
 /// entry left out has no /31 to take: the caller then reads the whole lock.
-pub fn parse_narrowed(text: &str, selected: &dyn Fn(&str) -> bool) -> Option<Lock> {
+pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> Option<Lock> {
     let (version, sections, total) = outline(text)?;
     let devices = entries(sections.devices, device)?;
     // Each name is matched once (a glob match costs more than a look-up).
@@ -50,10 +50,12 @@ pub fn parse_narrowed(text: &str, selected: &dyn Fn(&str) -> bool) -> Option<Loc
         .map(|d| (d.name.as_str(), selected(&d.name)))
         .collect();
     let picked = |name: &str| memo.get(name).copied().unwrap_or_else(|| selected(name));
-    let (links, links_at, n_links) = narrow_links(sections.links, &picked)?;
     let mut server_blocks = Vec::new();
-    let (servers, servers_at, n_servers) =
-        narrow_servers(sections.servers, &picked, &mut server_blocks)?;
+    let (links, servers) = rayon::join(
+        || narrow_links(sections.links, &picked),
+        || narrow_servers(sections.servers, &picked, &mut server_blocks),
+    );
+    let ((links, links_at, n_links), (servers, servers_at, n_servers)) = (links?, servers?);
     Some(Lock {
         version,
         narrowed: Some(super::Narrowed {
@@ -87,12 +89,12 @@ type Narrow<T> = (Vec<T>, Vec<usize>, usize);
 
 /// The cables of `body` with a `picked` device at either end. An entry in the exact form aifab writes
 /// is matched by its names before it is read; any other is read first.
-fn narrow_links(body: &str, picked: &dyn Fn(&str) -> bool) -> Option<Narrow<LockLink>> {
+fn narrow_links(body: &str, picked: &(dyn Fn(&str) -> bool + Sync)) -> Option<Narrow<LockLink>> {
     let (mut kept, mut at, mut n) = (Vec::new(), Vec::new(), 0);
     for e in entry_lines(body) {
         let e = e?;
-        let quick = plain_after(e, "{lower: ").zip(plain_after(e, ", upper: "));
-        let wanted = quick.map(|(a, b)| picked(a) || picked(b));
+        let quick = canonical(e, ["lower", "lower_port", "upper"]);
+        let wanted = quick.map(|[a, _, b]| picked(a) || picked(b));
         if wanted != Some(false) {
             let l = link(&flow_map(e)?)?;
             if wanted == Some(true) || picked(&l.lower) || picked(&l.upper) {
@@ -109,15 +111,14 @@ fn narrow_links(body: &str, picked: &dyn Fn(&str) -> bool) -> Option<Narrow<Lock
 /// (its first address, and 2: what the compiler's index holds for a server entry).
 fn narrow_servers(
     body: &str,
-    picked: &dyn Fn(&str) -> bool,
+    picked: &(dyn Fn(&str) -> bool + Sync),
     blocks: &mut Vec<(u32, u64)>,
 ) -> Option<Narrow<LockServer>> {
     let (mut kept, mut at, mut n) = (Vec::new(), Vec::new(), 0);
     for e in entry_lines(body) {
         let e = e?;
-        let quick = plain_after(e, "{leaf: ").filter(|leaf| !picked(leaf));
-        let block = quick.and_then(|_| plain_after(e, ", subnet: "));
-        match block.and_then(super::read::block) {
+        let quick = canonical(e, ["leaf", "port", "subnet"]).filter(|[leaf, ..]| !picked(leaf));
+        match quick.and_then(|[.., subnet]| super::read::block(subnet)) {
             Some((first, _)) => blocks.push((first, 2)),
             None => {
                 let s = server(&flow_map(e)?)?;
@@ -134,22 +135,29 @@ fn narrow_servers(
     Some((kept, at, n))
 }
 
-/// In an entry line exactly as aifab writes it, the plain value after `key` (`{leaf: `, `, subnet: `):
-/// name, address and subnet characters up to the next `,` or the closing `}`; `None` for anything
-/// else (the entry is then read whole).
-fn plain_after<'t>(entry: &'t str, key: &str) -> Option<&'t str> {
-    let at = if key.starts_with('{') {
-        entry.starts_with(key).then_some(0)?
-    } else {
-        entry.find(key)?
-    };
-    let rest = &entry[at + key.len()..];
-    let end = rest.find([',', '}'])?;
-    let v = &rest[..end];
-    let plain = !v.is_empty()
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':'));
-    plain.then_some(v)
+/// The first values of an entry line exactly as aifab writes it, `{k1: v1, k2: v2, ...}` with the
+/// keys `keys` first and in this order, each value of name, address and subnet characters; `None` for
+/// anything else (the entry is then read whole).
+fn canonical<'t, const N: usize>(entry: &'t str, keys: [&str; N]) -> Option<[&'t str; N]> {
+    let inner = entry.strip_prefix('{')?;
+    let mut parts = inner.split(',');
+    let mut out = [""; N];
+    for (i, key) in keys.iter().enumerate() {
+        let part = parts.next()?;
+        let part = if i == 0 {
+            part
+        } else {
+            part.strip_prefix(' ')?
+        };
+        let v = part.strip_prefix(key)?.strip_prefix(": ")?;
+        let v = v.strip_suffix('}').unwrap_or(v);
+        let plain = !v.is_empty()
+            && v.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':')
+            });
+        out[i] = plain.then_some(v)?;
+    }
+    Some(out)
 }
 
 /// The entry lines of each section, as slices of the text.

@@ -156,9 +156,9 @@ pub fn read_file_as(path: &std::path::Path, whole: bool) -> Result<Option<Loaded
 pub fn read_file_for(
     path: &std::path::Path,
     whole: bool,
-    selected: Option<&dyn Fn(&str) -> bool>,
+    selected: Option<&(dyn Fn(&str) -> bool + Sync)>,
 ) -> Result<Option<Loaded>, LockError> {
-    let text = match crate::files::read_text(path, MAX_LOCK_BYTES) {
+    let text = match crate::files::read_shared_text(path, MAX_LOCK_BYTES) {
         Ok(t) => t,
         Err(crate::files::ReadError::Missing) => return Ok(None),
         Err(e) => return Err(LockError::Io(e.describe(path, MAX_LOCK_BYTES))),
