@@ -45,17 +45,27 @@ pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> O
     let (version, sections, total) = outline(text)?;
     let devices = entries(sections.devices, device)?;
     // Each name is matched once (a glob match costs more than a look-up).
-    let memo: std::collections::HashMap<&str, bool> = devices
+    let memo: foldhash::HashMap<&str, bool> = devices
         .iter()
         .map(|d| (d.name.as_str(), selected(&d.name)))
         .collect();
     let picked = |name: &str| memo.get(name).copied().unwrap_or_else(|| selected(name));
-    let mut server_blocks = Vec::new();
+    // Each list is read in pieces in parallel, then joined in order.
     let (links, servers) = rayon::join(
-        || narrow_links(sections.links, &picked),
-        || narrow_servers(sections.servers, &picked, &mut server_blocks),
+        || {
+            in_pieces(sections.links, |p| {
+                narrow_links(p, &picked).map(|r| (r, Vec::new()))
+            })
+        },
+        || {
+            in_pieces(sections.servers, |p| {
+                let mut blocks = Vec::new();
+                narrow_servers(p, &picked, &mut blocks).map(|r| (r, blocks))
+            })
+        },
     );
-    let ((links, links_at, n_links), (servers, servers_at, n_servers)) = (links?, servers?);
+    let ((links, links_at, n_links), _) = links?;
+    let ((servers, servers_at, n_servers), server_blocks) = servers?;
     Some(Lock {
         version,
         narrowed: Some(super::Narrowed {
@@ -75,6 +85,43 @@ pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> O
     })
 }
 
+/// `read` of each of a few pieces of `body` (cut at line ends), in parallel, joined in order: the
+/// entries, their places in the whole list, the count, and the blocks each piece gave.
+fn in_pieces<T: Send>(
+    body: &str,
+    read: impl Fn(&str) -> Option<(Narrow<T>, Blocks)> + Sync,
+) -> Option<(Narrow<T>, Blocks)> {
+    use rayon::prelude::*;
+    const PIECES: usize = 8;
+    let mut cuts = vec![0];
+    for i in 1..PIECES {
+        let at = (body.len() * i / PIECES).max(*cuts.last().unwrap_or(&0));
+        // A cut just after a line end (a byte search: `at` need not fall on a character boundary).
+        let end = body.as_bytes()[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(body.len(), |n| at + n + 1);
+        cuts.push(end);
+    }
+    cuts.push(body.len());
+    cuts.dedup();
+    let parts: Vec<Option<(Narrow<T>, Blocks)>> = cuts
+        .windows(2)
+        .collect::<Vec<_>>()
+        .par_iter()
+        .map(|w| read(&body[w[0]..w[1]]))
+        .collect();
+    let (mut kept, mut at, mut n, mut extra) = (Vec::new(), Vec::new(), 0, Vec::new());
+    for part in parts {
+        let ((k, a, count), e) = part?;
+        kept.extend(k);
+        at.extend(a.into_iter().map(|i| i + n));
+        n += count;
+        extra.extend(e);
+    }
+    Some(((kept, at, n), extra))
+}
+
 /// The entry lines of a section's lines `body` (blank and comment lines skipped), without `  - `;
 /// `None` for an entry line without it.
 fn entry_lines(body: &str) -> impl Iterator<Item = Option<&str>> {
@@ -86,6 +133,9 @@ fn entry_lines(body: &str) -> impl Iterator<Item = Option<&str>> {
 
 /// Entries kept by a narrowed read, their places in the list, and how many the list holds.
 type Narrow<T> = (Vec<T>, Vec<usize>, usize);
+
+/// Address blocks (first address, size).
+type Blocks = Vec<(u32, u64)>;
 
 /// The cables of `body` with a `picked` device at either end. An entry in the exact form aifab writes
 /// is matched by its names before it is read; any other is read first.
