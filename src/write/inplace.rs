@@ -426,17 +426,22 @@ fn plan<'a>(
             .collect();
         super::user::collisions(out, &mut entries, &put, true).map_err(Failure::unchanged)?;
     }
-    // A file of a matched device the render no longer writes is removed by a staged write.
-    let gone = listed
+    // The files the folder's manifest lists that the render does not write: the rest of the fabric's
+    // (kept), and those of a matched device it no longer writes, which a staged write removes.
+    let (kept, gone): (Vec<&str>, Vec<&str>) = listed
         .iter()
-        .filter(|f| f.as_str() != MARKER && !keep(f) && !put.contains(f.as_str()))
-        .any(|f| std::fs::symlink_metadata(out.join(f)).is_ok());
-    if gone {
+        .map(String::as_str)
+        .filter(|f| *f != MARKER && !put.contains(f))
+        .partition(|f| keep(f));
+    if gone
+        .iter()
+        .any(|f| std::fs::symlink_metadata(out.join(f)).is_ok())
+    {
         return Ok(Err(
             "a file of a matched device the render no longer writes",
         ));
     }
-    let manifest = new_manifest(out, record, listed, keep, &put);
+    let manifest = new_manifest(out, record, kept, &put);
     Ok(Ok(Plan {
         changes,
         manifest,
@@ -490,20 +495,20 @@ fn owner_only(_: &std::fs::Metadata, _: bool) -> bool {
 }
 
 /// The manifest after the render, when its text differs from the folder's: what the render wrote and
-/// every file the folder's manifest lists that the render keeps and that is still a file there (as
-/// the staged write lists what it carried over). The lock record stays: `--only` writes no lock.
+/// every file of the folder's manifest the render keeps (`kept`) that is still a file there (as the
+/// staged write lists what it carried over; looked at in parallel). The lock record stays: `--only`
+/// writes no lock.
 fn new_manifest(
     out: &Path,
     record: Option<&str>,
-    listed: &HashSet<String>,
-    keep: &dyn Fn(&str) -> bool,
+    kept: Vec<&str>,
     put: &HashSet<&str>,
 ) -> Option<String> {
-    let kept = listed
-        .iter()
-        .map(String::as_str)
-        .filter(|f| !put.contains(f) && *f != MARKER && keep(f))
-        .filter(|f| std::fs::symlink_metadata(out.join(f)).is_ok_and(|m| m.is_file()));
+    use rayon::prelude::*;
+    let kept: Vec<&str> = kept
+        .into_par_iter()
+        .filter(|f| std::fs::symlink_metadata(out.join(f)).is_ok_and(|m| m.is_file()))
+        .collect();
     let mut files: Vec<&str> = put.iter().copied().chain(kept).collect();
     let text = manifest::text(record, &mut files);
     (!super::holds(&out.join(MARKER), text.as_bytes())).then_some(text)
