@@ -525,3 +525,85 @@ fn an_only_render_with_secrets_keeps_no_copy_or_hash() {
     }
     assert_eq!(leftovers(&d), Vec::<String>::new());
 }
+
+/// The process id of a process that has ended.
+fn dead_pid() -> u32 {
+    let mut c = std::process::Command::new("true").spawn().expect("spawn");
+    let pid = c.id();
+    c.wait().expect("wait");
+    pid
+}
+
+/// A journal that did not come from this folder's render (copied, or planted) renames only regular
+/// files of a real staging folder, to paths inside the output folder over nothing or over aifab's
+/// files: a file of the user's, a path out of the folder and a staging folder that is a link are left
+/// alone.
+#[cfg(unix)]
+#[test]
+fn a_planted_journal_moves_nothing_of_the_users() {
+    let d = rendered("planted");
+    let pid = dead_pid();
+    std::fs::write(d.join("out/NOTES.txt"), "mine\n").expect("write");
+    let journal = |files: &[&str]| {
+        let mut text = format!(
+            "aifab in-place journal 1\npid: {pid}\nout: {}\nstate: commit\n",
+            d.join("out").display()
+        );
+        for f in files {
+            text.push_str(&format!("file: {f}\n"));
+        }
+        std::fs::write(d.join(".out.aifab-journal"), text).expect("journal");
+    };
+    let staging = d.join(format!(".out.aifab-only-{pid}"));
+    std::fs::create_dir(&staging).expect("mkdir");
+    for i in 0..4 {
+        std::fs::write(staging.join(i.to_string()), format!("staged {i}\n")).expect("write");
+    }
+    journal(&["NOTES.txt", "../escape.txt", "ss1.cfg", "new/x.cfg"]);
+    let (code, _, text) = run(&d, &["render", "fab.yaml", "--check", "out"], &[]);
+    assert!(
+        text.contains("note: an interrupted --only render"),
+        "{text}"
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "ss1.cfg was replaced, and --check says so: {text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("out/NOTES.txt")).expect("read"),
+        "mine\n",
+        "the user's file stays"
+    );
+    assert!(!d.join("escape.txt").exists(), "nothing leaves the folder");
+    assert!(!d.join("out/new").exists(), "no folder is made");
+    assert_eq!(
+        std::fs::read_to_string(d.join("out/ss1.cfg")).expect("read"),
+        "staged 2\n",
+        "aifab's file is replaced, as the journal decided"
+    );
+    assert_eq!(leftovers(&d), Vec::<String>::new(), "{text}");
+    // A staging folder that is a link: nothing is read or removed through it.
+    std::fs::create_dir(d.join("victim")).expect("mkdir");
+    std::fs::write(d.join("victim/0"), "victim\n").expect("write");
+    std::os::unix::fs::symlink("victim", &staging).expect("link");
+    journal(&["ss2.cfg"]);
+    let before = std::fs::read(d.join("out/ss2.cfg")).expect("read");
+    let (_, _, text) = run(&d, &["render", "fab.yaml", "--check", "out"], &[]);
+    assert!(
+        text.contains("note: an interrupted --only render"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(d.join("out/ss2.cfg")).expect("read"), before);
+    assert_eq!(
+        std::fs::read_to_string(d.join("victim/0")).expect("read"),
+        "victim\n"
+    );
+    assert!(
+        std::fs::symlink_metadata(&staging)
+            .expect("the link stays")
+            .file_type()
+            .is_symlink()
+    );
+    assert!(!d.join(".out.aifab-journal").exists());
+}
