@@ -119,6 +119,36 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
         .map_err(|_| ReadError::Refused(format!("{}: not UTF-8 text", path.display())))
 }
 
+/// [`read_text`] as shared text, read straight into the shared allocation: a lock of tens of MB is not
+/// copied a second time (as `Arc::from(String)` would).
+pub fn read_shared_text(path: &Path, limit: u64) -> Result<std::sync::Arc<str>, ReadError> {
+    link_inside_repository(path).map_err(ReadError::Refused)?;
+    let io = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::NotFound => ReadError::Missing,
+        _ => ReadError::Refused(format!("{}: {e}", path.display())),
+    };
+    let file = open_nonblocking(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() || meta.len() > limit {
+        // Refused as `read_text` refuses it.
+        return read_text(path, limit).map(std::sync::Arc::from);
+    }
+    let zeroed = std::sync::Arc::<[u8]>::new_zeroed_slice(meta.len() as usize);
+    // SAFETY: zero bytes are valid `u8`s.
+    let mut bytes: std::sync::Arc<[u8]> = unsafe { zeroed.assume_init() };
+    let whole = std::sync::Arc::get_mut(&mut bytes).is_some_and(|slot| {
+        let mut file = &file;
+        let mut more = [0u8; 1];
+        file.read_exact(slot).is_ok() && file.read(&mut more).is_ok_and(|n| n == 0)
+    });
+    if !whole || std::str::from_utf8(&bytes).is_err() {
+        // The file changed while it was read, or is not text: read as `read_text` reads it.
+        return read_text(path, limit).map(std::sync::Arc::from);
+    }
+    // SAFETY: the bytes are UTF-8 (checked above), and `str` has the layout of `[u8]`.
+    Ok(unsafe { std::sync::Arc::from_raw(std::sync::Arc::into_raw(bytes) as *const str) })
+}
+
 /// Reads the regular file at `path` without following a symbolic link at all (aifab's own files:
 /// manifests, journals, indexes), at most `limit` bytes.
 pub fn read_own(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
@@ -231,6 +261,27 @@ mod tests {
             assert!(
                 matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
                 "{bad}: {e:?}"
+            );
+            let e = read_shared_text(&t.join(bad), 100).expect_err(bad);
+            assert!(
+                matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
+                "shared {bad}: {e:?}"
+            );
+        }
+        // Shared text reads as `read_text` reads, and refuses what it refuses.
+        assert_eq!(
+            &*read_shared_text(&t.join("in.yaml"), 100).expect("inside"),
+            "x: 1\n"
+        );
+        std::fs::write(t.join("bad.yaml"), b"x: \xff\n").expect("write");
+        for (file, limit) in [("a.yaml", 2), ("bad.yaml", 100), ("none", 100)] {
+            assert_eq!(
+                format!("{:?}", read_shared_text(&t.join(file), limit)),
+                format!(
+                    "{:?}",
+                    read_text(&t.join(file), limit).map(std::sync::Arc::<str>::from)
+                ),
+                "{file}"
             );
         }
         assert!(matches!(

@@ -73,6 +73,9 @@ pub struct Renders {
     /// The same intent a third time: the spare already holds every file's bytes, nothing is created,
     /// linked or removed (what repeated renders of an unchanged fabric cost).
     pub steady: Run,
+    /// `--only` one switch (a leaf) of the intent after the MTU change, into the folder the renders
+    /// before it left: one switch's files replaced in place, the rest of the fabric untouched.
+    pub only: Run,
     /// After an MTU change, into that folder.
     pub changed: Run,
 }
@@ -119,10 +122,31 @@ pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, S
         let (from, to) = (file(&intents, c), file(&changed, c));
         let (from, to) = (aifab::lock::path_for(&from), aifab::lock::path_for(&to));
         std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
+        let host = one_switch(&to)?;
+        eprintln!("bench {}: --only {host} after an MTU change ...", c.name);
+        let args = ["--only", host.as_str()];
+        r.only = process::render_with(exe, &file(&changed, c), &out(c), &args, (&log, &cache))?;
+    }
+    for (c, r) in cases.iter().zip(&mut rows) {
         eprintln!("bench {}: re-render after an MTU change ...", c.name);
         r.changed = process::render(exe, &file(&changed, c), &out(c), &log, &cache)?;
     }
     Ok(rows)
+}
+
+/// The switch the `--only` render renders: the first leaf with servers in the lock `lock`, else its
+/// first device.
+fn one_switch(lock: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+    let first = |key: &str| {
+        text.lines().find_map(|l| {
+            let rest = l.strip_prefix("  - {")?.strip_prefix(key)?;
+            rest.split(',').next().map(str::to_string)
+        })
+    };
+    first("leaf: ")
+        .or_else(|| first("name: "))
+        .ok_or_else(|| format!("{}: no device to render with --only", lock.display()))
 }
 
 /// How many times the size sweep runs: each figure is the median of this many runs.
@@ -156,6 +180,7 @@ pub fn median(runs: &[Vec<Renders>]) -> Vec<Renders> {
             first: pick(i, |r| r.first),
             again: pick(i, |r| r.again),
             steady: pick(i, |r| r.steady),
+            only: pick(i, |r| r.only),
             changed: pick(i, |r| r.changed),
         })
         .collect()
@@ -182,6 +207,7 @@ mod tests {
             first: run(first),
             again: run(first + 1.0),
             steady: run(first + 2.0),
+            only: run(1.0),
             changed: run(changed),
         }
     }

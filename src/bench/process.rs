@@ -18,6 +18,10 @@ pub struct Run {
     pub files: u64,
     /// Bytes in the output.
     pub bytes: u64,
+    /// CPU time in user mode, milliseconds (0 where the system does not say).
+    pub user_ms: f64,
+    /// CPU time in the kernel, milliseconds (0 where the system does not say).
+    pub sys_ms: f64,
 }
 
 /// Runs `exe render <intent> --out <out>` (warnings on, as a user runs it; they go to `log` with the
@@ -31,6 +35,17 @@ pub fn render(
     log: &Path,
     cache: &Path,
 ) -> Result<Run, String> {
+    render_with(exe, intent, out, &[], (log, cache))
+}
+
+/// [`render`] with `extra` arguments (`--only <host>`).
+pub fn render_with(
+    exe: &Path,
+    intent: &Path,
+    out: &Path,
+    extra: &[&str],
+    (log, cache): (&Path, &Path),
+) -> Result<Run, String> {
     let stderr = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     let start = Instant::now();
     let child = Command::new(exe)
@@ -38,13 +53,14 @@ pub fn render(
         .arg(intent)
         .arg("--out")
         .arg(out)
+        .args(extra)
         .env(aifab::write::CACHE_ENV, cache)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
         .map_err(|e| format!("{}: {e}", exe.display()))?;
-    let (ok, peak_rss_mib) = wait(child)?;
+    let (ok, peak_rss_mib, (user_ms, sys_ms)) = wait(child)?;
     let wall_ms = start.elapsed().as_secs_f64() * 1000.0;
     let text = std::fs::read_to_string(log).unwrap_or_default();
     if !ok {
@@ -58,6 +74,8 @@ pub fn render(
         devices,
         files,
         bytes,
+        user_ms,
+        sys_ms,
     })
 }
 
@@ -74,9 +92,10 @@ fn summary(stderr: &str) -> Option<(u64, u64, u64)> {
     Some((n.next()??, n.next()??, n.next()??))
 }
 
-/// Waits for `child`: whether it succeeded and its peak RSS in MiB.
+/// Waits for `child`: whether it succeeded, its peak RSS in MiB, and its user and system CPU time in
+/// milliseconds.
 #[cfg(unix)]
-fn wait(child: std::process::Child) -> Result<(bool, f64), String> {
+fn wait(child: std::process::Child) -> Result<(bool, f64, (f64, f64)), String> {
     let pid = libc::pid_t::try_from(child.id()).map_err(|e| e.to_string())?;
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
@@ -94,15 +113,17 @@ fn wait(child: std::process::Child) -> Result<(bool, f64), String> {
         }
     }
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
     // Linux reports ru_maxrss in KiB.
-    Ok((ok, usage.ru_maxrss as f64 / 1024.0))
+    let cpu = (ms(usage.ru_utime), ms(usage.ru_stime));
+    Ok((ok, usage.ru_maxrss as f64 / 1024.0, cpu))
 }
 
-/// Waits for `child`: whether it succeeded; the peak RSS is unknown here.
+/// Waits for `child`: whether it succeeded; the peak RSS and CPU times are unknown here.
 #[cfg(not(unix))]
-fn wait(mut child: std::process::Child) -> Result<(bool, f64), String> {
+fn wait(mut child: std::process::Child) -> Result<(bool, f64, (f64, f64)), String> {
     let status = child.wait().map_err(|e| e.to_string())?;
-    Ok((status.success(), 0.0))
+    Ok((status.success(), 0.0, (0.0, 0.0)))
 }
 
 #[cfg(test)]

@@ -53,8 +53,8 @@ fn spread(runs: &[Run]) -> Option<(f64, f64)> {
 /// The published sizes: the whole `aifab render --out` process, first render and re-renders.
 pub fn sizes(rows: &[Renders]) -> String {
     let mut s = String::from(
-        "| fabric | GPUs | switches | files | output | first render | re-render, unchanged | again, with the spare | re-render, MTU changed | µs/switch (first, re-render) | peak RSS (first, re-renders) |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| fabric | GPUs | switches | files | output | first render | re-render, unchanged | again, with the spare | `--only` one switch, MTU changed (CPU user, system) | re-render, MTU changed | µs/switch (first, re-render) | peak RSS (first, re-renders) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let peak = r
@@ -63,7 +63,7 @@ pub fn sizes(rows: &[Renders]) -> String {
             .max(r.steady.peak_rss_mib)
             .max(r.changed.peak_rss_mib);
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} MB | **{}** | **{}** | **{}** | {} | {}, {} | {:.0}, {:.0} MiB |\n",
+            "| {} | {} | {} | {} | {:.0} MB | **{}** | **{}** | **{}** | **{}** ({:.0}, {:.0} ms) | {} | {}, {} | {:.0}, {:.0} MiB |\n",
             r.name,
             count(r.gpus),
             count(r.first.devices),
@@ -72,6 +72,9 @@ pub fn sizes(rows: &[Renders]) -> String {
             ms(r.first.wall_ms),
             ms(r.again.wall_ms),
             ms(r.steady.wall_ms),
+            ms(r.only.wall_ms),
+            r.only.user_ms,
+            r.only.sys_ms,
             ms(r.changed.wall_ms),
             per_switch(&r.first),
             per_switch(&r.again),
@@ -157,11 +160,38 @@ mod tests {
             first,
             again: first,
             steady: first,
+            only: first,
             changed: first,
         };
         let text = sweep(&runs.map(row));
         assert!(
             text.ends_with("Time per switch against its column's mean: first render 0.67-1.33×; re-render, unchanged 0.67-1.33×; re-render, MTU changed 0.67-1.33×.\n"),
+            "{text}"
+        );
+    }
+
+    /// The sizes table shows the `--only` render with its CPU time.
+    #[test]
+    fn the_sizes_table_shows_the_only_render() {
+        let run = |wall_ms, user_ms, sys_ms| Run {
+            wall_ms,
+            user_ms,
+            sys_ms,
+            devices: 2144,
+            ..Run::default()
+        };
+        let row = Renders {
+            name: "100k".into(),
+            gpus: 100_000,
+            first: run(1500.0, 1.0, 1.0),
+            again: run(1100.0, 1.0, 1.0),
+            steady: run(1000.0, 1.0, 1.0),
+            only: run(62.4, 41.0, 12.0),
+            changed: run(1300.0, 1.0, 1.0),
+        };
+        let text = sizes(&[row]);
+        assert!(
+            text.contains("| **1,000 ms** | **62 ms** (41, 12 ms) | 1,300 ms |"),
             "{text}"
         );
     }

@@ -5,7 +5,7 @@
 use super::Exit;
 use super::exit::front_failed;
 use aifab::lock::build::{Renumbered, from_model, renumbered};
-use aifab::lock::read::{Loaded, read_file_as};
+use aifab::lock::read::{Loaded, read_file_for};
 use aifab::lock::{self, Lock};
 use aifab::model::FabricModel;
 use aifab::write::journal::{self, Recovery};
@@ -49,12 +49,27 @@ pub fn settle(intent: &str, writing: bool) -> Result<(), Exit> {
 /// while the lock of a renamed intent is beside it are refused; `allow_renumber` accepts them (the
 /// render then allocates afresh what they lost), saying so.
 pub fn load(intent: &str, no_lock: bool, allow_renumber: bool) -> Result<Option<Loaded>, Exit> {
+    load_for(intent, no_lock, allow_renumber, None)
+}
+
+/// [`load`] for a render of the devices `only` matches (`--only`): the lock read narrowed to what they
+/// use (`aifab::lock::read::read_file_for`).
+pub fn load_for(
+    intent: &str,
+    no_lock: bool,
+    allow_renumber: bool,
+    only: Option<&globset::GlobMatcher>,
+) -> Result<Option<Loaded>, Exit> {
     if no_lock {
         return Ok(None);
     }
     settle(intent, false)?;
     let p = path(intent);
-    let loaded = read_file_as(&p, !allow_renumber)
+    let selected = only.map(|g| move |name: &str| g.is_match(name));
+    let selected = selected
+        .as_ref()
+        .map(|s| s as &(dyn Fn(&str) -> bool + Sync));
+    let loaded = read_file_for(&p, !allow_renumber, selected)
         .map_err(|e| front_failed(e.into(), Exit::Trouble, "nothing written"))?;
     match &loaded {
         Some(l) => {

@@ -158,6 +158,22 @@ fn not_inside(intent: &str, folder: &std::path::Path) -> Result<(), Exit> {
     Ok(())
 }
 
+/// Finishes or undoes an interrupted `--only` write of `folder` (its journal lies beside it: see
+/// `aifab::write::inplace`), saying what it did; another render writing it now is an error (exit 2).
+fn settle_folder(folder: &std::path::Path) -> Result<(), Exit> {
+    match aifab::write::inplace::settle(folder) {
+        Ok(None) => Ok(()),
+        Ok(Some(m)) => {
+            eprintln!("note: {m}");
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("error: {e}; nothing written");
+            Err(Exit::Trouble)
+        }
+    }
+}
+
 /// Where a render goes: written into a folder (`--out`), or compared with one (`--check`).
 #[derive(Clone, Copy)]
 enum Target<'a> {
@@ -181,7 +197,13 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
             lockfile::settle(&args.intent, true)?;
         }
     }
-    let mut prev = lockfile::load(&args.intent, args.no_lock, args.allow_renumber)?;
+    match target {
+        Target::Out(d) | Target::Check(d) => settle_folder(d)?,
+    }
+    // A render into a folder with `--only` reads the lock narrowed to the matched devices; `--check`
+    // and `--bless` read it whole.
+    let narrow = only.as_ref().filter(|_| matches!(target, Target::Out(_)));
+    let mut prev = lockfile::load_for(&args.intent, args.no_lock, args.allow_renumber, narrow)?;
     if let (Target::Out(out), false) = (target, args.no_lock) {
         lockfile::matches_output(&args.intent, out, prev.as_ref(), args.allow_renumber)?;
     }
@@ -278,36 +300,61 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         secrets: renderer.fills_secrets(),
         ours: Some(&ours),
     };
-    let result = aifab::write::write_job(out, &options, |stage| {
-        let sink = |f: &aifab::render::OutFile| stage.put(f);
-        let (rendered, next) = rayon::join(
-            || {
-                renderer.fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
-                    progress.tick()
-                })
-            },
-            || {
-                let next = lock_step()?;
-                next.map(|(l, t)| lockfile::stage(&args.intent, &l, &t, out))
-                    .transpose()
-                    .map_err(|e| {
-                        eprintln!("error: {e}");
-                        Exit::Trouble
+    let matched = |g: &globset::GlobMatcher| {
+        let n = front
+            .model
+            .devices
+            .iter()
+            .filter(|d| g.is_match(&d.hostname));
+        n.count()
+    };
+    let result = if only.as_ref().is_some_and(|g| matched(g) <= IN_PLACE_MAX) {
+        drop(lock_step);
+        let tick = || progress.tick();
+        write_only(
+            &renderer,
+            (&meta, &front.model),
+            only.as_ref(),
+            out,
+            &options,
+            &tick,
+        )
+        .map(|(report, files)| {
+            written = files;
+            report
+        })
+    } else {
+        aifab::write::write_job(out, &options, |stage| {
+            let sink = |f: &aifab::render::OutFile| stage.put(f);
+            let (rendered, next) = rayon::join(
+                || {
+                    renderer.fabric_each(&meta, &front.model, only.as_ref(), &sink, &|| {
+                        progress.tick()
                     })
-            },
-        );
-        let companion = next
-            .as_ref()
-            .ok()
-            .and_then(|s| s.as_ref().map(|s| s.companion()));
-        let refused = next.is_err();
-        lock = next;
-        written = rendered.map_err(|errs| errs.join("\n"))?;
-        if refused {
-            return Err("the new lock was refused or could not be staged".into());
-        }
-        Ok(companion)
-    });
+                },
+                || {
+                    let next = lock_step()?;
+                    next.map(|(l, t)| lockfile::stage(&args.intent, &l, &t, out))
+                        .transpose()
+                        .map_err(|e| {
+                            eprintln!("error: {e}");
+                            Exit::Trouble
+                        })
+                },
+            );
+            let companion = next
+                .as_ref()
+                .ok()
+                .and_then(|s| s.as_ref().map(|s| s.companion()));
+            let refused = next.is_err();
+            lock = next;
+            written = rendered.map_err(|errs| errs.join("\n"))?;
+            if refused {
+                return Err("the new lock was refused or could not be staged".into());
+            }
+            Ok(companion)
+        })
+    };
     progress.done();
     let staged = match lock {
         Ok(staged) => staged,
@@ -360,6 +407,46 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         }
         Err(f) => failed(args, out, f, staged),
     }
+}
+
+/// The most switches an `--only` render holds in memory to write in place ([`write_only`]); one that
+/// matches more streams its files into a staged folder as a full render does.
+const IN_PLACE_MAX: usize = 256;
+
+/// `--only`: renders the matched devices' files and the inventory into memory (one switch's files are
+/// small) and writes the ones whose bytes changed in place (`aifab::write::inplace`); where that does
+/// not apply (a first render, a device that gained a folder or lost a file), stages a new folder as a
+/// full render does, carrying every other file over. Returns the report and the files and bytes
+/// rendered.
+fn write_only(
+    renderer: &aifab::render::Renderer,
+    (meta, model): (&Meta, &aifab::model::FabricModel),
+    only: Option<&globset::GlobMatcher>,
+    out: &std::path::Path,
+    options: &aifab::write::Options,
+    tick: &(dyn Fn() + Sync),
+) -> Result<(aifab::write::Report, (usize, u64)), aifab::write::Failure> {
+    let files = renderer
+        .fabric_with_progress(meta, model, only, tick)
+        .map_err(|errs| aifab::write::Failure {
+            message: errs.join("\n"),
+            changed: false,
+            signal: None,
+        })?;
+    let rendered = (
+        files.len(),
+        files.iter().map(|f| f.content.len() as u64).sum(),
+    );
+    let report = match aifab::write::inplace::write(out, options, &files)? {
+        aifab::write::inplace::Outcome::Done(report) => report,
+        aifab::write::inplace::Outcome::Staged(_) => {
+            aifab::write::write_job(out, options, |stage| {
+                files.iter().try_for_each(|f| stage.put(f))?;
+                Ok(None)
+            })?
+        }
+    };
+    Ok((report, rendered))
 }
 
 /// Prints what a write kept of the user's and cleaned up, unless `--quiet`.

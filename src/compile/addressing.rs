@@ -531,7 +531,7 @@ fn rail_subnets(
 /// servers per group need (else the leaf gets a new one: a renumbering the render reports).
 fn kept_subnet(ix: &Index, leaf: &str, plen: u8) -> Option<u32> {
     let s = ix.device(leaf)?.server_subnet.as_deref()?;
-    crate::lock::read::subnet(s, true)
+    crate::lock::prefix::subnet(s, true)
         .ok()
         .filter(|n| n.prefix() == plen)
         .map(|n| u32::from(n.network()))

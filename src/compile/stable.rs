@@ -85,34 +85,7 @@ impl Blocks {
 
 /// A subnet's first address and size (`None`: not an IPv4 prefix without host bits).
 fn block_of(subnet: &str) -> Option<(u32, u64)> {
-    if let Some((ip, len)) = plain_prefix(subnet) {
-        let size = 1u64 << (32 - len);
-        return (u64::from(ip) % size == 0).then_some((ip, size));
-    }
-    crate::lock::read::subnet(subnet, true)
-        .ok()
-        .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)))
-}
-
-/// `a.b.c.d/len` in its plain spelling (decimal without leading zeros, `len` at most 32), read
-/// without the general parser; anything else is `None` (and left to it).
-fn plain_prefix(text: &str) -> Option<(u32, u32)> {
-    let (addr, len) = text.split_once('/')?;
-    let number = |t: &str, max: u32| -> Option<u32> {
-        let plain = !t.is_empty() && t.len() <= 3 && !(t.len() > 1 && t.starts_with('0'));
-        let v = t.bytes().try_fold(0u32, |v, b| {
-            b.is_ascii_digit().then(|| v * 10 + u32::from(b - b'0'))
-        })?;
-        (plain && v <= max).then_some(v)
-    };
-    let mut ip = 0u32;
-    let mut octets = 0;
-    for part in addr.split('.') {
-        ip = (ip << 8) | number(part, 255)?;
-        octets += 1;
-    }
-    (octets == 4).then_some(())?;
-    Some((ip, number(len, 32)?))
+    crate::lock::prefix::block(subnet)
 }
 
 fn even(subnet: &str) -> Option<u32> {
@@ -132,6 +105,19 @@ impl<'a> Index<'a> {
         ix.servers = servers;
         // Devices' rail subnets first, then server /31s: a later block of the same start wins.
         ix.server.0.extend(held.0);
+        // A lock read for some devices only (`--only`) still takes the /31s of the server entries it
+        // left out. (The cables it left out hold /31s no `--only` render allocates: a cable the lock
+        // does not hold is refused there, AIF-LOCK-005.)
+        if let Some(n) = &lock.narrowed {
+            // Built in one pass from the sorted blocks, then merged (a later block of the same start
+            // wins here too).
+            let mut left_out: BTreeMap<u64, u64> = n
+                .server_blocks
+                .iter()
+                .map(|&(f, s)| (u64::from(f), s))
+                .collect();
+            ix.server.0.append(&mut left_out);
+        }
         ix
     }
 
@@ -453,7 +439,7 @@ mod tests {
             "10..0.0/31",
             "1.2.3.4/32",
         ] {
-            let slow = crate::lock::read::subnet(t, true)
+            let slow = crate::lock::prefix::subnet(t, true)
                 .ok()
                 .map(|n| (u32::from(n.network()), 1u64 << (32 - n.prefix() as u32)));
             assert_eq!(block_of(t), slow, "{t}");

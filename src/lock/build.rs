@@ -40,6 +40,7 @@ fn live(model: &FabricModel) -> Lock {
         links,
         servers,
         total: None,
+        narrowed: None,
     }
 }
 

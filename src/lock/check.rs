@@ -1,7 +1,8 @@
 //! The lock against the intent it sits beside: every address inside its pool, every ASN inside one of
 //! the intent's ranges, and ASNs of the leaf range held once (spines of a zone share theirs).
 
-use super::read::{Loaded, subnet};
+use super::prefix::subnet;
+use super::read::Loaded;
 use crate::diag::Finding;
 use crate::intent::{Intent, Prefix};
 use crate::rules::Rule;

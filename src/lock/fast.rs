@@ -31,7 +31,183 @@ pub fn parse(text: &str) -> Option<Lock> {
         links: links?,
         servers: servers?,
         total,
+        narrowed: None,
     })
+}
+
+/// The lock, when `text` is in the form aifab writes, read for the devices `selected` accepts only
+/// (`render --only`): every device entry, the cables with a selected device at either end and the
+/// server entries of selected leaves, read as [`parse`] reads them; every other entry is only counted
+/// and, for a server entry, its /31 kept as taken ([`super::Narrowed`]). One switch of a 100K-GPU lock
+/// is a few hundred of its 230,000 lines. `None` where [`parse`] would give `None`, and where an
+/// entry left out has no /31 to take: the caller then reads the whole lock.
+pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> Option<Lock> {
+    let (version, sections, total) = outline(text)?;
+    let devices = entries(sections.devices, device)?;
+    // Each name is matched once (a glob match costs more than a look-up).
+    let memo: foldhash::HashMap<&str, bool> = devices
+        .iter()
+        .map(|d| (d.name.as_str(), selected(&d.name)))
+        .collect();
+    let picked = |name: &str| memo.get(name).copied().unwrap_or_else(|| selected(name));
+    // Each list is read in pieces in parallel, then joined in order.
+    let (links, servers) = rayon::join(
+        || {
+            in_pieces(sections.links, |p| {
+                narrow_links(p, &picked).map(|r| (r, Vec::new()))
+            })
+        },
+        || {
+            in_pieces(sections.servers, |p| {
+                let mut blocks = Vec::new();
+                narrow_servers(p, &picked, &mut blocks).map(|r| (r, blocks))
+            })
+        },
+    );
+    let ((links, links_at, n_links), _) = links?;
+    let ((servers, servers_at, n_servers), server_blocks) = servers?;
+    Some(Lock {
+        version,
+        narrowed: Some(super::Narrowed {
+            total: Total {
+                devices: devices.len(),
+                links: n_links,
+                servers: n_servers,
+            },
+            links_at,
+            servers_at,
+            server_blocks,
+        }),
+        devices,
+        links,
+        servers,
+        total,
+    })
+}
+
+/// `read` of each of a few pieces of `body` (cut at line ends), in parallel, joined in order: the
+/// entries, their places in the whole list, the count, and the blocks each piece gave.
+fn in_pieces<T: Send>(
+    body: &str,
+    read: impl Fn(&str) -> Option<(Narrow<T>, Blocks)> + Sync,
+) -> Option<(Narrow<T>, Blocks)> {
+    use rayon::prelude::*;
+    const PIECES: usize = 8;
+    let mut cuts = vec![0];
+    for i in 1..PIECES {
+        let at = (body.len() * i / PIECES).max(*cuts.last().unwrap_or(&0));
+        // A cut just after a line end (a byte search: `at` need not fall on a character boundary).
+        let end = body.as_bytes()[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(body.len(), |n| at + n + 1);
+        cuts.push(end);
+    }
+    cuts.push(body.len());
+    cuts.dedup();
+    let parts: Vec<Option<(Narrow<T>, Blocks)>> = cuts
+        .windows(2)
+        .collect::<Vec<_>>()
+        .par_iter()
+        .map(|w| read(&body[w[0]..w[1]]))
+        .collect();
+    let (mut kept, mut at, mut n, mut extra) = (Vec::new(), Vec::new(), 0, Vec::new());
+    for part in parts {
+        let ((k, a, count), e) = part?;
+        kept.extend(k);
+        at.extend(a.into_iter().map(|i| i + n));
+        n += count;
+        extra.extend(e);
+    }
+    Some(((kept, at, n), extra))
+}
+
+/// The entry lines of a section's lines `body` (blank and comment lines skipped), without `  - `;
+/// `None` for an entry line without it.
+fn entry_lines(body: &str) -> impl Iterator<Item = Option<&str>> {
+    body.lines()
+        .map(str::trim_end)
+        .filter(|t| !t.is_empty() && !t.starts_with('#'))
+        .map(|t| t.strip_prefix("  - "))
+}
+
+/// Entries kept by a narrowed read, their places in the list, and how many the list holds.
+type Narrow<T> = (Vec<T>, Vec<usize>, usize);
+
+/// Address blocks (first address, size).
+type Blocks = Vec<(u32, u64)>;
+
+/// The cables of `body` with a `picked` device at either end. An entry in the exact form aifab writes
+/// is matched by its names before it is read; any other is read first.
+fn narrow_links(body: &str, picked: &(dyn Fn(&str) -> bool + Sync)) -> Option<Narrow<LockLink>> {
+    let (mut kept, mut at, mut n) = (Vec::new(), Vec::new(), 0);
+    for e in entry_lines(body) {
+        let e = e?;
+        let quick = canonical(e, ["lower", "lower_port", "upper"]);
+        let wanted = quick.map(|[a, _, b]| picked(a) || picked(b));
+        if wanted != Some(false) {
+            let l = link(&flow_map(e)?)?;
+            if wanted == Some(true) || picked(&l.lower) || picked(&l.upper) {
+                kept.push(l);
+                at.push(n);
+            }
+        }
+        n += 1;
+    }
+    Some((kept, at, n))
+}
+
+/// The server entries of `body` on a `picked` leaf; the /31 of every other entry goes to `blocks`
+/// (its first address, and 2: what the compiler's index holds for a server entry).
+fn narrow_servers(
+    body: &str,
+    picked: &(dyn Fn(&str) -> bool + Sync),
+    blocks: &mut Vec<(u32, u64)>,
+) -> Option<Narrow<LockServer>> {
+    let (mut kept, mut at, mut n) = (Vec::new(), Vec::new(), 0);
+    for e in entry_lines(body) {
+        let e = e?;
+        let quick = canonical(e, ["leaf", "port", "subnet"]).filter(|[leaf, ..]| !picked(leaf));
+        match quick.and_then(|[.., subnet]| super::prefix::block(subnet)) {
+            Some((first, _)) => blocks.push((first, 2)),
+            None => {
+                let s = server(&flow_map(e)?)?;
+                if picked(&s.leaf) {
+                    kept.push(s);
+                    at.push(n);
+                } else {
+                    blocks.push((super::prefix::block(&s.subnet)?.0, 2));
+                }
+            }
+        }
+        n += 1;
+    }
+    Some((kept, at, n))
+}
+
+/// The first values of an entry line exactly as aifab writes it, `{k1: v1, k2: v2, ...}` with the
+/// keys `keys` first and in this order, each value of name, address and subnet characters; `None` for
+/// anything else (the entry is then read whole).
+fn canonical<'t, const N: usize>(entry: &'t str, keys: [&str; N]) -> Option<[&'t str; N]> {
+    let inner = entry.strip_prefix('{')?;
+    let mut parts = inner.split(',');
+    let mut out = [""; N];
+    for (i, key) in keys.iter().enumerate() {
+        let part = parts.next()?;
+        let part = if i == 0 {
+            part
+        } else {
+            part.strip_prefix(' ')?
+        };
+        let v = part.strip_prefix(key)?.strip_prefix(": ")?;
+        let v = v.strip_suffix('}').unwrap_or(v);
+        let plain = !v.is_empty()
+            && v.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b':')
+            });
+        out[i] = plain.then_some(v)?;
+    }
+    Some(out)
 }
 
 /// The entry lines of each section, as slices of the text.
@@ -369,6 +545,95 @@ mod tests {
             assert!(fast.is_none() || fast == yaml, "{text}");
             assert!(yaml.is_some(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_narrowed_read_holds_what_the_selected_devices_use_and_counts_the_rest() {
+        for name in ["pod1-1024", "three-tier-small", "mixed-sonic-nxos"] {
+            let path = format!("{}/intents/{name}.lock.yaml", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("example lock");
+            let full = parse(&text).expect("the written form");
+            for picked in [
+                full.devices[0].name.clone(),
+                full.devices.last().expect("devices").name.clone(),
+                full.links[full.links.len() / 2].lower.to_string(),
+            ] {
+                let is = |n: &str| n == picked;
+                let n = parse_narrowed(&text, &is).expect("narrowed");
+                let info = n.narrowed.clone().expect("marked narrowed");
+                assert_eq!(n.devices, full.devices, "{name} {picked}");
+                assert_eq!(Total::of(&n), Total::of(&full), "the file's counts");
+                assert_eq!(n.total, full.total);
+                let links: Vec<&LockLink> = full
+                    .links
+                    .iter()
+                    .filter(|l| is(&l.lower) || is(&l.upper))
+                    .collect();
+                assert_eq!(n.links.iter().collect::<Vec<_>>(), links, "{picked}");
+                let servers: Vec<&LockServer> =
+                    full.servers.iter().filter(|s| is(&s.leaf)).collect();
+                assert_eq!(n.servers.iter().collect::<Vec<_>>(), servers, "{picked}");
+                for (l, at) in n.links.iter().zip(&info.links_at) {
+                    assert_eq!(l, &full.links[*at], "each cable's place in the file");
+                }
+                for (s, at) in n.servers.iter().zip(&info.servers_at) {
+                    assert_eq!(s, &full.servers[*at]);
+                }
+                let left_out: Vec<(u32, u64)> = full
+                    .servers
+                    .iter()
+                    .filter(|s| !is(&s.leaf))
+                    .map(|s| (super::super::prefix::block(&s.subnet).expect("a /31").0, 2))
+                    .collect();
+                assert_eq!(info.server_blocks, left_out, "{picked}");
+            }
+        }
+    }
+
+    /// An entry line in another spelling than aifab's (quoted, blanks) is read whole and matched by
+    /// what it says; an entry left out without a readable /31 reads the whole lock instead.
+    #[test]
+    fn entries_in_other_spellings_are_read_whole() {
+        let path = format!(
+            "{}/intents/three-tier-small.lock.yaml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).expect("example lock");
+        let full = parse(&text).expect("the written form");
+        let leaf = full.servers[0].leaf.to_string();
+        let quoted = text
+            .replace(
+                &format!("{{lower: {leaf},"),
+                &format!("{{lower: \"{leaf}\","),
+            )
+            .replace(
+                &format!("{{leaf: {leaf},"),
+                &format!("{{ leaf: \"{leaf}\","),
+            );
+        assert_ne!(quoted, text);
+        let is = |n: &str| n == leaf;
+        let n = parse_narrowed(&quoted, &is).expect("narrowed");
+        assert_eq!(
+            n.links.len(),
+            full.links
+                .iter()
+                .filter(|l| is(&l.lower) || is(&l.upper))
+                .count()
+        );
+        assert_eq!(
+            n.servers.len(),
+            full.servers.iter().filter(|s| is(&s.leaf)).count()
+        );
+        assert!(!n.servers.is_empty());
+        let other = full.servers.last().expect("servers");
+        let line = format!("{{leaf: {}, port: {}, subnet: ", other.leaf, other.port);
+        let broken = text.replacen(
+            &format!("{line}{}}}", other.subnet),
+            &format!("{line}10.0.0.1/31}}"),
+            1,
+        );
+        assert_ne!(broken, text);
+        assert!(parse_narrowed(&broken, &is).is_none());
     }
 
     #[test]

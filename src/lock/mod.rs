@@ -10,6 +10,7 @@
 pub mod build;
 pub mod check;
 mod fast;
+pub mod prefix;
 pub mod read;
 
 use crate::model::Name;
@@ -44,6 +45,25 @@ pub struct Lock {
     /// was cut short is refused (`AIF-LOCK-006`). Read, checked and dropped: a lock in memory has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<Total>,
+    /// Set on a lock read for some devices only (`render --only`: [`fast::parse_narrowed`]): what the
+    /// entries left out count and hold. Such a lock is never written.
+    #[serde(skip)]
+    pub narrowed: Option<Narrowed>,
+}
+
+/// What a lock read for some devices only ([`Lock::narrowed`]) left out: it holds every device, the
+/// cables with a selected device at either end and the server entries of selected leaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Narrowed {
+    /// The entries of each list in the file.
+    pub total: Total,
+    /// The place in the file's `links` of each cable held, in order.
+    pub links_at: Vec<usize>,
+    /// The place in the file's `servers` of each server entry held, in order.
+    pub servers_at: Vec<usize>,
+    /// The blocks (first address, size) of the server entries left out: still taken, so that a new
+    /// server of a selected leaf steps past them as a full render's would.
+    pub server_blocks: Vec<(u32, u64)>,
 }
 
 /// The number of entries of each list of a lock.
@@ -59,8 +79,11 @@ pub struct Total {
 }
 
 impl Total {
-    /// The counts of `lock`'s lists.
+    /// The counts of `lock`'s lists (of the file's, for a lock read for some devices only).
     pub fn of(lock: &Lock) -> Total {
+        if let Some(n) = &lock.narrowed {
+            return n.total;
+        }
         Total {
             devices: lock.devices.len(),
             links: lock.links.len(),

@@ -5,11 +5,11 @@
 //! line by line ([`super::fast`]), any other clean YAML is deserialized straight into its types, and
 //! the loader, which records a span for every node, runs only when there is a problem to locate.
 
+use super::prefix::subnet;
 use super::{Lock, VERSION};
 use crate::diag::{Finding, Source, Span};
 use crate::load::{self, SpanMap};
 use crate::rules::Rule;
-use ipnetwork::Ipv4Network;
 
 /// A lock read from its file, with what locates its entries.
 #[derive(Clone, Debug)]
@@ -56,9 +56,28 @@ impl Loaded {
         self.spans = std::sync::OnceLock::new();
     }
 
-    /// A finding of `rule` at `pointer` in the lock file.
+    /// A finding of `rule` at `pointer` in the lock file (`/links/3/...` of a lock read for some
+    /// devices only names its fourth cable held, located at that cable's place in the file).
     pub fn finding(&self, rule: Rule, pointer: &str, message: String, hint: &str) -> Finding {
-        located(&self.source, self.spans(), rule, pointer, message, hint)
+        let in_file = self.in_file(pointer);
+        located(&self.source, self.spans(), rule, &in_file, message, hint)
+    }
+
+    /// `pointer` into the lock as read, as a pointer into the file.
+    fn in_file(&self, pointer: &str) -> String {
+        let Some(n) = &self.lock.narrowed else {
+            return pointer.to_string();
+        };
+        for (list, at) in [("/links/", &n.links_at), ("/servers/", &n.servers_at)] {
+            let Some(rest) = pointer.strip_prefix(list) else {
+                continue;
+            };
+            let (i, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            if let Some(file) = i.parse::<usize>().ok().and_then(|i| at.get(i)) {
+                return format!("{list}{file}{tail}");
+            }
+        }
+        pointer.to_string()
     }
 }
 
@@ -92,12 +111,33 @@ pub fn read_file(path: &std::path::Path) -> Result<Option<Loaded>, LockError> {
 /// its `AIF-LOCK-006` findings in [`Loaded::not_whole`] (`render --allow-renumber` re-allocates what
 /// it lost).
 pub fn read_file_as(path: &std::path::Path, whole: bool) -> Result<Option<Loaded>, LockError> {
-    let text = match crate::files::read_text(path, MAX_LOCK_BYTES) {
+    read_file_for(path, whole, None)
+}
+
+/// [`read_file_as`]; with `selected`, for a render of the devices it accepts only (`render --only`):
+/// a lock in the form aifab writes is read narrowed to what those devices use ([`Narrowed`]:
+/// every device, their cables and server entries), and only that is checked (values, collisions,
+/// whole counts); a full render or `aifab validate` checks the rest. A problem found in it, or a lock
+/// in another form, reads the whole lock, so every finding is the one a full read gives.
+///
+/// [`Narrowed`]: super::Narrowed
+pub fn read_file_for(
+    path: &std::path::Path,
+    whole: bool,
+    selected: Option<&(dyn Fn(&str) -> bool + Sync)>,
+) -> Result<Option<Loaded>, LockError> {
+    let text = match crate::files::read_shared_text(path, MAX_LOCK_BYTES) {
         Ok(t) => t,
         Err(crate::files::ReadError::Missing) => return Ok(None),
         Err(e) => return Err(LockError::Io(e.describe(path, MAX_LOCK_BYTES))),
     };
-    parse_as(Source::new(path.display().to_string(), text), whole).map(Some)
+    let source = Source::new(path.display().to_string(), text);
+    if let Some(lock) = selected.and_then(|s| super::fast::parse_narrowed(&source.text, s))
+        && let Ok(loaded) = checked(Loaded::new(lock, source.clone()), whole)
+    {
+        return Ok(Some(loaded));
+    }
+    parse_as(source, whole).map(Some)
 }
 
 /// Why a lock cannot be used.
@@ -125,7 +165,11 @@ pub fn parse_as(source: Source, whole: bool) -> Result<Loaded, LockError> {
             Err(_) => located_parse(&source)?,
         },
     };
-    let mut loaded = Loaded::new(lock, source);
+    checked(Loaded::new(lock, source), whole)
+}
+
+/// The lock read, checked: its values, collisions, and whether it is whole (see [`parse_as`]).
+fn checked(mut loaded: Loaded, whole: bool) -> Result<Loaded, LockError> {
     let mut errs = values(&loaded);
     errs.extend(collisions(&loaded));
     let lost = lost(&loaded);
@@ -237,33 +281,6 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
         }
     }
     p
-}
-
-/// A /31 (or, with `any_len`, any prefix) without host bits, or why not.
-pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, String> {
-    let n = match prefix_as_written(text) {
-        Some(n) => n,
-        None => text
-            .parse()
-            .map_err(|_| format!("`{text}` is not an IPv4 prefix"))?,
-    };
-    if n.ip() != n.network() {
-        return Err(format!("`{text}` has host bits set"));
-    }
-    if !any_len && n.prefix() != 31 {
-        return Err(format!("`{text}` is not a /31"));
-    }
-    Ok(n)
-}
-
-/// `a.b.c.d/len` as aifab writes it (a length of one or two digits, no leading zero), read without
-/// `Ipv4Network`'s parser, which first tries the length as a dotted netmask (a lock holds hundreds of
-/// thousands of prefixes). Anything else is `None` and left to that parser.
-fn prefix_as_written(text: &str) -> Option<Ipv4Network> {
-    let (ip, len) = text.split_once('/')?;
-    let plain = matches!(len.as_bytes(), [b'0'..=b'9'] | [b'1'..=b'9', b'0'..=b'9']);
-    let len: u8 = len.parse().ok().filter(|_| plain)?;
-    Ipv4Network::new(ip.parse().ok()?, len).ok()
 }
 
 /// Version, well-formed subnets, port numbers and names: entries are checked in parallel, and a finding
@@ -550,7 +567,8 @@ impl<'a> Seen<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ipv4Network, prefix_as_written};
+    use super::super::prefix::prefix_as_written;
+    use ipnetwork::Ipv4Network;
 
     /// The short path reads what `Ipv4Network`'s parser reads, and leaves every other form to it.
     #[test]

@@ -21,9 +21,14 @@
 //! `aifab render` keeps the previous tree as a spare for the next render to fill ([`spare`]) instead of
 //! removing it. A render whose files hold secrets filled from the environment writes them owner-only
 //! (0600), keeps no spare and no index: no copy and no hash of a secret stays behind.
+//!
+//! A render of part of the fabric (`--only`) into a folder aifab rendered before replaces only the
+//! files whose bytes changed, in place, under a journal of its own ([`inplace`]): staging and swapping
+//! the whole folder for one switch's files would cost as much as a full re-render.
 
 mod carry;
 mod index;
+pub mod inplace;
 pub mod interrupt;
 pub mod journal;
 mod manifest;
@@ -533,12 +538,15 @@ pub fn stage(
     options: &Options,
     fill: impl FnOnce(&Staging) -> Result<Option<Companion>, String> + Send,
 ) -> Result<Staged, Failure> {
+    // An interrupted in-place write (`--only`) is finished or undone first: its files are aifab's.
+    let settled = inplace::settle(out).map_err(Failure::unchanged)?;
     let exists = may_replace(out).map_err(Failure::unchanged)?;
     let (parent, name) = parent_and_name(out).map_err(Failure::unchanged)?;
     std::fs::create_dir_all(&parent)
         .map_err(|e| Failure::unchanged(format!("{}: {e}", parent.display())))?;
     let mut report = Report {
         stale: stale::folders(&parent, &name),
+        notes: settled.into_iter().collect(),
         ..Report::default()
     };
     let previous = if exists { manifest::read(out) } else { None };

@@ -1,11 +1,16 @@
 //! What an interrupted render left behind and a later one removes: temporary folders
-//! (`.NAME.aifab-tmp-PID`, `.NAME.aifab-old-PID` beside the output) and staged locks
+//! (`.NAME.aifab-tmp-PID`, `.NAME.aifab-old-PID` beside the output, and `.NAME.aifab-only-PID` of an
+//! `--only` render whose journal is settled: [`super::inplace`]) and staged locks
 //! (`.NAME.lock.yaml.aifab-tmp-PID`, and `NAME.lock.yaml.tmp-PID` of earlier aifab versions) of
 //! processes that no longer run. Only entries with exactly those names, of a process id that is not
 //! alive, are removed: a folder only when it is a folder (never through a link), a staged lock only
 //! when it is a regular file.
 
 use std::path::{Path, PathBuf};
+
+/// The name of an `--only` render's staging folder after `.NAME.` and before the process id
+/// (`super::inplace` stages there).
+pub(super) const ONLY_STAGING: &str = "aifab-only-";
 
 /// The process id in `name` when it is `prefix` followed by a number.
 fn pid_after(name: &str, prefix: &str) -> Option<u32> {
@@ -21,9 +26,11 @@ fn gone(pid: u32) -> bool {
 }
 
 /// Removes the temporary folders of output folder `name` in `parent` that belong to processes that no
-/// longer run; returns their paths.
+/// longer run; returns their paths. Called after [`super::inplace::settle`], which needs a staging
+/// folder its journal decided to commit.
 pub(super) fn folders(parent: &Path, name: &str) -> Vec<PathBuf> {
     let (tmp, old) = (format!(".{name}.aifab-tmp-"), format!(".{name}.aifab-old-"));
+    let only = format!(".{name}.{}", ONLY_STAGING);
     let Ok(entries) = std::fs::read_dir(parent) else {
         return Vec::new();
     };
@@ -31,12 +38,24 @@ pub(super) fn folders(parent: &Path, name: &str) -> Vec<PathBuf> {
     for e in entries.flatten() {
         let file = e.file_name();
         let Some(n) = file.to_str() else { continue };
-        let pid = pid_after(n, &tmp).or_else(|| pid_after(n, &old));
+        let pid = pid_after(n, &tmp)
+            .or_else(|| pid_after(n, &old))
+            .or_else(|| pid_after(n, &only));
         if pid.is_some_and(gone) && remove_folder(&e.path()) {
             removed.push(e.path());
         }
     }
     removed
+}
+
+/// The process id of another process, still running, whose temporary folder for output folder `name`
+/// lies in `parent` (a render staging a new folder), if any.
+pub(super) fn live_staging(parent: &Path, name: &str) -> Option<u32> {
+    let tmp = format!(".{name}.aifab-tmp-");
+    std::fs::read_dir(parent).ok()?.flatten().find_map(|e| {
+        let pid = pid_after(e.file_name().to_str()?, &tmp)?;
+        (pid != std::process::id() && crate::files::pid_alive(pid)).then_some(pid)
+    })
 }
 
 /// Removes the staged locks beside lock file `lock` that belong to processes that no longer run;

@@ -28,6 +28,7 @@ mod hosts;
 mod layers;
 mod lock;
 mod meaning;
+mod only_fast;
 mod os_views;
 mod plan;
 mod push;

@@ -1,0 +1,663 @@
+//! A partial render (`--only`) written in place: only the files whose bytes changed (the matched
+//! devices' files, the inventory, the manifest) are replaced inside the existing output folder, under
+//! a journal, instead of staging a whole new folder (at 100K GPUs that folder has 2,145 entries and
+//! 1,568 sub-folders to link, walk and park for one switch's config).
+//!
+//! The steps, each a named point of [`super::interrupt`]:
+//!
+//! 1. The journal `.NAME.aifab-journal` is put beside the output folder (a complete file, linked into
+//!    place: never half written, and never over another render's journal), `state: staging`, listing
+//!    every file the render replaces, the manifest last.
+//! 2. The new bytes of the `i`-th listed file are written to `i` in the folder `.NAME.aifab-only-PID`
+//!    beside the output (`fill` before the first); then `staged`. Nothing inside the output folder has
+//!    changed. An error or a signal up to here removes that folder and the journal.
+//! 3. The journal is rewritten (a new file renamed over it) with `state: commit` (`journaled`): from
+//!    here the change is decided.
+//! 4. Each staged file is renamed over the file it replaces (one `rename` each: a reader sees the old or
+//!    the new file, never a part; the manifest last), `swapped` (and `locked`: `--only` writes no lock,
+//!    the point is kept so the same hooks stop every write); the staging folder and the journal are
+//!    removed (`committed`).
+//!
+//! At every named point the output folder is the old output or the new one, whole. A process killed
+//! anywhere leaves the journal, and the next render into (or check of) the folder ([`settle`])
+//! finishes the change (`commit`: every staged file still there is renamed into place) or undoes it
+//! (`staging`: the staging folder is removed). Only aifab's own names are removed or renamed: a
+//! regular file in the real folder `.NAME.aifab-only-PID`, renamed to a path inside the output folder
+//! with no link on the way, over nothing or over a file the folder's manifest lists (aifab's). A
+//! journal that came from elsewhere cannot move or remove anything else.
+//!
+//! The in-place write applies to a folder aifab rendered before (its manifest lists what aifab wrote)
+//! where the render only replaces or adds files in folders that exist; anything else (a new folder, a
+//! file of a matched device the render no longer writes, a folder where a file goes) is left to the
+//! staged write ([`super::stage`]), which handles every case.
+
+use super::{
+    Failure, MARKER, Options, Report, manifest, may_replace, parent_and_name, safe_relative,
+};
+use crate::render::OutFile;
+use std::collections::HashSet;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+/// The first line of every in-place journal.
+const HEADER: &str = "aifab in-place journal 1";
+
+/// The journal of output folder `out`: `.NAME.aifab-journal` beside it.
+pub fn journal_path(out: &Path) -> Option<PathBuf> {
+    let (parent, name) = parent_and_name(out).ok()?;
+    Some(parent.join(format!(".{name}.aifab-journal")))
+}
+
+/// The folder beside output folder `out` where process `pid` stages the new files.
+fn staging_path(out: &Path, pid: u32) -> Option<PathBuf> {
+    let (parent, name) = parent_and_name(out).ok()?;
+    Some(parent.join(format!(".{name}.{}{pid}", super::stale::ONLY_STAGING)))
+}
+
+/// Where process `pid` writes the new text of the journal before it is put in place.
+fn journal_new(journal: &Path, pid: u32) -> PathBuf {
+    let mut name = journal.as_os_str().to_owned();
+    name.push(format!("-new-{pid}"));
+    PathBuf::from(name)
+}
+
+/// The two states of a journal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// New files are being staged: undone by [`settle`].
+    Staging,
+    /// Every new file is staged: finished by [`settle`].
+    Commit,
+}
+
+/// A journal's content.
+#[derive(Debug, PartialEq, Eq)]
+struct Entry {
+    pid: u32,
+    /// The output folder, absolute (for messages: the journal's own place names the folder).
+    out: PathBuf,
+    state: State,
+    /// The files replaced, relative to the output folder; the `i`-th is staged as `i`.
+    files: Vec<String>,
+}
+
+impl Entry {
+    fn text(&self) -> String {
+        let state = match self.state {
+            State::Staging => "staging",
+            State::Commit => "commit",
+        };
+        let mut s = format!(
+            "{HEADER}\npid: {}\nout: {}\nstate: {state}\n",
+            self.pid,
+            self.out.display()
+        );
+        for f in &self.files {
+            s.push_str("file: ");
+            s.push_str(f);
+            s.push('\n');
+        }
+        s
+    }
+
+    fn parse(text: &str) -> Option<Entry> {
+        let mut lines = text.lines();
+        (lines.next()? == HEADER).then_some(())?;
+        let pid = lines.next()?.strip_prefix("pid: ")?.parse().ok()?;
+        let out = PathBuf::from(lines.next()?.strip_prefix("out: ")?);
+        let state = match lines.next()?.strip_prefix("state: ")? {
+            "staging" => State::Staging,
+            "commit" => State::Commit,
+            _ => return None,
+        };
+        let files = lines
+            .map(|l| l.strip_prefix("file: ").map(str::to_string))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Entry {
+            pid,
+            out,
+            state,
+            files,
+        })
+    }
+}
+
+/// Finishes or undoes the in-place write a journal beside `out` records, when the process that wrote
+/// it no longer runs (see the module doc), and removes journal texts of processes that are gone.
+/// `Ok(Some(message))` says what it did; an error names a journal of a process that still runs (another
+/// render is writing the folder) or one aifab cannot read.
+pub fn settle(out: &Path) -> Result<Option<String>, String> {
+    let Some(journal) = journal_path(out) else {
+        return Ok(None);
+    };
+    remove_dead_journal_texts(&journal);
+    let bytes = match crate::files::read_own(&journal, 16 * 1024 * 1024) {
+        Ok(b) => b,
+        Err(crate::files::ReadError::Missing) => return Ok(None),
+        Err(e) => return Err(e.describe(&journal, 16 * 1024 * 1024)),
+    };
+    let entry = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(Entry::parse)
+        .ok_or_else(|| {
+            format!(
+                "{}: not a journal aifab can read; if no aifab render runs, check {} (render --check) and remove the journal",
+                journal.display(),
+                out.display()
+            )
+        })?;
+    if entry.pid != std::process::id() && crate::files::pid_alive(entry.pid) {
+        return Err(format!(
+            "another aifab render (pid {}) is writing {} right now ({}); wait for it to finish",
+            entry.pid,
+            out.display(),
+            journal.display()
+        ));
+    }
+    let staging = staging_path(out, entry.pid);
+    let renamed = match (entry.state, &staging) {
+        (State::Commit, Some(dir)) => replay(out, dir, &entry.files),
+        _ => 0,
+    };
+    if let Some(dir) = &staging {
+        remove_staging(dir);
+    }
+    std::fs::remove_file(&journal).map_err(|e| format!("{}: {e}", journal.display()))?;
+    let what = match entry.state {
+        State::Commit => format!(
+            "had decided its change: it is now in place ({renamed} of its {} files were still to rename)",
+            entry.files.len()
+        ),
+        State::Staging => "had not changed it: what it staged is removed".to_string(),
+    };
+    Ok(Some(format!(
+        "an interrupted --only render (pid {}) of {} {what}",
+        entry.pid,
+        out.display()
+    )))
+}
+
+/// Renames every file still staged in `staging` (a real folder) into place in `out`; returns how many.
+/// A staged file is a regular file named by its index in `files`; its target is a path inside `out`
+/// under real folders, where nothing stands or a file the manifest of `out` lists (the old manifest
+/// until the new one, renamed last, is in place: it lists every file the render replaces).
+fn replay(out: &Path, staging: &Path, files: &[String]) -> usize {
+    if !std::fs::symlink_metadata(staging).is_ok_and(|m| m.is_dir()) {
+        return 0;
+    }
+    let mut listed = manifest::read(out).and_then(|m| m.files);
+    let mut renamed = 0;
+    for (i, rel) in files.iter().enumerate() {
+        let staged = staging.join(i.to_string());
+        if !std::fs::symlink_metadata(&staged).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let Ok(path) = safe_relative(rel) else {
+            continue;
+        };
+        let target = out.join(&path);
+        if !folders_are_real(out, &path) {
+            continue;
+        }
+        let ours = rel == MARKER || listed.as_ref().is_some_and(|l| l.contains(rel));
+        match std::fs::symlink_metadata(&target) {
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Ok(m) if !m.is_dir() && ours => {}
+            _ => continue,
+        }
+        if std::fs::rename(&staged, &target).is_ok() {
+            renamed += 1;
+            if rel == MARKER {
+                listed = manifest::read(out).and_then(|m| m.files);
+            }
+        }
+    }
+    renamed
+}
+
+/// Whether every folder between `out` and the file `rel` (and `out` itself) is a real folder (no
+/// link, nothing else).
+fn folders_are_real(out: &Path, rel: &Path) -> bool {
+    let mut dir = out.to_path_buf();
+    if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        return false;
+    }
+    let parts: Vec<_> = rel.components().collect();
+    for c in &parts[..parts.len().saturating_sub(1)] {
+        dir.push(c);
+        if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Removes staging folder `dir` and the files in it, when it is a real folder (never through a
+/// link). A staging folder holds only files, named by number.
+fn remove_staging(dir: &Path) {
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Removes the journal texts (`.NAME.aifab-journal-new-PID`) of processes that no longer run.
+fn remove_dead_journal_texts(journal: &Path) {
+    let (Some(parent), Some(name)) = (journal.parent(), journal.file_name()) else {
+        return;
+    };
+    let prefix = format!("{}-new-", name.to_string_lossy());
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let gone = pid != std::process::id() && !crate::files::pid_alive(pid);
+        if gone && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// What [`write`] did.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The files were written in place (or none had changed).
+    Done(Report),
+    /// The in-place write does not apply here (the reason): the caller stages a new folder instead.
+    Staged(String),
+}
+
+/// One file the render replaces: its path relative to the folder, where it goes, its bytes.
+struct Change<'a> {
+    rel: String,
+    target: PathBuf,
+    bytes: &'a [u8],
+}
+
+/// What a partial render changes in the folder.
+struct Plan<'a> {
+    changes: Vec<Change<'a>>,
+    manifest: Option<String>,
+    unchanged: usize,
+}
+
+/// Writes the files of a partial render (`options.keep`: every file it does not write stays) into the
+/// existing output folder `out` in place, under a journal (see the module doc). Returns
+/// [`Outcome::Staged`] where the in-place write does not apply, before anything is written.
+pub fn write(out: &Path, options: &Options, files: &[OutFile]) -> Result<Outcome, Failure> {
+    let staged = |why: &str| Ok(Outcome::Staged(why.to_string()));
+    let Some(keep) = options.keep else {
+        return staged("not a partial render");
+    };
+    let settled = settle(out).map_err(Failure::unchanged)?;
+    if !may_replace(out).map_err(Failure::unchanged)? {
+        return staged("no output folder yet");
+    }
+    let Some(previous) = manifest::read(out) else {
+        return staged("no manifest");
+    };
+    let Some(listed) = previous.files.as_ref() else {
+        return staged("a manifest of an earlier aifab");
+    };
+    let (parent, name) = parent_and_name(out).map_err(Failure::unchanged)?;
+    if let Some(pid) = super::stale::live_staging(&parent, &name) {
+        return Err(Failure::unchanged(format!(
+            "another aifab render (pid {pid}) is writing {} right now; wait for it to finish",
+            out.display()
+        )));
+    }
+    let mut report = Report {
+        stale: super::stale::folders(&parent, &name),
+        notes: settled.into_iter().collect(),
+        ..Report::default()
+    };
+    let record = previous.lock.as_deref();
+    let plan = match plan(out, record, listed, keep, files, options.secrets)? {
+        Ok(plan) => plan,
+        Err(why) => return staged(why),
+    };
+    let mut changes = plan.changes;
+    if let Some(text) = &plan.manifest {
+        changes.push(Change {
+            rel: MARKER.to_string(),
+            target: out.join(MARKER),
+            bytes: text.as_bytes(),
+        });
+    }
+    report.written.unchanged = plan.unchanged;
+    report.written.written = changes.len();
+    if !changes.is_empty() {
+        super::interrupt::busy(true);
+        let result = commit(out, &changes, options.secrets);
+        super::interrupt::busy(false);
+        result?;
+    }
+    if options.secrets {
+        // As a full render that fills secrets: no index and no spare keep a copy or hash of them.
+        super::forget_index(out);
+        let spare = super::spare::path(&parent, &name);
+        if std::fs::symlink_metadata(&spare).is_ok_and(|m| m.is_dir()) {
+            super::forget_index(&spare);
+            super::remove_tree(&spare);
+        }
+    }
+    Ok(Outcome::Done(report))
+}
+
+/// What the render changes in `out`: each file whose bytes differ from the folder's (with `secrets`,
+/// also one that is not owner-only), and the new manifest when its text changes. `Ok(Err(why))` where
+/// the in-place write does not apply; an error for an entry of the user's where the render writes.
+fn plan<'a>(
+    out: &Path,
+    record: Option<&str>,
+    listed: &HashSet<String>,
+    keep: &dyn Fn(&str) -> bool,
+    files: &'a [OutFile],
+    secrets: bool,
+) -> Result<Result<Plan<'a>, &'static str>, Failure> {
+    let mut clash: Vec<String> = Vec::new();
+    let mut changes = Vec::new();
+    let mut unchanged = 0;
+    let put: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    for f in files {
+        let rel = safe_relative(&f.path).map_err(Failure::unchanged)?;
+        if f.path == MARKER {
+            return Err(Failure::unchanged(format!(
+                "output path `{}` is aifab's manifest",
+                f.path
+            )));
+        }
+        let target = out.join(&rel);
+        match ancestors(out, &rel, listed) {
+            Ancestors::Real => {}
+            Ancestors::Missing => return Ok(Err("a new folder")),
+            Ancestors::Ours => return Ok(Err("a file of aifab's where a folder goes")),
+            Ancestors::Users(p) => {
+                clash.push(p);
+                continue;
+            }
+        }
+        let bytes = f.content.as_bytes();
+        match std::fs::symlink_metadata(&target) {
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(Failure::unchanged(format!("{}: {e}", target.display()))),
+            Ok(m) if m.is_dir() => return Ok(Err("a folder where a file goes")),
+            // A file or link of the user's where the render writes: refused below, as a staged write
+            // refuses it.
+            Ok(_) if !listed.contains(&f.path) => {
+                clash.push(f.path.clone());
+                continue;
+            }
+            Ok(m) if m.is_file() && owner_only(&m, secrets) && super::holds(&target, bytes) => {
+                unchanged += 1;
+                continue;
+            }
+            // aifab's file with other bytes, or a link in its place (replaced, never followed).
+            Ok(_) => {}
+        }
+        changes.push(Change {
+            rel: f.path.clone(),
+            target,
+            bytes,
+        });
+    }
+    if !clash.is_empty() {
+        clash.sort();
+        clash.dedup();
+        let mut entries: Vec<super::user::Entry> = clash
+            .into_iter()
+            .map(|p| (p, super::user::Kind::File))
+            .collect();
+        super::user::collisions(out, &mut entries, &put, true).map_err(Failure::unchanged)?;
+    }
+    // The files the folder's manifest lists that the render does not write: the rest of the fabric's
+    // (kept), and those of a matched device it no longer writes, which a staged write removes.
+    let (kept, gone): (Vec<&str>, Vec<&str>) = listed
+        .iter()
+        .map(String::as_str)
+        .filter(|f| *f != MARKER && !put.contains(f))
+        .partition(|f| keep(f));
+    if gone
+        .iter()
+        .any(|f| std::fs::symlink_metadata(out.join(f)).is_ok())
+    {
+        return Ok(Err(
+            "a file of a matched device the render no longer writes",
+        ));
+    }
+    let manifest = new_manifest(out, record, kept, &put);
+    Ok(Ok(Plan {
+        changes,
+        manifest,
+        unchanged,
+    }))
+}
+
+/// Where the folders above a file stand.
+enum Ancestors {
+    /// Every one is a real folder.
+    Real,
+    /// One does not exist yet.
+    Missing,
+    /// A file aifab wrote stands where a folder goes.
+    Ours,
+    /// An entry of the user's (a link, a file) stands where a folder goes: its path.
+    Users(String),
+}
+
+/// Where the folders between `out` and the file `rel` stand (`listed`: the files aifab wrote).
+fn ancestors(out: &Path, rel: &Path, listed: &HashSet<String>) -> Ancestors {
+    let parts: Vec<_> = rel.components().collect();
+    let mut dir = out.to_path_buf();
+    let mut text = String::new();
+    for c in &parts[..parts.len().saturating_sub(1)] {
+        dir.push(c);
+        if !text.is_empty() {
+            text.push('/');
+        }
+        text.push_str(&c.as_os_str().to_string_lossy());
+        match std::fs::symlink_metadata(&dir) {
+            Err(_) => return Ancestors::Missing,
+            Ok(m) if m.is_dir() => {}
+            Ok(_) if listed.contains(&text) => return Ancestors::Ours,
+            Ok(_) => return Ancestors::Users(text),
+        }
+    }
+    Ancestors::Real
+}
+
+/// Whether a file's mode is fine for the render: any without `secrets`, owner-only with them.
+#[cfg(unix)]
+fn owner_only(m: &std::fs::Metadata, secrets: bool) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    !secrets || m.permissions().mode() & 0o077 == 0
+}
+
+#[cfg(not(unix))]
+fn owner_only(_: &std::fs::Metadata, _: bool) -> bool {
+    true
+}
+
+/// The manifest after the render, when its text differs from the folder's: what the render wrote and
+/// every file of the folder's manifest the render keeps (`kept`) that is still a file there (as the
+/// staged write lists what it carried over; looked at in parallel). The lock record stays: `--only`
+/// writes no lock.
+fn new_manifest(
+    out: &Path,
+    record: Option<&str>,
+    kept: Vec<&str>,
+    put: &HashSet<&str>,
+) -> Option<String> {
+    use rayon::prelude::*;
+    let kept: Vec<&str> = kept
+        .into_par_iter()
+        .filter(|f| std::fs::symlink_metadata(out.join(f)).is_ok_and(|m| m.is_file()))
+        .collect();
+    let mut files: Vec<&str> = put.iter().copied().chain(kept).collect();
+    let text = manifest::text(record, &mut files);
+    (!super::holds(&out.join(MARKER), text.as_bytes())).then_some(text)
+}
+
+/// Stages `changes` beside the folder, then renames them into place under the journal (see the
+/// module doc). Before the journal says `commit`, an error or a signal removes what was staged.
+fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> {
+    let pid = std::process::id();
+    let not_a_name = || Failure::unchanged(format!("{}: not a folder name", out.display()));
+    let journal = journal_path(out).ok_or_else(not_a_name)?;
+    let staging = staging_path(out, pid).ok_or_else(not_a_name)?;
+    let mut entry = Entry {
+        pid,
+        out: std::path::absolute(out)
+            .map_err(|e| Failure::unchanged(format!("{}: {e}", out.display())))?,
+        state: State::Staging,
+        files: changes.iter().map(|c| c.rel.clone()).collect(),
+    };
+    put_journal(&journal, &entry, false).map_err(Failure::unchanged)?;
+    let undo = |message: String| {
+        remove_staging(&staging);
+        let _ = std::fs::remove_file(&journal);
+        Failure {
+            signal: super::interrupt::pending(),
+            ..Failure::unchanged(message)
+        }
+    };
+    // A folder of this process id left by an earlier process is aifab's: emptied first.
+    remove_staging(&staging);
+    std::fs::create_dir(&staging).map_err(|e| undo(format!("{}: {e}", staging.display())))?;
+    for (i, c) in changes.iter().enumerate() {
+        if i == 0 {
+            super::interrupt::point("fill");
+        }
+        if let Some(sig) = super::interrupt::pending() {
+            return Err(undo(format!(
+                "interrupted by {}",
+                super::interrupt::name(sig)
+            )));
+        }
+        let new = staging.join(i.to_string());
+        let written = fail_after(i).and_then(|()| {
+            // The manifest holds no secret: it is written as a staged write writes it.
+            let private = secrets && c.rel != MARKER;
+            super::write_new(&new, c.bytes, private)
+                .map(drop)
+                .map_err(|e| format!("{}: {e}", new.display()))
+        });
+        if let Err(e) = written {
+            return Err(undo(e));
+        }
+    }
+    super::interrupt::point("staged");
+    if let Some(sig) = super::interrupt::pending() {
+        return Err(undo(format!(
+            "interrupted by {}",
+            super::interrupt::name(sig)
+        )));
+    }
+    entry.state = State::Commit;
+    put_journal(&journal, &entry, true).map_err(undo)?;
+    super::interrupt::point("journaled");
+    // Decided: every rename below is done now, or by the next render from the journal.
+    let mut failed = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        if let Err(e) = std::fs::rename(staging.join(i.to_string()), &c.target) {
+            failed.push(format!("{}: {e}", c.target.display()));
+        }
+    }
+    super::interrupt::point("swapped");
+    super::interrupt::point("locked");
+    if !failed.is_empty() {
+        return Err(Failure {
+            message: format!(
+                "{}; the journal {} lets the next aifab render finish it",
+                failed.join("; "),
+                journal.display()
+            ),
+            changed: true,
+            signal: None,
+        });
+    }
+    let _ = std::fs::remove_dir(&staging);
+    let _ = std::fs::remove_file(&journal);
+    super::interrupt::point("committed");
+    Ok(())
+}
+
+/// The staged write's test hook ([`super::FAIL_AFTER_ENV`]): fails after that many files.
+fn fail_after(i: usize) -> Result<(), String> {
+    let limit: Option<usize> = std::env::var(super::FAIL_AFTER_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    match limit {
+        Some(n) if i >= n => Err(format!(
+            "injected failure after {n} files ({})",
+            super::FAIL_AFTER_ENV
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Puts the journal in place: its text written whole to a file of this process first, then linked
+/// into place (`replace` false: a journal already there is an error) or renamed over it.
+fn put_journal(journal: &Path, entry: &Entry, replace: bool) -> Result<(), String> {
+    let new = journal_new(journal, entry.pid);
+    let _ = std::fs::remove_file(&new);
+    let placed = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&new)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, entry.text().as_bytes()))
+        .and_then(|()| match replace {
+            true => std::fs::rename(&new, journal),
+            false => std::fs::hard_link(&new, journal),
+        });
+    let _ = std::fs::remove_file(&new);
+    placed.map_err(|e| match e.kind() {
+        ErrorKind::AlreadyExists => format!(
+            "{}: another aifab render is writing {} right now; wait for it to finish",
+            journal.display(),
+            entry.out.display()
+        ),
+        _ => format!("{}: {e}", journal.display()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journals_round_trip_and_sit_beside_the_folder() {
+        let e = Entry {
+            pid: 42,
+            out: PathBuf::from("/x/out"),
+            state: State::Commit,
+            files: vec!["a.cfg".into(), "g/config_db.json".into(), MARKER.into()],
+        };
+        assert_eq!(Entry::parse(&e.text()), Some(e));
+        assert_eq!(
+            Entry::parse(&format!("{HEADER}\npid: 1\nout: /o\nstate: maybe\n")),
+            None
+        );
+        assert_eq!(
+            journal_path(Path::new("d/out")),
+            Some(PathBuf::from("d/.out.aifab-journal"))
+        );
+        assert_eq!(
+            staging_path(Path::new("d/out"), 7),
+            Some(PathBuf::from("d/.out.aifab-only-7"))
+        );
+    }
+}
