@@ -422,6 +422,43 @@ fn access_check_refuses_a_config_without_users_or_secrets() {
     );
 }
 
+/// A folder an `aifab render --only` is writing into, or was killed writing into (its journal
+/// `.NAME.aifab-journal` beside it), may mix old and new files: every OS's preflight refuses to push it,
+/// naming the journal, and pushes again once the journal is gone.
+#[test]
+fn preflight_refuses_a_folder_with_an_unfinished_write() {
+    if skip() {
+        return;
+    }
+    let dir = render("intents/three-tier-small.yaml", "journal");
+    let vault = test_vault(&dir, "vault", EXAMPLE_VAULT);
+    let (ok, text) = access_check(&dir, &vault);
+    assert!(ok, "freshly rendered folder fails:\n{text}");
+    let name = dir
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let journal = dir
+        .parent()
+        .expect("parent")
+        .join(format!(".{name}.aifab-journal"));
+    std::fs::write(&journal, "aifab in-place journal 1\nstate: commit\n").expect("plant journal");
+    // One host of each OS (a play whose hosts all fail ends the playbook before the next OS).
+    for host in ["z1-g1-r1", "z1-spine1", "ss1"] {
+        let limit = format!("--limit={host}");
+        let (ok, text) = access_check_with(&dir, &vault, &["ansible_user=netops", &limit]);
+        assert!(!ok, "{host}: a folder with a journal passed:\n{text}");
+        assert!(
+            text.contains(&format!(".{name}.aifab-journal is there")),
+            "{host}:\n{text}"
+        );
+    }
+    std::fs::remove_file(&journal).expect("remove journal");
+    let (ok, text) = access_check(&dir, &vault);
+    assert!(ok, "the folder fails once the journal is gone:\n{text}");
+}
+
 /// The login user is checked on every OS, by `--tags access_check` without a switch: a user the
 /// NX-OS and EOS files do not have (`admin`) is refused there, naming the device, the user and the
 /// fix, unless the operator says AAA knows it; SONiC's Linux account is refused only when the file's
