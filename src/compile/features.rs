@@ -123,14 +123,7 @@ fn dlb(intent: &Intent, pf: &Platform, d: &mut DraftDevice, refusals: &mut Refus
                 uplinks.push(i.name.clone());
             }
         }
-        if pf.dlb.support == Support::Unverified {
-            let os = d.os.as_str();
-            d.notes.push(Note::new(
-                NoteFeature::Dlb,
-                os,
-                "DLB lines unverified on this platform",
-            ));
-        }
+        note_unverified_dlb(d, pf.dlb.support);
         d.dlb = Some(DlbPlan {
             mode,
             mac: pf
@@ -235,14 +228,7 @@ fn dlb_next_hop_mac(
     for (r, support) in accepting {
         let d = &mut devices[r];
         if d.dlb.is_none() {
-            if support == Support::Unverified {
-                let os = d.os.as_str();
-                d.notes.push(Note::new(
-                    NoteFeature::Dlb,
-                    os,
-                    "DLB lines unverified on this platform",
-                ));
-            }
+            note_unverified_dlb(d, support);
             d.dlb = Some(DlbPlan {
                 mode: DlbMode::Off,
                 mac: Some(mac.clone()),
@@ -251,6 +237,18 @@ fn dlb_next_hop_mac(
                 support,
             });
         }
+    }
+}
+
+/// The device's note that its DLB lines are unverified, where the platform's DLB support is.
+fn note_unverified_dlb(d: &mut DraftDevice, support: Support) {
+    if support == Support::Unverified {
+        let os = d.os.as_str();
+        d.notes.push(Note::new(
+            NoteFeature::Dlb,
+            os,
+            "DLB lines unverified on this platform",
+        ));
     }
 }
 
