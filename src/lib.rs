@@ -38,4 +38,5 @@ pub mod spell;
 pub mod twin;
 pub mod units;
 pub mod validate;
+pub mod verify;
 pub mod write;

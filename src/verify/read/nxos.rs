@@ -1,0 +1,6 @@
+//! nxos documents (being written).
+
+use super::Document;
+
+/// The nxos documents of a state folder.
+pub const DOCUMENTS: &[Document] = &[];
