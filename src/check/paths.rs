@@ -191,6 +191,16 @@ impl Fabric {
     /// the first of them, whose AS path its neighbors check in turn (in a fabric where each tier's
     /// switches share an ASN where they meet, every such path holds the same ASNs).
     pub fn select(&self, origin: Node, failed: Option<LinkId>) -> Routes {
+        self.select_where(origin, failed, |l| Some(l) == failed)
+    }
+
+    /// [`Fabric::select`] with every link whose `down` entry is true down at once (`aifab verify`: the
+    /// paths BGP settles for with the cables it found broken); the routes' `failed` is `None`.
+    pub fn select_down(&self, origin: Node, down: &[bool]) -> Routes {
+        self.select_where(origin, None, |l| down.get(l as usize).copied().unwrap_or(false))
+    }
+
+    fn select_where(&self, origin: Node, failed: Option<LinkId>, is_down: impl Fn(LinkId) -> bool) -> Routes {
         let n = self.len();
         let mut dist = vec![UNREACHABLE; n];
         let mut via: Vec<Vec<LinkId>> = vec![Vec::new(); n];
@@ -205,7 +215,7 @@ impl Fabric {
             for &u in &frontier {
                 for &(v, l) in &self.adj[u as usize] {
                     let vi = v as usize;
-                    if Some(l) == failed || dist[vi] < d {
+                    if dist[vi] < d || is_down(l) {
                         continue;
                     }
                     if path[u as usize].contains(&self.asn[vi]) {

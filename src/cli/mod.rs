@@ -16,6 +16,7 @@ mod schema;
 mod site;
 mod twin;
 mod validate;
+mod verify;
 
 pub use exit::Exit;
 use exit::{front_failed, print_findings};
@@ -52,6 +53,9 @@ pub enum Command {
     /// Run the fabric's routing in FRR on this machine (root): sessions, routes, ECMP, convergence and
     /// every single link failure, checked against the deadlock analysis.
     Twin(twin::Args),
+    /// Compare what the switches report (LLDP, BGP, ports, PFC; collected by ansible/collect.yml) with
+    /// the intent: cabling, sessions, ports and the lossless state, every difference named.
+    Verify(verify::Args),
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
@@ -158,5 +162,6 @@ pub fn main() -> Exit {
         Command::Drift(a) => drift::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Twin(a) => twin::run(a),
+        Command::Verify(a) => verify::run(a),
     }
 }

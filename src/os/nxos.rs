@@ -178,14 +178,19 @@ pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> NxosView<'a> {
     }
 }
 
+/// The MTU of port `i`: an L2 port takes the system jumbo MTU (the platform's largest); its IP MTU is
+/// the SVI's.
+pub fn port_mtu(i: &Interface, pf: &Platform) -> u32 {
+    if i.vlan.is_some() { pf.max_mtu } else { i.mtu }
+}
+
 fn port<'a>(i: &'a Interface, pf: &Platform, per_speed: &[u32]) -> Port<'a> {
     Port {
         name: &i.name,
         description: &i.description,
         address: i.address.as_deref(),
         access_vlan: i.vlan,
-        // An L2 port takes the system jumbo MTU (the platform's largest); its IP MTU is the SVI's.
-        mtu: if i.vlan.is_some() { pf.max_mtu } else { i.mtu },
+        mtu: port_mtu(i, pf),
         long_cable_m: pf
             .pause_buffer_above_m
             .is_some_and(|limit| i.cable_m > limit)

@@ -15,6 +15,7 @@ pub mod db;
 mod bgp;
 mod buffers;
 mod device;
+pub use device::port_alias;
 mod l3;
 mod pfcwd;
 mod qos;

@@ -253,3 +253,12 @@ fn add_management<'a>(db: &mut ConfigDb<'a>, d: &'a Device) {
         db.put("MGMT_INTERFACE", Table::owned(vec![(Cow::Owned(k), row)]));
     }
 }
+
+/// The alias of port number `port` of `d` in its SKU's port table (`etp1`, `fourhundredGigE1/1`): what
+/// SONiC's lldpmgrd sends as the port's LLDP port ID. `None` when the platform has no SONiC facts or the
+/// port is not in its table.
+pub fn port_alias(d: &Device, pf: &Platform, port: u32) -> Option<String> {
+    let sku = pf.sonic.as_ref()?;
+    let row = port_row(d, sku, port, "").ok()?;
+    Some(row.alias.to_string())
+}

@@ -76,3 +76,13 @@ pub fn documents(os: Os) -> &'static [Document] {
         Os::Sonic => sonic::DOCUMENTS,
     }
 }
+
+/// The documents (file, text) a switch of `os` in state `o` prints: the inverse of the readers, for
+/// generated state folders (tests, `aifab bench`).
+pub fn write(os: Os, o: &Observed) -> Vec<(&'static str, String)> {
+    match os {
+        Os::Nxos => nxos::write(o),
+        Os::Eos => eos::write(o),
+        Os::Sonic => sonic::write(o),
+    }
+}

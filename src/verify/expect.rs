@@ -1,0 +1,224 @@
+//! What each switch would report if it ran exactly what aifab rendered: the ideal [`Observed`] of a
+//! device, built from the compiled model. The checks compare a switch's reported state with it, and
+//! [`crate::verify::synth`] prints it in each OS's own documents (tests, `aifab bench`).
+
+use super::observed::{BgpPeer, BgpSummary, EcnState, LldpNeighbor, Observed, PortState, Route};
+use crate::check::paths::{Fabric, Node};
+use crate::kinds::Os;
+use crate::model::{Device, FabricModel, Interface, PortKind};
+use crate::platform::Catalog;
+use std::collections::{BTreeMap, HashMap};
+
+/// The model read for verification: per device its ideal state and what a far end sends over LLDP.
+pub struct Plan<'m> {
+    /// The model.
+    pub model: &'m FabricModel,
+    /// Device index by hostname.
+    pub index: HashMap<&'m str, usize>,
+    /// The netdev names a server sends towards each leaf, by (server, leaf) (`hosts:` intents only).
+    pub nics: HashMap<(&'m str, &'m str), Vec<&'m str>>,
+    /// The routing analysis of the model (every link up).
+    pub fabric: Fabric,
+}
+
+impl<'m> Plan<'m> {
+    /// The plan of `model`.
+    pub fn new(model: &'m FabricModel) -> Plan<'m> {
+        let index = model
+            .devices
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.hostname.as_str(), i))
+            .collect();
+        let mut nics: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+        if model.hosts.is_some()
+            && let Ok(servers) = crate::hosts::servers::servers(model)
+        {
+            for s in servers {
+                for n in s.nics {
+                    nics.entry((s.name, n.leaf.hostname.as_str()))
+                        .or_default()
+                        .push(n.name);
+                }
+            }
+        }
+        Plan {
+            model,
+            index,
+            nics,
+            fabric: Fabric::new(model),
+        }
+    }
+
+    /// The device named `name`.
+    pub fn device(&self, name: &str) -> Option<&'m Device> {
+        self.index.get(name).map(|&i| &self.model.devices[i])
+    }
+
+    /// The port `name` of device `host`.
+    pub fn port(&self, host: &str, name: &str) -> Option<&'m Interface> {
+        self.device(host)?.interfaces.iter().find(|i| &*i.name == name)
+    }
+}
+
+/// What `peer`'s OS sends as the LLDP port ID of its port `port`: the interface name on NX-OS and EOS;
+/// on SONiC the port's alias from the SKU's port table (SONiC's lldpmgrd sets the port ID to the alias),
+/// or the name where the SKU has no alias for it.
+pub fn sent_port_id(catalog: &Catalog, peer: &Device, port: &Interface) -> String {
+    if peer.os == Os::Sonic
+        && let Some((_, pf)) = catalog.get(&peer.platform)
+        && let Some(alias) = crate::os::sonic::port_alias(peer, pf, port.port)
+    {
+        return alias;
+    }
+    port.name.to_string()
+}
+
+/// The ideal state of device `i` of the plan: LLDP neighbours on every fabric port (and server ports,
+/// with `hosts:`), every BGP session established, the analysis's routes, every used port up at its
+/// speed and rendered MTU with the lossless state of the QoS plan.
+pub fn ideal(plan: &Plan, catalog: &Catalog, i: usize, routes: Option<Vec<Route>>) -> Observed {
+    let d = &plan.model.devices[i];
+    let pf = catalog.get(&d.platform).map(|(_, pf)| pf);
+    let mut ports = BTreeMap::new();
+    let mut lldp = Vec::new();
+    for p in &d.interfaces {
+        if let Some(n) = neighbor(plan, catalog, p) {
+            lldp.push(n);
+        }
+        let mtu = pf.map_or(p.mtu, |pf| crate::os::port_mtu(d.os, pf, p));
+        ports.insert(p.name.to_string(), port_state(d, p, mtu));
+    }
+    for u in &d.unused_ports {
+        let state = PortState {
+            admin_up: Some(false),
+            ..PortState::default()
+        };
+        ports.insert(u.name.to_string(), state);
+    }
+    Observed {
+        hostname: Some(d.hostname.clone()),
+        lldp: Some(lldp),
+        bgp: Some(bgp(d)),
+        routes,
+        ports,
+        qos: super::observed::QosState {
+            dscp_to_tc: Some(dscp_map(d)),
+            watchdog_enabled: Some(d.qos.watchdog.enabled),
+            ecn: Some(ecn(d)),
+        },
+    }
+}
+
+/// The LLDP neighbour planned at port `p`: the far switch and the port ID its OS sends; a server's
+/// name and its netdev (lldpd sends the netdev name as port description) where the intent has hosts.
+fn neighbor(plan: &Plan, catalog: &Catalog, p: &Interface) -> Option<LldpNeighbor> {
+    match p.kind {
+        PortKind::Fabric => {
+            let peer = plan.device(&p.peer)?;
+            let far = peer.interfaces.iter().find(|i| i.name == p.peer_port)?;
+            Some(LldpNeighbor {
+                local_port: p.name.to_string(),
+                system_name: Some(peer.hostname.clone()),
+                port_id: Some(sent_port_id(catalog, peer, far)),
+                port_descr: Some(far.description.clone()),
+            })
+        }
+        PortKind::Server if plan.model.hosts.is_some() => Some(LldpNeighbor {
+            local_port: p.name.to_string(),
+            system_name: Some(p.peer.to_string()),
+            port_id: None,
+            port_descr: None,
+        }),
+        PortKind::Server => None,
+    }
+}
+
+fn port_state(d: &Device, p: &Interface, mtu: u32) -> PortState {
+    let qos = &d.qos;
+    let watched = qos.watchdog.enabled && !qos.lossless_priorities.is_empty();
+    PortState {
+        admin_up: Some(true),
+        oper_up: Some(true),
+        speed_gbps: Some(p.speed_gbps),
+        mtu: Some(mtu),
+        pfc_priorities: Some(qos.lossless_priorities.clone()),
+        pfc_watchdog: Some(watched),
+        trust_dscp: Some(true),
+        dscp_to_tc: Some(dscp_map(d)),
+        ecn: Some(ecn(d)),
+    }
+}
+
+fn bgp(d: &Device) -> BgpSummary {
+    BgpSummary {
+        router_id: Some(d.bgp.router_id),
+        local_as: Some(d.bgp.asn),
+        peers: d
+            .bgp
+            .neighbors
+            .iter()
+            .map(|n| BgpPeer {
+                ip: n.ip,
+                remote_as: Some(n.remote_as),
+                state: "Established".into(),
+                established: true,
+                prefixes_received: None,
+            })
+            .collect(),
+    }
+}
+
+/// DSCP to traffic class for all 64 DSCPs.
+fn dscp_map(d: &Device) -> BTreeMap<u8, u8> {
+    (0u8..).zip(d.qos.dscp_to_tc.iter().copied()).collect()
+}
+
+/// ECN thresholds per queue, for the queues that mark.
+fn ecn(d: &Device) -> BTreeMap<u8, EcnState> {
+    d.qos
+        .queues
+        .iter()
+        .filter_map(|q| {
+            let e = q.ecn.as_ref()?;
+            Some((
+                q.queue,
+                EcnState {
+                    min_bytes: e.min_bytes,
+                    max_bytes: e.max_bytes,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// The BGP routes every switch should install with every link up, per switch (model order): for
+/// each prefix another switch announces, the next-hop addresses the analysis selects.
+pub fn routes(plan: &Plan) -> Vec<Vec<Route>> {
+    let fabric = &plan.fabric;
+    let mut out: Vec<Vec<Route>> = vec![Vec::new(); fabric.len()];
+    for origin in 0..fabric.len() as Node {
+        let r = fabric.select(origin, None);
+        let nets = &plan.model.devices[origin as usize].bgp.networks;
+        for (s, via) in r.via.iter().enumerate() {
+            if s == origin as usize || via.is_empty() {
+                continue;
+            }
+            let mut hops: Vec<_> = via
+                .iter()
+                .map(|&l| {
+                    let k = &fabric.links[l as usize];
+                    k.ip_of(k.other(s as Node))
+                })
+                .collect();
+            hops.sort_unstable();
+            hops.dedup();
+            out[s].extend(nets.iter().map(|n| Route {
+                prefix: n.to_string(),
+                protocol: "bgp".into(),
+                next_hops: hops.clone(),
+            }));
+        }
+    }
+    out
+}

@@ -1,0 +1,141 @@
+//! The sessions check: every planned BGP session established with the planned peer ASN, each switch
+//! running its planned ASN and router-id, no session the plan does not have, and per leaf the number of
+//! paths to the other leaves' server subnets (the ECMP width the plan promises, with the cables the
+//! cabling check found broken taken out, since those findings already name them).
+
+use super::cabling::{Cabling, End};
+use super::expect::Plan;
+use super::finding::{Finding, Kind};
+use super::observed::Observed;
+use super::Check;
+use crate::check::paths::Node;
+use crate::kinds::Role;
+use std::collections::{BTreeMap, HashMap};
+use std::net::Ipv4Addr;
+
+/// Runs the check over the switches whose BGP summary was read; findings a broken cable explains are
+/// added to that cable's finding in `cabling` instead.
+pub fn check(plan: &Plan, observed: &[Option<&Observed>], cabling: &mut Cabling) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let wrong_as = identity(plan, observed, &mut out);
+    for (i, o) in observed.iter().enumerate() {
+        let Some(bgp) = o.and_then(|o| o.bgp.as_ref()) else {
+            continue;
+        };
+        let d = &plan.model.devices[i];
+        let got: HashMap<Ipv4Addr, &super::observed::BgpPeer> = bgp.peers.iter().map(|p| (p.ip, p)).collect();
+        for n in &d.bgp.neighbors {
+            let end: End = (i, n.interface.to_string());
+            let what = format!("{} (AS {}, {}:{})", n.ip, n.remote_as, n.peer, n.peer_port);
+            let f = match got.get(&n.ip) {
+                None => Some(Finding::new(Check::Sessions, Kind::SessionMissing, &d.hostname).saw(format!("session {what}"), "no such neighbor")),
+                Some(p) if p.remote_as.is_some_and(|a| a != n.remote_as) => {
+                    let a = p.remote_as.unwrap_or(0);
+                    if wrong_as.contains_key(&(n.peer.to_string(), a)) {
+                        continue; // the peer's own finding names its ASN
+                    }
+                    Some(Finding::new(Check::Sessions, Kind::WrongAsn, &d.hostname).saw(format!("session {what}"), format!("peer AS {a} ({})", p.state)))
+                }
+                Some(p) if !p.established => Some(Finding::new(Check::Sessions, Kind::SessionDown, &d.hostname).saw(format!("session {what} Established"), p.state.clone())),
+                Some(_) => None,
+            };
+            let Some(f) = f.map(|f| f.at(n.interface.to_string())) else {
+                continue;
+            };
+            if let Some(&k) = cabling.owner.get(&end) {
+                cabling.findings[k].explains.push(format!("{}: {} {}: {}", d.hostname, f.kind.as_str(), f.expected, f.found));
+            } else {
+                out.push(f);
+            }
+        }
+        let planned: Vec<Ipv4Addr> = d.bgp.neighbors.iter().map(|n| n.ip).collect();
+        for p in bgp.peers.iter().filter(|p| !planned.contains(&p.ip)) {
+            out.push(Finding::new(Check::Sessions, Kind::UnplannedSession, &d.hostname).saw("no such session", format!("{} AS {} {}", p.ip, p.remote_as.map_or("?".into(), |a| a.to_string()), p.state)));
+        }
+    }
+    out.extend(ecmp(plan, observed, cabling));
+    out
+}
+
+/// Each switch's own ASN and router-id; returns the (switch, ASN it runs) of every switch whose ASN
+/// differs, so its peers' sessions are not reported once more.
+fn identity(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>) -> BTreeMap<(String, u32), ()> {
+    let mut wrong = BTreeMap::new();
+    for (i, o) in observed.iter().enumerate() {
+        let Some(bgp) = o.and_then(|o| o.bgp.as_ref()) else {
+            continue;
+        };
+        let d = &plan.model.devices[i];
+        if let Some(a) = bgp.local_as.filter(|&a| a != d.bgp.asn) {
+            wrong.insert((d.hostname.clone(), a), ());
+            let peers: Vec<&str> = d.bgp.peers.iter().map(|p| &*p.name).collect();
+            let mut f = Finding::new(Check::Sessions, Kind::WrongIdentity, &d.hostname).saw(format!("AS {}", d.bgp.asn), format!("AS {a}"));
+            f.explains.push(format!("its sessions with {} see peer AS {a}", peers.join(", ")));
+            out.push(f);
+        }
+        if let Some(r) = bgp.router_id.filter(|&r| r != d.bgp.router_id) {
+            out.push(Finding::new(Check::Sessions, Kind::WrongIdentity, &d.hostname).saw(format!("router-id {}", d.bgp.router_id), format!("router-id {r}")));
+        }
+    }
+    wrong
+}
+
+/// Per leaf whose routes were read: the other leaves' server subnets it has no route to, or fewer next
+/// hops than the analysis selects with every cable up but the broken ones.
+fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<Finding> {
+    let model = plan.model;
+    let fabric = &plan.fabric;
+    let down: Vec<bool> = fabric
+        .links
+        .iter()
+        .map(|k| cabling.broken.contains(&(k.a as usize, k.a_port.to_string())) || cabling.broken.contains(&(k.b as usize, k.b_port.to_string())))
+        .collect();
+    let leaves: Vec<usize> = (0..model.devices.len())
+        .filter(|&i| model.devices[i].role == Role::Leaf && observed[i].is_some_and(|o| o.routes.is_some()))
+        .collect();
+    if leaves.is_empty() {
+        return Vec::new();
+    }
+    // Next-hop count each observed leaf should have towards each other leaf.
+    let mut want: Vec<HashMap<usize, usize>> = vec![HashMap::new(); model.devices.len()];
+    for origin in (0..model.devices.len()).filter(|&o| model.devices[o].role == Role::Leaf) {
+        let r = fabric.select_down(origin as Node, &down);
+        for &s in &leaves {
+            if s != origin {
+                want[s].insert(origin, r.via[s].len());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for &s in &leaves {
+        let Some(routes) = observed[s].and_then(|o| o.routes.as_ref()) else {
+            continue;
+        };
+        let got: HashMap<&str, usize> = routes.iter().map(|r| (r.prefix.as_str(), r.next_hops.len())).collect();
+        let (mut short, mut missing, mut total) = (Vec::new(), 0usize, 0usize);
+        for (&origin, &n) in &want[s] {
+            let o = &model.devices[origin];
+            let lo = format!("{}/32", o.loopback);
+            for net in o.bgp.networks.iter().filter(|n| ***n != *lo) {
+                total += 1;
+                match got.get(&**net) {
+                    None if n > 0 => missing += 1,
+                    Some(&g) if g < n => short.push(format!("{net} ({}): {g} of {n}", o.hostname)),
+                    _ => {}
+                }
+            }
+        }
+        if missing == 0 && short.is_empty() {
+            continue;
+        }
+        short.sort();
+        let example = short.first().cloned().unwrap_or_default();
+        let found = format!(
+            "{missing} of {total} server subnets of other leaves without a route, {} with fewer paths{}",
+            short.len(),
+            if example.is_empty() { String::new() } else { format!(" (e.g. {example})") }
+        );
+        out.push(Finding::new(Check::Sessions, Kind::Ecmp, &model.devices[s].hostname).saw(format!("the planned paths to each of the {total} server subnets of other leaves"), found));
+    }
+    out
+}

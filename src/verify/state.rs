@@ -1,0 +1,148 @@
+//! Reading a state folder: `DIR/<hostname>/<document>` for every switch, each document a regular file
+//! inside the folder (a link is not followed), at most [`MAX_DOCUMENT`] bytes, read by its OS's reader.
+//! What cannot be read becomes a finding for that switch, never a crash and never a pass.
+
+use super::finding::{Finding, Kind};
+use super::observed::Observed;
+use super::read::{Document, documents, sonic};
+use super::Check;
+use crate::model::{Device, FabricModel};
+use std::path::Path;
+
+/// The largest document read: a 288-port chassis's `show interface | json` is a few MB; a route table
+/// of a 100K-GPU fabric's leaf some tens of MB.
+pub const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
+
+/// What one switch's folder gave.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The state read.
+    pub observed: Observed,
+    /// The checks a missing or unreadable document leaves without input on this switch.
+    pub blind: Vec<Check>,
+    /// Findings about the folder itself (missing documents, unreadable ones, another switch's files).
+    pub findings: Vec<Finding>,
+    /// The documents were the lldpd/FRR form of a switch of another OS (the twin).
+    pub daemon_form: bool,
+}
+
+/// Refuses a state folder verify cannot use: missing, not a folder, a link, or one that holds no
+/// folder of any switch of `model` (the state of another fabric). The message names what it found.
+pub fn check_dir(dir: &Path, model: &FabricModel) -> Result<(), String> {
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if meta.file_type().is_symlink() {
+        return Err(format!("{}: a link; give the state folder itself (links are not followed)", dir.display()));
+    }
+    if !meta.is_dir() {
+        return Err(format!("{}: not a folder", dir.display()));
+    }
+    let any = model.devices.iter().any(|d| dir.join(&d.hostname).is_dir());
+    if any {
+        return Ok(());
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.truncate(4);
+    Err(format!(
+        "{}: no folder of any of the {} switches of fabric `{}` (it holds: {}); is it the state of another fabric? `ansible-playbook ansible/collect.yml` writes DIR/<hostname>/",
+        dir.display(),
+        model.devices.len(),
+        model.name,
+        if names.is_empty() { "nothing".into() } else { names.join(", ") }
+    ))
+}
+
+/// Reads the folder of `d` in `dir`.
+pub fn collect(dir: &Path, d: &Device) -> Collected {
+    let mut c = Collected::default();
+    let folder = dir.join(&d.hostname);
+    match std::fs::symlink_metadata(&folder) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            c.findings.push(
+                Finding::new(Check::Cabling, Kind::Unreadable, &d.hostname)
+                    .saw("a folder of documents", format!("{}: not a folder (a link is not followed)", folder.display())),
+            );
+            c.blind = Check::ALL.to_vec();
+            return c;
+        }
+        Err(_) => {
+            c.findings.push(
+                Finding::new(Check::Cabling, Kind::NotCollected, &d.hostname)
+                    .saw(format!("{}/", folder.display()), "no folder: nothing was collected from this switch"),
+            );
+            c.blind = Check::ALL.to_vec();
+            return c;
+        }
+    }
+    let own = documents(d.os);
+    let present = |docs: &[Document]| docs.iter().any(|doc| folder.join(doc.file).exists());
+    let docs = if !present(own) && d.os != crate::kinds::Os::Sonic && present(sonic::daemon_documents()) {
+        c.daemon_form = true;
+        sonic::daemon_documents()
+    } else {
+        own
+    };
+    for doc in docs {
+        read_one(&folder, doc, d, &mut c);
+    }
+    if c.daemon_form {
+        // The lldpd/FRR form has no port or lossless documents.
+        for check in [Check::Ports, Check::Lossless] {
+            if !c.blind.contains(&check) {
+                c.blind.push(check);
+            }
+        }
+    }
+    c
+}
+
+fn read_one(folder: &Path, doc: &Document, d: &Device, c: &mut Collected) {
+    let path = folder.join(doc.file);
+    let failed = |kind: Kind, found: String| {
+        Finding::new(doc.serves[0], kind, &d.hostname).saw(format!("{} (`{}`)", doc.file, doc.command), found)
+    };
+    let text = match read_text(&path) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            c.findings.push(failed(Kind::NotCollected, "not collected".into()));
+            c.blind.extend(doc.serves);
+            return;
+        }
+        Err(e) => {
+            c.findings.push(failed(Kind::Unreadable, e));
+            c.blind.extend(doc.serves);
+            return;
+        }
+    };
+    if let Err(e) = (doc.read)(&text, &mut c.observed) {
+        c.findings.push(failed(Kind::Unreadable, format!("{}: {e}", path.display())));
+        c.blind.extend(doc.serves);
+    }
+}
+
+/// The text of a regular file, `None` when there is none; a link, a folder, a file over
+/// [`MAX_DOCUMENT`] or one that is not UTF-8 is an error saying so.
+fn read_text(path: &Path) -> Result<Option<String>, String> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(format!("{}: a link, not followed (copy the document itself into the folder)", path.display()));
+    }
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    if meta.len() > MAX_DOCUMENT {
+        return Err(format!("{}: {} bytes, over the {MAX_DOCUMENT}-byte bound of a document", path.display(), meta.len()));
+    }
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
