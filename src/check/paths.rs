@@ -197,10 +197,17 @@ impl Fabric {
     /// [`Fabric::select`] with every link whose `down` entry is true down at once (`aifab verify`: the
     /// paths BGP settles for with the cables it found broken); the routes' `failed` is `None`.
     pub fn select_down(&self, origin: Node, down: &[bool]) -> Routes {
-        self.select_where(origin, None, |l| down.get(l as usize).copied().unwrap_or(false))
+        self.select_where(origin, None, |l| {
+            down.get(l as usize).copied().unwrap_or(false)
+        })
     }
 
-    fn select_where(&self, origin: Node, failed: Option<LinkId>, is_down: impl Fn(LinkId) -> bool) -> Routes {
+    fn select_where(
+        &self,
+        origin: Node,
+        failed: Option<LinkId>,
+        is_down: impl Fn(LinkId) -> bool,
+    ) -> Routes {
         let n = self.len();
         let mut dist = vec![UNREACHABLE; n];
         let mut via: Vec<Vec<LinkId>> = vec![Vec::new(); n];

@@ -100,5 +100,9 @@ fn verify(args: &Args) -> Result<Exit, Exit> {
         Format::Junit => report::junit(&r, &hosts),
     };
     super::emit(&text);
-    Ok(if r.holds() { Exit::Success } else { Exit::Differs })
+    Ok(if r.holds() {
+        Exit::Success
+    } else {
+        Exit::Differs
+    })
 }

@@ -13,7 +13,11 @@ pub mod sonic;
 /// The MTU the rendered config sets on port `i` of a device of `os` on platform `pf`: the model's MTU,
 /// except on an NX-OS port in the server VLAN, an L2 port that takes the platform's largest MTU (the
 /// SVI carries the IP MTU).
-pub fn port_mtu(os: crate::kinds::Os, pf: &crate::platform::Platform, i: &crate::model::Interface) -> u32 {
+pub fn port_mtu(
+    os: crate::kinds::Os,
+    pf: &crate::platform::Platform,
+    i: &crate::model::Interface,
+) -> u32 {
     match os {
         crate::kinds::Os::Nxos => nxos::port_mtu(i, pf),
         crate::kinds::Os::Eos | crate::kinds::Os::Sonic => i.mtu,

@@ -2,10 +2,10 @@
 //! whose ends are crossed are named as one swap (both cables, both ends, and the two ports whose plugs
 //! to exchange); a neighbour where none is planned, and a server's neighbour where the intent has hosts.
 
+use super::Check;
 use super::expect::{Plan, sent_port_id};
 use super::finding::{Finding, Kind};
 use super::observed::Observed;
-use super::Check;
 use crate::model::PortKind;
 use crate::platform::Catalog;
 use std::collections::{BTreeSet, HashMap};
@@ -44,7 +44,12 @@ pub fn check(plan: &Plan, catalog: &Catalog, observed: &[Option<&Observed>]) -> 
             continue;
         };
         let d = &model.devices[i];
-        for p in d.interfaces.iter().map(|p| &p.name).chain(d.unused_ports.iter().map(|u| &u.name)) {
+        for p in d
+            .interfaces
+            .iter()
+            .map(|p| &p.name)
+            .chain(d.unused_ports.iter().map(|u| &u.name))
+        {
             seen.insert((i, p.to_string()), None);
         }
         for n in lldp {
@@ -59,7 +64,11 @@ pub fn check(plan: &Plan, catalog: &Catalog, observed: &[Option<&Observed>]) -> 
             seen.insert((i, n.local_port.clone()), Some(what));
         }
     }
-    let mut out = Cabling { findings: Vec::new(), broken: BTreeSet::new(), owner: HashMap::new() };
+    let mut out = Cabling {
+        findings: Vec::new(),
+        broken: BTreeSet::new(),
+        owner: HashMap::new(),
+    };
     let mut broken_links: BTreeSet<usize> = BTreeSet::new();
     let planned = planned_ends(plan);
     let mut done: BTreeSet<usize> = BTreeSet::new();
@@ -82,8 +91,17 @@ pub fn check(plan: &Plan, catalog: &Catalog, observed: &[Option<&Observed>]) -> 
         }
         let before: BTreeSet<usize> = broken_links.clone();
         broken_links.insert(l);
-        let f = crossed(plan, &planned, &seen, l, &a, &b, &mut done, &mut broken_links)
-            .unwrap_or_else(|| single(plan, &a, &b, sa, sb));
+        let f = crossed(
+            plan,
+            &planned,
+            &seen,
+            l,
+            &a,
+            &b,
+            &mut done,
+            &mut broken_links,
+        )
+        .unwrap_or_else(|| single(plan, &a, &b, sa, sb));
         let k = out.findings.len();
         out.findings.push(f);
         for &m in broken_links.difference(&before) {
@@ -170,7 +188,10 @@ fn crossed(
         if *l2 == l {
             continue;
         }
-        let linked = |x: &End, y: &End| seen.get(x).is_some_and(|s| *s == Some(Seen::Port(y.clone())));
+        let linked = |x: &End, y: &End| {
+            seen.get(x)
+                .is_some_and(|s| *s == Some(Seen::Port(y.clone())))
+        };
         if !(linked(p_far, q_far) || linked(q_far, p_far)) {
             continue;
         }
@@ -178,19 +199,42 @@ fn crossed(
         done.insert(*l2);
         broken.insert(*l2);
         // Exchanging the plugs at p and q_far (or at p_far and q) restores both: name the pair on one switch.
-        let (x, y) = if p.0 == q_far.0 || p_far.0 != q.0 { (p, q_far) } else { (p_far, q) };
+        let (x, y) = if p.0 == q_far.0 || p_far.0 != q.0 {
+            (p, q_far)
+        } else {
+            (p_far, q)
+        };
         let ports = format!("{} {}", x.1, y.1);
         let site = if x.0 == y.0 {
-            format!("swap the plugs at {} {} and {}", plan.model.devices[x.0].hostname, x.1, y.1)
+            format!(
+                "swap the plugs at {} {} and {}",
+                plan.model.devices[x.0].hostname, x.1, y.1
+            )
         } else {
             format!("swap the plugs at {} and {}", name(plan, x), name(plan, y))
         };
-        let f = Finding::new(Check::Cabling, Kind::Crossed, &plan.model.devices[x.0].hostname)
-            .at(ports)
-            .saw(
-                format!("{}—{} and {}—{}", name(plan, p), name(plan, p_far), name(plan, q_far), name(plan, q)),
-                format!("{}—{} and {}—{}: the cables are crossed; {site}", name(plan, p), name(plan, q), name(plan, q_far), name(plan, p_far)),
-            );
+        let f = Finding::new(
+            Check::Cabling,
+            Kind::Crossed,
+            &plan.model.devices[x.0].hostname,
+        )
+        .at(ports)
+        .saw(
+            format!(
+                "{}—{} and {}—{}",
+                name(plan, p),
+                name(plan, p_far),
+                name(plan, q_far),
+                name(plan, q)
+            ),
+            format!(
+                "{}—{} and {}—{}: the cables are crossed; {site}",
+                name(plan, p),
+                name(plan, q),
+                name(plan, q_far),
+                name(plan, p_far)
+            ),
+        );
         return Some(f);
     }
     None
@@ -206,12 +250,21 @@ fn describe(plan: &Plan, s: Option<&Option<Seen>>) -> String {
 }
 
 /// The finding for one planned link that is not seen as planned and no crossing explains.
-fn single(plan: &Plan, a: &End, b: &End, sa: Option<&Option<Seen>>, sb: Option<&Option<Seen>>) -> Finding {
+fn single(
+    plan: &Plan,
+    a: &End,
+    b: &End,
+    sa: Option<&Option<Seen>>,
+    sb: Option<&Option<Seen>>,
+) -> Finding {
     let none = |s: Option<&Option<Seen>>| matches!(s, Some(None)) || s.is_none();
-    let right = |s: Option<&Option<Seen>>, e: &End| s.is_some_and(|s| *s == Some(Seen::Port(e.clone())));
+    let right =
+        |s: Option<&Option<Seen>>, e: &End| s.is_some_and(|s| *s == Some(Seen::Port(e.clone())));
     let (kind, at) = if none(sa) && none(sb) {
         (Kind::NoNeighbor, a)
-    } else if (right(sa, b) && matches!(sb, Some(None))) || (right(sb, a) && matches!(sa, Some(None))) {
+    } else if (right(sa, b) && matches!(sb, Some(None)))
+        || (right(sb, a) && matches!(sa, Some(None)))
+    {
         (Kind::OneWay, if right(sa, b) { b } else { a })
     } else if !right(sa, b) && !matches!(sa, Some(None)) && sa.is_some() {
         (Kind::WrongNeighbor, a)
@@ -237,7 +290,12 @@ fn single(plan: &Plan, a: &End, b: &End, sa: Option<&Option<Seen>>, sb: Option<&
 }
 
 /// Neighbours at ports with no planned fabric cable: unused ports, and server ports seeing a switch.
-fn unplanned(plan: &Plan, planned: &Planned, seen: &HashMap<End, Option<Seen>>, out: &mut Vec<Finding>) {
+fn unplanned(
+    plan: &Plan,
+    planned: &Planned,
+    seen: &HashMap<End, Option<Seen>>,
+    out: &mut Vec<Finding>,
+) {
     let mut extra: Vec<(&End, &Seen)> = seen
         .iter()
         .filter(|(e, _)| !planned.far.contains_key(*e))
@@ -257,9 +315,13 @@ fn unplanned(plan: &Plan, planned: &Planned, seen: &HashMap<End, Option<Seen>>, 
             Seen::Other(t) => t.clone(),
         };
         out.push(
-            Finding::new(Check::Cabling, Kind::Unplanned, &plan.model.devices[e.0].hostname)
-                .at(e.1.clone())
-                .saw("no neighbour (no cable planned at this port)", what),
+            Finding::new(
+                Check::Cabling,
+                Kind::Unplanned,
+                &plan.model.devices[e.0].hostname,
+            )
+            .at(e.1.clone())
+            .saw("no neighbour (no cable planned at this port)", what),
         );
     }
 }
@@ -276,7 +338,9 @@ fn servers(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>) 
         let d = &plan.model.devices[i];
         for p in d.interfaces.iter().filter(|p| p.kind == PortKind::Server) {
             let n = lldp.iter().find(|n| n.local_port == *p.name);
-            let sys = n.and_then(|n| n.system_name.as_deref()).map(|s| s.split('.').next().unwrap_or(s));
+            let sys = n
+                .and_then(|n| n.system_name.as_deref())
+                .map(|s| s.split('.').next().unwrap_or(s));
             if sys == Some(&*p.peer) {
                 continue;
             }
@@ -285,8 +349,15 @@ fn servers(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>) 
                 Some(n) if n.len() == 1 => format!("server {} ({})", p.peer, n[0]),
                 _ => format!("server {}", p.peer),
             };
-            let found = sys.map_or_else(|| "no neighbour (server not cabled, or its lldpd not running)".to_string(), |s| format!("`{s}`"));
-            out.push(Finding::new(Check::Cabling, Kind::WrongNeighbor, &d.hostname).at(p.name.to_string()).saw(expected, found));
+            let found = sys.map_or_else(
+                || "no neighbour (server not cabled, or its lldpd not running)".to_string(),
+                |s| format!("`{s}`"),
+            );
+            out.push(
+                Finding::new(Check::Cabling, Kind::WrongNeighbor, &d.hostname)
+                    .at(p.name.to_string())
+                    .saw(expected, found),
+            );
         }
     }
 }

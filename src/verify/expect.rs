@@ -57,7 +57,10 @@ impl<'m> Plan<'m> {
 
     /// The port `name` of device `host`.
     pub fn port(&self, host: &str, name: &str) -> Option<&'m Interface> {
-        self.device(host)?.interfaces.iter().find(|i| &*i.name == name)
+        self.device(host)?
+            .interfaces
+            .iter()
+            .find(|i| &*i.name == name)
     }
 }
 

@@ -3,13 +3,17 @@
 //! and the ECN thresholds, wherever the switch's OS reports each of them (a value no collected document
 //! of the OS carries is not checked: docs/verify.md says which OS reports what).
 
+use super::Check;
 use super::finding::{Finding, Kind};
 use super::observed::{EcnState, Observed, PortState};
-use super::Check;
 use std::collections::BTreeMap;
 
 /// Runs the check over the switches whose lossless state was read.
-pub fn check(ideal: &[Option<Observed>], observed: &[Option<&Observed>], hosts: &[&str]) -> Vec<Finding> {
+pub fn check(
+    ideal: &[Option<Observed>],
+    observed: &[Option<&Observed>],
+    hosts: &[&str],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, (want, got)) in ideal.iter().zip(observed).enumerate() {
         let (Some(want), Some(got)) = (want, got) else {
@@ -18,7 +22,13 @@ pub fn check(ideal: &[Option<Observed>], observed: &[Option<&Observed>], hosts: 
         switch_wide(want, got, hosts[i], &mut out);
         for (name, w) in want.ports.iter().filter(|(_, w)| w.admin_up == Some(true)) {
             if let Some(g) = got.ports.get(name) {
-                port(w, g, &mut |kind, e, f| out.push(Finding::new(Check::Lossless, kind, hosts[i]).at(name.clone()).saw(e, f)));
+                port(w, g, &mut |kind, e, f| {
+                    out.push(
+                        Finding::new(Check::Lossless, kind, hosts[i])
+                            .at(name.clone())
+                            .saw(e, f),
+                    )
+                });
             }
         }
     }
@@ -30,7 +40,11 @@ fn switch_wide(want: &Observed, got: &Observed, host: &str, out: &mut Vec<Findin
     if let (Some(w), Some(g)) = (want.qos.watchdog_enabled, got.qos.watchdog_enabled)
         && w != g
     {
-        out.push(f(Kind::Watchdog, on_off("PFC watchdog", w), on_off("PFC watchdog", g)));
+        out.push(f(
+            Kind::Watchdog,
+            on_off("PFC watchdog", w),
+            on_off("PFC watchdog", g),
+        ));
     }
     if let (Some(w), Some(g)) = (&want.qos.dscp_to_tc, &got.qos.dscp_to_tc)
         && let Some(d) = map_difference(w, g)
@@ -59,15 +73,27 @@ fn port(w: &PortState, g: &PortState, push: &mut dyn FnMut(Kind, String, String)
     if let (Some(wp), Some(gp)) = (&w.pfc_priorities, &g.pfc_priorities)
         && wp != gp
     {
-        push(Kind::Pfc, format!("PFC on priorities {}", list(wp)), format!("PFC on priorities {}", list(gp)));
+        push(
+            Kind::Pfc,
+            format!("PFC on priorities {}", list(wp)),
+            format!("PFC on priorities {}", list(gp)),
+        );
     }
     if let (Some(ww), Some(gw)) = (w.pfc_watchdog, g.pfc_watchdog)
         && ww != gw
     {
-        push(Kind::Watchdog, on_off("PFC watchdog", ww), on_off("PFC watchdog", gw));
+        push(
+            Kind::Watchdog,
+            on_off("PFC watchdog", ww),
+            on_off("PFC watchdog", gw),
+        );
     }
     if let (Some(true), Some(false)) = (w.trust_dscp, g.trust_dscp) {
-        push(Kind::Dscp, "DSCP trusted".into(), "DSCP not trusted (no DSCP-to-TC map bound)".into());
+        push(
+            Kind::Dscp,
+            "DSCP trusted".into(),
+            "DSCP not trusted (no DSCP-to-TC map bound)".into(),
+        );
     } else if let (Some(wm), Some(gm)) = (&w.dscp_to_tc, &g.dscp_to_tc)
         && let Some(d) = map_difference(wm, gm)
     {
@@ -85,7 +111,12 @@ fn map_difference(want: &BTreeMap<u8, u8>, got: &BTreeMap<u8, u8>) -> Option<Str
     let diffs: Vec<String> = want
         .iter()
         .filter(|(d, t)| got.get(d) != Some(t))
-        .map(|(d, t)| format!("DSCP {d} -> TC {} (planned {t})", got.get(d).map_or("none".into(), u8::to_string)))
+        .map(|(d, t)| {
+            format!(
+                "DSCP {d} -> TC {} (planned {t})",
+                got.get(d).map_or("none".into(), u8::to_string)
+            )
+        })
         .collect();
     match diffs.len() {
         0 => None,
@@ -95,11 +126,21 @@ fn map_difference(want: &BTreeMap<u8, u8>, got: &BTreeMap<u8, u8>) -> Option<Str
 }
 
 fn ecn_difference(want: &BTreeMap<u8, EcnState>, got: &BTreeMap<u8, EcnState>) -> Option<String> {
-    let show = |e: Option<&EcnState>| e.map_or("no ECN".into(), |e| format!("min {} max {} bytes", e.min_bytes, e.max_bytes));
+    let show = |e: Option<&EcnState>| {
+        e.map_or("no ECN".into(), |e| {
+            format!("min {} max {} bytes", e.min_bytes, e.max_bytes)
+        })
+    };
     let diffs: Vec<String> = want
         .iter()
         .filter(|(q, e)| got.get(q) != Some(e))
-        .map(|(q, e)| format!("queue {q}: {} (planned {})", show(got.get(q)), show(Some(e))))
+        .map(|(q, e)| {
+            format!(
+                "queue {q}: {} (planned {})",
+                show(got.get(q)),
+                show(Some(e))
+            )
+        })
         .collect();
     (!diffs.is_empty()).then(|| diffs.join(", "))
 }

@@ -16,9 +16,9 @@ pub mod sessions;
 pub mod state;
 pub mod synth;
 
-pub use finding::{Finding, Kind};
 use crate::model::FabricModel;
 use crate::platform::Catalog;
+pub use finding::{Finding, Kind};
 use observed::Observed;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -40,7 +40,12 @@ pub enum Check {
 
 impl Check {
     /// Every check, in report order.
-    pub const ALL: [Check; 4] = [Check::Cabling, Check::Sessions, Check::Ports, Check::Lossless];
+    pub const ALL: [Check; 4] = [
+        Check::Cabling,
+        Check::Sessions,
+        Check::Ports,
+        Check::Lossless,
+    ];
 
     /// The check's name as the reports and `--checks` spell it.
     pub fn as_str(self) -> &'static str {
@@ -99,10 +104,26 @@ impl Report {
 
 /// Verifies the state folder `dir` against `model`. Errors are what makes the folder unusable (missing,
 /// a link, the state of another fabric); everything else is a finding.
-pub fn verify(model: &FabricModel, catalog: &Catalog, dir: &Path, opts: &Options) -> Result<Report, String> {
+pub fn verify(
+    model: &FabricModel,
+    catalog: &Catalog,
+    dir: &Path,
+    opts: &Options,
+) -> Result<Report, String> {
     state::check_dir(dir, model)?;
-    let checks: Vec<Check> = if opts.checks.is_empty() { Check::ALL.to_vec() } else { Check::ALL.into_iter().filter(|c| opts.checks.contains(c)).collect() };
-    let in_scope: Vec<bool> = model.devices.iter().map(|d| opts.only.as_ref().is_none_or(|g| g.is_match(&d.hostname))).collect();
+    let checks: Vec<Check> = if opts.checks.is_empty() {
+        Check::ALL.to_vec()
+    } else {
+        Check::ALL
+            .into_iter()
+            .filter(|c| opts.checks.contains(c))
+            .collect()
+    };
+    let in_scope: Vec<bool> = model
+        .devices
+        .iter()
+        .map(|d| opts.only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
+        .collect();
     let collected: Vec<Option<state::Collected>> = model
         .devices
         .par_iter()
@@ -112,12 +133,21 @@ pub fn verify(model: &FabricModel, catalog: &Catalog, dir: &Path, opts: &Options
     let mut findings: Vec<Finding> = collected
         .iter()
         .flatten()
-        .flat_map(|c| c.findings.iter().filter(|f| checks.contains(&f.check) || f.kind == Kind::WrongSwitch).cloned())
+        .flat_map(|c| {
+            c.findings
+                .iter()
+                .filter(|f| checks.contains(&f.check) || f.kind == Kind::WrongSwitch)
+                .cloned()
+        })
         .collect();
     let view = |check: Check| -> Vec<Option<&Observed>> {
         collected
             .iter()
-            .map(|c| c.as_ref().filter(|c| checks.contains(&check) && !c.blind.contains(&check)).map(|c| &c.observed))
+            .map(|c| {
+                c.as_ref()
+                    .filter(|c| checks.contains(&check) && !c.blind.contains(&check))
+                    .map(|c| &c.observed)
+            })
             .collect()
     };
     let plan = expect::Plan::new(model);
@@ -125,7 +155,11 @@ pub fn verify(model: &FabricModel, catalog: &Catalog, dir: &Path, opts: &Options
     let mut cabling = if checks.contains(&Check::Cabling) {
         cabling::check(&plan, catalog, &view(Check::Cabling))
     } else {
-        cabling::Cabling { findings: Vec::new(), broken: Default::default(), owner: Default::default() }
+        cabling::Cabling {
+            findings: Vec::new(),
+            broken: Default::default(),
+            owner: Default::default(),
+        }
     };
     let sessions = sessions::check(&plan, &view(Check::Sessions), &mut cabling);
     let ideal: Vec<Option<Observed>> = (0..model.devices.len())
@@ -138,17 +172,33 @@ pub fn verify(model: &FabricModel, catalog: &Catalog, dir: &Path, opts: &Options
     findings.extend(sessions);
     findings.extend(ports);
     findings.extend(lossless);
-    let order: std::collections::HashMap<&str, usize> = hosts.iter().enumerate().map(|(i, h)| (*h, i)).collect();
+    let order: std::collections::HashMap<&str, usize> =
+        hosts.iter().enumerate().map(|(i, h)| (*h, i)).collect();
     findings.sort_by(|a, b| {
-        (a.check, order.get(a.switch.as_str()), &a.port, a.kind).cmp(&(b.check, order.get(b.switch.as_str()), &b.port, b.kind))
+        (a.check, order.get(a.switch.as_str()), &a.port, a.kind).cmp(&(
+            b.check,
+            order.get(b.switch.as_str()),
+            &b.port,
+            b.kind,
+        ))
     });
-    let read = checks.iter().map(|&c| (c, view(c).iter().flatten().count())).collect();
+    let read = checks
+        .iter()
+        .map(|&c| (c, view(c).iter().flatten().count()))
+        .collect();
     let daemon = collected.iter().flatten().filter(|c| c.daemon_form).count();
     let mut notes = Vec::new();
     if daemon > 0 {
         notes.push(format!("{daemon} switch(es) gave only lldpd and FRR documents (as the twin writes them): their ports and lossless state are not checked"));
     }
-    Ok(Report { fabric: model.name.clone(), checks, switches: in_scope.iter().filter(|&&x| x).count(), read, findings, notes })
+    Ok(Report {
+        fabric: model.name.clone(),
+        checks,
+        switches: in_scope.iter().filter(|&&x| x).count(),
+        read,
+        findings,
+        notes,
+    })
 }
 
 /// Refuses the documents of a folder that holds another switch's: the name the switch reports is not

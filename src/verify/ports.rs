@@ -1,20 +1,29 @@
 //! The ports check: every used port administratively and operationally up at its rendered speed and
 //! MTU (broken-out children included), every unused port shut down as rendered.
 
+use super::Check;
 use super::cabling::Cabling;
 use super::finding::{Finding, Kind};
 use super::observed::Observed;
-use super::Check;
 
 /// Runs the check over the switches whose port state was read, comparing with each one's ideal state;
 /// a port down on a cable the cabling check found broken is added to that cable's finding.
-pub fn check(ideal: &[Option<Observed>], observed: &[Option<&Observed>], hosts: &[&str], cabling: &mut Cabling) -> Vec<Finding> {
+pub fn check(
+    ideal: &[Option<Observed>],
+    observed: &[Option<&Observed>],
+    hosts: &[&str],
+    cabling: &mut Cabling,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, (want, got)) in ideal.iter().zip(observed).enumerate() {
         let (Some(want), Some(got)) = (want, got) else {
             continue;
         };
-        if got.ports.values().all(|p| p.oper_up.is_none() && p.admin_up.is_none()) {
+        if got
+            .ports
+            .values()
+            .all(|p| p.oper_up.is_none() && p.admin_up.is_none())
+        {
             continue; // no port document read
         }
         for (name, w) in &want.ports {
@@ -49,7 +58,9 @@ pub fn check(ideal: &[Option<Observed>], observed: &[Option<&Observed>], hosts: 
             }
             for x in found {
                 match cabling.owner.get(&(i, name.clone())) {
-                    Some(&k) if x.kind == Kind::PortDown => cabling.findings[k].explains.push(format!("{}: {} {}", hosts[i], name, x.found)),
+                    Some(&k) if x.kind == Kind::PortDown => cabling.findings[k]
+                        .explains
+                        .push(format!("{}: {} {}", hosts[i], name, x.found)),
                     _ => out.push(x),
                 }
             }

@@ -7,8 +7,19 @@ use std::fmt::Write as _;
 
 /// One finding on one line: `check kind switch port: expected ..., found ...`.
 pub fn line(f: &Finding) -> String {
-    let port = f.port.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
-    let mut s = format!("{:<9} {:<18} {}{port}: expected {}, found {}", f.check.as_str(), f.kind.as_str(), f.switch, f.expected, f.found);
+    let port = f
+        .port
+        .as_deref()
+        .map(|p| format!(" {p}"))
+        .unwrap_or_default();
+    let mut s = format!(
+        "{:<9} {:<18} {}{port}: expected {}, found {}",
+        f.check.as_str(),
+        f.kind.as_str(),
+        f.switch,
+        f.expected,
+        f.found
+    );
     for e in &f.explains {
         let _ = write!(s, "\n{:<29}  which explains {e}", "");
     }
@@ -33,13 +44,26 @@ pub fn text(r: &Report) -> String {
         out.push('\n');
     }
     for (c, n, k) in summary(r) {
-        let verdict = if k == 0 { "holds".to_string() } else { format!("{k} finding(s)") };
-        let _ = writeln!(out, "{:<9} {n} of {} switch(es) read: {verdict}", c.as_str(), r.switches);
+        let verdict = if k == 0 {
+            "holds".to_string()
+        } else {
+            format!("{k} finding(s)")
+        };
+        let _ = writeln!(
+            out,
+            "{:<9} {n} of {} switch(es) read: {verdict}",
+            c.as_str(),
+            r.switches
+        );
     }
     for n in &r.notes {
         let _ = writeln!(out, "note: {n}");
     }
-    let verdict = if r.holds() { "the fabric runs as intended".to_string() } else { format!("{} finding(s)", r.findings.len()) };
+    let verdict = if r.holds() {
+        "the fabric runs as intended".to_string()
+    } else {
+        format!("{} finding(s)", r.findings.len())
+    };
     let _ = writeln!(out, "{}: {verdict}", r.fabric);
     out
 }
@@ -68,7 +92,9 @@ pub fn markdown(r: &Report, max_chars: usize) -> String {
         head.push_str("\nEvery check holds: the fabric runs as intended.\n");
         return head;
     }
-    head.push_str("\n| check | kind | switch | port | expected | found |\n|---|---|---|---|---|---|\n");
+    head.push_str(
+        "\n| check | kind | switch | port | expected | found |\n|---|---|---|---|---|---|\n",
+    );
     let mut body = String::new();
     let mut left = 0;
     for f in &r.findings {
@@ -92,7 +118,10 @@ pub fn markdown(r: &Report, max_chars: usize) -> String {
     }
     let mut out = head + &body;
     if left > 0 {
-        let _ = writeln!(out, "\n{left} more finding(s) left out to stay within {max_chars} characters: run `aifab verify` for all.");
+        let _ = writeln!(
+            out,
+            "\n{left} more finding(s) left out to stay within {max_chars} characters: run `aifab verify` for all."
+        );
     }
     out
 }
@@ -116,20 +145,51 @@ fn xml(s: &str) -> String {
 /// a switch's findings of that check are its failure.
 pub fn junit(r: &Report, hosts: &[&str]) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(out, "<testsuites name=\"aifab verify {}\" tests=\"{}\" failures=\"{}\">", xml(&r.fabric), hosts.len() * r.checks.len(), r.findings.len());
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"aifab verify {}\" tests=\"{}\" failures=\"{}\">",
+        xml(&r.fabric),
+        hosts.len() * r.checks.len(),
+        r.findings.len()
+    );
     for &c in &r.checks {
-        let of = |h: &str| -> Vec<&Finding> { r.findings.iter().filter(|f| f.check == c && f.switch == h).collect() };
+        let of = |h: &str| -> Vec<&Finding> {
+            r.findings
+                .iter()
+                .filter(|f| f.check == c && f.switch == h)
+                .collect()
+        };
         let failing = hosts.iter().filter(|h| !of(h).is_empty()).count();
-        let _ = writeln!(out, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failing}\">", c.as_str(), hosts.len());
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failing}\">",
+            c.as_str(),
+            hosts.len()
+        );
         for h in hosts {
             let fs = of(h);
             if fs.is_empty() {
-                let _ = writeln!(out, "    <testcase classname=\"{}\" name=\"{}\"/>", c.as_str(), xml(h));
+                let _ = writeln!(
+                    out,
+                    "    <testcase classname=\"{}\" name=\"{}\"/>",
+                    c.as_str(),
+                    xml(h)
+                );
                 continue;
             }
-            let _ = writeln!(out, "    <testcase classname=\"{}\" name=\"{}\">", c.as_str(), xml(h));
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\">",
+                c.as_str(),
+                xml(h)
+            );
             let text: Vec<String> = fs.iter().map(|f| line(f)).collect();
-            let _ = writeln!(out, "      <failure message=\"{} finding(s)\">{}</failure>", fs.len(), xml(&text.join("\n")));
+            let _ = writeln!(
+                out,
+                "      <failure message=\"{} finding(s)\">{}</failure>",
+                fs.len(),
+                xml(&text.join("\n"))
+            );
             out.push_str("    </testcase>\n");
         }
         out.push_str("  </testsuite>\n");

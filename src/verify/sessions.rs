@@ -3,11 +3,11 @@
 //! paths to the other leaves' server subnets (the ECMP width the plan promises, with the cables the
 //! cabling check found broken taken out, since those findings already name them).
 
+use super::Check;
 use super::cabling::{Cabling, End};
 use super::expect::Plan;
 use super::finding::{Finding, Kind};
 use super::observed::Observed;
-use super::Check;
 use crate::check::paths::Node;
 use crate::kinds::Role;
 use std::collections::{BTreeMap, HashMap};
@@ -23,34 +23,63 @@ pub fn check(plan: &Plan, observed: &[Option<&Observed>], cabling: &mut Cabling)
             continue;
         };
         let d = &plan.model.devices[i];
-        let got: HashMap<Ipv4Addr, &super::observed::BgpPeer> = bgp.peers.iter().map(|p| (p.ip, p)).collect();
+        let got: HashMap<Ipv4Addr, &super::observed::BgpPeer> =
+            bgp.peers.iter().map(|p| (p.ip, p)).collect();
         for n in &d.bgp.neighbors {
             let end: End = (i, n.interface.to_string());
             let what = format!("{} (AS {}, {}:{})", n.ip, n.remote_as, n.peer, n.peer_port);
             let f = match got.get(&n.ip) {
-                None => Some(Finding::new(Check::Sessions, Kind::SessionMissing, &d.hostname).saw(format!("session {what}"), "no such neighbor")),
+                None => Some(
+                    Finding::new(Check::Sessions, Kind::SessionMissing, &d.hostname)
+                        .saw(format!("session {what}"), "no such neighbor"),
+                ),
                 Some(p) if p.remote_as.is_some_and(|a| a != n.remote_as) => {
                     let a = p.remote_as.unwrap_or(0);
                     if wrong_as.contains_key(&(n.peer.to_string(), a)) {
                         continue; // the peer's own finding names its ASN
                     }
-                    Some(Finding::new(Check::Sessions, Kind::WrongAsn, &d.hostname).saw(format!("session {what}"), format!("peer AS {a} ({})", p.state)))
+                    Some(
+                        Finding::new(Check::Sessions, Kind::WrongAsn, &d.hostname).saw(
+                            format!("session {what}"),
+                            format!("peer AS {a} ({})", p.state),
+                        ),
+                    )
                 }
-                Some(p) if !p.established => Some(Finding::new(Check::Sessions, Kind::SessionDown, &d.hostname).saw(format!("session {what} Established"), p.state.clone())),
+                Some(p) if !p.established => Some(
+                    Finding::new(Check::Sessions, Kind::SessionDown, &d.hostname).saw(
+                        format!("session {what} Established"),
+                        format!("{}, not Established", p.state),
+                    ),
+                ),
                 Some(_) => None,
             };
             let Some(f) = f.map(|f| f.at(n.interface.to_string())) else {
                 continue;
             };
             if let Some(&k) = cabling.owner.get(&end) {
-                cabling.findings[k].explains.push(format!("{}: {} {}: {}", d.hostname, f.kind.as_str(), f.expected, f.found));
+                cabling.findings[k].explains.push(format!(
+                    "{}: {}: {}",
+                    d.hostname,
+                    f.expected.trim_end_matches(" Established"),
+                    f.found
+                ));
             } else {
                 out.push(f);
             }
         }
         let planned: Vec<Ipv4Addr> = d.bgp.neighbors.iter().map(|n| n.ip).collect();
         for p in bgp.peers.iter().filter(|p| !planned.contains(&p.ip)) {
-            out.push(Finding::new(Check::Sessions, Kind::UnplannedSession, &d.hostname).saw("no such session", format!("{} AS {} {}", p.ip, p.remote_as.map_or("?".into(), |a| a.to_string()), p.state)));
+            out.push(
+                Finding::new(Check::Sessions, Kind::UnplannedSession, &d.hostname).saw(
+                    "no such session",
+                    format!(
+                        "{} AS {} {}",
+                        p.ip,
+                        p.remote_as.map_or("?".into(), |a| a.to_string()),
+                        p.state
+                    ),
+                ),
+            );
         }
     }
     out.extend(ecmp(plan, observed, cabling));
@@ -59,7 +88,11 @@ pub fn check(plan: &Plan, observed: &[Option<&Observed>], cabling: &mut Cabling)
 
 /// Each switch's own ASN and router-id; returns the (switch, ASN it runs) of every switch whose ASN
 /// differs, so its peers' sessions are not reported once more.
-fn identity(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>) -> BTreeMap<(String, u32), ()> {
+fn identity(
+    plan: &Plan,
+    observed: &[Option<&Observed>],
+    out: &mut Vec<Finding>,
+) -> BTreeMap<(String, u32), ()> {
     let mut wrong = BTreeMap::new();
     for (i, o) in observed.iter().enumerate() {
         let Some(bgp) = o.and_then(|o| o.bgp.as_ref()) else {
@@ -69,12 +102,21 @@ fn identity(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>)
         if let Some(a) = bgp.local_as.filter(|&a| a != d.bgp.asn) {
             wrong.insert((d.hostname.clone(), a), ());
             let peers: Vec<&str> = d.bgp.peers.iter().map(|p| &*p.name).collect();
-            let mut f = Finding::new(Check::Sessions, Kind::WrongIdentity, &d.hostname).saw(format!("AS {}", d.bgp.asn), format!("AS {a}"));
-            f.explains.push(format!("its sessions with {} see peer AS {a}", peers.join(", ")));
+            let mut f = Finding::new(Check::Sessions, Kind::WrongIdentity, &d.hostname)
+                .saw(format!("AS {}", d.bgp.asn), format!("AS {a}"));
+            f.explains.push(format!(
+                "its sessions with {} see peer AS {a}",
+                peers.join(", ")
+            ));
             out.push(f);
         }
         if let Some(r) = bgp.router_id.filter(|&r| r != d.bgp.router_id) {
-            out.push(Finding::new(Check::Sessions, Kind::WrongIdentity, &d.hostname).saw(format!("router-id {}", d.bgp.router_id), format!("router-id {r}")));
+            out.push(
+                Finding::new(Check::Sessions, Kind::WrongIdentity, &d.hostname).saw(
+                    format!("router-id {}", d.bgp.router_id),
+                    format!("router-id {r}"),
+                ),
+            );
         }
     }
     wrong
@@ -88,10 +130,19 @@ fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<F
     let down: Vec<bool> = fabric
         .links
         .iter()
-        .map(|k| cabling.broken.contains(&(k.a as usize, k.a_port.to_string())) || cabling.broken.contains(&(k.b as usize, k.b_port.to_string())))
+        .map(|k| {
+            cabling
+                .broken
+                .contains(&(k.a as usize, k.a_port.to_string()))
+                || cabling
+                    .broken
+                    .contains(&(k.b as usize, k.b_port.to_string()))
+        })
         .collect();
     let leaves: Vec<usize> = (0..model.devices.len())
-        .filter(|&i| model.devices[i].role == Role::Leaf && observed[i].is_some_and(|o| o.routes.is_some()))
+        .filter(|&i| {
+            model.devices[i].role == Role::Leaf && observed[i].is_some_and(|o| o.routes.is_some())
+        })
         .collect();
     if leaves.is_empty() {
         return Vec::new();
@@ -111,7 +162,10 @@ fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<F
         let Some(routes) = observed[s].and_then(|o| o.routes.as_ref()) else {
             continue;
         };
-        let got: HashMap<&str, usize> = routes.iter().map(|r| (r.prefix.as_str(), r.next_hops.len())).collect();
+        let got: HashMap<&str, usize> = routes
+            .iter()
+            .map(|r| (r.prefix.as_str(), r.next_hops.len()))
+            .collect();
         let (mut short, mut missing, mut total) = (Vec::new(), 0usize, 0usize);
         for (&origin, &n) in &want[s] {
             let o = &model.devices[origin];
@@ -133,9 +187,18 @@ fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<F
         let found = format!(
             "{missing} of {total} server subnets of other leaves without a route, {} with fewer paths{}",
             short.len(),
-            if example.is_empty() { String::new() } else { format!(" (e.g. {example})") }
+            if example.is_empty() {
+                String::new()
+            } else {
+                format!(" (e.g. {example})")
+            }
         );
-        out.push(Finding::new(Check::Sessions, Kind::Ecmp, &model.devices[s].hostname).saw(format!("the planned paths to each of the {total} server subnets of other leaves"), found));
+        out.push(
+            Finding::new(Check::Sessions, Kind::Ecmp, &model.devices[s].hostname).saw(
+                format!("the planned paths to each of the {total} server subnets of other leaves"),
+                found,
+            ),
+        );
     }
     out
 }

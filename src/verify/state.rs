@@ -2,10 +2,10 @@
 //! inside the folder (a link is not followed), at most [`MAX_DOCUMENT`] bytes, read by its OS's reader.
 //! What cannot be read becomes a finding for that switch, never a crash and never a pass.
 
+use super::Check;
 use super::finding::{Finding, Kind};
 use super::observed::Observed;
 use super::read::{Document, documents, sonic};
-use super::Check;
 use crate::model::{Device, FabricModel};
 use std::path::Path;
 
@@ -31,7 +31,10 @@ pub struct Collected {
 pub fn check_dir(dir: &Path, model: &FabricModel) -> Result<(), String> {
     let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if meta.file_type().is_symlink() {
-        return Err(format!("{}: a link; give the state folder itself (links are not followed)", dir.display()));
+        return Err(format!(
+            "{}: a link; give the state folder itself (links are not followed)",
+            dir.display()
+        ));
     }
     if !meta.is_dir() {
         return Err(format!("{}: not a folder", dir.display()));
@@ -52,7 +55,11 @@ pub fn check_dir(dir: &Path, model: &FabricModel) -> Result<(), String> {
         dir.display(),
         model.devices.len(),
         model.name,
-        if names.is_empty() { "nothing".into() } else { names.join(", ") }
+        if names.is_empty() {
+            "nothing".into()
+        } else {
+            names.join(", ")
+        }
     ))
 }
 
@@ -64,16 +71,23 @@ pub fn collect(dir: &Path, d: &Device) -> Collected {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
             c.findings.push(
-                Finding::new(Check::Cabling, Kind::Unreadable, &d.hostname)
-                    .saw("a folder of documents", format!("{}: not a folder (a link is not followed)", folder.display())),
+                Finding::new(Check::Cabling, Kind::Unreadable, &d.hostname).saw(
+                    "a folder of documents",
+                    format!(
+                        "{}: not a folder (a link is not followed)",
+                        folder.display()
+                    ),
+                ),
             );
             c.blind = Check::ALL.to_vec();
             return c;
         }
         Err(_) => {
             c.findings.push(
-                Finding::new(Check::Cabling, Kind::NotCollected, &d.hostname)
-                    .saw(format!("{}/", folder.display()), "no folder: nothing was collected from this switch"),
+                Finding::new(Check::Cabling, Kind::NotCollected, &d.hostname).saw(
+                    format!("{}/", folder.display()),
+                    "no folder: nothing was collected from this switch",
+                ),
             );
             c.blind = Check::ALL.to_vec();
             return c;
@@ -81,12 +95,13 @@ pub fn collect(dir: &Path, d: &Device) -> Collected {
     }
     let own = documents(d.os);
     let present = |docs: &[Document]| docs.iter().any(|doc| folder.join(doc.file).exists());
-    let docs = if !present(own) && d.os != crate::kinds::Os::Sonic && present(sonic::daemon_documents()) {
-        c.daemon_form = true;
-        sonic::daemon_documents()
-    } else {
-        own
-    };
+    let docs =
+        if !present(own) && d.os != crate::kinds::Os::Sonic && present(sonic::daemon_documents()) {
+            c.daemon_form = true;
+            sonic::daemon_documents()
+        } else {
+            own
+        };
     for doc in docs {
         read_one(&folder, doc, d, &mut c);
     }
@@ -104,12 +119,14 @@ pub fn collect(dir: &Path, d: &Device) -> Collected {
 fn read_one(folder: &Path, doc: &Document, d: &Device, c: &mut Collected) {
     let path = folder.join(doc.file);
     let failed = |kind: Kind, found: String| {
-        Finding::new(doc.serves[0], kind, &d.hostname).saw(format!("{} (`{}`)", doc.file, doc.command), found)
+        Finding::new(doc.serves[0], kind, &d.hostname)
+            .saw(format!("{} (`{}`)", doc.file, doc.command), found)
     };
     let text = match read_text(&path) {
         Ok(Some(t)) => t,
         Ok(None) => {
-            c.findings.push(failed(Kind::NotCollected, "not collected".into()));
+            c.findings
+                .push(failed(Kind::NotCollected, "not collected".into()));
             c.blind.extend(doc.serves);
             return;
         }
@@ -120,7 +137,8 @@ fn read_one(folder: &Path, doc: &Document, d: &Device, c: &mut Collected) {
         }
     };
     if let Err(e) = (doc.read)(&text, &mut c.observed) {
-        c.findings.push(failed(Kind::Unreadable, format!("{}: {e}", path.display())));
+        c.findings
+            .push(failed(Kind::Unreadable, format!("{}: {e}", path.display())));
         c.blind.extend(doc.serves);
     }
 }
@@ -134,13 +152,20 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     if meta.file_type().is_symlink() {
-        return Err(format!("{}: a link, not followed (copy the document itself into the folder)", path.display()));
+        return Err(format!(
+            "{}: a link, not followed (copy the document itself into the folder)",
+            path.display()
+        ));
     }
     if !meta.is_file() {
         return Err(format!("{}: not a regular file", path.display()));
     }
     if meta.len() > MAX_DOCUMENT {
-        return Err(format!("{}: {} bytes, over the {MAX_DOCUMENT}-byte bound of a document", path.display(), meta.len()));
+        return Err(format!(
+            "{}: {} bytes, over the {MAX_DOCUMENT}-byte bound of a document",
+            path.display(),
+            meta.len()
+        ));
     }
     std::fs::read_to_string(path)
         .map(Some)

@@ -15,7 +15,7 @@ const LAYERS: &[&str] = &[
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation
     "lock", "compile", // back: pictures, per-OS layer, render, write, review
-    "picture", "os", "render", "write", "review", "delivery", "twin",
+    "picture", "os", "render", "write", "review", "delivery", "verify", "twin",
     // driving the stages; the binary's own modules
     "pipeline", "project", "bench", "cli",
 ];

@@ -14,7 +14,12 @@ fn state_of(intent: &str, dir: &Path) -> std::path::PathBuf {
 }
 
 fn verify(intent: &str, state: &Path, more: &[&str]) -> (i32, String, String) {
-    let mut args = vec!["verify", intent, "--state", state.to_str().expect("utf-8 path")];
+    let mut args = vec![
+        "verify",
+        intent,
+        "--state",
+        state.to_str().expect("utf-8 path"),
+    ];
     args.extend_from_slice(more);
     let out = aifab(&args);
     (
@@ -39,7 +44,11 @@ fn a_sonic_fabric_that_runs_its_model_verifies_clean() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("the fabric runs as intended"), "{out}");
     for check in ["cabling", "sessions", "ports", "lossless"] {
-        assert!(out.lines().any(|l| l.starts_with(check) && l.ends_with("holds")), "{check}: {out}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(check) && l.ends_with("holds")),
+            "{check}: {out}"
+        );
     }
 }
 
@@ -47,7 +56,9 @@ fn a_sonic_fabric_that_runs_its_model_verifies_clean() {
 /// nothing.
 fn set_neighbor(state: &Path, host: &str, port: &str, to: Option<(&str, &str)>) {
     edit_json(&state.join(host).join("lldpctl.json"), |v| {
-        let list = v["lldp"]["interface"].as_array_mut().expect("several neighbours");
+        let list = v["lldp"]["interface"]
+            .as_array_mut()
+            .expect("several neighbours");
         list.retain(|e| e.get(port).is_none());
         if let Some((sys, id)) = to {
             list.push(serde_json::json!({port: {"chassis": {sys: {"id": {"type": "mac", "value": "02:00:00:00:00:09"}}}, "port": {"id": {"type": "local", "value": id}}}}));
@@ -57,14 +68,24 @@ fn set_neighbor(state: &Path, host: &str, port: &str, to: Option<(&str, &str)>) 
 
 /// What `peer` sends as LLDP port ID for its port `port`.
 fn sent(m: &aifab::model::FabricModel, peer: &str, port: &str) -> String {
-    let d = m.devices.iter().find(|d| d.hostname == peer).expect("device");
-    let p = d.interfaces.iter().find(|i| &*i.name == port).expect("port");
+    let d = m
+        .devices
+        .iter()
+        .find(|d| d.hostname == peer)
+        .expect("device");
+    let p = d
+        .interfaces
+        .iter()
+        .find(|i| &*i.name == port)
+        .expect("port");
     aifab::verify::expect::sent_port_id(Catalog::builtin(), d, p)
 }
 
 /// Sets the state of `host`'s session with `ip` in its `frr-bgp-summary.json`.
 fn set_session(state: &Path, host: &str, ip: &str, f: impl FnOnce(&mut serde_json::Value)) {
-    edit_json(&state.join(host).join("frr-bgp-summary.json"), |v| f(&mut v["ipv4Unicast"]["peers"][ip]));
+    edit_json(&state.join(host).join("frr-bgp-summary.json"), |v| {
+        f(&mut v["ipv4Unicast"]["peers"][ip])
+    });
 }
 
 #[test]
@@ -73,15 +94,43 @@ fn a_crossed_pair_and_a_down_link_are_exactly_two_findings() {
     let dir = Scratch::new("verify-faults");
     let state = state_of(INTENT, &dir);
     let m = model(INTENT);
-    let leaf = m.devices.iter().find(|d| d.role == aifab::kinds::Role::Leaf).expect("a leaf");
-    let up: Vec<_> = leaf.interfaces.iter().filter(|i| i.kind == aifab::model::PortKind::Fabric).collect();
+    let leaf = m
+        .devices
+        .iter()
+        .find(|d| d.role == aifab::kinds::Role::Leaf)
+        .expect("a leaf");
+    let up: Vec<_> = leaf
+        .interfaces
+        .iter()
+        .filter(|i| i.kind == aifab::model::PortKind::Fabric)
+        .collect();
     assert!(up.len() >= 3, "the test needs three uplinks");
     let (p1, p2, p3) = (up[0], up[1], up[2]);
     // The far ends of p1's and p2's cables crossed: p1 reaches p2's spine port and p2 p1's.
-    set_neighbor(&state, &leaf.hostname, &p1.name, Some((&p2.peer, &sent(&m, &p2.peer, &p2.peer_port))));
-    set_neighbor(&state, &leaf.hostname, &p2.name, Some((&p1.peer, &sent(&m, &p1.peer, &p1.peer_port))));
-    set_neighbor(&state, &p2.peer, &p2.peer_port, Some((&leaf.hostname, &sent(&m, &leaf.hostname, &p1.name))));
-    set_neighbor(&state, &p1.peer, &p1.peer_port, Some((&leaf.hostname, &sent(&m, &leaf.hostname, &p2.name))));
+    set_neighbor(
+        &state,
+        &leaf.hostname,
+        &p1.name,
+        Some((&p2.peer, &sent(&m, &p2.peer, &p2.peer_port))),
+    );
+    set_neighbor(
+        &state,
+        &leaf.hostname,
+        &p2.name,
+        Some((&p1.peer, &sent(&m, &p1.peer, &p1.peer_port))),
+    );
+    set_neighbor(
+        &state,
+        &p2.peer,
+        &p2.peer_port,
+        Some((&leaf.hostname, &sent(&m, &leaf.hostname, &p1.name))),
+    );
+    set_neighbor(
+        &state,
+        &p1.peer,
+        &p1.peer_port,
+        Some((&leaf.hostname, &sent(&m, &leaf.hostname, &p2.name))),
+    );
     // p3's link down: no neighbour at either end, sessions idle, ports oper down.
     set_neighbor(&state, &leaf.hostname, &p3.name, None);
     set_neighbor(&state, &p3.peer, &p3.peer_port, None);
@@ -91,25 +140,45 @@ fn a_crossed_pair_and_a_down_link_are_exactly_two_findings() {
         });
     }
     for (i, n) in leaf.bgp.neighbors.iter().enumerate().take(3) {
-        let far = m.devices.iter().find(|d| d.hostname == *n.peer).expect("peer");
-        set_session(&state, &leaf.hostname, &n.ip.to_string(), |p| p["state"] = "Active".into());
-        set_session(&state, &far.hostname, &n.local_ip.to_string(), |p| p["state"] = if i < 2 { "Connect" } else { "Idle" }.into());
+        let far = m
+            .devices
+            .iter()
+            .find(|d| d.hostname == *n.peer)
+            .expect("peer");
+        set_session(&state, &leaf.hostname, &n.ip.to_string(), |p| {
+            p["state"] = "Active".into()
+        });
+        set_session(&state, &far.hostname, &n.local_ip.to_string(), |p| {
+            p["state"] = if i < 2 { "Connect" } else { "Idle" }.into()
+        });
     }
     let (code, out, err) = verify(INTENT, &state, &["-q", "--format", "json"]);
     assert_eq!(code, 1, "{out}{err}");
     let r: serde_json::Value = serde_json::from_str(&out).expect("json report");
     let findings = r["findings"].as_array().expect("findings");
-    let kinds: Vec<&str> = findings.iter().map(|f| f["kind"].as_str().unwrap_or("")).collect();
+    let kinds: Vec<&str> = findings
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap_or(""))
+        .collect();
     assert_eq!(kinds, ["crossed", "no-neighbor"], "{out}");
     let crossed = &findings[0];
     assert_eq!(crossed["switch"], leaf.hostname.as_str(), "{out}");
     assert_eq!(crossed["port"], format!("{} {}", p1.name, p2.name), "{out}");
     let found = crossed["found"].as_str().unwrap_or("");
-    assert!(found.contains(&format!("swap the plugs at {} {} and {}", leaf.hostname, p1.name, p2.name)), "{found}");
+    assert!(
+        found.contains(&format!(
+            "swap the plugs at {} {} and {}",
+            leaf.hostname, p1.name, p2.name
+        )),
+        "{found}"
+    );
     let explains = crossed["explains"].as_array().map_or(0, Vec::len);
     assert_eq!(explains, 4, "both ends' sessions of both cables: {out}");
     let down = &findings[1];
-    assert!(down["explains"].as_array().is_some_and(|e| e.len() == 4), "two sessions and two ports down: {out}");
+    assert!(
+        down["explains"].as_array().is_some_and(|e| e.len() == 4),
+        "two sessions and two ports down: {out}"
+    );
     // The text form says the same in a line per finding.
     let (_, text, _) = verify(INTENT, &state, &["-q"]);
     assert!(text.contains("2 finding(s)"), "{text}");
@@ -121,16 +190,34 @@ fn a_session_to_a_switch_running_another_asn_is_named_once() {
     let dir = Scratch::new("verify-asn");
     let state = state_of(INTENT, &dir);
     let m = model(INTENT);
-    let spine = m.devices.iter().find(|d| d.role == aifab::kinds::Role::Spine).expect("a spine");
-    edit_json(&state.join(&spine.hostname).join("frr-bgp-summary.json"), |v| v["ipv4Unicast"]["as"] = 64999.into());
+    let spine = m
+        .devices
+        .iter()
+        .find(|d| d.role == aifab::kinds::Role::Spine)
+        .expect("a spine");
+    edit_json(
+        &state.join(&spine.hostname).join("frr-bgp-summary.json"),
+        |v| v["ipv4Unicast"]["as"] = 64999.into(),
+    );
     for n in &spine.bgp.neighbors {
-        set_session(&state, &n.peer, &n.local_ip.to_string(), |p| p["remoteAs"] = 64999.into());
+        set_session(&state, &n.peer, &n.local_ip.to_string(), |p| {
+            p["remoteAs"] = 64999.into()
+        });
     }
     let (code, out, _) = verify(INTENT, &state, &["-q", "--checks", "sessions"]);
     assert_eq!(code, 1, "{out}");
-    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("sessions ") && l.contains("expected")).collect();
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("sessions ") && l.contains("expected"))
+        .collect();
     assert_eq!(lines.len(), 1, "{out}");
-    assert!(lines[0].contains(&format!("{}: expected AS {}, found AS 64999", spine.hostname, spine.bgp.asn)), "{out}");
+    assert!(
+        lines[0].contains(&format!(
+            "{}: expected AS {}, found AS 64999",
+            spine.hostname, spine.bgp.asn
+        )),
+        "{out}"
+    );
 }
 
 #[test]
@@ -156,7 +243,11 @@ fn unreadable_and_misplaced_documents_are_findings_of_that_switch() {
     let dir = Scratch::new("verify-bad-docs");
     let state = state_of(INTENT, &dir);
     let m = model(INTENT);
-    let (a, b, c) = (&m.devices[0].hostname, &m.devices[1].hostname, &m.devices[2].hostname);
+    let (a, b, c) = (
+        &m.devices[0].hostname,
+        &m.devices[1].hostname,
+        &m.devices[2].hostname,
+    );
     // a: a truncated document; b: another switch's files; c: a link out of the folder.
     let bgp = state.join(a).join("frr-bgp-summary.json");
     let text = std::fs::read_to_string(&bgp).expect("read");
@@ -174,8 +265,18 @@ fn unreadable_and_misplaced_documents_are_findings_of_that_switch() {
     std::os::unix::fs::symlink("/etc/hostname", &routes).expect("ln");
     let (code, out, _) = verify(INTENT, &state, &["-q"]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains(&format!("unreadable         {a}: expected frr-bgp-summary.json")) && out.contains("line 1 column"), "{out}");
-    assert!(out.contains(&format!("wrong-switch       {b}: expected the documents of {b}, found the documents of `{c}`")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "unreadable         {a}: expected frr-bgp-summary.json"
+        )) && out.contains("line 1 column"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "wrong-switch       {b}: expected the documents of {b}, found the documents of `{c}`"
+        )),
+        "{out}"
+    );
     assert!(out.contains("a link, not followed"), "{out}");
     // A folder without any switch of the fabric is another fabric's: exit 2.
     let other = dir.join("other");

@@ -84,9 +84,12 @@ fn entries<'a>(v: &'a Value, at: &str) -> Result<Vec<(&'a str, &'a Value)>, Read
 
 fn read_chassis(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     let v = json(text)?;
-    let chassis = v
-        .pointer("/local-chassis/chassis")
-        .ok_or_else(|| wrong("/local-chassis/chassis", "missing: not `lldpcli show chassis -f json`"))?;
+    let chassis = v.pointer("/local-chassis/chassis").ok_or_else(|| {
+        wrong(
+            "/local-chassis/chassis",
+            "missing: not `lldpcli show chassis -f json`",
+        )
+    })?;
     let (name, body) = entries(chassis, "/local-chassis/chassis")?
         .into_iter()
         .next()
@@ -139,8 +142,14 @@ fn read_bgp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     let v = json(text)?;
     let mut s = BgpSummary::default();
     if let Some(u) = v.get("ipv4Unicast") {
-        s.router_id = u.get("routerId").and_then(Value::as_str).and_then(|r| r.parse().ok());
-        s.local_as = u.get("as").and_then(Value::as_u64).and_then(|a| u32::try_from(a).ok());
+        s.router_id = u
+            .get("routerId")
+            .and_then(Value::as_str)
+            .and_then(|r| r.parse().ok());
+        s.local_as = u
+            .get("as")
+            .and_then(Value::as_u64)
+            .and_then(|a| u32::try_from(a).ok());
         let peers = u
             .get("peers")
             .and_then(Value::as_object)
@@ -150,7 +159,10 @@ fn read_bgp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
         }
     } else if !v.as_object().is_some_and(Map::is_empty) {
         // FRR prints `{}` with no BGP instance; anything else without `ipv4Unicast` is another command.
-        return Err(wrong("/ipv4Unicast", "missing: not `show bgp summary json`"));
+        return Err(wrong(
+            "/ipv4Unicast",
+            "missing: not `show bgp summary json`",
+        ));
     }
     o.bgp = Some(s);
     Ok(())
@@ -158,14 +170,21 @@ fn read_bgp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
 
 fn peer(ip: &str, p: &Value) -> Result<BgpPeer, ReadError> {
     let at = format!("/ipv4Unicast/peers/{ip}");
-    let ip = ip
-        .parse()
-        .map_err(|_| wrong(&at, "not an IPv4 address (an interface peer is not planned)"))?;
+    let ip = ip.parse().map_err(|_| {
+        wrong(
+            &at,
+            "not an IPv4 address (an interface peer is not planned)",
+        )
+    })?;
     let state = p
         .get("state")
         .and_then(Value::as_str)
         .ok_or_else(|| wrong(&format!("{at}/state"), "missing"))?;
-    let num = |k: &str| p.get(k).and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok());
+    let num = |k: &str| {
+        p.get(k)
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+    };
     Ok(BgpPeer {
         ip,
         remote_as: num("remoteAs"),
@@ -177,16 +196,22 @@ fn peer(ip: &str, p: &Value) -> Result<BgpPeer, ReadError> {
 
 fn read_routes(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     let v = json(text)?;
-    let m = v
-        .as_object()
-        .ok_or_else(|| wrong("", "expected an object of prefixes: not `show ip route json`"))?;
+    let m = v.as_object().ok_or_else(|| {
+        wrong(
+            "",
+            "expected an object of prefixes: not `show ip route json`",
+        )
+    })?;
     let mut out = Vec::with_capacity(m.len());
     for (prefix, entries) in m {
         let at = format!("/{}", prefix.replace('/', "~1"));
         let list = entries
             .as_array()
             .ok_or_else(|| wrong(&at, "expected a list of routes: not `show ip route json`"))?;
-        let Some(sel) = list.iter().find(|r| r.get("selected") == Some(&Value::Bool(true))) else {
+        let Some(sel) = list
+            .iter()
+            .find(|r| r.get("selected") == Some(&Value::Bool(true)))
+        else {
             continue;
         };
         let next_hops = sel
@@ -199,7 +224,11 @@ fn read_routes(text: &str, o: &mut Observed) -> Result<(), ReadError> {
             .collect();
         out.push(Route {
             prefix: prefix.clone(),
-            protocol: sel.get("protocol").and_then(Value::as_str).unwrap_or("").to_string(),
+            protocol: sel
+                .get("protocol")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
             next_hops,
         });
     }
@@ -209,12 +238,19 @@ fn read_routes(text: &str, o: &mut Observed) -> Result<(), ReadError> {
 
 /// The rows of a Redis dump (`sonic-db-dump -y`: `"TABLE<sep>key": {"type": "hash", "value": {...}}`)
 /// or of CONFIG_DB as nested tables (`show runningconfiguration all`): (table, key, fields).
-fn rows(v: &Value, sep: char) -> Result<Vec<(String, String, &Map<String, Value>)>, ReadError> {
-    let top = v.as_object().ok_or_else(|| wrong("", "expected an object"))?;
+/// One database row: (table, key, fields).
+type DbRow<'a> = (String, String, &'a Map<String, Value>);
+
+fn rows(v: &Value, sep: char) -> Result<Vec<DbRow<'_>>, ReadError> {
+    let top = v
+        .as_object()
+        .ok_or_else(|| wrong("", "expected an object"))?;
     let mut out = Vec::new();
     for (k, body) in top {
         let at = format!("/{}", k.replace('~', "~0").replace('/', "~1"));
-        let obj = body.as_object().ok_or_else(|| wrong(&at, "expected an object"))?;
+        let obj = body
+            .as_object()
+            .ok_or_else(|| wrong(&at, "expected an object"))?;
         if let Some((table, key)) = k.split_once(sep) {
             let fields = obj
                 .get("value")
@@ -245,7 +281,9 @@ fn read_appl_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
         let p = o.ports.entry(key).or_default();
         p.admin_up = field(f, "admin_status").map(|s| s == "up");
         p.oper_up = field(f, "oper_status").map(|s| s == "up");
-        p.speed_gbps = field(f, "speed").and_then(|s| s.parse::<u32>().ok()).map(|m| m / 1000);
+        p.speed_gbps = field(f, "speed")
+            .and_then(|s| s.parse::<u32>().ok())
+            .map(|m| m / 1000);
         p.mtu = field(f, "mtu").and_then(|s| s.parse().ok());
     }
     Ok(())
@@ -263,7 +301,9 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     let rows = rows(&v, '|')?;
     let table = |t: &'static str| rows.iter().filter(move |r| r.0 == t);
     if let Some((_, _, f)) = table("DEVICE_METADATA").find(|r| r.1 == "localhost") {
-        o.hostname = field(f, "hostname").map(str::to_string).or(o.hostname.take());
+        o.hostname = field(f, "hostname")
+            .map(str::to_string)
+            .or(o.hostname.take());
     }
     let maps: BTreeMap<&str, BTreeMap<u8, u8>> = table("DSCP_TO_TC_MAP")
         .map(|(_, k, f)| {
@@ -292,7 +332,9 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     for (_, port, f) in table("PORT_QOS_MAP").filter(|r| r.1.starts_with("Ethernet")) {
         let p = o.ports.entry(port.clone()).or_default();
         p.pfc_priorities = Some(field(f, "pfc_enable").map(priorities).unwrap_or_default());
-        let sw = field(f, "pfcwd_sw_enable").map(priorities).unwrap_or_default();
+        let sw = field(f, "pfcwd_sw_enable")
+            .map(priorities)
+            .unwrap_or_default();
         p.pfc_watchdog = Some(!sw.is_empty() && watched.contains(&port.as_str()));
         let map = field(f, "dscp_to_tc_map").and_then(|m| maps.get(m));
         p.trust_dscp = Some(map.is_some());
@@ -303,8 +345,10 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
         let Some((port, q)) = key.rsplit_once('|') else {
             continue;
         };
-        let (Ok(q), Some(e)) = (q.parse::<u8>(), field(f, "wred_profile").and_then(|w| wred.get(w)))
-        else {
+        let (Ok(q), Some(e)) = (
+            q.parse::<u8>(),
+            field(f, "wred_profile").and_then(|w| wred.get(w)),
+        ) else {
             continue;
         };
         if let Some(m) = o.ports.get_mut(port).and_then(|p| p.ecn.as_mut()) {
@@ -351,7 +395,8 @@ fn write_lldp(lldp: &[LldpNeighbor]) -> Value {
             }
             let mut body = json!({"via": "LLDP", "rid": "1", "port": port});
             if let Some(s) = &n.system_name {
-                body["chassis"] = json!({s.as_str(): {"id": {"type": "mac", "value": "02:00:00:00:00:02"}}});
+                body["chassis"] =
+                    json!({s.as_str(): {"id": {"type": "mac", "value": "02:00:00:00:00:02"}}});
             }
             json!({n.local_port.as_str(): body})
         })
@@ -414,7 +459,13 @@ fn write_appl_db(o: &Observed) -> Value {
                 f.insert(k.into(), json!(v));
             }
         };
-        let status = |b: bool| if b { "up".to_string() } else { "down".to_string() };
+        let status = |b: bool| {
+            if b {
+                "up".to_string()
+            } else {
+                "down".to_string()
+            }
+        };
         put("admin_status", p.admin_up.map(status));
         put("oper_status", p.oper_up.map(status));
         put("speed", p.speed_gbps.map(|s| (s * 1000).to_string()));
@@ -434,7 +485,13 @@ fn write_config_db(o: &Observed) -> Value {
         top.insert(k, hash(f));
     };
     if let Some(h) = &o.hostname {
-        put("DEVICE_METADATA|localhost".into(), json!({"hostname": h}).as_object().cloned().unwrap_or_default());
+        put(
+            "DEVICE_METADATA|localhost".into(),
+            json!({"hostname": h})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
     }
     let mut profiles: Vec<EcnState> = Vec::new();
     for (name, p) in &o.ports {
@@ -445,12 +502,21 @@ fn write_config_db(o: &Observed) -> Value {
         f.insert("pfc_enable".into(), json!(list(pfc)));
         if p.pfc_watchdog == Some(true) {
             f.insert("pfcwd_sw_enable".into(), json!(list(pfc)));
-            put(format!("PFC_WD|{name}"), json!({"action": "drop"}).as_object().cloned().unwrap_or_default());
+            put(
+                format!("PFC_WD|{name}"),
+                json!({"action": "drop"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
         }
         if let (Some(true), Some(m)) = (p.trust_dscp, &p.dscp_to_tc) {
             let map_name = format!("MAP_{name}");
             f.insert("dscp_to_tc_map".into(), json!(map_name));
-            let fields = m.iter().map(|(d, t)| (d.to_string(), json!(t.to_string()))).collect();
+            let fields = m
+                .iter()
+                .map(|(d, t)| (d.to_string(), json!(t.to_string())))
+                .collect();
             put(format!("DSCP_TO_TC_MAP|{map_name}"), fields);
         }
         put(format!("PORT_QOS_MAP|{name}"), f);
@@ -459,12 +525,21 @@ fn write_config_db(o: &Observed) -> Value {
                 profiles.push(*e);
                 profiles.len() - 1
             });
-            put(format!("QUEUE|{name}|{q}"), json!({"wred_profile": format!("WRED_{k}")}).as_object().cloned().unwrap_or_default());
+            put(
+                format!("QUEUE|{name}|{q}"),
+                json!({"wred_profile": format!("WRED_{k}")})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            );
         }
     }
     for (k, e) in profiles.iter().enumerate() {
         let f = json!({"ecn": "ecn_all", "green_min_threshold": e.min_bytes.to_string(), "green_max_threshold": e.max_bytes.to_string()});
-        put(format!("WRED_PROFILE|WRED_{k}"), f.as_object().cloned().unwrap_or_default());
+        put(
+            format!("WRED_PROFILE|WRED_{k}"),
+            f.as_object().cloned().unwrap_or_default(),
+        );
     }
     Value::Object(top)
 }
