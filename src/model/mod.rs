@@ -36,6 +36,45 @@ pub struct FabricModel {
     pub hosts: Option<Arc<hosts::HostsPlan>>,
 }
 
+/// How many leaves' loopbacks `aifab verify` samples the ECMP width towards ([`FabricModel::route_samples`]).
+pub const ROUTE_SAMPLES: usize = 16;
+
+impl FabricModel {
+    /// The leaves whose loopback every switch's route to is collected and checked by `aifab verify`
+    /// (`aifab_route_samples` in the inventory): up to [`ROUTE_SAMPLES`] leaves spread over the leaves
+    /// in model order by a stride coprime with their count (zones, groups and rails mixed). A leaf announces its loopback and its
+    /// server subnets alike, so its loopback's next hops are its subnets' (the ECMP width); sampling
+    /// keeps the collected route tables small at any fabric size (a full table of a 100K-GPU fabric's
+    /// leaf holds 100,000 prefixes with 64 next hops each).
+    pub fn route_samples(&self) -> Vec<(&str, Ipv4Addr)> {
+        let leaves: Vec<&Device> = self
+            .devices
+            .iter()
+            .filter(|d| d.role == Role::Leaf)
+            .collect();
+        let len = leaves.len();
+        let n = len.min(ROUTE_SAMPLES);
+        // A stride coprime with the leaf count visits n distinct leaves and, unlike an even stride,
+        // every rail of a rail-ordered fabric (32 leaves of 8 rails: stride 3, not 2).
+        let gcd = |mut a: usize, mut b: usize| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let mut step = len.div_ceil(n.max(1)).max(1);
+        while gcd(step, len) != 1 {
+            step += 1;
+        }
+        let mut picked: Vec<usize> = (0..n).map(|k| k * step % len).collect();
+        picked.sort_unstable();
+        picked
+            .into_iter()
+            .map(|k| (leaves[k].hostname.as_str(), leaves[k].loopback))
+            .collect()
+    }
+}
+
 /// One switch.
 #[derive(Clone, Debug, Serialize)]
 pub struct Device {

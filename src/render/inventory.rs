@@ -184,6 +184,16 @@ pub fn inventory_of(model: &FabricModel, catalog: &Catalog, listed: &Listed) -> 
         "      vars:\n        aifab_fabric: {}",
         yaml_scalar(&model.name)
     );
+    // The prefixes ansible/collect.yml asks every switch's route to (`aifab verify`'s ECMP check).
+    let samples = model.route_samples();
+    let _ = writeln!(
+        s,
+        "        aifab_route_samples:{}",
+        if samples.is_empty() { " []" } else { "" }
+    );
+    for (_, ip) in samples {
+        let _ = writeln!(s, "          - {ip}/32");
+    }
     let _ = writeln!(s, "      children:");
     os_groups(&mut s, &f, &devices, catalog);
     let all: Vec<&Device> = model.devices.iter().collect();

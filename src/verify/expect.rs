@@ -195,16 +195,20 @@ fn ecn(d: &Device) -> BTreeMap<u8, EcnState> {
         .collect()
 }
 
-/// The BGP routes every switch should install with every link up, per switch (model order): for
-/// each prefix another switch announces, the next-hop addresses the analysis selects.
+/// The routes every switch should install with every link up towards the sampled leaves' loopbacks
+/// ([`FabricModel::route_samples`]), per switch in model order: what `ansible/collect.yml` collects.
+///
+/// [`FabricModel::route_samples`]: crate::model::FabricModel::route_samples
 pub fn routes(plan: &Plan) -> Vec<Vec<Route>> {
     let fabric = &plan.fabric;
     let mut out: Vec<Vec<Route>> = vec![Vec::new(); fabric.len()];
-    for origin in 0..fabric.len() as Node {
-        let r = fabric.select(origin, None);
-        let nets = &plan.model.devices[origin as usize].bgp.networks;
+    for (host, lo) in plan.model.route_samples() {
+        let Some(&origin) = plan.index.get(host) else {
+            continue;
+        };
+        let r = fabric.select(origin as Node, None);
         for (s, via) in r.via.iter().enumerate() {
-            if s == origin as usize || via.is_empty() {
+            if s == origin || via.is_empty() {
                 continue;
             }
             let mut hops: Vec<_> = via
@@ -216,11 +220,11 @@ pub fn routes(plan: &Plan) -> Vec<Vec<Route>> {
                 .collect();
             hops.sort_unstable();
             hops.dedup();
-            out[s].extend(nets.iter().map(|n| Route {
-                prefix: n.to_string(),
+            out[s].push(Route {
+                prefix: format!("{lo}/32"),
                 protocol: "bgp".into(),
-                next_hops: hops.clone(),
-            }));
+                next_hops: hops,
+            });
         }
     }
     out

@@ -122,11 +122,22 @@ fn identity(
     wrong
 }
 
-/// Per leaf whose routes were read: the other leaves' server subnets it has no route to, or fewer next
-/// hops than the analysis selects with every cable up but the broken ones.
+/// Per leaf whose routes were read: the sampled leaves' loopbacks ([`FabricModel::route_samples`]) it
+/// has no route to, and every other leaf's prefix in its routes with fewer next hops than the analysis
+/// selects with every cable up but the broken ones.
+///
+/// [`FabricModel::route_samples`]: crate::model::FabricModel::route_samples
 fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<Finding> {
     let model = plan.model;
     let fabric = &plan.fabric;
+    let leaves: Vec<usize> = (0..model.devices.len())
+        .filter(|&i| {
+            model.devices[i].role == Role::Leaf && observed[i].is_some_and(|o| o.routes.is_some())
+        })
+        .collect();
+    if leaves.is_empty() {
+        return Vec::new();
+    }
     let down: Vec<bool> = fabric
         .links
         .iter()
@@ -139,66 +150,95 @@ fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<F
                     .contains(&(k.b as usize, k.b_port.to_string()))
         })
         .collect();
-    let leaves: Vec<usize> = (0..model.devices.len())
-        .filter(|&i| {
-            model.devices[i].role == Role::Leaf && observed[i].is_some_and(|o| o.routes.is_some())
-        })
-        .collect();
-    if leaves.is_empty() {
-        return Vec::new();
+    // The leaf that announces each prefix.
+    let mut origin_of: HashMap<String, usize> = HashMap::new();
+    for (i, d) in model
+        .devices
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.role == Role::Leaf)
+    {
+        origin_of.insert(format!("{}/32", d.loopback), i);
+        for n in &d.bgp.networks {
+            origin_of.insert(n.to_string(), i);
+        }
     }
-    // Next-hop count each observed leaf should have towards each other leaf.
-    let mut want: Vec<HashMap<usize, usize>> = vec![HashMap::new(); model.devices.len()];
-    for origin in (0..model.devices.len()).filter(|&o| model.devices[o].role == Role::Leaf) {
-        let r = fabric.select_down(origin as Node, &down);
-        for &s in &leaves {
-            if s != origin {
-                want[s].insert(origin, r.via[s].len());
+    let samples: Vec<usize> = model
+        .route_samples()
+        .iter()
+        .filter_map(|(h, _)| plan.index.get(h).copied())
+        .collect();
+    // The origins to compute paths towards: the samples and any whose prefix a leaf reported.
+    let mut origins: std::collections::BTreeSet<usize> = samples.iter().copied().collect();
+    for &s in &leaves {
+        for r in observed[s]
+            .and_then(|o| o.routes.as_ref())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(&o) = origin_of.get(&r.prefix) {
+                origins.insert(o);
             }
         }
     }
+    let width: BTreeMap<usize, Vec<usize>> = origins
+        .iter()
+        .map(|&o| {
+            let r = fabric.select_down(o as Node, &down);
+            (o, r.via.iter().map(Vec::len).collect())
+        })
+        .collect();
     let mut out = Vec::new();
     for &s in &leaves {
-        let Some(routes) = observed[s].and_then(|o| o.routes.as_ref()) else {
-            continue;
-        };
+        let routes = observed[s]
+            .and_then(|o| o.routes.as_ref())
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let got: HashMap<&str, usize> = routes
             .iter()
             .map(|r| (r.prefix.as_str(), r.next_hops.len()))
             .collect();
-        let (mut short, mut missing, mut total) = (Vec::new(), 0usize, 0usize);
-        for (&origin, &n) in &want[s] {
-            let o = &model.devices[origin];
-            let lo = format!("{}/32", o.loopback);
-            for net in o.bgp.networks.iter().filter(|n| ***n != *lo) {
-                total += 1;
-                match got.get(&**net) {
-                    None if n > 0 => missing += 1,
-                    Some(&g) if g < n => short.push(format!("{net} ({}): {g} of {n}", o.hostname)),
-                    _ => {}
-                }
+        let mut short = Vec::new();
+        let mut missing = Vec::new();
+        for r in routes {
+            let Some(&o) = origin_of.get(&r.prefix) else {
+                continue;
+            };
+            let want = width[&o][s];
+            if o != s && r.next_hops.len() < want {
+                short.push(format!(
+                    "{} ({}): {} of {want} next hops",
+                    r.prefix,
+                    model.devices[o].hostname,
+                    r.next_hops.len()
+                ));
             }
         }
-        if missing == 0 && short.is_empty() {
+        for &o in samples.iter().filter(|&&o| o != s && width[&o][s] > 0) {
+            let lo = format!("{}/32", model.devices[o].loopback);
+            if !got.contains_key(lo.as_str()) {
+                missing.push(format!("{lo} ({})", model.devices[o].hostname));
+            }
+        }
+        if missing.is_empty() && short.is_empty() {
             continue;
         }
-        short.sort();
-        let example = short.first().cloned().unwrap_or_default();
-        let found = format!(
-            "{missing} of {total} server subnets of other leaves without a route, {} with fewer paths{}",
-            short.len(),
-            if example.is_empty() {
-                String::new()
-            } else {
-                format!(" (e.g. {example})")
-            }
-        );
-        out.push(
-            Finding::new(Check::Sessions, Kind::Ecmp, &model.devices[s].hostname).saw(
-                format!("the planned paths to each of the {total} server subnets of other leaves"),
-                found,
-            ),
-        );
+        let mut found = Vec::new();
+        if !missing.is_empty() {
+            found.push(format!("no route to {}", list(&missing)));
+        }
+        if !short.is_empty() {
+            found.push(format!("fewer paths: {}", list(&short)));
+        }
+        out.push(Finding::new(Check::Sessions, Kind::Ecmp, &model.devices[s].hostname).saw("a route with the planned next hops to every other leaf (its loopback and server subnets)", found.join("; ")));
     }
     out
+}
+
+/// The first three items and a count of the rest.
+fn list(items: &[String]) -> String {
+    match items.len() {
+        0..=3 => items.join(", "),
+        n => format!("{}, and {} more", items[..3].join(", "), n - 3),
+    }
 }

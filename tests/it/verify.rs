@@ -287,3 +287,62 @@ fn unreadable_and_misplaced_documents_are_findings_of_that_switch() {
     let (code, _, err) = verify(INTENT, &dir.join("missing"), &["-q"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn a_leaf_with_a_narrower_ecmp_or_a_missing_route_is_named() {
+    const INTENT: &str = "intents/sonic-lossless-breakout.yaml";
+    let dir = Scratch::new("verify-ecmp");
+    let state = state_of(INTENT, &dir);
+    let m = model(INTENT);
+    let samples = m.route_samples();
+    assert!(samples.len() >= 2, "{samples:?}");
+    let leaf = samples[0].0;
+    let (far, far_lo) = samples[1];
+    let prefix = format!("{far_lo}/32");
+    edit_json(&state.join(leaf).join("frr-ip-route.json"), |v| {
+        let hops = v[&prefix][0]["nexthops"].as_array_mut().expect("next hops");
+        assert!(hops.len() >= 2, "needs ECMP: {hops:?}");
+        hops.pop();
+    });
+    let other = m
+        .devices
+        .iter()
+        .find(|d| d.role == aifab::kinds::Role::Leaf && d.hostname != leaf && d.hostname != far)
+        .expect("a third leaf");
+    edit_json(
+        &state.join(&other.hostname).join("frr-ip-route.json"),
+        |v| {
+            v.as_object_mut().expect("routes").remove(&prefix);
+        },
+    );
+    let (code, out, _) = verify(INTENT, &state, &["-q", "--checks", "sessions"]);
+    assert_eq!(code, 1, "{out}");
+    let ecmp: Vec<&str> = out.lines().filter(|l| l.contains(" ecmp ")).collect();
+    assert_eq!(ecmp.len(), 2, "{out}");
+    assert!(
+        ecmp.iter().any(|l| l.contains(&format!("{leaf}: expected"))
+            && l.contains(&format!("fewer paths: {prefix} ({far}): "))),
+        "{out}"
+    );
+    assert!(
+        ecmp.iter()
+            .any(|l| l.contains(&format!("{}: expected", other.hostname))
+                && l.contains(&format!("no route to {prefix} ({far})"))),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_route_samples_are_distinct_leaves_on_every_rail() {
+    let m = model("intents/pod1-1024.yaml");
+    let samples = m.route_samples();
+    assert_eq!(samples.len(), aifab::model::ROUTE_SAMPLES);
+    let mut hosts: Vec<&str> = samples.iter().map(|s| s.0).collect();
+    hosts.dedup();
+    assert_eq!(hosts.len(), samples.len(), "{samples:?}");
+    let rails: std::collections::BTreeSet<u32> = samples
+        .iter()
+        .filter_map(|(h, _)| m.devices.iter().find(|d| d.hostname == *h)?.rail)
+        .collect();
+    assert_eq!(rails.len(), 8, "every rail sampled: {samples:?}");
+}

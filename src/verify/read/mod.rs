@@ -19,7 +19,9 @@ use std::fmt;
 pub struct Document {
     /// File name inside `DIR/<hostname>/` (`lldp.json`).
     pub file: &'static str,
-    /// The command that prints it on the switch, as `ansible/collect.yml` runs it.
+    /// The command that prints it on the switch, as `ansible/collect.yml` runs it. A command with
+    /// `{prefix}` runs once per prefix of the inventory's `aifab_route_samples`, and the file holds the
+    /// JSON list of their outputs.
     pub command: &'static str,
     /// The checks that need it: when it is missing, each reports "not collected" for the switch.
     pub serves: &'static [Check],
@@ -85,4 +87,30 @@ pub fn write(os: Os, o: &Observed) -> Vec<(&'static str, String)> {
         Os::Eos => eos::write(o),
         Os::Sonic => sonic::write(o),
     }
+}
+
+/// Reads a route document that is either one document of the OS's route command or a JSON list of
+/// them (`ansible/collect.yml` runs the command once per sampled prefix and writes the list): the
+/// routes of every item, in order. A wrong item names its place in the list.
+pub fn routes_list(
+    text: &str,
+    o: &mut Observed,
+    one: fn(&str, &mut Observed) -> Result<(), ReadError>,
+) -> Result<(), ReadError> {
+    if !text.trim_start().starts_with('[') {
+        return one(text, o);
+    }
+    let items = match json(text)? {
+        serde_json::Value::Array(items) => items,
+        _ => return Err(ReadError::new("", "expected a list of route documents")),
+    };
+    let mut all = Vec::new();
+    for (n, item) in items.iter().enumerate() {
+        let mut each = Observed::default();
+        one(&item.to_string(), &mut each)
+            .map_err(|e| ReadError::new(format!("/{n}{}", e.at), e.message))?;
+        all.extend(each.routes.unwrap_or_default());
+    }
+    o.routes = Some(all);
+    Ok(())
 }

@@ -36,9 +36,9 @@ pub const DOCUMENTS: &[Document] = &[
     },
     Document {
         file: "frr-ip-route.json",
-        command: "vtysh -c 'show ip route json'",
+        command: "vtysh -c 'show ip route {prefix} json'",
         serves: &[Check::Sessions],
-        read: read_routes,
+        read: read_route_list,
     },
     Document {
         file: "appl-db.json",
@@ -192,6 +192,10 @@ fn peer(ip: &str, p: &Value) -> Result<BgpPeer, ReadError> {
         established: state == "Established",
         prefixes_received: num("pfxRcd"),
     })
+}
+
+fn read_route_list(text: &str, o: &mut Observed) -> Result<(), ReadError> {
+    super::routes_list(text, o, read_routes)
 }
 
 fn read_routes(text: &str, o: &mut Observed) -> Result<(), ReadError> {
