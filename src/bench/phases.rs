@@ -36,6 +36,13 @@ pub struct Timings {
     pub total_ms: f64,
     /// The whole pipeline for one device (`render --only`): load, check, compile, render one.
     pub only_one_ms: f64,
+    /// `aifab verify` of a state folder that a fabric running its model gives (generated, every document
+    /// of every switch), in this process.
+    #[serde(default)]
+    pub verify_ms: f64,
+    /// Bytes of that state folder.
+    #[serde(default)]
+    pub state_bytes: u64,
     /// Peak resident set size, MiB.
     pub peak_rss_mib: f64,
     /// Rayon threads.
@@ -136,6 +143,8 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
         return Err("--only rendered nothing".into());
     }
 
+    let (verify_ms, state_bytes) = verify_phase(&model, catalog, out)?;
+
     Ok(Timings {
         size: size.to_string(),
         devices: model.devices.len(),
@@ -150,20 +159,65 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
         render_write_ms,
         total_ms,
         only_one_ms,
+        verify_ms,
+        state_bytes,
         peak_rss_mib: peak_rss_mib(),
         threads: rayon::current_num_threads(),
     })
 }
 
+/// Generates the state folder of `model` running as rendered beside `out` (untimed), then times
+/// `aifab verify` of it; the state must verify clean. Returns the time and the folder's size.
+fn verify_phase(
+    model: &aifab::model::FabricModel,
+    catalog: &aifab::platform::Catalog,
+    out: &std::path::Path,
+) -> Result<(f64, u64), String> {
+    let state = out.with_extension("state");
+    let _ = std::fs::remove_dir_all(&state);
+    aifab::verify::synth::write_state(model, catalog, &state)?;
+    let bytes = folder_bytes(&state);
+    let t = Instant::now();
+    let report = aifab::verify::verify(model, catalog, &state, &aifab::verify::Options::default())?;
+    let verify_ms = ms(t);
+    let _ = std::fs::remove_dir_all(&state);
+    if !report.holds() {
+        let first: Vec<String> = report
+            .findings
+            .iter()
+            .take(3)
+            .map(aifab::verify::report::line)
+            .collect();
+        return Err(format!(
+            "the generated state did not verify clean: {}",
+            first.join("; ")
+        ));
+    }
+    Ok((verify_ms, bytes))
+}
+
+fn folder_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => folder_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
 /// The results as a Markdown table.
 pub fn table(rows: &[Timings]) -> String {
     let mut s = String::from(
-        "| fabric | switches | output | load+validate | check | compile | deadlock check | render | render+write | total | µs/switch | `--only` one switch | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| fabric | switches | output | load+validate | check | compile | deadlock check | render | render+write | total | µs/switch | `--only` one switch | verify (state) | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let per = r.total_ms * 1000.0 / r.devices.max(1) as f64;
         s.push_str(&format!(
-            "| {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} ms | {:.0} MiB |\n",
+            "| {} | {} | {:.0} MB | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | {:.0} ms | **{:.0} ms** | {:.0} | {:.0} ms | {:.0} ms ({:.0} MB) | {:.0} MiB |\n",
             r.size,
             r.devices,
             r.bytes as f64 / 1e6,
@@ -176,6 +230,8 @@ pub fn table(rows: &[Timings]) -> String {
             r.total_ms,
             per,
             r.only_one_ms,
+            r.verify_ms,
+            r.state_bytes as f64 / 1e6,
             r.peak_rss_mib
         ));
     }
