@@ -37,7 +37,10 @@ enum Step<'a> {
 impl<'a> Node<'a> {
     /// The document's root.
     pub fn root(v: &'a Value) -> Node<'a> {
-        Node { v, step: Step::Root }
+        Node {
+            v,
+            step: Step::Root,
+        }
     }
 
     /// The JSON Pointer of this node (`/` for the root).
@@ -125,7 +128,10 @@ impl<'a> Node<'a> {
         };
         Ok(match map.get(key) {
             None | Some(Value::Null) => None,
-            Some(v) => Some(Node { v, step: Step::Key(self, key) }),
+            Some(v) => Some(Node {
+                v,
+                step: Step::Key(self, key),
+            }),
         })
     }
 
@@ -143,7 +149,13 @@ impl<'a> Node<'a> {
         };
         Ok(map.iter().map(move |(k, v)| {
             let k = k.as_str();
-            (k, Node { v, step: Step::Key(self, k) })
+            (
+                k,
+                Node {
+                    v,
+                    step: Step::Key(self, k),
+                },
+            )
         }))
     }
 
@@ -152,7 +164,10 @@ impl<'a> Node<'a> {
         let Value::Array(list) = self.v else {
             return Err(self.wrong("a list"));
         };
-        Ok(list.iter().enumerate().map(move |(i, v)| Node { v, step: Step::Index(self, i) }))
+        Ok(list.iter().enumerate().map(move |(i, v)| Node {
+            v,
+            step: Step::Index(self, i),
+        }))
     }
 
     /// NX-OS's rows `TABLE_x` / `ROW_x` of this object: `None` when `TABLE_x` is missing (NX-OS leaves
@@ -170,12 +185,18 @@ impl<'a> Node<'a> {
         let found = t.key(row, &what)?;
         let doc: &'a Value = self.v;
         let value = &doc[table][row];
-        let at = |v, i| Node { v, step: Step::Row(self, table, row, i) };
+        let at = |v, i| Node {
+            v,
+            step: Step::Row(self, table, row, i),
+        };
         match value {
             Value::Object(_) => Ok(Some(vec![at(value, None)])),
             Value::Array(list) => {
-                let rows: Vec<Node<'b>> =
-                    list.iter().enumerate().map(|(i, v)| at(v, Some(i))).collect();
+                let rows: Vec<Node<'b>> = list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| at(v, Some(i)))
+                    .collect();
                 match rows.iter().find(|r| !r.v.is_object()) {
                     Some(bad) => Err(bad.wrong("an object (one row)")),
                     None => Ok(Some(rows)),
@@ -209,7 +230,11 @@ impl<'a> Node<'a> {
         match map.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(v) => Err(Node { v, step: Step::Key(self, key) }.wrong("a string")),
+            Some(v) => Err(Node {
+                v,
+                step: Step::Key(self, key),
+            }
+            .wrong("a string")),
         }
     }
 
@@ -341,7 +366,10 @@ mod tests {
         let rows = first.rows("TABLE_x", "ROW_x").unwrap().unwrap();
         let err = rows[1].key("k", "a number").unwrap().u64().unwrap_err();
         assert_eq!(err.at, "/a~1b/0/TABLE_x/ROW_x/1/k");
-        assert_eq!(err.message, "expected an unsigned integer (a number or a string of digits), found a string");
+        assert_eq!(
+            err.message,
+            "expected an unsigned integer (a number or a string of digits), found a string"
+        );
         let err = rows[0].key("j", "the j").unwrap_err();
         assert_eq!(err.at, "/a~1b/0/TABLE_x/ROW_x/0/j");
         assert_eq!(root.pointer(), "/");

@@ -89,7 +89,9 @@ fn read_lldp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
 
 /// One LLDP neighbour: the local port (`Eth1/1`), the system name, port ID and port description.
 fn lldp_row(row: &Node) -> Result<LldpNeighbor, ReadError> {
-    let local = row.key("l_port_id", "the local port's name (a string)")?.str()?;
+    let local = row
+        .key("l_port_id", "the local port's name (a string)")?
+        .str()?;
     Ok(LldpNeighbor {
         local_port: canonical_port(local),
         system_name: advertised(row.opt_str("sys_name")?),
@@ -145,10 +147,16 @@ fn ipv4_unicast_peers(vrf: &Node) -> Result<Vec<BgpPeer>, ReadError> {
             continue;
         }
         for saf in af.rows("TABLE_saf", "ROW_saf")?.unwrap_or_default() {
-            if saf.key("safi", "the subsequent address family's number")?.u64()? != 1 {
+            if saf
+                .key("safi", "the subsequent address family's number")?
+                .u64()?
+                != 1
+            {
                 continue;
             }
-            let rows = saf.rows("TABLE_neighbor", "ROW_neighbor")?.unwrap_or_default();
+            let rows = saf
+                .rows("TABLE_neighbor", "ROW_neighbor")?
+                .unwrap_or_default();
             let peers = rows.iter().map(bgp_peer).collect::<Result<Vec<_>, _>>()?;
             return Ok(peers.into_iter().flatten().collect());
         }
@@ -286,7 +294,7 @@ fn parse_speed(text: &str) -> Option<u32> {
 /// `value` of a unit `per_gbit` of which make one Gbit/s, when it is a whole, non-zero number of
 /// Gbit/s.
 fn whole_gbps(value: u64, per_gbit: u64) -> Option<u32> {
-    (value > 0 && value % per_gbit == 0)
+    (value > 0 && value.is_multiple_of(per_gbit))
         .then(|| u32::try_from(value / per_gbit).ok())
         .flatten()
 }
@@ -337,12 +345,23 @@ fn write_lldp(neighbors: &[LldpNeighbor]) -> String {
     if !neighbors.is_empty() {
         out.push_str("\"TABLE_nbor_detail\":{\"ROW_nbor_detail\":");
         write_rows(&mut out, neighbors, |out, n| {
-            let local = n.local_port.strip_prefix("Ethernet").map(|rest| format!("Eth{rest}"));
-            let _ = write!(out, "{{\"l_port_id\":{}", Q(local.as_deref().unwrap_or(&n.local_port)));
+            let local = n
+                .local_port
+                .strip_prefix("Ethernet")
+                .map(|rest| format!("Eth{rest}"));
+            let _ = write!(
+                out,
+                "{{\"l_port_id\":{}",
+                Q(local.as_deref().unwrap_or(&n.local_port))
+            );
             if let Some(id) = &n.port_id {
                 let _ = write!(out, ",\"port_id\":{}", Q(id));
             }
-            let _ = write!(out, ",\"port_desc\":{}", Q(n.port_descr.as_deref().unwrap_or("null")));
+            let _ = write!(
+                out,
+                ",\"port_desc\":{}",
+                Q(n.port_descr.as_deref().unwrap_or("null"))
+            );
             if let Some(name) = &n.system_name {
                 let _ = write!(out, ",\"sys_name\":{}", Q(name));
             }
@@ -418,10 +437,18 @@ fn write_prefix(out: &mut String, r: &Route, bgp_client: &str) {
         r.next_hops.len()
     );
     if r.next_hops.is_empty() {
-        let _ = write!(out, "{{\"ifname\":\"Null0\",\"clientname\":{},\"ubest\":\"true\"}}", Q(client));
+        let _ = write!(
+            out,
+            "{{\"ifname\":\"Null0\",\"clientname\":{},\"ubest\":\"true\"}}",
+            Q(client)
+        );
     } else {
         write_rows(out, &r.next_hops, |out, hop| {
-            let _ = write!(out, "{{\"ipnexthop\":\"{hop}\",\"clientname\":{},\"ubest\":\"true\"}}", Q(client));
+            let _ = write!(
+                out,
+                "{{\"ipnexthop\":\"{hop}\",\"clientname\":{},\"ubest\":\"true\"}}",
+                Q(client)
+            );
         });
     }
     out.push_str("}}");
@@ -482,7 +509,10 @@ mod tests {
     ];
 
     fn read(file: &str, text: &str) -> Result<Observed, ReadError> {
-        let doc = DOCUMENTS.iter().find(|d| d.file == file).expect("a document of that name");
+        let doc = DOCUMENTS
+            .iter()
+            .find(|d| d.file == file)
+            .expect("a document of that name");
         let mut o = Observed::default();
         (doc.read)(text, &mut o)?;
         Ok(o)
@@ -495,7 +525,16 @@ mod tests {
     #[test]
     fn documents_are_named_and_serve_their_checks() {
         let files: Vec<&str> = DOCUMENTS.iter().map(|d| d.file).collect();
-        assert_eq!(files, [HOSTNAME_FILE, LLDP_FILE, BGP_FILE, ROUTES_FILE, INTERFACES_FILE]);
+        assert_eq!(
+            files,
+            [
+                HOSTNAME_FILE,
+                LLDP_FILE,
+                BGP_FILE,
+                ROUTES_FILE,
+                INTERFACES_FILE
+            ]
+        );
         assert!(DOCUMENTS.iter().all(|d| d.command.ends_with(" | json")));
         let lldp = &DOCUMENTS[1];
         assert_eq!(lldp.command, "show lldp neighbors detail | json");
@@ -521,7 +560,10 @@ mod tests {
         };
         assert_eq!(lldp[11], isl);
         assert_eq!(lldp[1].local_port, "Ethernet1/1");
-        assert_eq!(lldp[1].system_name.as_deref(), Some("sa-tme-flexpod-afx-c1-01"));
+        assert_eq!(
+            lldp[1].system_name.as_deref(),
+            Some("sa-tme-flexpod-afx-c1-01")
+        );
         assert_eq!(lldp[1].port_id.as_deref(), Some("e4b"));
         assert_eq!(lldp[1].port_descr, None, "`null` is a description not sent");
         assert_eq!(lldp[0].local_port, "mgmt0");
@@ -541,22 +583,39 @@ mod tests {
         assert_eq!(none.lldp, Some(Vec::new()));
     }
 
+    /// A peer as (address, ASN, state, established, prefixes received).
+    type PeerRow<'a> = (Ipv4Addr, Option<u32>, &'a str, bool, Option<u32>);
+
     #[test]
     fn bgp_sample_is_the_default_vrf_ipv4_unicast_family() {
         let bgp = read(BGP_FILE, BGP_SAMPLE).unwrap().bgp.unwrap();
         assert_eq!(bgp.router_id, Some(ip("10.0.0.31")));
         assert_eq!(bgp.local_as, Some(64520));
-        let peers: Vec<(Ipv4Addr, Option<u32>, &str, bool, Option<u32>)> = bgp
+        let peers: Vec<PeerRow> = bgp
             .peers
             .iter()
-            .map(|p| (p.ip, p.remote_as, p.state.as_str(), p.established, p.prefixes_received))
+            .map(|p| {
+                (
+                    p.ip,
+                    p.remote_as,
+                    p.state.as_str(),
+                    p.established,
+                    p.prefixes_received,
+                )
+            })
             .collect();
         assert_eq!(
             peers,
             [
                 (ip("10.0.0.21"), Some(64520), "Established", true, Some(0)),
                 (ip("10.0.0.22"), Some(64520), "Established", true, Some(0)),
-                (ip("169.254.254.2"), Some(65533), "Established", true, Some(10)),
+                (
+                    ip("169.254.254.2"),
+                    Some(65533),
+                    "Established",
+                    true,
+                    Some(10)
+                ),
             ],
             "the EVPN family's and the other VRFs' peers are not the IPv4 unicast sessions"
         );
@@ -568,14 +627,23 @@ mod tests {
         assert_eq!(routes.len(), 28);
         let find = |p: &str| routes.iter().find(|r| r.prefix == p).expect(p);
         let default = find("0.0.0.0/0");
-        assert_eq!((default.protocol.as_str(), &default.next_hops[..]), ("bgp", &[ip("169.254.254.2")][..]));
+        assert_eq!(
+            (default.protocol.as_str(), &default.next_hops[..]),
+            ("bgp", &[ip("169.254.254.2")][..])
+        );
         let ecmp = find("10.0.0.11/32");
         assert_eq!(ecmp.protocol, "ospf");
         assert_eq!(ecmp.next_hops, [ip("10.0.0.21"), ip("10.0.0.22")]);
         let own = find("10.0.0.31/32");
-        assert_eq!((own.protocol.as_str(), &own.next_hops[..]), ("local", &[ip("10.0.0.31")][..]));
+        assert_eq!(
+            (own.protocol.as_str(), &own.next_hops[..]),
+            ("local", &[ip("10.0.0.31")][..])
+        );
         assert_eq!(find("169.254.254.0/30").protocol, "connected");
-        assert!(routes.iter().all(|r| r.prefix != "172.16.1.101/32"), "an evpn-vrf route");
+        assert!(
+            routes.iter().all(|r| r.prefix != "172.16.1.101/32"),
+            "an evpn-vrf route"
+        );
     }
 
     #[test]
@@ -598,7 +666,10 @@ mod tests {
     fn interfaces_sample_down_and_shut_with_auto_speed() {
         let ports = read(INTERFACES_FILE, ADMIN_DOWN_SAMPLE).unwrap().ports;
         let link_down = &ports["Ethernet1/1"];
-        assert_eq!((link_down.admin_up, link_down.oper_up), (Some(true), Some(false)));
+        assert_eq!(
+            (link_down.admin_up, link_down.oper_up),
+            (Some(true), Some(false))
+        );
         assert_eq!((link_down.speed_gbps, link_down.mtu), (None, Some(1500)));
         let shut = &ports["Ethernet1/2"];
         assert_eq!((shut.admin_up, shut.oper_up), (Some(false), Some(false)));
@@ -644,7 +715,12 @@ mod tests {
         Observed {
             hostname: Some("z1-g1-r1".into()),
             lldp: Some(vec![
-                neighbor("Ethernet1/1", "ss1", "Ethernet1/1", Some("z1-g1-r1:Ethernet1/1")),
+                neighbor(
+                    "Ethernet1/1",
+                    "ss1",
+                    "Ethernet1/1",
+                    Some("z1-g1-r1:Ethernet1/1"),
+                ),
                 neighbor("Ethernet1/2", "server0001", "enp1s0f0", None),
                 neighbor("Ethernet1/1/2", "ss2", "Ethernet3/1", Some("uplink \"a\"")),
             ]),
@@ -675,7 +751,10 @@ mod tests {
     fn read_all(docs: &[(&'static str, String)]) -> Observed {
         let mut o = Observed::default();
         for (file, text) in docs {
-            let doc = DOCUMENTS.iter().find(|d| d.file == *file).expect("a known file");
+            let doc = DOCUMENTS
+                .iter()
+                .find(|d| d.file == *file)
+                .expect("a known file");
             (doc.read)(text, &mut o).unwrap_or_else(|e| panic!("{file}: {e}\n{text}"));
         }
         o
@@ -698,8 +777,14 @@ mod tests {
         o.ports.retain(|name, _| name == "Ethernet1/1");
         let docs = write(&o);
         let lldp: serde_json::Value = serde_json::from_str(&docs[1].1).unwrap();
-        assert!(lldp["TABLE_nbor_detail"]["ROW_nbor_detail"].is_object(), "one row is an object");
-        assert_eq!(lldp["TABLE_nbor_detail"]["ROW_nbor_detail"]["l_port_id"], "Eth1/1");
+        assert!(
+            lldp["TABLE_nbor_detail"]["ROW_nbor_detail"].is_object(),
+            "one row is an object"
+        );
+        assert_eq!(
+            lldp["TABLE_nbor_detail"]["ROW_nbor_detail"]["l_port_id"],
+            "Eth1/1"
+        );
         assert_eq!(read_all(&docs), o);
         let empty = Observed {
             lldp: Some(Vec::new()),
@@ -715,7 +800,13 @@ mod tests {
         let mut o = reported_state();
         let port = o.ports.get_mut("Ethernet1/1").unwrap();
         port.pfc_priorities = Some(vec![3]);
-        port.ecn = Some(BTreeMap::from([(3, EcnState { min_bytes: 1, max_bytes: 2 })]));
+        port.ecn = Some(BTreeMap::from([(
+            3,
+            EcnState {
+                min_bytes: 1,
+                max_bytes: 2,
+            },
+        )]));
         o.qos.watchdog_enabled = Some(true);
         assert_eq!(read_all(&write(&o)), reported_state());
     }
@@ -725,7 +816,10 @@ mod tests {
         for (file, text) in SAMPLES {
             let cut = &text[..text.len() / 2];
             let err = read(file, cut).unwrap_err();
-            assert!(err.at.starts_with("line ") && err.at.contains(" column "), "{file}: {err}");
+            assert!(
+                err.at.starts_with("line ") && err.at.contains(" column "),
+                "{file}: {err}"
+            );
             assert!(err.message.contains("cut short"), "{file}: {err}");
         }
     }
@@ -735,12 +829,18 @@ mod tests {
         for (file, _) in SAMPLES {
             for (other, text) in SAMPLES.iter().filter(|(other, _)| *other != file) {
                 let err = read(file, text).expect_err(&format!("{other} read as {file}"));
-                assert!(!err.at.is_empty() && !err.message.is_empty(), "{other} as {file}");
+                assert!(
+                    !err.at.is_empty() && !err.message.is_empty(),
+                    "{other} as {file}"
+                );
             }
         }
         let err = read(LLDP_FILE, BGP_SAMPLE).unwrap_err();
         assert_eq!(err.at, "/TABLE_nbor_detail");
-        assert!(err.message.contains("show lldp neighbors detail | json"), "{err}");
+        assert!(
+            err.message.contains("show lldp neighbors detail | json"),
+            "{err}"
+        );
         assert!(read(BGP_FILE, "[]").is_err());
     }
 
