@@ -181,8 +181,10 @@ impl<'a> Node<'a> {
         let Some(t) = self.opt(table)? else {
             return Ok(None);
         };
-        let what = format!("`{row}`: an object or a list of objects");
-        let found = t.key(row, &what)?;
+        let what = || format!("`{row}`: an object or a list of objects");
+        let Some(found) = t.opt(row)? else {
+            return Err(t.missing(row, &what()));
+        };
         let doc: &'a Value = self.v;
         let value = &doc[table][row];
         let at = |v, i| Node {
@@ -202,7 +204,7 @@ impl<'a> Node<'a> {
                     None => Ok(Some(rows)),
                 }
             }
-            _ => Err(found.wrong(&what)),
+            _ => Err(found.wrong(&what())),
         }
     }
 

@@ -17,6 +17,7 @@ use crate::verify::observed::{
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
+use std::net::Ipv4Addr;
 
 const HOSTNAME: &str = "show hostname | json";
 const LLDP: &str = "show lldp neighbors detail | json";
@@ -131,9 +132,9 @@ fn read_bgp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
         o.bgp = Some(BgpSummary::default());
         return Ok(());
     };
-    let router_id = match vrf.opt_str("routerId")? {
-        Some("") | None => None,
-        Some(_) => vrf.key("routerId", "the router-id")?.ipv4_or_v6()?,
+    let router_id = match vrf.opt("routerId")? {
+        Some(id) if id.v.as_str() != Some("") => id.ipv4_or_v6()?,
+        _ => None,
     };
     let mut summary = BgpSummary {
         router_id,
@@ -153,7 +154,7 @@ fn read_bgp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
 }
 
 /// One IPv4 peer.
-fn bgp_peer(ip: std::net::Ipv4Addr, peer: &Node) -> Result<BgpPeer, ReadError> {
+fn bgp_peer(ip: Ipv4Addr, peer: &Node) -> Result<BgpPeer, ReadError> {
     let state = peer.key("peerState", "the session state")?.str()?;
     Ok(BgpPeer {
         ip,
@@ -411,7 +412,6 @@ fn write_interfaces(ports: &BTreeMap<String, PortState>) -> String {
 mod tests {
     use super::*;
     use crate::verify::observed::EcnState;
-    use std::net::Ipv4Addr;
 
     const HOSTNAME_SAMPLE: &str = include_str!("../../../tests/verify/eos/hostname.json");
     const LLDP_SAMPLE: &str = include_str!("../../../tests/verify/eos/lldp-neighbors.json");

@@ -9,7 +9,7 @@
 //! `show policy-map interface` was found to build a reader on, so those values stay `None` and the
 //! lossless check skips them on NX-OS (docs/verify-nxos-eos.md).
 
-use super::cursor::{Node, Q};
+use super::cursor::{Esc, Node, Q};
 use super::{Document, ReadError, json};
 use crate::verify::Check;
 use crate::verify::observed::{
@@ -109,59 +109,69 @@ fn advertised(value: Option<&str>) -> Option<String> {
 
 /// `show bgp ipv4 unicast summary | json`: the default VRF's router-id and ASN, and the peers of its
 /// IPv4 unicast family (`af-id` 1, `safi` 1). Other VRFs and families (a `vrf all` or `all` summary)
-/// are passed over.
+/// are passed over. NX-OS may print a VRF's row twice, once without its families.
 fn read_bgp(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     let doc = json(text)?;
     let root = Node::root(&doc);
     let vrfs = root.top_rows("TABLE_vrf", "ROW_vrf", BGP)?;
-    let vrf = default_vrf(&root, &vrfs)?;
-    let router_id = match vrf.opt("vrf-router-id")? {
-        Some(id) => id.ipv4_or_v6()?,
-        None => None,
-    };
-    let local_as = vrf.opt("vrf-local-as")?.map(|n| n.asn()).transpose()?;
-    let peers = ipv4_unicast_peers(&vrf)?;
-    o.bgp = Some(BgpSummary {
-        router_id,
-        local_as,
-        peers,
-    });
+    let rows = default_vrf(&root, &vrfs)?;
+    let mut summary = BgpSummary::default();
+    let mut peers = None;
+    for vrf in &rows {
+        if let Some(id) = vrf.opt("vrf-router-id")? {
+            summary.router_id = summary.router_id.or(id.ipv4_or_v6()?);
+        }
+        if let Some(asn) = vrf.opt("vrf-local-as")? {
+            summary.local_as = summary.local_as.or(Some(asn.asn()?));
+        }
+        if peers.is_none() {
+            peers = ipv4_unicast_peers(vrf)?;
+        }
+    }
+    let missing =
+        "expected the IPv4 unicast family (`af-id` 1, `safi` 1) of the default VRF, found none";
+    summary.peers = peers.ok_or_else(|| rows[0].error(missing))?;
+    o.bgp = Some(summary);
     Ok(())
 }
 
-/// The `ROW_vrf` of the default VRF.
-fn default_vrf<'b>(root: &Node, vrfs: &[Node<'b>]) -> Result<Node<'b>, ReadError> {
+/// The rows of the default VRF (at least one).
+fn default_vrf<'b>(root: &Node, vrfs: &[Node<'b>]) -> Result<Vec<Node<'b>>, ReadError> {
+    let mut rows = Vec::with_capacity(1);
     for vrf in vrfs {
         if vrf.key("vrf-name-out", "the VRF's name")?.str()? == "default" {
-            return Ok(*vrf);
+            rows.push(*vrf);
         }
     }
-    Err(root.error("expected a `ROW_vrf` whose `vrf-name-out` is `default`, found none"))
+    if rows.is_empty() {
+        return Err(
+            root.error("expected a `ROW_vrf` whose `vrf-name-out` is `default`, found none")
+        );
+    }
+    Ok(rows)
 }
 
-/// The peers of the IPv4 unicast family of a VRF's summary.
-fn ipv4_unicast_peers(vrf: &Node) -> Result<Vec<BgpPeer>, ReadError> {
-    let afs = vrf.rows_req("TABLE_af", "ROW_af", "the VRF's address families")?;
-    for af in afs {
+/// The peers of the IPv4 unicast family of a VRF's row, `None` when the row has no such family.
+fn ipv4_unicast_peers(vrf: &Node) -> Result<Option<Vec<BgpPeer>>, ReadError> {
+    for af in vrf.rows("TABLE_af", "ROW_af")?.unwrap_or_default() {
         if af.key("af-id", "the address family's number")?.u64()? != 1 {
             continue;
         }
         for saf in af.rows("TABLE_saf", "ROW_saf")?.unwrap_or_default() {
-            if saf
-                .key("safi", "the subsequent address family's number")?
-                .u64()?
-                != 1
-            {
+            let safi = saf.key("safi", "the subsequent address family's number")?;
+            if safi.u64()? != 1 {
                 continue;
             }
-            let rows = saf
-                .rows("TABLE_neighbor", "ROW_neighbor")?
-                .unwrap_or_default();
-            let peers = rows.iter().map(bgp_peer).collect::<Result<Vec<_>, _>>()?;
-            return Ok(peers.into_iter().flatten().collect());
+            let rows = saf.rows("TABLE_neighbor", "ROW_neighbor")?;
+            let peers = rows
+                .unwrap_or_default()
+                .iter()
+                .map(bgp_peer)
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Some(peers.into_iter().flatten().collect()));
         }
     }
-    Err(vrf.error("expected the IPv4 unicast family (`af-id` 1, `safi` 1), found none"))
+    Ok(None)
 }
 
 /// One BGP peer; `None` for an IPv6 peer.
@@ -185,19 +195,20 @@ fn read_routes(text: &str, o: &mut Observed) -> Result<(), ReadError> {
     let doc = json(text)?;
     let root = Node::root(&doc);
     let vrfs = root.top_rows("TABLE_vrf", "ROW_vrf", ROUTES)?;
-    let vrf = default_vrf(&root, &vrfs)?;
-    let families = vrf.rows_req("TABLE_addrf", "ROW_addrf", "the VRF's address families")?;
+    let rows = default_vrf(&root, &vrfs)?;
     let mut routes = None;
-    for af in families {
-        if af.key("addrf", "the address family's name")?.str()? != "ipv4" {
-            continue;
+    for vrf in &rows {
+        for af in vrf.rows("TABLE_addrf", "ROW_addrf")?.unwrap_or_default() {
+            if af.key("addrf", "the address family's name")?.str()? != "ipv4" {
+                continue;
+            }
+            let prefixes = af.rows("TABLE_prefix", "ROW_prefix")?.unwrap_or_default();
+            let list = prefixes.iter().map(route).collect::<Result<Vec<_>, _>>()?;
+            routes.get_or_insert_with(Vec::new).extend(list);
         }
-        let prefixes = af.rows("TABLE_prefix", "ROW_prefix")?.unwrap_or_default();
-        let list = prefixes.iter().map(route).collect::<Result<Vec<_>, _>>()?;
-        routes.get_or_insert_with(Vec::new).extend(list);
     }
-    let routes = routes.ok_or_else(|| vrf.error("expected the `ipv4` family, found none"))?;
-    o.routes = Some(routes);
+    let missing = "expected the `ipv4` family (`TABLE_addrf`) of the default VRF, found none";
+    o.routes = Some(routes.ok_or_else(|| rows[0].error(missing))?);
     Ok(())
 }
 
@@ -345,15 +356,10 @@ fn write_lldp(neighbors: &[LldpNeighbor]) -> String {
     if !neighbors.is_empty() {
         out.push_str("\"TABLE_nbor_detail\":{\"ROW_nbor_detail\":");
         write_rows(&mut out, neighbors, |out, n| {
-            let local = n
-                .local_port
-                .strip_prefix("Ethernet")
-                .map(|rest| format!("Eth{rest}"));
-            let _ = write!(
-                out,
-                "{{\"l_port_id\":{}",
-                Q(local.as_deref().unwrap_or(&n.local_port))
-            );
+            let _ = match n.local_port.strip_prefix("Ethernet") {
+                Some(rest) => write!(out, "{{\"l_port_id\":\"Eth{}\"", Esc(rest)),
+                None => write!(out, "{{\"l_port_id\":{}", Q(&n.local_port)),
+            };
             if let Some(id) = &n.port_id {
                 let _ = write!(out, ",\"port_id\":{}", Q(id));
             }
@@ -494,6 +500,8 @@ mod tests {
     const HOSTNAME_SAMPLE: &str = include_str!("../../../tests/verify/nxos/hostname.json");
     const LLDP_SAMPLE: &str = include_str!("../../../tests/verify/nxos/lldp-neighbors.json");
     const BGP_SAMPLE: &str = include_str!("../../../tests/verify/nxos/bgp-summary.json");
+    const BGP_ASDOT_SAMPLE: &str =
+        include_str!("../../../tests/verify/nxos/bgp-summary-asdot.json");
     const ROUTES_SAMPLE: &str = include_str!("../../../tests/verify/nxos/ip-route.json");
     const INTERFACES_SAMPLE: &str = include_str!("../../../tests/verify/nxos/interfaces.json");
     const ADMIN_DOWN_SAMPLE: &str =
@@ -618,6 +626,18 @@ mod tests {
                 ),
             ],
             "the EVPN family's and the other VRFs' peers are not the IPv4 unicast sessions"
+        );
+    }
+
+    #[test]
+    fn bgp_sample_in_strings_and_asdot_with_evpn_peers_only() {
+        let bgp = read(BGP_FILE, BGP_ASDOT_SAMPLE).unwrap().bgp.unwrap();
+        assert_eq!(bgp.router_id, Some(ip("10.3.1.136")));
+        assert_eq!(bgp.local_as, Some(8 * 65536 + 1201), "`8.1201` in asdot");
+        assert_eq!(
+            bgp.peers,
+            [],
+            "10.1.1.134 and .135 are L2VPN EVPN peers, not IPv4 unicast"
         );
     }
 
