@@ -5,9 +5,9 @@
 //! rather than a list of one ([`Node::rows`] takes both). `| json` prints every number as a string and
 //! `| json native` as a number; the readers take both, the writer prints strings as `| json` does.
 //! No document aifab collects from NX-OS reports the lossless state (PFC, watchdog, DSCP, ECN): no
-//! public sample of the JSON of `show interface priority-flow-control`, `show queuing pfc-queue` or
-//! `show policy-map interface` was found to build a reader on, so those values stay `None` and the
-//! lossless check skips them on NX-OS (docs/verify-nxos-eos.md).
+//! public sample of the JSON of `show interface priority-flow-control` or `show queuing pfc-queue`
+//! was found to build a reader on, so those values stay `None` and the lossless check skips them on
+//! NX-OS (docs/verify-nxos-eos.md).
 
 use super::cursor::{Esc, Node, Q};
 use super::{Document, ReadError, json};
@@ -225,6 +225,9 @@ fn route(row: &Node) -> Result<Route, ReadError> {
         }
     }
     let chosen = if best.is_empty() { &paths } else { &best };
+    if chosen.is_empty() {
+        return Err(row.error("expected at least one path in `TABLE_path`, found none"));
+    }
     let mut protocol = None;
     let mut next_hops = Vec::with_capacity(chosen.len());
     for path in chosen {
@@ -302,8 +305,8 @@ fn parse_speed(text: &str) -> Option<u32> {
     }
 }
 
-/// `value` of a unit `per_gbit` of which make one Gbit/s, when it is a whole, non-zero number of
-/// Gbit/s.
+/// `value`, in a unit of which `per_gbit` make one Gbit/s, as whole Gbit/s; `None` for 0 and for a
+/// value that is not a whole number of Gbit/s.
 fn whole_gbps(value: u64, per_gbit: u64) -> Option<u32> {
     (value > 0 && value.is_multiple_of(per_gbit))
         .then(|| u32::try_from(value / per_gbit).ok())
