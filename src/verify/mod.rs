@@ -140,12 +140,24 @@ pub fn verify(
                 .cloned()
         })
         .collect();
+    // A check no document of a switch's OS serves (the lossless state of NX-OS and EOS: no JSON form
+    // with a public sample) has no input there: not run, and said in a note.
+    let served = |os: crate::kinds::Os, check: Check| {
+        read::documents(os)
+            .iter()
+            .any(|d| d.serves.contains(&check))
+    };
     let view = |check: Check| -> Vec<Option<&Observed>> {
         collected
             .iter()
-            .map(|c| {
+            .zip(&model.devices)
+            .map(|(c, d)| {
                 c.as_ref()
-                    .filter(|c| checks.contains(&check) && !c.blind.contains(&check))
+                    .filter(|c| {
+                        checks.contains(&check)
+                            && !c.blind.contains(&check)
+                            && (c.daemon_form || served(d.os, check))
+                    })
                     .map(|c| &c.observed)
             })
             .collect()
@@ -188,6 +200,27 @@ pub fn verify(
         .collect();
     let daemon = collected.iter().flatten().filter(|c| c.daemon_form).count();
     let mut notes = Vec::new();
+    for &c in &checks {
+        let unserved: Vec<&crate::model::Device> = model
+            .devices
+            .iter()
+            .zip(&in_scope)
+            .filter(|(d, on)| **on && !served(d.os, c))
+            .map(|(d, _)| d)
+            .collect();
+        if let Some(first) = unserved.first() {
+            let mut oses: Vec<&str> = unserved.iter().map(|d| d.os.as_str()).collect();
+            oses.dedup();
+            notes.push(format!(
+                "{}: not checked on {} switch(es) ({}{}): {} report(s) it in no JSON document aifab collects (docs/verify.md)",
+                c.as_str(),
+                unserved.len(),
+                first.hostname,
+                if unserved.len() > 1 { ", ..." } else { "" },
+                oses.join(", ")
+            ));
+        }
+    }
     if daemon > 0 {
         notes.push(format!("{daemon} switch(es) gave only lldpd and FRR documents (as the twin writes them): their ports and lossless state are not checked"));
     }

@@ -5,6 +5,7 @@
 //! document), SONiC's lldpd (`lldpctl -f json`), FRR (`vtysh -c '... json'`) and its Redis databases
 //! (`sonic-db-dump`).
 
+mod cursor;
 pub mod eos;
 pub mod nxos;
 pub mod sonic;
