@@ -3,6 +3,8 @@
 //! `ansible/collect.yml` fetches), and compares it with the compiled model: cabling (LLDP), BGP
 //! sessions and ECMP width, port state, and the lossless state (PFC, watchdog, DSCP, ECN).
 
+pub mod anta;
+pub mod collect;
 pub mod observed;
 pub mod read;
 
@@ -24,7 +26,12 @@ pub enum Check {
 
 impl Check {
     /// Every check, in report order.
-    pub const ALL: [Check; 4] = [Check::Cabling, Check::Sessions, Check::Ports, Check::Lossless];
+    pub const ALL: [Check; 4] = [
+        Check::Cabling,
+        Check::Sessions,
+        Check::Ports,
+        Check::Lossless,
+    ];
 
     /// The check's name as the reports and `--checks` spell it.
     pub fn as_str(self) -> &'static str {

@@ -48,3 +48,4 @@ mod twin;
 mod unused_ports;
 mod validate;
 mod vendors;
+mod verify_anta;
