@@ -380,6 +380,86 @@ fn a_spine_over_nxos_leaves_expects_their_port_names() {
     );
 }
 
+/// The mixed example with EOS rail leaves instead of SONiC ones: `rail-subnet` leaves, whose server
+/// ports are access ports of the server VLAN and whose VLAN interface is routed.
+fn eos_rail_subnet(dir: &Path) -> FabricModel {
+    let text = std::fs::read_to_string(root().join("intents/mixed-sonic-nxos.yaml")).expect("read");
+    let eos = text.replace("platform: sonic/dell-z9332f-o32", "platform: eos/7060x5-64");
+    assert_ne!(eos, text, "the mixed example's leaf platform moved");
+    let path = dir.join("eos-rail-subnet.yaml");
+    std::fs::write(&path, eos).expect("write intent");
+    common::model(path.to_str().expect("utf-8 path"))
+}
+
+/// The `VerifyL3MTU` inputs of `host`.
+fn l3_mtu_of(tests: &[(String, String, Value)], host: &str) -> Value {
+    let mut of = tests
+        .iter()
+        .filter(|(tag, test, _)| tag == host && test == "VerifyL3MTU");
+    let (_, _, inputs) = of.next().expect("a VerifyL3MTU entry");
+    assert!(of.next().is_none(), "one VerifyL3MTU entry per switch");
+    inputs.clone()
+}
+
+#[test]
+fn a_rail_subnet_leaf_checks_its_vlan_interface_mtu_and_ignores_one_without() {
+    if skip_anta(false) {
+        return;
+    }
+    let dir = common::Scratch::new("verify-anta-rail-subnet");
+    let mut model = eos_rail_subnet(&dir);
+    let tests = tests_of(&parsed(&anta::catalog(&model, None), &dir, None));
+    let mut got: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (tag, test, _) in &tests {
+        *got.entry((tag.clone(), test.clone())).or_default() += 1;
+    }
+    let want: BTreeMap<(String, String), usize> = expected(&model)
+        .into_iter()
+        .map(|((h, t), n)| ((h, t.to_string()), n))
+        .collect();
+    assert_eq!(got, want);
+    // Uplinks and Vlan100 all run the intent's 9100: one value, nothing specific, nothing ignored.
+    assert_eq!(
+        l3_mtu_of(&tests, "g1-rail1"),
+        serde_json::json!({"mtu": 9100})
+    );
+
+    // One uplink planned otherwise, and the server ports out of the VLAN (so Vlan100 has no member
+    // and no rendered MTU): the uplink is specific, Vlan100 ignored beside ANTA's own defaults.
+    let leaf = model
+        .devices
+        .iter_mut()
+        .find(|d| d.hostname == "g1-rail1")
+        .expect("g1-rail1");
+    let uplink = leaf
+        .interfaces
+        .iter_mut()
+        .find(|i| i.kind == PortKind::Fabric)
+        .expect("uplink");
+    uplink.mtu = 9000;
+    let uplink = uplink.name.to_string();
+    for i in leaf
+        .interfaces
+        .iter_mut()
+        .filter(|i| i.kind == PortKind::Server)
+    {
+        i.vlan = None;
+    }
+    let tests = tests_of(&parsed(&anta::catalog(&model, None), &dir, None));
+    let inputs = l3_mtu_of(&tests, "g1-rail1");
+    assert_eq!(inputs["mtu"], Value::from(9100));
+    assert_eq!(
+        inputs["specific_mtu"],
+        serde_json::json!([{ uplink: 9000 }])
+    );
+    let ignored = inputs["ignored_interfaces"]
+        .as_array()
+        .expect("ignored_interfaces");
+    assert!(
+        ignored.contains(&Value::from("Vlan100")) && ignored.contains(&Value::from("Loopback"))
+    );
+}
+
 #[test]
 fn only_narrows_the_catalog_to_the_matching_eos_switches() {
     let model = common::model("intents/three-tier-small.yaml");
