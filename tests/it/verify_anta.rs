@@ -474,11 +474,30 @@ fn only_narrows_the_catalog_to_the_matching_eos_switches() {
     // Spines are SONiC, super-spines NX-OS: nothing to check with ANTA.
     let none = anta::catalog(&model, Some(&glob("*spine*")));
     assert!(none.ends_with("\n{}\n"), "{none}");
+    // A model compiled for one leaf only (as `--only` compiles it: the summary still counts the
+    // whole fabric) has no spine to name an alias from and no paths: no LLDP or ECMP entry, a
+    // comment for each uplink instead; its ports and sessions are all there.
+    let mut narrowed = model.clone();
+    narrowed.devices.retain(|d| d.hostname == "z1-g1-r1");
+    let one = anta::catalog(&narrowed, None);
+    assert!(!one.contains("VerifyLLDPNeighbors") && !one.contains("VerifyBGPRouteECMP"));
+    let leaf = &narrowed.devices[0];
+    let commented = one.matches("is not in the model").count();
+    assert_eq!(commented, leaf.bgp.neighbors.len(), "{one}");
+    let sessions = one.matches("- VerifyBGPPeerSession:").count();
+    assert_eq!(sessions, leaf.bgp.neighbors.len());
+    assert_eq!(
+        one.matches("- VerifyInterfacesStatus:").count(),
+        leaf.interfaces.len()
+    );
     if skip_anta(false) {
         return;
     }
     let dir = common::Scratch::new("verify-anta-only");
     assert_eq!(parsed(&none, &dir, None)["tests"], Value::Array(Vec::new()));
+    let tests = tests_of(&parsed(&one, &dir, None));
+    assert_eq!(tests.len(), one.matches("- Verify").count());
+    assert!(tests.iter().all(|(tag, _, _)| tag == "z1-g1-r1"));
 }
 
 #[test]
