@@ -26,12 +26,7 @@ pub enum Check {
 
 impl Check {
     /// Every check, in report order.
-    pub const ALL: [Check; 4] = [
-        Check::Cabling,
-        Check::Sessions,
-        Check::Ports,
-        Check::Lossless,
-    ];
+    pub const ALL: [Check; 4] = [Check::Cabling, Check::Sessions, Check::Ports, Check::Lossless];
 
     /// The check's name as the reports and `--checks` spell it.
     pub fn as_str(self) -> &'static str {
