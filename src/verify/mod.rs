@@ -5,6 +5,7 @@
 
 pub mod anta;
 pub mod cabling;
+pub mod collect;
 pub mod expect;
 pub mod finding;
 pub mod lossless;

@@ -49,3 +49,4 @@ mod unused_ports;
 mod validate;
 mod vendors;
 mod verify;
+mod verify_anta;

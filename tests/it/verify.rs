@@ -346,3 +346,72 @@ fn the_route_samples_are_distinct_leaves_on_every_rail() {
         .collect();
     assert_eq!(rails.len(), 8, "every rail sampled: {samples:?}");
 }
+
+#[test]
+fn every_example_that_runs_its_model_verifies_clean_in_each_oss_own_documents() {
+    for intent in crate::common::example_intents() {
+        let name = Path::new(&intent)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("x")
+            .to_string();
+        let dir = Scratch::new(&format!("verify-clean-{name}"));
+        let state = state_of(&intent, &dir);
+        let (code, out, err) = verify(&intent, &state, &["-q"]);
+        assert_eq!(code, 0, "{intent}:\n{out}{err}");
+        let m = model(&intent);
+        let eos_or_nxos = m
+            .devices
+            .iter()
+            .filter(|d| d.os != aifab::kinds::Os::Sonic)
+            .count();
+        // NX-OS and EOS print their lossless state in no JSON document aifab has a sample of: said.
+        assert_eq!(
+            out.contains("note: lossless: not checked on"),
+            eos_or_nxos > 0,
+            "{intent}:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_crossed_pair_on_an_nxos_leaf_is_named_from_nxos_and_eos_documents() {
+    const INTENT: &str = "intents/breakout-small.yaml";
+    let dir = Scratch::new("verify-nxos-cross");
+    let state = state_of(INTENT, &dir);
+    let m = model(INTENT);
+    let leaf = m
+        .devices
+        .iter()
+        .find(|d| d.os == aifab::kinds::Os::Nxos)
+        .expect("an NX-OS leaf");
+    let up: Vec<_> = leaf
+        .interfaces
+        .iter()
+        .filter(|i| i.kind == aifab::model::PortKind::Fabric)
+        .collect();
+    let (p1, p2) = (up[0], up[1]);
+    assert_ne!(p1.peer, p2.peer, "two spines");
+    // Cross the far ends as the leaf's NX-OS LLDP table shows it: its two ports' rows exchanged (the
+    // spines' EOS tables left as planned: the crossing is found from one side too).
+    let swap = |path: &Path, a: &str, b: &str| {
+        let text = std::fs::read_to_string(path).expect("read");
+        let text = text.replace(a, "\u{1}").replace(b, a).replace('\u{1}', b);
+        std::fs::write(path, text).expect("write");
+    };
+    let short = |n: &str| n.replacen("Ethernet", "Eth", 1);
+    swap(
+        &state.join(&leaf.hostname).join("lldp-neighbors.json"),
+        &format!("\"{}\"", short(&p1.name)),
+        &format!("\"{}\"", short(&p2.name)),
+    );
+    let (code, out, _) = verify(INTENT, &state, &["-q", "--checks", "cabling"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "crossed            {} {} {}",
+            leaf.hostname, p1.name, p2.name
+        )),
+        "{out}"
+    );
+}

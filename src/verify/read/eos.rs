@@ -7,7 +7,7 @@
 //! watchdog, DSCP, ECN): no public sample of the JSON of `show priority-flow-control`,
 //! `show qos interfaces` or `show qos maps` was found to build a reader on (public samples give
 //! only the PFC and ECN counters), so those values stay `None` and the lossless check skips them on
-//! EOS (docs/verify-nxos-eos.md).
+//! EOS (docs/verify.md).
 
 use super::cursor::{Esc, Node, Q, ip_text};
 use super::{Document, ReadError, json};

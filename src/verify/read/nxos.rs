@@ -7,7 +7,7 @@
 //! No document aifab collects from NX-OS reports the lossless state (PFC, watchdog, DSCP, ECN): no
 //! public sample of the JSON of `show interface priority-flow-control` or `show queuing pfc-queue`
 //! was found to build a reader on, so those values stay `None` and the lossless check skips them on
-//! NX-OS (docs/verify-nxos-eos.md).
+//! NX-OS (docs/verify.md).
 
 use super::cursor::{Esc, Node, Q};
 use super::{Document, ReadError, json};
