@@ -2,12 +2,15 @@
 //! device, built from the compiled model. The checks compare a switch's reported state with it, and
 //! [`crate::verify::synth`] prints it in each OS's own documents (tests, `aifab bench`).
 
-use super::observed::{BgpPeer, BgpSummary, EcnState, LldpNeighbor, Observed, PortState, Route};
+use super::observed::{
+    BgpPeer, BgpSummary, DscpMap, EcnMap, EcnState, LldpNeighbor, Observed, PortState, Route,
+};
 use crate::check::paths::{Fabric, Node};
 use crate::kinds::Os;
 use crate::model::{Device, FabricModel, Interface, PortKind};
 use crate::platform::Catalog;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// The model read for verification: per device its ideal state and what a far end sends over LLDP.
 pub struct Plan<'m> {
@@ -85,12 +88,13 @@ pub fn ideal(plan: &Plan, catalog: &Catalog, i: usize, routes: Option<Vec<Route>
     let pf = catalog.get(&d.platform).map(|(_, pf)| pf);
     let mut ports = BTreeMap::new();
     let mut lldp = Vec::new();
+    let (map, marks) = (Arc::new(dscp_map(d)), Arc::new(ecn(d)));
     for p in &d.interfaces {
         if let Some(n) = neighbor(plan, catalog, p) {
             lldp.push(n);
         }
         let mtu = pf.map_or(p.mtu, |pf| crate::os::port_mtu(d.os, pf, p));
-        ports.insert(p.name.to_string(), port_state(d, p, mtu));
+        ports.insert(p.name.to_string(), port_state(d, p, mtu, &map, &marks));
     }
     for u in &d.unused_ports {
         let state = PortState {
@@ -106,9 +110,9 @@ pub fn ideal(plan: &Plan, catalog: &Catalog, i: usize, routes: Option<Vec<Route>
         routes,
         ports,
         qos: super::observed::QosState {
-            dscp_to_tc: Some(dscp_map(d)),
+            dscp_to_tc: Some(map),
             watchdog_enabled: Some(d.qos.watchdog.enabled),
-            ecn: Some(ecn(d)),
+            ecn: Some(marks),
         },
     }
 }
@@ -137,7 +141,7 @@ fn neighbor(plan: &Plan, catalog: &Catalog, p: &Interface) -> Option<LldpNeighbo
     }
 }
 
-fn port_state(d: &Device, p: &Interface, mtu: u32) -> PortState {
+fn port_state(d: &Device, p: &Interface, mtu: u32, map: &DscpMap, marks: &EcnMap) -> PortState {
     let qos = &d.qos;
     let watched = qos.watchdog.enabled && !qos.lossless_priorities.is_empty();
     PortState {
@@ -148,8 +152,8 @@ fn port_state(d: &Device, p: &Interface, mtu: u32) -> PortState {
         pfc_priorities: Some(qos.lossless_priorities.clone()),
         pfc_watchdog: Some(watched),
         trust_dscp: Some(true),
-        dscp_to_tc: Some(dscp_map(d)),
-        ecn: Some(ecn(d)),
+        dscp_to_tc: Some(map.clone()),
+        ecn: Some(marks.clone()),
     }
 }
 

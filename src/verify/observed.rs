@@ -8,6 +8,14 @@
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
+use std::sync::Arc;
+
+/// DSCP to traffic class, shared by the ports that have the same map (a 100K-GPU fabric has 275,000
+/// ports and a handful of maps).
+pub type DscpMap = Arc<BTreeMap<u8, u8>>;
+
+/// ECN thresholds per egress queue, shared like [`DscpMap`].
+pub type EcnMap = Arc<BTreeMap<u8, EcnState>>;
 
 /// One switch's reported state.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -98,9 +106,9 @@ pub struct PortState {
     /// The port classifies on DSCP (trust DSCP, or a DSCP-to-TC map bound).
     pub trust_dscp: Option<bool>,
     /// DSCP to traffic class as bound to the port, when the OS reports a per-port map.
-    pub dscp_to_tc: Option<BTreeMap<u8, u8>>,
+    pub dscp_to_tc: Option<DscpMap>,
     /// ECN thresholds per egress queue, when the OS reports them per port.
-    pub ecn: Option<BTreeMap<u8, EcnState>>,
+    pub ecn: Option<EcnMap>,
 }
 
 /// ECN marking thresholds of one queue, in bytes.
@@ -116,11 +124,11 @@ pub struct EcnState {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QosState {
     /// The switch-wide DSCP to traffic class map, when the OS reports one.
-    pub dscp_to_tc: Option<BTreeMap<u8, u8>>,
+    pub dscp_to_tc: Option<DscpMap>,
     /// The PFC watchdog is enabled switch-wide.
     pub watchdog_enabled: Option<bool>,
     /// ECN thresholds per queue, when the OS reports them switch-wide rather than per port.
-    pub ecn: Option<BTreeMap<u8, EcnState>>,
+    pub ecn: Option<EcnMap>,
 }
 
 /// The model's spelling of a port name an OS abbreviates: `Eth1/5` and `Et1/5` become `Ethernet1/5`;

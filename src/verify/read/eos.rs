@@ -736,13 +736,13 @@ mod tests {
         let port = o.ports.get_mut("Ethernet1/1").unwrap();
         port.pfc_priorities = Some(vec![3]);
         port.trust_dscp = Some(true);
-        o.qos.ecn = Some(BTreeMap::from([(
+        o.qos.ecn = Some(std::sync::Arc::new(BTreeMap::from([(
             3,
             EcnState {
                 min_bytes: 1,
                 max_bytes: 2,
             },
-        )]));
+        )])));
         let mut expected = reported_state();
         expected.lldp.as_mut().unwrap().swap(1, 2);
         assert_eq!(read_all(&write(&o)), expected);

@@ -829,13 +829,13 @@ mod tests {
         let mut o = reported_state();
         let port = o.ports.get_mut("Ethernet1/1").unwrap();
         port.pfc_priorities = Some(vec![3]);
-        port.ecn = Some(BTreeMap::from([(
+        port.ecn = Some(std::sync::Arc::new(BTreeMap::from([(
             3,
             EcnState {
                 min_bytes: 1,
                 max_bytes: 2,
             },
-        )]));
+        )])));
         o.qos.watchdog_enabled = Some(true);
         assert_eq!(read_all(&write(&o)), reported_state());
     }

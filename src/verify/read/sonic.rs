@@ -9,10 +9,11 @@
 use super::{Document, ReadError, json};
 use crate::verify::Check;
 use crate::verify::observed::{
-    BgpPeer, BgpSummary, EcnState, LldpNeighbor, Observed, Route, canonical_port,
+    BgpPeer, BgpSummary, DscpMap, EcnMap, EcnState, LldpNeighbor, Observed, Route, canonical_port,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// SONiC's documents of a state folder.
 pub const DOCUMENTS: &[Document] = &[
@@ -309,13 +310,13 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
             .map(str::to_string)
             .or(o.hostname.take());
     }
-    let maps: BTreeMap<&str, BTreeMap<u8, u8>> = table("DSCP_TO_TC_MAP")
+    let maps: BTreeMap<&str, DscpMap> = table("DSCP_TO_TC_MAP")
         .map(|(_, k, f)| {
             let m = f
                 .iter()
                 .filter_map(|(d, t)| Some((d.parse().ok()?, t.as_str()?.parse().ok()?)))
                 .collect();
-            (k.as_str(), m)
+            (k.as_str(), Arc::new(m))
         })
         .collect();
     let wred: BTreeMap<&str, EcnState> = table("WRED_PROFILE")
@@ -343,7 +344,7 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
         let map = field(f, "dscp_to_tc_map").and_then(|m| maps.get(m));
         p.trust_dscp = Some(map.is_some());
         p.dscp_to_tc = Some(map.cloned().unwrap_or_default());
-        p.ecn = Some(BTreeMap::new());
+        p.ecn = Some(EcnMap::default());
     }
     for (_, key, f) in table("QUEUE") {
         let Some((port, q)) = key.rsplit_once('|') else {
@@ -356,7 +357,7 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
             continue;
         };
         if let Some(m) = o.ports.get_mut(port).and_then(|p| p.ecn.as_mut()) {
-            m.insert(q, *e);
+            Arc::make_mut(m).insert(q, *e);
         }
     }
     Ok(())
@@ -498,6 +499,7 @@ fn write_config_db(o: &Observed) -> Value {
         );
     }
     let mut profiles: Vec<EcnState> = Vec::new();
+    let mut maps: Vec<DscpMap> = Vec::new();
     for (name, p) in &o.ports {
         let Some(pfc) = &p.pfc_priorities else {
             continue;
@@ -515,16 +517,17 @@ fn write_config_db(o: &Observed) -> Value {
             );
         }
         if let (Some(true), Some(m)) = (p.trust_dscp, &p.dscp_to_tc) {
-            let map_name = format!("MAP_{name}");
-            f.insert("dscp_to_tc_map".into(), json!(map_name));
-            let fields = m
+            let k = maps
                 .iter()
-                .map(|(d, t)| (d.to_string(), json!(t.to_string())))
-                .collect();
-            put(format!("DSCP_TO_TC_MAP|{map_name}"), fields);
+                .position(|x| Arc::ptr_eq(x, m) || x == m)
+                .unwrap_or_else(|| {
+                    maps.push(m.clone());
+                    maps.len() - 1
+                });
+            f.insert("dscp_to_tc_map".into(), json!(format!("MAP_{k}")));
         }
         put(format!("PORT_QOS_MAP|{name}"), f);
-        for (q, e) in p.ecn.iter().flatten() {
+        for (q, e) in p.ecn.iter().flat_map(|m| m.iter()) {
             let k = profiles.iter().position(|x| x == e).unwrap_or_else(|| {
                 profiles.push(*e);
                 profiles.len() - 1
@@ -537,6 +540,13 @@ fn write_config_db(o: &Observed) -> Value {
                     .unwrap_or_default(),
             );
         }
+    }
+    for (k, m) in maps.iter().enumerate() {
+        let fields = m
+            .iter()
+            .map(|(d, t)| (d.to_string(), json!(t.to_string())))
+            .collect();
+        put(format!("DSCP_TO_TC_MAP|MAP_{k}"), fields);
     }
     for (k, e) in profiles.iter().enumerate() {
         let f = json!({"ecn": "ecn_all", "green_min_threshold": e.min_bytes.to_string(), "green_max_threshold": e.max_bytes.to_string()});
