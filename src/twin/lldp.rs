@@ -224,6 +224,28 @@ fn read(lab: &Lab) -> Result<Vec<Vec<Heard>>, String> {
         .collect()
 }
 
+/// Waits (at most `limit`) until switch `i`'s lldpd lists every one of `ports` (Linux names), so that
+/// its first look at the interfaces is over before FRR's daemons start changing them: an lldpd whose
+/// first look overlapped zebra's changes was seen (under load) to know no port at all for good.
+/// Returns whether it lists them all.
+pub fn wait_ports(lab: &Lab, i: usize, ports: &[&str], limit: Duration) -> Result<bool, String> {
+    let end = Instant::now() + limit;
+    loop {
+        // Before its control socket exists, lldpcli fails: not yet.
+        let listed = lab
+            .lldp_tool(i, "lldpcli", &["show", "interfaces", "-f", "json"])
+            .ok()
+            .and_then(|shown| parse_local(&shown).ok())
+            .is_some_and(|local| ports.iter().all(|p| local.contains_key(*p)));
+        if listed || Instant::now() >= end {
+            return Ok(listed);
+        }
+        if !lab::nap(Duration::from_millis(50)) {
+            return Err("interrupted: the lab was removed".into());
+        }
+    }
+}
+
 /// Makes each switch's lldpd send what `want` says on each port (per switch: the Linux name and what
 /// it sends) and run, or gives up at `timeout`: a port lldpd does not send so yet (its start-up
 /// `lldpcli` ran before lldpd knew the port, or did not run) is configured again, as SONiC's

@@ -38,6 +38,8 @@ pub use report::{FailureReport, LeafReport, Report};
 const ASSUMED_MIB_PER_SWITCH: u64 = 64;
 /// How often the FIBs are read while waiting.
 const POLL: Duration = Duration::from_millis(150);
+/// How long a switch's lldpd may take to list its ports before FRR's daemons start beside it.
+const LLDPD_START: Duration = Duration::from_secs(5);
 /// How many LLDP differences the report lists.
 const LLDP_LISTED: usize = 12;
 
@@ -214,7 +216,8 @@ pub struct Settled {
     pub sessions: Vec<(usize, usize)>,
 }
 
-/// Namespaces, cables, server ports and daemons for every switch.
+/// Namespaces, cables, server ports and daemons for every switch: its lldpd first (until it lists
+/// its ports), then its zebra and bgpd.
 fn build(
     lab: &mut Lab,
     run: &Run<'_>,
@@ -251,9 +254,11 @@ fn build(
             .iter()
             .find(|f| f.device == d.hostname)
             .ok_or_else(|| format!("{}: no frr.conf rendered", d.hostname))?;
-        lab.start_frr(i, &lab_config(&conf.content))?;
         let ports = lldp_ports(run, i, true);
         lab.start_lldpd(i, &lldp::config(&d.hostname, &ids[i], &ports)?)?;
+        let names: Vec<&str> = ports.iter().map(|(n, _)| n.as_str()).collect();
+        lldp::wait_ports(lab, i, &names, LLDPD_START)?;
+        lab.start_frr(i, &lab_config(&conf.content))?;
     }
     Ok(())
 }

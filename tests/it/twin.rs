@@ -418,7 +418,43 @@ fn twin_refuses_without_root() {
     assert!(err.contains("aifab twin needs root"), "{err}");
 }
 
-/// Killed while it runs (SIGTERM, then `kill -9`), the twin leaves no namespace, FRR folder or daemon:
+/// The processes in namespace `ns`: pid and name (`comm`).
+fn ns_processes(ns: &str) -> Vec<(u32, String)> {
+    let o = Command::new("ip")
+        .args(["netns", "pids", ns])
+        .output()
+        .expect("ip");
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter_map(|pid| pid.parse::<u32>().ok())
+        .map(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            (pid, comm.trim().to_string())
+        })
+        .collect()
+}
+
+/// The processes in the namespaces named `prefix*`.
+fn lab_processes(prefix: &str) -> Vec<(u32, String)> {
+    namespaces(prefix)
+        .iter()
+        .flat_map(|n| ns_processes(n))
+        .collect()
+}
+
+/// Every one of the `switches` namespaces named `prefix*` runs zebra, bgpd and both halves of lldpd.
+fn lab_running(prefix: &str, switches: usize) -> bool {
+    let ns = namespaces(prefix);
+    ns.len() == switches
+        && ns.iter().all(|n| {
+            let names: Vec<String> = ns_processes(n).into_iter().map(|(_, c)| c).collect();
+            let count = |c: &str| names.iter().filter(|x| *x == c).count();
+            count("zebra") == 1 && count("bgpd") == 1 && count("lldpd") == 2
+        })
+}
+
+/// Killed while it runs (SIGTERM, then `kill -9`), the twin leaves no namespace, FRR folder or daemon
+/// (zebra, bgpd, lldpd):
 /// SIGTERM stops the run, which removes its lab and exits 2; after `kill -9` its reaper does.
 #[test]
 fn a_killed_twin_leaves_nothing_behind() {
@@ -435,32 +471,18 @@ fn a_killed_twin_leaves_nothing_behind() {
             .spawn()
             .expect("run aifab twin");
         let prefix = format!("aifab-twin-{}-", child.id());
-        // Until every switch of its lab runs zebra and bgpd (12 namespaces, 24 daemons), then kill it.
-        let pids = |prefix: &str| -> Vec<String> {
-            namespaces(prefix)
-                .iter()
-                .flat_map(|ns| {
-                    let o = Command::new("ip")
-                        .args(["netns", "pids", ns])
-                        .output()
-                        .expect("ip");
-                    String::from_utf8_lossy(&o.stdout)
-                        .split_whitespace()
-                        .map(str::to_string)
-                        .collect::<Vec<_>>()
-                })
-                .collect()
-        };
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while pids(&prefix).len() < 24 && std::time::Instant::now() < end {
+        // Until every switch of its lab runs zebra, bgpd and lldpd (both halves): 12 namespaces, 48
+        // processes; then kill it.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !lab_running(&prefix, 12) && std::time::Instant::now() < end {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        let pids = pids(&prefix);
-        // (An `ip` reading a FIB may count too.)
         assert!(
-            pids.len() >= 24,
-            "{signal}: the lab never came up: {pids:?}"
+            lab_running(&prefix, 12),
+            "{signal}: the lab never came up: {:?}",
+            lab_processes(&prefix)
         );
+        let pids: Vec<u32> = lab_processes(&prefix).into_iter().map(|(p, _)| p).collect();
         let k = Command::new("kill")
             .args([signal, &child.id().to_string()])
             .status()
