@@ -712,9 +712,17 @@ fn twin_state_holds_every_planned_neighbour_and_session() {
     );
 }
 
-/// The fabric ports of breakout-small's two leaves the fault test plants on: a cable of leaf 1 and a
-/// cable of leaf 2 to another spine (crossed), and another of leaf 2's (down).
-fn fault_ports(model: &FabricModel) -> (&Device, &Interface, &Device, &Interface, &Interface) {
+/// The ports of breakout-small's two leaves the fault test plants on: a cable of leaf 1 (`x`) and a
+/// cable of leaf 2 to another spine (`y`) are crossed, another of leaf 2's cables is down.
+struct FaultPorts<'a> {
+    l1: &'a Device,
+    x: &'a Interface,
+    l2: &'a Device,
+    y: &'a Interface,
+    down: &'a Interface,
+}
+
+fn fault_ports(model: &FabricModel) -> FaultPorts<'_> {
     let leaves: Vec<&Device> = model
         .devices
         .iter()
@@ -728,7 +736,53 @@ fn fault_ports(model: &FabricModel) -> (&Device, &Interface, &Device, &Interface
     let down = fabric_ports(l2)
         .find(|i| i.name != y.name)
         .expect("another leaf 2 uplink");
-    (l1, x, l2, y, down)
+    FaultPorts { l1, x, l2, y, down }
+}
+
+/// A switch port: hostname and interface name.
+type At = (String, String);
+
+/// What a port should show: the neighbour it hears (hostname, port ID), if any, and whether its
+/// session is Established.
+struct Expect {
+    heard: Option<(String, String)>,
+    up: bool,
+}
+
+/// Every fabric port's [`Expect`] with `f`'s faults planted: the crossed ports hear the other cable's
+/// far end, the down cable's ends no one; those six sessions are down, every other is up and hears
+/// its planned neighbour.
+fn fault_expectations(model: &FabricModel, ids: &PortIds, f: &FaultPorts) -> BTreeMap<At, Expect> {
+    let at = |h: &str, p: &str| (h.to_string(), p.to_string());
+    let mut want = BTreeMap::new();
+    for d in &model.devices {
+        for i in fabric_ports(d) {
+            let heard = Some((i.peer.to_string(), ids.of(&i.peer, &i.peer_port)));
+            want.insert(at(&d.hostname, &i.name), Expect { heard, up: true });
+        }
+    }
+    let (l1, l2) = (f.l1.hostname.as_str(), f.l2.hostname.as_str());
+    let (x, y, down) = (f.x, f.y, f.down);
+    let crossed = [
+        (at(l1, &x.name), (&*y.peer, &*y.peer_port)),
+        (at(l2, &y.name), (&*x.peer, &*x.peer_port)),
+        (at(&x.peer, &x.peer_port), (l2, &*y.name)),
+        (at(&y.peer, &y.peer_port), (l1, &*x.name)),
+    ];
+    for (port, (host, far)) in crossed {
+        let heard = Some((host.to_string(), ids.of(host, far)));
+        want.insert(port, Expect { heard, up: false });
+    }
+    for port in [at(l2, &down.name), at(&down.peer, &down.peer_port)] {
+        want.insert(
+            port,
+            Expect {
+                heard: None,
+                up: false,
+            },
+        );
+    }
+    want
 }
 
 /// `--swap` and `--down` on the smallest example (breakout-small: 4 switches, 32 cables). The crossed
@@ -744,60 +798,33 @@ fn twin_state_shows_a_swap_and_a_down() {
     let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
     let intent = "intents/breakout-small.yaml";
     let model = common::model(intent);
-    let (l1, x, l2, y, down) = fault_ports(&model);
+    let f = fault_ports(&model);
     let scratch = common::Scratch::new("twin-faults");
     let dir = scratch.join("state");
-    let swap = format!("{}:{},{}:{}", l1.hostname, x.name, l2.hostname, y.name);
-    let down_at = format!("{}:{}", l2.hostname, down.name);
-    let (code, r, err) = twin_cli(&[
-        intent,
-        "--state",
-        &dir.to_string_lossy(),
-        "--swap",
-        &swap,
-        "--down",
-        &down_at,
-    ]);
+    let swap = format!(
+        "{}:{},{}:{}",
+        f.l1.hostname, f.x.name, f.l2.hostname, f.y.name
+    );
+    let down = format!("{}:{}", f.l2.hostname, f.down.name);
+    let state = dir.to_string_lossy();
+    let args = [intent, "--state", &state, "--swap", &swap, "--down", &down];
+    let (code, r, err) = twin_cli(&args);
     assert_eq!(code, Some(0), "{r:#}\n{err}");
     assert_eq!(r["faults"].as_array().map(Vec::len), Some(2), "{r:#}");
     assert!(r["converged_in"].is_u64(), "{r:#}");
     assert_state_files(&dir, &model);
-    // Per (switch, port): who it should hear, and whether its session is up.
-    let mut want: BTreeMap<(String, String), (Option<(String, String)>, bool)> = BTreeMap::new();
-    for d in &model.devices {
-        for i in fabric_ports(d) {
-            let planned = (i.peer.to_string(), i.peer_port.to_string());
-            want.insert(
-                (d.hostname.clone(), i.name.to_string()),
-                (Some(planned), true),
-            );
-        }
-    }
-    let mut set = |host: &str, port: &str, heard: Option<(&str, &str)>, up: bool| {
-        let heard = heard.map(|(h, p)| (h.to_string(), p.to_string()));
-        want.insert((host.to_string(), port.to_string()), (heard, up));
-    };
-    set(&l1.hostname, &x.name, Some((&y.peer, &y.peer_port)), false);
-    set(&l2.hostname, &y.name, Some((&x.peer, &x.peer_port)), false);
-    set(&x.peer, &x.peer_port, Some((&l2.hostname, &y.name)), false);
-    set(&y.peer, &y.peer_port, Some((&l1.hostname, &x.name)), false);
-    set(&l2.hostname, &down.name, None, false);
-    set(&down.peer, &down.peer_port, None, false);
+    let want = fault_expectations(&model, &PortIds::new(intent, &model), &f);
     for d in &model.devices {
         let heard = lldp_heard(&state_json(&dir, &d.hostname, "lldpctl.json"));
         let sessions = bgp_states(&state_json(&dir, &d.hostname, "frr-bgp-summary.json"));
         for i in fabric_ports(d) {
             let at = format!("{}:{}", d.hostname, i.name);
-            let (who, up) = &want[&(d.hostname.clone(), i.name.to_string())];
-            let expected: Vec<(String, String)> = who.iter().cloned().collect();
-            assert_eq!(
-                heard.get(&lab_port(i)).cloned().unwrap_or_default(),
-                expected,
-                "{at}"
-            );
+            let e = &want[&(d.hostname.clone(), i.name.to_string())];
+            let got = heard.get(&lab_port(i)).cloned().unwrap_or_default();
+            assert_eq!(got, e.heard.iter().cloned().collect::<Vec<_>>(), "{at}");
             let peer_ip = i.peer_ip.expect("a fabric port's peer address").to_string();
             let state = sessions.get(&peer_ip).cloned().unwrap_or_default();
-            assert_eq!(state == "Established", *up, "{at}: session {state}");
+            assert_eq!(state == "Established", e.up, "{at}: session {state}");
         }
     }
 }
@@ -809,7 +836,7 @@ fn twin_state_shows_a_swap_and_a_down() {
 fn twin_refuses_faults_it_cannot_plant() {
     let intent = "intents/breakout-small.yaml";
     let model = common::model(intent);
-    let (l1, x, l2, y, _) = fault_ports(&model);
+    let FaultPorts { l1, x, l2, y, .. } = fault_ports(&model);
     let server = l1
         .interfaces
         .iter()
