@@ -1,9 +1,14 @@
-//! `aifab twin`: runs the fabric's routing in FRR on this machine and reports sessions, routes, ECMP,
-//! convergence and single link failures (docs/twin.md).
+//! `aifab twin`: runs the fabric's routing in FRR and its LLDP in lldpd on this machine and reports
+//! sessions, routes, ECMP, LLDP, convergence and single link failures; plants crossed or down cables
+//! and writes every switch's state on request (docs/twin.md).
 
 use super::{Exit, front_or_exit};
+use aifab::check::paths::Fabric;
+use aifab::model::FabricModel;
 use aifab::platform::Catalog;
 use aifab::render::{Form, Meta, Renderer};
+use aifab::twin::faults::{Faults, PortRef, Swap};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Arguments of `aifab twin`.
@@ -13,9 +18,22 @@ pub struct Args {
     #[arg(required_unless_present = "reap")]
     pub intent: Option<String>,
     /// Single link failures to try after convergence: `all` (every fabric link), or a number spread
-    /// evenly over the links of both tiers; 0 for none.
-    #[arg(long, default_value = "all", value_parser = failures)]
-    pub failures: Failures,
+    /// evenly over the links of both tiers; 0 for none. Default: `all`, or 0 with --state.
+    #[arg(long, value_parser = failures)]
+    pub failures: Option<Failures>,
+    /// Once converged (before any failure), write every switch's state as a SONiC switch prints it to
+    /// DIR/<hostname>/ (lldpctl.json, lldpcli-chassis.json, frr-bgp-summary.json,
+    /// frr-ip-route.json), for `aifab verify --state DIR`. DIR must be new or empty.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Cross two cables when the lab is built: the port at the first SW:PORT is cabled to the far end
+    /// of the second's cable, and the other way round (repeatable). PORT is the interface name of the
+    /// config (`leaf1:Ethernet1/51`).
+    #[arg(long, value_name = "SW:PORT,SW:PORT")]
+    pub swap: Vec<Swap>,
+    /// Take the cable at SW:PORT down at both ends when the lab is built (repeatable).
+    #[arg(long, value_name = "SW:PORT")]
+    pub down: Vec<PortRef>,
     /// Seconds to wait for convergence, each time.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
@@ -51,7 +69,8 @@ fn failures(s: &str) -> Result<Failures, String> {
 }
 
 /// Runs `aifab twin`: 0 when every check held, 1 when the twin found a problem, 2 when it could not
-/// run (an intent with errors, no privilege, no FRR, a fabric too large, an interruption).
+/// run (an intent with errors, a fault that names no fabric cable, an unusable state folder, no
+/// privilege, no FRR or lldpd, a fabric too large, an interruption).
 pub fn run(args: Args) -> Exit {
     if let Some(prefix) = &args.reap {
         aifab::twin::lab::reap(prefix);
@@ -65,6 +84,16 @@ pub fn run(args: Args) -> Exit {
         Ok(f) => f,
         Err(status) => return status,
     };
+    let faults = Faults {
+        swaps: args.swap.clone(),
+        downs: args.down.clone(),
+    };
+    if let Err(problems) = usable(&front.model, &faults, args.state.as_deref()) {
+        for p in problems {
+            eprintln!("error: {p}");
+        }
+        return Exit::Trouble;
+    }
     if let Err(e) = aifab::twin::lab::preflight() {
         eprintln!("error: {e}");
         return Exit::Trouble;
@@ -86,11 +115,18 @@ pub fn run(args: Args) -> Exit {
             return Exit::Trouble;
         }
     };
-    let opts = aifab::twin::Options {
-        failures: args.failures.0,
-        timeout: Duration::from_secs(args.timeout),
+    let failures = match (args.failures, &args.state) {
+        (Some(f), _) => f.0,
+        (None, Some(_)) => Some(0),
+        (None, None) => None,
     };
-    let report = match aifab::twin::run(&front.model, &configs, &opts) {
+    let opts = aifab::twin::Options {
+        failures,
+        timeout: Duration::from_secs(args.timeout),
+        faults,
+        state: args.state,
+    };
+    let report = match aifab::twin::run(&front.model, catalog, &configs, &opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -108,5 +144,27 @@ pub fn run(args: Args) -> Exit {
         Exit::Success
     } else {
         Exit::Differs
+    }
+}
+
+/// The faults and the state folder checked before anything starts: every problem, or none.
+fn usable(
+    model: &FabricModel,
+    faults: &Faults,
+    state: Option<&std::path::Path>,
+) -> Result<(), Vec<String>> {
+    let mut problems = match faults.resolve(model, &Fabric::new(model)) {
+        Ok(_) => Vec::new(),
+        Err(p) => p,
+    };
+    if let Some(dir) = state
+        && let Err(e) = aifab::twin::state::check(dir)
+    {
+        problems.push(e);
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
     }
 }

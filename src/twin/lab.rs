@@ -1,6 +1,7 @@
 //! The twin's lab on this machine: a network namespace per switch, a veth pair per fabric link, a
-//! dummy interface per routed server port (and the server VLAN's gateway), and one zebra and one bgpd
-//! per switch from Debian's `frr`, each reading the switch's rendered `frr.conf`.
+//! veth pair inside the switch per routed server port (and the server VLAN's gateway), one zebra and
+//! one bgpd per switch from Debian's `frr`, each reading the switch's rendered `frr.conf`, and one
+//! Debian `lldpd` per switch (its control socket and pid file in the switch's folder).
 //!
 //! Everything the lab makes is named `aifab-twin-<pid>-<lab>-<n>` (namespaces, FRR's path space under
 //! `/var/run/frr/`) and removed by [`Lab`]'s `Drop`: on success, on error, on a panic, and on SIGINT or
@@ -17,6 +18,8 @@ use std::time::{Duration, Instant};
 
 /// Where FRR's daemons and vtysh live (Debian's `frr` package).
 pub const FRR_DIR: &str = "/usr/lib/frr";
+/// Debian's `lldpd` (package `lldpd`, 1.0.x).
+pub const LLDPD: &str = "/usr/sbin/lldpd";
 /// FRR's state folder: each lab switch's path space is a folder in it.
 const RUN_DIR: &str = "/var/run/frr";
 /// Every name the twin gives starts so.
@@ -58,8 +61,8 @@ pub fn nap(d: Duration) -> bool {
     !interrupted()
 }
 
-/// What the lab needs of this machine, or what is missing: root's network and mount capabilities, and
-/// FRR's daemons.
+/// What the lab needs of this machine, or what is missing: root's network and mount capabilities,
+/// FRR's daemons and lldpd.
 pub fn preflight() -> Result<(), String> {
     let caps = effective_caps();
     const NET_ADMIN: u64 = 1 << 12;
@@ -74,10 +77,15 @@ pub fn preflight() -> Result<(), String> {
             ));
         }
     }
-    for tool in ["ip", "vtysh"] {
+    if !Path::new(LLDPD).is_file() {
+        return Err(format!(
+            "aifab twin needs Debian's lldpd ({LLDPD}): apt-get install -y lldpd (its service need not run)"
+        ));
+    }
+    for tool in ["ip", "vtysh", "lldpctl", "lldpcli"] {
         if which(tool).is_none() {
             return Err(format!(
-                "aifab twin needs `{tool}` on PATH (Debian: iproute2, frr)"
+                "aifab twin needs `{tool}` on PATH (Debian: iproute2, frr, lldpd)"
             ));
         }
     }
@@ -108,8 +116,8 @@ fn which(tool: &str) -> Option<PathBuf> {
 pub struct Switch {
     /// Namespace and FRR path space name.
     pub ns: String,
-    /// The daemons, zebra then bgpd.
-    daemons: Vec<Child>,
+    /// The daemons, by name: zebra, bgpd, lldpd.
+    daemons: Vec<(&'static str, Child)>,
 }
 
 /// The namespaces and daemons of one run; removed when dropped.
@@ -194,13 +202,68 @@ impl Lab {
                 .stderr(err)
                 .spawn()
                 .map_err(|e| format!("start {daemon} in {ns}: {e}"))?;
-            self.switches[i].daemons.push(child);
+            self.switches[i].daemons.push((daemon, child));
             if daemon == "zebra" {
                 // bgpd connects to zebra's socket; it retries, but starting it first saves a round.
                 wait_for(&dir.join("zserv.api"), Duration::from_secs(5));
             }
         }
         Ok(())
+    }
+
+    /// Starts switch `i`'s lldpd in the foreground, as a child of this process, on the ports named
+    /// `swp*`, with `config` (`lldpcli` commands) as its only configuration: lldpd stays paused until
+    /// its `lldpcli` has run them, so its first frame already carries the port IDs they set. Its
+    /// control socket and pid file are in the switch's folder (lldpd writes the pid file only when it
+    /// daemonizes; naming it keeps it off the system's `/run/lldpd.pid` all the same).
+    pub fn start_lldpd(&mut self, i: usize, config: &str) -> Result<(), String> {
+        let dir = self.dir(i);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let conf = dir.join("lldpd.conf");
+        std::fs::write(&conf, config).map_err(|e| format!("{}: {e}", conf.display()))?;
+        let log = std::fs::File::create(dir.join("lldpd.out"))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let err = log.try_clone().map_err(|e| e.to_string())?;
+        let ns = self.switches[i].ns.clone();
+        let child = Command::new("ip")
+            .args(["netns", "exec", &ns, LLDPD, "-d", "-d", "-I", "swp*", "-u"])
+            .arg(self.lldpd_socket(i))
+            .arg("-p")
+            .arg(dir.join("lldpd.pid"))
+            .arg("-O")
+            .arg(&conf)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("start lldpd in {ns}: {e}"))?;
+        self.switches[i].daemons.push(("lldpd", child));
+        Ok(())
+    }
+
+    /// The control socket of switch `i`'s lldpd.
+    pub fn lldpd_socket(&self, i: usize) -> PathBuf {
+        self.dir(i).join("lldpd.socket")
+    }
+
+    /// Runs `tool` (`lldpctl` or `lldpcli`) against switch `i`'s lldpd with `args`; its output.
+    pub fn lldp_tool(&self, i: usize, tool: &str, args: &[&str]) -> Result<String, String> {
+        let out = Command::new(tool)
+            .arg("-u")
+            .arg(self.lldpd_socket(i))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{tool}: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "{tool} {} in {}: {}",
+                args.join(" "),
+                self.switches[i].ns,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     /// Runs vtysh against switch `i` and returns its output.
@@ -229,20 +292,20 @@ impl Lab {
         ip(&all)
     }
 
-    /// The pids of every daemon still running.
+    /// The pids of every daemon still running and of their own children (lldpd's unprivileged half).
     pub fn daemon_pids(&self) -> Vec<u32> {
         self.switches
             .iter()
-            .flat_map(|s| s.daemons.iter().map(Child::id))
+            .flat_map(|s| s.daemons.iter().map(|(_, c)| c.id()))
+            .flat_map(|pid| std::iter::once(pid).chain(children(pid)))
             .collect()
     }
 
     /// A daemon that has exited, with its switch: the lab is broken.
     pub fn dead_daemon(&mut self) -> Option<(usize, String)> {
         for (i, s) in self.switches.iter_mut().enumerate() {
-            for (k, d) in s.daemons.iter_mut().enumerate() {
+            for (name, d) in &mut s.daemons {
                 if let Ok(Some(status)) = d.try_wait() {
-                    let name = if k == 0 { "zebra" } else { "bgpd" };
                     return Some((i, format!("{name} exited ({status})")));
                 }
             }
@@ -253,7 +316,7 @@ impl Lab {
     /// Stops every daemon and removes every namespace and folder of this run.
     fn teardown(&mut self) {
         for s in &mut self.switches {
-            for d in &mut s.daemons {
+            for (_, d) in &mut s.daemons {
                 // SAFETY: kill(2) on the pid of a child this process has not reaped yet.
                 unsafe {
                     libc::kill(d.id() as libc::pid_t, libc::SIGTERM);
@@ -262,7 +325,7 @@ impl Lab {
         }
         let end = Instant::now() + Duration::from_secs(3);
         for s in &mut self.switches {
-            for d in &mut s.daemons {
+            for (_, d) in &mut s.daemons {
                 while Instant::now() < end && matches!(d.try_wait(), Ok(None)) {
                     std::thread::sleep(Duration::from_millis(20));
                 }
@@ -463,6 +526,15 @@ fn wait_for(path: &Path, limit: Duration) {
     while !path.exists() && Instant::now() < end && !interrupted() {
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// The children of process `pid` (`/proc/<pid>/task/<pid>/children`).
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
 }
 
 /// Resident memory of `pid` in KiB (`VmRSS`), 0 when it is gone.

@@ -1,31 +1,47 @@
 //! `aifab twin`: the fabric's routing, run. Each switch of the compiled fabric becomes a network
-//! namespace on this machine with a veth per fabric link and one zebra and one bgpd from Debian's
-//! `frr`, each reading the switch's `frr.conf` as `aifab render --os frr` writes it ([`lab`]). The
-//! twin waits until every FIB holds what the analysis computes ([`crate::check::paths`]), then, for
-//! each single link failure it is asked to try, takes the link down, waits again, compares again,
-//! looks for a path that goes down and up in the FIBs FRR installed, and brings the link back.
+//! namespace on this machine with a veth per fabric link, one zebra and one bgpd from Debian's `frr`,
+//! each reading the switch's `frr.conf` as `aifab render --os frr` writes it ([`lab`]), and one
+//! Debian `lldpd` sending the port IDs the switch's OS sends ([`lldp`]). Faults may be planted first:
+//! cables crossed or down ([`faults`], [`wiring`]). The twin waits until every FIB holds what the
+//! analysis computes ([`crate::check::paths`]) for the fabric as cabled, and every port's lldpd heard
+//! the far end cabled to it; it can write each switch's state as the switch would print it
+//! ([`state`]); then, for each single link failure it is asked to try, it takes the link down, waits
+//! again, compares again, looks for a path that goes down and up in the FIBs FRR installed, and brings
+//! the link back.
 //!
 //! docs/twin.md says what it reports and how to read it.
 
+pub mod faults;
 pub mod fib;
 pub mod lab;
+pub mod lldp;
 mod report;
+pub mod state;
+pub mod wiring;
 
 use crate::check::paths::{Fabric, LinkId, Node, Routes};
-use crate::model::{Device, FabricModel, PortKind};
+use crate::model::{FabricModel, PortKind};
+use crate::platform::Catalog;
 use crate::render::OutFile;
+use faults::{Faults, Planted};
 use fib::Fib;
 use lab::Lab;
 use rayon::prelude::*;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use wiring::{Wire, Wiring};
 
 pub use report::{FailureReport, LeafReport, Report};
 
-/// Memory one switch (zebra + bgpd) is assumed to take before the twin has measured it, MiB: about
-/// twice what the examples' switches take once converged.
+/// Memory one switch (zebra, bgpd, lldpd) is assumed to take before the twin has measured it, MiB:
+/// about twice what the examples' switches take once converged.
 const ASSUMED_MIB_PER_SWITCH: u64 = 64;
 /// How often the FIBs are read while waiting.
 const POLL: Duration = Duration::from_millis(150);
+/// How long a switch's lldpd may take to list its ports before FRR's daemons start beside it.
+const LLDPD_START: Duration = Duration::from_secs(5);
+/// How many LLDP differences the report lists.
+const LLDP_LISTED: usize = 12;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -35,53 +51,159 @@ pub struct Options {
     pub failures: Option<usize>,
     /// How long to wait for convergence, each time.
     pub timeout: Duration,
+    /// Faults to plant when the lab is built.
+    pub faults: Faults,
+    /// Where to write every switch's state once converged (`DIR/<hostname>/`), if anywhere.
+    pub state: Option<PathBuf>,
+}
+
+/// One run's fixed parts: the model, the fabric as the lab cables it (without the faulted cables'
+/// sessions), the lab's cables, and the wait.
+struct Run<'a> {
+    model: &'a FabricModel,
+    fabric: Fabric,
+    wiring: Wiring,
+    timeout: Duration,
+    /// Every switch's FIB as the analysis computes it with every cabled link up.
+    steady: Vec<Fib>,
 }
 
 /// Builds the lab for `model` with `configs` (each switch's `frr.conf`, as [`crate::render::Form::Frr`]
-/// renders it), runs it and removes it. Errors are what stopped the run (privilege, FRR missing, the
-/// machine too small, a daemon that died, an interruption); what the twin found is in the report.
-pub fn run(model: &FabricModel, configs: &[OutFile], opts: &Options) -> Result<Report, String> {
+/// renders it) and the platforms of `catalog`, runs it and removes it. Errors are what stopped the run
+/// (privilege, FRR or lldpd missing, a fault that names no cable, the machine too small, a daemon that
+/// died, the state folder, an interruption); what the twin found is in the report.
+pub fn run(
+    model: &FabricModel,
+    catalog: &Catalog,
+    configs: &[OutFile],
+    opts: &Options,
+) -> Result<Report, String> {
     lab::preflight()?;
-    let fabric = Fabric::new(model);
-    let available = lab::mem_available_kib();
-    let fits = available / (ASSUMED_MIB_PER_SWITCH * 1024);
-    if model.devices.len() as u64 > fits {
-        return Err(format!(
-            "{} switches do not fit: this machine has {} MiB available, enough for about {fits} switches at {ASSUMED_MIB_PER_SWITCH} MiB each (zebra + bgpd); run the twin on a smaller fabric or a larger machine",
-            model.devices.len(),
-            available / 1024
-        ));
-    }
+    let planned = Fabric::new(model);
+    let planted = opts
+        .faults
+        .resolve(model, &planned)
+        .map_err(|e| e.join("; "))?;
+    let ids = lldp::identities(model, catalog)?;
+    let available = fits(model)?;
+    let fabric = Fabric::new(&faults::without(model, &planned, &planted.cables()));
+    let steady_routes: Vec<Routes> = origins(&fabric).map(|o| fabric.select(o, None)).collect();
+    let run = Run {
+        model,
+        steady: fib::expected(model, &fabric, &steady_routes),
+        fabric,
+        wiring: Wiring::new(model, &planned, &planted)?,
+        timeout: opts.timeout,
+    };
     lab::catch_signals();
     let mut lab = Lab::new();
-    build(&mut lab, model, &fabric, configs)?;
-    let started = Instant::now();
-    let steady_routes: Vec<Routes> = origins(&fabric).map(|o| fabric.select(o, None)).collect();
-    let steady = fib::expected(model, &fabric, &steady_routes);
-    let all_links = vec![true; fabric.links.len()];
-    let waited = settle(&mut lab, &fabric, &steady, &all_links, opts.timeout)?;
-    let converged_in = waited.converged.then(|| started.elapsed());
-    let mut report = Report::new(model, &fabric, converged_in, &waited, &steady);
-    report.memory(&lab, available);
-    report.valleys = valleys(model, &fabric, &waited.fibs, None);
+    build(&mut lab, &run, &ids, configs)?;
+    take_down(&lab, &run)?;
+    let mut report = steady(&mut lab, &run, &planted, available)?;
+    lldp_check(&mut lab, &run, &ids, &mut report)?;
+    if let Some(dir) = &opts.state {
+        state::write(dir, &lab, &run.fabric.names)?;
+        report.state = Some(dir.display().to_string());
+    }
     // Failures start from the steady state: without it they would only measure the same timeout.
-    let failures = if converged_in.is_some() {
-        pick(fabric.links.len(), opts.failures)
+    let failures = if report.converged_in.is_some() {
+        pick(run.fabric.links.len(), opts.failures)
     } else {
         Vec::new()
     };
     for l in failures {
         check_interrupt()?;
-        report.failures.push(fail_one(
-            &mut lab,
-            model,
-            &fabric,
-            l,
-            &steady,
-            opts.timeout,
-        )?);
+        let f = fail_one(&mut lab, &run, l)?;
+        report.failures.push(f);
     }
     Ok(report)
+}
+
+/// Whether the fabric fits this machine's memory: `MemAvailable` in KiB, or why not.
+fn fits(model: &FabricModel) -> Result<u64, String> {
+    let available = lab::mem_available_kib();
+    let fits = available / (ASSUMED_MIB_PER_SWITCH * 1024);
+    if model.devices.len() as u64 > fits {
+        return Err(format!(
+            "{} switches do not fit: this machine has {} MiB available, enough for about {fits} switches at {ASSUMED_MIB_PER_SWITCH} MiB each (zebra, bgpd, lldpd); run the twin on a smaller fabric or a larger machine",
+            model.devices.len(),
+            available / 1024
+        ));
+    }
+    Ok(available)
+}
+
+/// Waits for the steady state and reports it: sessions, FIBs against the analysis, valleys, memory.
+fn steady(
+    lab: &mut Lab,
+    run: &Run<'_>,
+    planted: &Planted,
+    available: u64,
+) -> Result<Report, String> {
+    let started = Instant::now();
+    let fabric = &run.fabric;
+    let all_links = vec![true; fabric.links.len()];
+    let waited = settle(lab, fabric, &run.steady, &all_links, run.timeout)?;
+    let converged_in = waited.converged.then(|| started.elapsed());
+    let mut report = Report::new(run.model, fabric, converged_in, &waited, &run.steady);
+    report.faults = planted.lines.clone();
+    report.memory(lab, available);
+    report.valleys = valleys(run.model, fabric, &waited.fibs, None);
+    Ok(report)
+}
+
+/// Waits until every port's lldpd heard the far end the lab cabled to it (or the timeout), and
+/// reports what it heard against that.
+fn lldp_check(
+    lab: &mut Lab,
+    run: &Run<'_>,
+    ids: &lldp::Identities,
+    report: &mut Report,
+) -> Result<(), String> {
+    let sending: Vec<Vec<(String, lldp::PortId)>> = (0..run.model.devices.len())
+        .map(|i| {
+            lldp_ports(run, i, false)
+                .into_iter()
+                .filter_map(|(ifname, name)| Some((ifname, ids[i].get(name)?.clone())))
+                .collect()
+        })
+        .collect();
+    report.lldp_reconfigured = lldp::confirm(lab, &sending, run.timeout)?;
+    let want = run.wiring.heard(&run.fabric.names, ids);
+    let got = lldp::settle(lab, &want, run.timeout)?;
+    let (heard, wired, lines) = lldp::differences(&run.fabric.names, &got, &want, LLDP_LISTED);
+    report.lldp = (heard, wired);
+    report.lldp_differences = lines;
+    Ok(())
+}
+
+/// Takes the `--down` cables down at both ends, once zebra has put each end's address on it: zebra
+/// brings an interface up when it installs the address its config gives (FRR's `ip_address_install`),
+/// so a port taken down before would come back up.
+fn take_down(lab: &Lab, run: &Run<'_>) -> Result<(), String> {
+    let end = Instant::now() + run.timeout;
+    for w in run.wiring.wires.iter().filter(|w| w.down) {
+        for e in &w.ends {
+            let ip = e.ip.to_string();
+            let has_address = || {
+                lab.ip_in(
+                    e.node as usize,
+                    &["-br", "-4", "addr", "show", "dev", &e.ifname],
+                )
+                .is_ok_and(|out| {
+                    out.split_whitespace()
+                        .any(|a| a.split('/').next() == Some(&ip))
+                })
+            };
+            while !has_address() && Instant::now() < end {
+                if !lab::nap(POLL) {
+                    check_interrupt()?;
+                }
+            }
+        }
+        set_wire(lab, w, "down")?;
+    }
+    Ok(())
 }
 
 /// What a wait for convergence ended with.
@@ -94,54 +216,27 @@ pub struct Settled {
     pub sessions: Vec<(usize, usize)>,
 }
 
-/// Namespaces, links, server ports and daemons for every switch.
+/// Namespaces, cables, server ports and daemons for every switch: its lldpd first (until it lists
+/// its ports), then its zebra and bgpd.
 fn build(
     lab: &mut Lab,
-    model: &FabricModel,
-    fabric: &Fabric,
+    run: &Run<'_>,
+    ids: &lldp::Identities,
     configs: &[OutFile],
 ) -> Result<(), String> {
+    let model = run.model;
     for _ in &model.devices {
         lab.add_switch()?;
     }
-    let mut links = String::new();
-    let mut per_ns: Vec<String> = vec![String::new(); model.devices.len()];
-    for (l, k) in fabric.links.iter().enumerate() {
-        let (pa, pb) = (
-            port_of(&model.devices[k.a as usize], &k.a_port)?,
-            port_of(&model.devices[k.b as usize], &k.b_port)?,
-        );
-        let (na, nb) = (
-            &lab.switches[k.a as usize].ns,
-            &lab.switches[k.b as usize].ns,
-        );
-        let (ma, mb) = (mac(l as LinkId, 0), mac(l as LinkId, 1));
-        links.push_str(&format!(
-            "link add {pa} netns {na} address {ma} type veth peer name {pb} netns {nb} address {mb}\n"
-        ));
-        // Each end knows the other's MAC for good: the kernel's ARP table is one for every namespace
-        // and holds 1,024 learned entries by default (gc_thresh3), which a lab of more than 512 links
-        // would outgrow; permanent entries do not count.
-        per_ns[k.a as usize].push_str(&format!(
-            "link set {pa} up\nneigh replace {} lladdr {mb} dev {pa} nud permanent\n",
-            k.b_ip
-        ));
-        per_ns[k.b as usize].push_str(&format!(
-            "link set {pb} up\nneigh replace {} lladdr {ma} dev {pb} nud permanent\n",
-            k.a_ip
-        ));
-    }
+    let ns: Vec<String> = lab.switches.iter().map(|s| s.ns.clone()).collect();
+    let (links, mut per_ns) = run.wiring.ip_lines(&ns);
     // A routed server port, and the server VLAN's gateway, is a veth whose other end stays in the
     // switch's namespace (`srv<port>`, `srv-vlan`): it has carrier, so its connected route stands and
     // its `network` is announced (not every kernel has dummy interfaces).
     for (i, d) in model.devices.iter().enumerate() {
-        for p in d
-            .interfaces
-            .iter()
-            .filter(|p| p.kind == PortKind::Server && p.address.is_some())
-        {
-            let name = crate::os::frr::port_name(p.port);
-            per_ns[i].push_str(&stub(&name, &format!("srv{}", p.port)));
+        for (name, _) in server_ports(d) {
+            let peer = name.replacen("swp", "srv", 1);
+            per_ns[i].push_str(&stub(&name, &peer));
         }
         if let Some(s) = &d.server_subnet {
             per_ns[i].push_str(&stub(&crate::os::frr::vlan_name(s.vlan), "srv-vlan"));
@@ -159,9 +254,30 @@ fn build(
             .iter()
             .find(|f| f.device == d.hostname)
             .ok_or_else(|| format!("{}: no frr.conf rendered", d.hostname))?;
+        let ports = lldp_ports(run, i, true);
+        lab.start_lldpd(i, &lldp::config(&d.hostname, &ids[i], &ports)?)?;
+        let names: Vec<&str> = ports.iter().map(|(n, _)| n.as_str()).collect();
+        lldp::wait_ports(lab, i, &names, LLDPD_START)?;
         lab.start_frr(i, &lab_config(&conf.content))?;
     }
     Ok(())
+}
+
+/// `d`'s routed server ports: Linux name and model name.
+fn server_ports(d: &crate::model::Device) -> Vec<(String, &str)> {
+    d.interfaces
+        .iter()
+        .filter(|p| p.kind == PortKind::Server && p.address.is_some())
+        .map(|p| (crate::os::frr::port_name(p.port), &*p.name))
+        .collect()
+}
+
+/// Switch `i`'s ports in the lab that lldpd runs on (Linux name, model name): its cable ends (those
+/// left down only with `down`) and its routed server ports.
+fn lldp_ports<'a>(run: &'a Run<'_>, i: usize, down: bool) -> Vec<(String, &'a str)> {
+    let mut ports = run.wiring.ports_of(i as Node, down);
+    ports.extend(server_ports(&run.model.devices[i]));
+    ports
 }
 
 /// The lab's config of a switch: its rendered `frr.conf` with one zebra line after the profile line,
@@ -176,24 +292,9 @@ pub fn lab_config(rendered: &str) -> String {
     )
 }
 
-/// The MAC of end `end` (0 or 1) of the `l`-th link: locally administered, unique in the lab.
-fn mac(l: u32, end: u8) -> String {
-    let b = l.to_be_bytes();
-    format!("02:af:{:02x}:{:02x}:{:02x}:{end:02x}", b[1], b[2], b[3])
-}
-
 /// `ip -batch` lines for an interface `name` with carrier: a veth to `peer` in the same namespace.
 fn stub(name: &str, peer: &str) -> String {
     format!("link add {name} type veth peer name {peer}\nlink set {name} up\nlink set {peer} up\n")
-}
-
-/// The Linux name of `d`'s port named `name` (its OS name in the model).
-fn port_of(d: &Device, name: &str) -> Result<String, String> {
-    d.interfaces
-        .iter()
-        .find(|i| &*i.name == name)
-        .map(|i| crate::os::frr::port_name(i.port))
-        .ok_or_else(|| format!("{}: no port {name}", d.hostname))
 }
 
 fn origins(fabric: &Fabric) -> impl Iterator<Item = Node> + '_ {
@@ -308,24 +409,65 @@ pub fn pick(len: usize, n: Option<usize>) -> Vec<LinkId> {
     }
 }
 
-/// Takes link `l` down, waits for the FIBs the analysis computes for that failure, compares, looks for
-/// valleys, and brings the link back (waiting for the steady state again).
-fn fail_one(
-    lab: &mut Lab,
-    model: &FabricModel,
-    fabric: &Fabric,
-    l: LinkId,
-    steady: &[Fib],
-    timeout: Duration,
-) -> Result<FailureReport, String> {
+/// Takes link `l` (of the fabric as cabled) down, waits for the FIBs the analysis computes for that
+/// failure, compares, looks for valleys, and brings the link back (waiting for the steady state again).
+fn fail_one(lab: &mut Lab, run: &Run<'_>, l: LinkId) -> Result<FailureReport, String> {
+    let (model, fabric) = (run.model, &run.fabric);
     let k = &fabric.links[l as usize];
-    let (pa, pb) = (
-        port_of(&model.devices[k.a as usize], &k.a_port)?,
-        port_of(&model.devices[k.b as usize], &k.b_port)?,
-    );
+    let wire = run
+        .wiring
+        .planned(k.a, &k.a_port)
+        .ok_or_else(|| format!("{}: no cable in the lab", fabric.link_name(l)))?;
     let routes: Vec<Routes> = origins(fabric).map(|o| fabric.select(o, Some(l))).collect();
     let want = fib::expected(model, fabric, &routes);
-    let analysis_valley = routes
+    let mut live = vec![true; fabric.links.len()];
+    live[l as usize] = false;
+    let t0 = Instant::now();
+    set_wire(lab, wire, "down")?;
+    let down = settle(lab, fabric, &want, &live, run.timeout)?;
+    let reconverged_in = down.converged.then(|| t0.elapsed());
+    let mut mismatches = fib::all_differences(&fabric.names, &down.fibs, &want);
+    let valley = valleys(model, fabric, &down.fibs, Some(l));
+    restore(lab, wire)?;
+    let all = vec![true; fabric.links.len()];
+    let back = settle(lab, fabric, &run.steady, &all, run.timeout)?;
+    if !back.converged {
+        mismatches.extend(not_restored(fabric, &back, &run.steady));
+    }
+    let leaves = report::leaves(model, fabric, &down.fibs);
+    let narrowed = leaves
+        .iter()
+        .filter(|x| x.reached.1 > 0 && x.ecmp.0 < x.uplinks)
+        .count();
+    let narrowest = leaves
+        .iter()
+        .filter(|x| x.reached.1 > 0)
+        .map(|x| x.ecmp.0)
+        .min();
+    Ok(FailureReport {
+        leaves_reaching: (
+            leaves.iter().filter(|x| x.reached.0 == x.reached.1).count(),
+            leaves.len(),
+        ),
+        narrowed: (narrowed, narrowest.unwrap_or(0)),
+        link: fabric.link_name(l),
+        reconverged_in,
+        sessions: total(&down.sessions),
+        mismatches,
+        valley: valley.into_iter().next(),
+        analysis_valley: analysis_valley(fabric, &routes),
+        restored: back.converged,
+    })
+}
+
+/// Sessions up and expected, over every switch.
+fn total(sessions: &[(usize, usize)]) -> (usize, usize) {
+    sessions.iter().fold((0, 0), |a, s| (a.0 + s.0, a.1 + s.1))
+}
+
+/// The first path that goes down and up in the analysis's `routes`, as a line.
+fn analysis_valley(fabric: &Fabric, routes: &[Routes]) -> Option<String> {
+    routes
         .iter()
         .filter(|r| fabric.tier[r.origin as usize] == 0)
         .find_map(|r| {
@@ -336,93 +478,40 @@ fn fail_one(
                     fabric.path_text(&v.path)
                 )
             })
-        });
-    let mut live = vec![true; fabric.links.len()];
-    live[l as usize] = false;
-    let t0 = Instant::now();
-    lab.ip_in(k.a as usize, &["link", "set", &pa, "down"])?;
-    lab.ip_in(k.b as usize, &["link", "set", &pb, "down"])?;
-    let down = settle(lab, fabric, &want, &live, timeout)?;
-    let reconverged_in = down.converged.then(|| t0.elapsed());
-    let mut mismatches = fib::all_differences(&fabric.names, &down.fibs, &want);
-    let valley = valleys(model, fabric, &down.fibs, Some(l));
-    // Back up, and both ends asked to reconnect now rather than at their next connect retry.
-    lab.ip_in(k.a as usize, &["link", "set", &pa, "up"])?;
-    lab.ip_in(k.b as usize, &["link", "set", &pb, "up"])?;
-    // Taking a port down dropped its permanent neighbor entry: back as it was built.
-    let (ma, mb) = (mac(l, 0), mac(l, 1));
-    let (ia, ib) = (k.a_ip.to_string(), k.b_ip.to_string());
-    lab.ip_in(
-        k.a as usize,
-        &[
-            "neigh",
-            "replace",
-            &ib,
-            "lladdr",
-            &mb,
-            "dev",
-            &pa,
-            "nud",
-            "permanent",
-        ],
-    )?;
-    lab.ip_in(
-        k.b as usize,
-        &[
-            "neigh",
-            "replace",
-            &ia,
-            "lladdr",
-            &ma,
-            "dev",
-            &pb,
-            "nud",
-            "permanent",
-        ],
-    )?;
-    let _ = lab.vtysh(k.a as usize, &format!("clear bgp {}", k.b_ip));
-    let _ = lab.vtysh(k.b as usize, &format!("clear bgp {}", k.a_ip));
-    let all = vec![true; fabric.links.len()];
-    let back = settle(lab, fabric, steady, &all, timeout)?;
-    if !back.converged {
-        mismatches.extend(
-            fib::all_differences(&fabric.names, &back.fibs, steady)
-                .into_iter()
-                .map(|m| format!("once the link is back: {m}")),
-        );
-        let (up, want) = back
-            .sessions
-            .iter()
-            .fold((0, 0), |a, s| (a.0 + s.0, a.1 + s.1));
-        if up < want {
-            mismatches.push(format!("once the link is back: {up} of {want} sessions up"));
-        }
+        })
+}
+
+/// Sets both ends of `wire` `up` or `down`.
+fn set_wire(lab: &Lab, wire: &Wire, state: &str) -> Result<(), String> {
+    for e in &wire.ends {
+        lab.ip_in(e.node as usize, &["link", "set", &e.ifname, state])?;
     }
-    let sessions = down
-        .sessions
-        .iter()
-        .fold((0, 0), |a, s| (a.0 + s.0, a.1 + s.1));
-    let leaves = report::leaves(model, fabric, &down.fibs);
-    let reaching = leaves.iter().filter(|x| x.reached.0 == x.reached.1).count();
-    let narrowed = leaves
-        .iter()
-        .filter(|x| x.reached.1 > 0 && x.ecmp.0 < x.uplinks)
-        .count();
-    let narrowest = leaves
-        .iter()
-        .filter(|x| x.reached.1 > 0)
-        .map(|x| x.ecmp.0)
-        .min()
-        .unwrap_or(0);
-    Ok(FailureReport {
-        leaves_reaching: (reaching, leaves.len()),
-        narrowed: (narrowed, narrowest),
-        link: fabric.link_name(l),
-        reconverged_in,
-        sessions,
-        mismatches,
-        valley: valley.into_iter().next(),
-        analysis_valley,
-        restored: back.converged,
-    })
+    Ok(())
+}
+
+/// Brings `wire` back up as it was built (taking a port down dropped its permanent neighbor entry),
+/// and asks both ends to reconnect now rather than at their next connect retry.
+fn restore(lab: &Lab, wire: &Wire) -> Result<(), String> {
+    set_wire(lab, wire, "up")?;
+    let [a, b] = &wire.ends;
+    for (near, far) in [(a, b), (b, a)] {
+        lab.batch(Some(near.node as usize), &wiring::pin(near, far))?;
+    }
+    for (near, far) in [(a, b), (b, a)] {
+        let _ = lab.vtysh(near.node as usize, &format!("clear bgp {}", far.ip));
+    }
+    Ok(())
+}
+
+/// What differs once a failed link is back and the steady state did not return.
+fn not_restored(fabric: &Fabric, back: &Settled, steady: &[Fib]) -> Vec<String> {
+    let mut out: Vec<String> = fib::all_differences(&fabric.names, &back.fibs, steady)
+        .into_iter()
+        .map(|m| format!("once the link is back: {m}"))
+        .collect();
+    let (up, want) = total(&back.sessions);
+    if up < want {
+        out.push(format!("once the link is back: {up} of {want} sessions up"));
+    }
+    out
 }

@@ -19,6 +19,9 @@ pub struct Report {
     pub switches: usize,
     /// Fabric links (veth pairs), each one eBGP session.
     pub links: usize,
+    /// The faults planted (`--swap`, `--down`), one line each. With faults, the analysis the FIBs are
+    /// compared with is of the fabric as cabled: the faulted cables' sessions are left out.
+    pub faults: Vec<String>,
     /// Sessions Established once converged, of those configured (each link counted at both ends).
     pub sessions: (usize, usize),
     /// Time from the last daemon's start until every FIB held what the analysis computes and every
@@ -29,11 +32,21 @@ pub struct Report {
     pub leaves: Vec<LeafReport>,
     /// Where FRR's FIBs differ from the analysis with every link up.
     pub mismatches: Vec<String>,
+    /// LLDP once converged: neighbours heard as the lab cabled them, of those cabled (each cable that
+    /// is up counted at both ends).
+    pub lldp: (usize, usize),
+    /// Where what the lldpds heard differs from the cabling.
+    pub lldp_differences: Vec<String>,
+    /// Ports whose lldpd did not send their port ID after its start-up configuration and were
+    /// configured again (its `lldpcli` ran before lldpd knew the port).
+    pub lldp_reconfigured: usize,
+    /// The state folder written (`--state`).
+    pub state: Option<String>,
     /// Paths that go down and up in FRR's FIBs with every link up.
     pub valleys: Vec<String>,
     /// Each single link failure tried.
     pub failures: Vec<FailureReport>,
-    /// Resident memory of one switch's zebra and bgpd once converged, KiB (the mean).
+    /// Resident memory of one switch's zebra, bgpd and lldpd once converged, KiB (the mean).
     pub kib_per_switch: u64,
     /// MemAvailable before the lab was built, KiB.
     pub kib_available: u64,
@@ -122,10 +135,15 @@ impl Report {
             fabric: model.name.clone(),
             switches: model.devices.len(),
             links: fabric.links.len(),
+            faults: Vec::new(),
             sessions,
             converged_in,
             leaves: leaves(model, fabric, &settled.fibs),
             mismatches,
+            lldp: (0, 0),
+            lldp_differences: Vec::new(),
+            lldp_reconfigured: 0,
+            state: None,
             valleys: Vec::new(),
             failures: Vec::new(),
             kib_per_switch: 0,
@@ -143,17 +161,20 @@ impl Report {
         self.capacity = available_before / self.kib_per_switch.max(1);
     }
 
-    /// Everything held: sessions up, converged, FRR equal to the analysis, no valley, full ECMP in
-    /// each plane, every failure tried fine.
+    /// Everything held: sessions up, converged, FRR equal to the analysis, no valley, every LLDP
+    /// neighbour heard as cabled, full ECMP and full reach in each plane, every failure tried fine.
+    /// With faults planted, reach and full ECMP are the faults' doing and do not count: what counts
+    /// is that FRR routes the fabric as cabled as the analysis does.
     pub fn ok(&self) -> bool {
+        let full = |l: &LeafReport| {
+            l.reached.0 == l.reached.1 && (l.reached.1 == 0 || l.ecmp.0 == l.uplinks)
+        };
         self.sessions.0 == self.sessions.1
             && self.converged_in.is_some()
             && self.mismatches.is_empty()
             && self.valleys.is_empty()
-            && self
-                .leaves
-                .iter()
-                .all(|l| l.reached.0 == l.reached.1 && (l.reached.1 == 0 || l.ecmp.0 == l.uplinks))
+            && self.lldp_differences.is_empty()
+            && (!self.faults.is_empty() || self.leaves.iter().all(full))
             && self.failures.iter().all(FailureReport::ok)
     }
 
@@ -162,9 +183,19 @@ impl Report {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "twin of {}: {} switches, {} links, one zebra and one bgpd per switch (FRR)",
+            "twin of {}: {} switches, {} links, one zebra and one bgpd (FRR) and one lldpd per switch",
             self.fabric, self.switches, self.links
         );
+        if !self.faults.is_empty() {
+            let _ = writeln!(
+                s,
+                "FAULTS planted: {} (below, the analysis is of the fabric as cabled, without these cables' sessions)",
+                self.faults.len()
+            );
+            for f in &self.faults {
+                let _ = writeln!(s, "  {f}");
+            }
+        }
         let _ = writeln!(
             s,
             "sessions: {} of {} established",
@@ -190,6 +221,24 @@ impl Report {
         }
         for v in &self.valleys {
             let _ = writeln!(s, "  VALLEY (down and up) {v}");
+        }
+        let _ = writeln!(
+            s,
+            "lldp: {} of {} neighbours heard as cabled",
+            self.lldp.0, self.lldp.1
+        );
+        if self.lldp_reconfigured > 0 {
+            let _ = writeln!(
+                s,
+                "  {} ports configured again: lldpd did not send their port ID after its start-up configuration",
+                self.lldp_reconfigured
+            );
+        }
+        for l in &self.lldp_differences {
+            let _ = writeln!(s, "  differs: {l}");
+        }
+        if let Some(dir) = &self.state {
+            let _ = writeln!(s, "state written to {dir}");
         }
         let _ = writeln!(
             s,
@@ -274,7 +323,7 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "memory: {:.1} MiB per switch (zebra + bgpd, resident); {} MiB available here: this machine holds about {} switches",
+            "memory: {:.1} MiB per switch (zebra, bgpd and lldpd, resident); {} MiB available here: this machine holds about {} switches",
             self.kib_per_switch as f64 / 1024.0,
             self.kib_available / 1024,
             self.capacity

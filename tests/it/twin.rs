@@ -2,14 +2,18 @@
 //! examples converge with every session up and full ECMP in each plane, single link failures reconverge
 //! to what the analysis computes, without a valley; a lock that pins one ASN per spine shows in FRR the
 //! very valley the analysis names; random small fabrics agree with the analysis; and the twin refuses
-//! to run without root and leaves no namespace or daemon behind.
+//! to run without root and leaves no namespace or daemon behind. `--state` writes every switch's LLDP
+//! and FRR state, its lldpd hearing every planned neighbour with the port ID the neighbour's OS sends
+//! (a SONiC port's alias); `--swap` and `--down` show in that state as on a miscabled fabric.
 //!
-//! Needs Debian's `frr` (and root for the lab): a plain `cargo test` without them skips with one line;
-//! under `CI=true` (`.ci/run` installs frr) a missing one fails.
+//! Needs Debian's `frr` and `lldpd` (and root for the lab): a plain `cargo test` without them skips
+//! with one line; under `CI=true` (`.ci/run` installs both) a missing one fails.
 
 use crate::common;
+use aifab::model::{Device, FabricModel, Interface, PortKind};
 use aifab::render::{Form, Meta, Renderer};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -26,8 +30,17 @@ fn frr_installed() -> bool {
     )
 }
 
+fn lldpd_installed() -> bool {
+    common::prerequisite(
+        Path::new("/usr/sbin/lldpd").is_file() && Path::new("/usr/sbin/lldpcli").is_file(),
+        "the twin lab tests (tests/it/twin.rs)",
+        "Debian's lldpd (lldpd, lldpcli, lldpctl) is not installed",
+        "apt-get install -y lldpd, or bash .ci/run",
+    )
+}
+
 fn lab_ready() -> bool {
-    if !frr_installed() {
+    if !frr_installed() || !lldpd_installed() {
         return false;
     }
     let caps = std::fs::read_to_string("/proc/self/status")
@@ -322,8 +335,10 @@ fn run_lab(model: &aifab::model::FabricModel, failures: Option<usize>) -> aifab:
     let opts = aifab::twin::Options {
         failures,
         timeout: std::time::Duration::from_secs(60),
+        faults: aifab::twin::faults::Faults::default(),
+        state: None,
     };
-    let report = aifab::twin::run(model, &configs, &opts).expect("twin");
+    let report = aifab::twin::run(model, cat, &configs, &opts).expect("twin");
     assert_eq!(
         namespaces(&format!("aifab-twin-{}-", std::process::id())),
         Vec::<String>::new(),
@@ -403,7 +418,43 @@ fn twin_refuses_without_root() {
     assert!(err.contains("aifab twin needs root"), "{err}");
 }
 
-/// Killed while it runs (SIGTERM, then `kill -9`), the twin leaves no namespace, FRR folder or daemon:
+/// The processes in namespace `ns`: pid and name (`comm`).
+fn ns_processes(ns: &str) -> Vec<(u32, String)> {
+    let o = Command::new("ip")
+        .args(["netns", "pids", ns])
+        .output()
+        .expect("ip");
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter_map(|pid| pid.parse::<u32>().ok())
+        .map(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            (pid, comm.trim().to_string())
+        })
+        .collect()
+}
+
+/// The processes in the namespaces named `prefix*`.
+fn lab_processes(prefix: &str) -> Vec<(u32, String)> {
+    namespaces(prefix)
+        .iter()
+        .flat_map(|n| ns_processes(n))
+        .collect()
+}
+
+/// Every one of the `switches` namespaces named `prefix*` runs zebra, bgpd and both halves of lldpd.
+fn lab_running(prefix: &str, switches: usize) -> bool {
+    let ns = namespaces(prefix);
+    ns.len() == switches
+        && ns.iter().all(|n| {
+            let names: Vec<String> = ns_processes(n).into_iter().map(|(_, c)| c).collect();
+            let count = |c: &str| names.iter().filter(|x| *x == c).count();
+            count("zebra") == 1 && count("bgpd") == 1 && count("lldpd") == 2
+        })
+}
+
+/// Killed while it runs (SIGTERM, then `kill -9`), the twin leaves no namespace, FRR folder or daemon
+/// (zebra, bgpd, lldpd):
 /// SIGTERM stops the run, which removes its lab and exits 2; after `kill -9` its reaper does.
 #[test]
 fn a_killed_twin_leaves_nothing_behind() {
@@ -420,32 +471,18 @@ fn a_killed_twin_leaves_nothing_behind() {
             .spawn()
             .expect("run aifab twin");
         let prefix = format!("aifab-twin-{}-", child.id());
-        // Until every switch of its lab runs zebra and bgpd (12 namespaces, 24 daemons), then kill it.
-        let pids = |prefix: &str| -> Vec<String> {
-            namespaces(prefix)
-                .iter()
-                .flat_map(|ns| {
-                    let o = Command::new("ip")
-                        .args(["netns", "pids", ns])
-                        .output()
-                        .expect("ip");
-                    String::from_utf8_lossy(&o.stdout)
-                        .split_whitespace()
-                        .map(str::to_string)
-                        .collect::<Vec<_>>()
-                })
-                .collect()
-        };
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while pids(&prefix).len() < 24 && std::time::Instant::now() < end {
+        // Until every switch of its lab runs zebra, bgpd and lldpd (both halves): 12 namespaces, 48
+        // processes; then kill it.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !lab_running(&prefix, 12) && std::time::Instant::now() < end {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        let pids = pids(&prefix);
-        // (An `ip` reading a FIB may count too.)
         assert!(
-            pids.len() >= 24,
-            "{signal}: the lab never came up: {pids:?}"
+            lab_running(&prefix, 12),
+            "{signal}: the lab never came up: {:?}",
+            lab_processes(&prefix)
         );
+        let pids: Vec<u32> = lab_processes(&prefix).into_iter().map(|(p, _)| p).collect();
         let k = Command::new("kill")
             .args([signal, &child.id().to_string()])
             .status()
@@ -489,4 +526,370 @@ fn a_killed_twin_leaves_nothing_behind() {
             );
         }
     }
+}
+
+/// The four files of a switch's state folder.
+const STATE_FILES: [&str; 4] = [
+    "frr-bgp-summary.json",
+    "frr-ip-route.json",
+    "lldpcli-chassis.json",
+    "lldpctl.json",
+];
+
+/// What port `name` of `host` sends as its LLDP port ID, read apart from the twin: a SONiC port's
+/// PORT `alias` in the switch's rendered `config_db.json` (what SONiC's lldpmgrd configures), else the
+/// interface name.
+struct PortIds(BTreeMap<String, Value>);
+
+impl PortIds {
+    fn new(intent: &str, model: &FabricModel) -> PortIds {
+        let files = Renderer::new(aifab::platform::Catalog::builtin())
+            .expect("templates")
+            .fabric(&Meta::for_intent_path(intent, &model.name), model, None)
+            .expect("render");
+        let dbs = files
+            .iter()
+            .filter(|f| f.path.ends_with("config_db.json"))
+            .map(|f| {
+                let db: Value = serde_json::from_str(&f.content).expect("config_db.json");
+                (f.device.to_string(), db)
+            })
+            .collect();
+        PortIds(dbs)
+    }
+
+    fn of(&self, host: &str, name: &str) -> String {
+        match self.0.get(host) {
+            Some(db) => db["PORT"][name]["alias"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{host}: no PORT alias for {name}"))
+                .to_string(),
+            None => name.to_string(),
+        }
+    }
+}
+
+/// `DIR/<host>/<file>` parsed.
+fn state_json(dir: &Path, host: &str, file: &str) -> Value {
+    let path = dir.join(host).join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A switch's `lldpctl.json` as local interface to (system name, port ID) of each neighbour heard
+/// there. lldpd prints one neighbour as an object, several as a list.
+fn lldp_heard(v: &Value) -> BTreeMap<String, Vec<(String, String)>> {
+    let entries = match &v["lldp"]["interface"] {
+        Value::Array(a) => a.clone(),
+        Value::Null => Vec::new(),
+        o => vec![o.clone()],
+    };
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for e in &entries {
+        for (ifname, n) in e.as_object().expect("an interface entry") {
+            let system = n["chassis"]
+                .as_object()
+                .and_then(|c| c.keys().next().cloned())
+                .unwrap_or_default();
+            let port = n["port"]["id"]["value"].as_str().unwrap_or_default();
+            out.entry(ifname.clone())
+                .or_default()
+                .push((system, port.to_string()));
+        }
+    }
+    out
+}
+
+/// A switch's `frr-bgp-summary.json` as neighbour address to session state.
+fn bgp_states(v: &Value) -> BTreeMap<String, String> {
+    v["ipv4Unicast"]["peers"]
+        .as_object()
+        .expect("peers")
+        .iter()
+        .map(|(ip, p)| (ip.clone(), p["state"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+/// The Linux name of a port in the lab: `swp<port>`, the FRR form's name (docs/platforms/frr.md).
+fn lab_port(i: &Interface) -> String {
+    format!("swp{}", i.port)
+}
+
+fn fabric_ports(d: &Device) -> impl Iterator<Item = &Interface> {
+    d.interfaces.iter().filter(|i| i.kind == PortKind::Fabric)
+}
+
+/// Each switch's folder holds exactly the four files, each JSON; its chassis is named after it.
+fn assert_state_files(dir: &Path, model: &FabricModel) {
+    let mut hosts: Vec<String> = std::fs::read_dir(dir)
+        .expect("state folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    hosts.sort();
+    let mut want: Vec<String> = model.devices.iter().map(|d| d.hostname.clone()).collect();
+    want.sort();
+    assert_eq!(hosts, want);
+    for d in &model.devices {
+        let mut files: Vec<String> = std::fs::read_dir(dir.join(&d.hostname))
+            .expect("switch folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        assert_eq!(files, STATE_FILES, "{}", d.hostname);
+        let chassis = state_json(dir, &d.hostname, "lldpcli-chassis.json");
+        assert!(
+            chassis["local-chassis"]["chassis"][&d.hostname].is_object(),
+            "{}: {chassis}",
+            d.hostname
+        );
+        let routes = state_json(dir, &d.hostname, "frr-ip-route.json");
+        let lo = format!("{}/32", d.loopback);
+        assert!(routes[&lo].is_array(), "{}: no route to {lo}", d.hostname);
+        assert!(
+            routes
+                .as_object()
+                .expect("routes")
+                .values()
+                .any(|r| r[0]["protocol"] == "bgp"),
+            "{}: no BGP route",
+            d.hostname
+        );
+    }
+}
+
+/// `--state` on the smallest example with switches of all three OSes (hpn-dual-plane: NX-OS spines,
+/// SONiC and EOS leaves): every switch's folder holds the four files; its lldpd heard every planned
+/// neighbour at the planned local port with the neighbour's hostname and the port ID its OS sends (a
+/// SONiC port's alias, an NX-OS or EOS interface name), and nothing else; every session is
+/// Established. No failure is tried (`--failures` is 0 with `--state`).
+#[test]
+fn twin_state_holds_every_planned_neighbour_and_session() {
+    if !lab_ready() {
+        return;
+    }
+    let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    let intent = "intents/hpn-dual-plane.yaml";
+    let scratch = common::Scratch::new("twin-state");
+    let dir = scratch.join("state");
+    let (code, r, err) = twin_cli(&[intent, "--state", &dir.to_string_lossy()]);
+    assert_eq!(code, Some(0), "{r:#}\n{err}");
+    assert_eq!(r["failures"], Value::Array(vec![]), "--state tries none");
+    assert_eq!(r["lldp"][0], r["lldp"][1], "{r:#}");
+    let model = common::model(intent);
+    assert_state_files(&dir, &model);
+    let ids = PortIds::new(intent, &model);
+    let mut aliased = 0;
+    for d in &model.devices {
+        let heard = lldp_heard(&state_json(&dir, &d.hostname, "lldpctl.json"));
+        let sessions = bgp_states(&state_json(&dir, &d.hostname, "frr-bgp-summary.json"));
+        for i in fabric_ports(d) {
+            let id = ids.of(&i.peer, &i.peer_port);
+            aliased += usize::from(id != *i.peer_port);
+            assert_eq!(
+                heard.get(&lab_port(i)),
+                Some(&vec![(i.peer.to_string(), id)]),
+                "{}:{}",
+                d.hostname,
+                i.name
+            );
+            let peer_ip = i.peer_ip.expect("a fabric port's peer address").to_string();
+            assert_eq!(
+                sessions.get(&peer_ip).map(String::as_str),
+                Some("Established")
+            );
+        }
+        assert_eq!(
+            heard.len(),
+            fabric_ports(d).count(),
+            "{}: {heard:?}",
+            d.hostname
+        );
+        assert_eq!(sessions.len(), d.bgp.neighbors.len(), "{}", d.hostname);
+    }
+    assert!(
+        aliased >= 8,
+        "the SONiC leaves' aliases differ from their names: {aliased}"
+    );
+}
+
+/// The ports of breakout-small's two leaves the fault test plants on: a cable of leaf 1 (`x`) and a
+/// cable of leaf 2 to another spine (`y`) are crossed, another of leaf 2's cables is down.
+struct FaultPorts<'a> {
+    l1: &'a Device,
+    x: &'a Interface,
+    l2: &'a Device,
+    y: &'a Interface,
+    down: &'a Interface,
+}
+
+fn fault_ports(model: &FabricModel) -> FaultPorts<'_> {
+    let leaves: Vec<&Device> = model
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::kinds::Role::Leaf)
+        .collect();
+    let (l1, l2) = (leaves[0], leaves[1]);
+    let x = fabric_ports(l1).next().expect("a leaf 1 uplink");
+    let y = fabric_ports(l2)
+        .find(|i| i.peer != x.peer)
+        .expect("a leaf 2 uplink to another spine");
+    let down = fabric_ports(l2)
+        .find(|i| i.name != y.name)
+        .expect("another leaf 2 uplink");
+    FaultPorts { l1, x, l2, y, down }
+}
+
+/// A switch port: hostname and interface name.
+type At = (String, String);
+
+/// What a port should show: the neighbour it hears (hostname, port ID), if any, and whether its
+/// session is Established.
+struct Expect {
+    heard: Option<(String, String)>,
+    up: bool,
+}
+
+/// Every fabric port's [`Expect`] with `f`'s faults planted: the crossed ports hear the other cable's
+/// far end, the down cable's ends no one; those six sessions are down, every other is up and hears
+/// its planned neighbour.
+fn fault_expectations(model: &FabricModel, ids: &PortIds, f: &FaultPorts) -> BTreeMap<At, Expect> {
+    let at = |h: &str, p: &str| (h.to_string(), p.to_string());
+    let mut want = BTreeMap::new();
+    for d in &model.devices {
+        for i in fabric_ports(d) {
+            let heard = Some((i.peer.to_string(), ids.of(&i.peer, &i.peer_port)));
+            want.insert(at(&d.hostname, &i.name), Expect { heard, up: true });
+        }
+    }
+    let (l1, l2) = (f.l1.hostname.as_str(), f.l2.hostname.as_str());
+    let (x, y, down) = (f.x, f.y, f.down);
+    let crossed = [
+        (at(l1, &x.name), (&*y.peer, &*y.peer_port)),
+        (at(l2, &y.name), (&*x.peer, &*x.peer_port)),
+        (at(&x.peer, &x.peer_port), (l2, &*y.name)),
+        (at(&y.peer, &y.peer_port), (l1, &*x.name)),
+    ];
+    for (port, (host, far)) in crossed {
+        let heard = Some((host.to_string(), ids.of(host, far)));
+        want.insert(port, Expect { heard, up: false });
+    }
+    for port in [at(l2, &down.name), at(&down.peer, &down.peer_port)] {
+        want.insert(
+            port,
+            Expect {
+                heard: None,
+                up: false,
+            },
+        );
+    }
+    want
+}
+
+/// `--swap` and `--down` on the smallest example (breakout-small: 4 switches, 32 cables). The crossed
+/// cables show in LLDP at all four ends (each port hears the other cable's far end) and their four
+/// sessions are not Established; the down cable's ports hear no one and its two sessions are down;
+/// every other cable is heard as planned with its sessions up. The twin names the faults at the top of
+/// its report, checks FRR against the fabric as cabled, and exits 0.
+#[test]
+fn twin_state_shows_a_swap_and_a_down() {
+    if !lab_ready() {
+        return;
+    }
+    let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    let intent = "intents/breakout-small.yaml";
+    let model = common::model(intent);
+    let f = fault_ports(&model);
+    let scratch = common::Scratch::new("twin-faults");
+    let dir = scratch.join("state");
+    let swap = format!(
+        "{}:{},{}:{}",
+        f.l1.hostname, f.x.name, f.l2.hostname, f.y.name
+    );
+    let down = format!("{}:{}", f.l2.hostname, f.down.name);
+    let state = dir.to_string_lossy();
+    let args = [intent, "--state", &state, "--swap", &swap, "--down", &down];
+    let (code, r, err) = twin_cli(&args);
+    assert_eq!(code, Some(0), "{r:#}\n{err}");
+    assert_eq!(r["faults"].as_array().map(Vec::len), Some(2), "{r:#}");
+    assert!(r["converged_in"].is_u64(), "{r:#}");
+    assert_state_files(&dir, &model);
+    let want = fault_expectations(&model, &PortIds::new(intent, &model), &f);
+    for d in &model.devices {
+        let heard = lldp_heard(&state_json(&dir, &d.hostname, "lldpctl.json"));
+        let sessions = bgp_states(&state_json(&dir, &d.hostname, "frr-bgp-summary.json"));
+        for i in fabric_ports(d) {
+            let at = format!("{}:{}", d.hostname, i.name);
+            let e = &want[&(d.hostname.clone(), i.name.to_string())];
+            let got = heard.get(&lab_port(i)).cloned().unwrap_or_default();
+            assert_eq!(got, e.heard.iter().cloned().collect::<Vec<_>>(), "{at}");
+            let peer_ip = i.peer_ip.expect("a fabric port's peer address").to_string();
+            let state = sessions.get(&peer_ip).cloned().unwrap_or_default();
+            assert_eq!(state == "Established", e.up, "{at}: session {state}");
+        }
+    }
+}
+
+/// A fault the twin cannot plant, or a state folder it will not write, stops it before anything
+/// starts (exit 2, each problem named): an unknown switch or port, a server port, one cable named
+/// twice, a malformed port, a state folder that is not empty.
+#[test]
+fn twin_refuses_faults_it_cannot_plant() {
+    let intent = "intents/breakout-small.yaml";
+    let model = common::model(intent);
+    let FaultPorts { l1, x, l2, y, .. } = fault_ports(&model);
+    let server = l1
+        .interfaces
+        .iter()
+        .find(|i| i.kind == PortKind::Server)
+        .expect("a server port");
+    let at = |p: &str| format!("{}:{p}", l1.hostname);
+    let far = format!("{}:{}", x.peer, x.peer_port);
+    let scratch = common::Scratch::new("twin-refuse");
+    std::fs::write(scratch.join("mine.txt"), "the user's").expect("write");
+    let full = scratch.to_string_lossy().into_owned();
+    let cases: [(Vec<String>, &str); 7] = [
+        (
+            vec!["--down".into(), "nosuch:Ethernet1/1".into()],
+            "no switch is named nosuch",
+        ),
+        (
+            vec!["--down".into(), at("Ethernet9/9")],
+            "has no port Ethernet9/9",
+        ),
+        (vec!["--down".into(), at(&server.name)], "a server port"),
+        (
+            vec!["--swap".into(), format!("{},{far}", at(&x.name))],
+            "is already named by",
+        ),
+        (
+            vec![
+                "--swap".into(),
+                format!("{},{}:{}", at(&x.name), l2.hostname, y.name),
+                "--down".into(),
+                far.clone(),
+            ],
+            "each cable may be named once",
+        ),
+        (vec!["--down".into(), l1.hostname.clone()], "is not SW:PORT"),
+        (vec!["--state".into(), full], "the folder is not empty"),
+    ];
+    for (args, says) in cases {
+        let child = common::aifab_command()
+            .arg("twin")
+            .arg(intent)
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run aifab twin");
+        let pid = child.id();
+        let out = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: wants {says:?}: {err}");
+        assert!(namespaces(&format!("aifab-twin-{pid}-")).is_empty());
+    }
+    assert!(scratch.join("mine.txt").is_file(), "the user's file stays");
 }
