@@ -180,7 +180,10 @@ fn verify_phase(
     let t = Instant::now();
     let report = aifab::verify::verify(model, catalog, &state, &aifab::verify::Options::default())?;
     let verify_ms = ms(t);
-    let _ = std::fs::remove_dir_all(&state);
+    // AIFAB_BENCH_KEEP_STATE=1 keeps the folder for a look (or `aifab verify --state` on it).
+    if std::env::var_os("AIFAB_BENCH_KEEP_STATE").is_none() {
+        let _ = std::fs::remove_dir_all(&state);
+    }
     if !report.holds() {
         let first: Vec<String> = report
             .findings

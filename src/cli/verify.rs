@@ -17,7 +17,7 @@ pub struct Args {
     /// Only switches whose hostname matches this glob.
     #[arg(long)]
     pub only: Option<String>,
-    /// Only these checks (comma-separated: cabling, sessions, ports, lossless); all by default.
+    /// Only these checks (comma-separated: cabling, sessions, ports, lossless, hosts); all by default.
     #[arg(long, value_delimiter = ',')]
     pub checks: Vec<Check>,
     /// Report format.

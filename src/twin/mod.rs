@@ -102,7 +102,7 @@ pub fn run(
     let mut report = steady(&mut lab, &run, &planted, available)?;
     lldp_check(&mut lab, &run, &ids, &mut report)?;
     if let Some(dir) = &opts.state {
-        state::write(dir, &lab, &run.fabric.names)?;
+        state::write(dir, &lab, model)?;
         report.state = Some(dir.display().to_string());
     }
     // Failures start from the steady state: without it they would only measure the same timeout.

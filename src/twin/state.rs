@@ -1,8 +1,12 @@
 //! `aifab twin --state DIR`: every switch's state as a SONiC switch prints it, one folder per switch
-//! (`DIR/<hostname>/`), the daemons' own JSON written unchanged: what `aifab verify` reads.
+//! (`DIR/<hostname>/`), the daemons' own JSON: what `aifab verify` reads. Two things differ from the raw
+//! output, both to give what the switch itself would print: `lldpctl.json` names each local port by
+//! its OS name (`Ethernet1/5`; the lab's veths are `swp<N>`, as a Linux name cannot hold `/`), and
+//! `frr-ip-route.json` is the list of `show ip route <prefix> json` for each of the fabric's sampled
+//! prefixes ([`crate::model::FabricModel::route_samples`]), as `ansible/collect.yml` collects it.
 
 use super::lab::Lab;
-use crate::model::Name;
+use crate::model::{Device, FabricModel, Name};
 use rayon::prelude::*;
 use std::io::Write as _;
 use std::path::Path;
@@ -37,7 +41,7 @@ pub const FILES: [StateFile; 4] = [
     StateFile {
         name: "frr-ip-route.json",
         tool: "vtysh",
-        args: &["show ip route json"],
+        args: &["show ip route {prefix} json"],
     },
 ];
 
@@ -67,8 +71,14 @@ pub fn check(dir: &Path) -> Result<(), String> {
 
 /// Reads every switch's state from the lab and writes it under `dir` (checked again, then created):
 /// each file written to a temporary name, synced, renamed, and each folder synced.
-pub fn write(dir: &Path, lab: &Lab, names: &[Name]) -> Result<(), String> {
-    let texts = read(lab, names)?;
+pub fn write(dir: &Path, lab: &Lab, model: &FabricModel) -> Result<(), String> {
+    let names: Vec<Name> = model
+        .devices
+        .iter()
+        .map(|d| Name::from(d.hostname.as_str()))
+        .collect();
+    let names = names.as_slice();
+    let texts = read(lab, model)?;
     check(dir)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("--state {}: {e}", dir.display()))?;
     for (name, files) in names.iter().zip(&texts) {
@@ -86,24 +96,77 @@ pub fn write(dir: &Path, lab: &Lab, names: &[Name]) -> Result<(), String> {
 }
 
 /// Every switch's files, checked to be JSON (a daemon's error text would mislead a reader).
-fn read(lab: &Lab, names: &[Name]) -> Result<Vec<Vec<String>>, String> {
-    (0..names.len())
+fn read(lab: &Lab, model: &FabricModel) -> Result<Vec<Vec<String>>, String> {
+    let samples: Vec<String> = model
+        .route_samples()
+        .iter()
+        .map(|(_, ip)| format!("{ip}/32"))
+        .collect();
+    (0..model.devices.len())
         .into_par_iter()
         .map(|i| {
+            let d = &model.devices[i];
             FILES
                 .iter()
                 .map(|f| {
-                    let text = match f.tool {
-                        "vtysh" => lab.vtysh(i, f.args[0])?,
-                        tool => lab.lldp_tool(i, tool, f.args)?,
+                    let text = match (f.tool, f.args[0].contains("{prefix}")) {
+                        ("vtysh", true) => per_prefix(lab, i, f.args[0], &samples)?,
+                        ("vtysh", false) => lab.vtysh(i, f.args[0])?,
+                        (tool, _) => lab.lldp_tool(i, tool, f.args)?,
                     };
-                    serde_json::from_str::<serde_json::Value>(&text)
-                        .map_err(|e| format!("{}: {} printed no JSON ({e})", names[i], f.name))?;
-                    Ok(text)
+                    let v = serde_json::from_str::<serde_json::Value>(&text)
+                        .map_err(|e| format!("{}: {} printed no JSON ({e})", d.hostname, f.name))?;
+                    Ok(if f.name == "lldpctl.json" {
+                        os_port_names(v, d).to_string()
+                    } else {
+                        text
+                    })
                 })
                 .collect()
         })
         .collect()
+}
+
+/// `command` once per prefix, the outputs as one JSON list.
+fn per_prefix(lab: &Lab, i: usize, command: &str, prefixes: &[String]) -> Result<String, String> {
+    let mut items = Vec::with_capacity(prefixes.len());
+    for p in prefixes {
+        items.push(
+            lab.vtysh(i, &command.replace("{prefix}", p))?
+                .trim()
+                .to_string(),
+        );
+    }
+    Ok(format!("[{}]", items.join(",")))
+}
+
+/// lldpd's JSON with each local port keyed by the switch's own name for it (`swp<N>` is port N of the
+/// model; [`crate::os::frr::port_name`]).
+fn os_port_names(mut v: serde_json::Value, d: &Device) -> serde_json::Value {
+    let rename = |key: &str| {
+        d.interfaces
+            .iter()
+            .find(|p| crate::os::frr::port_name(p.port) == key)
+            .map(|p| p.name.to_string())
+    };
+    let fix = |m: &mut serde_json::Map<String, serde_json::Value>| {
+        let old = std::mem::take(m);
+        for (k, val) in old {
+            m.insert(rename(&k).unwrap_or(k), val);
+        }
+    };
+    match v.pointer_mut("/lldp/interface") {
+        Some(serde_json::Value::Object(m)) => fix(m),
+        Some(serde_json::Value::Array(items)) => {
+            for it in items.iter_mut() {
+                if let Some(m) = it.as_object_mut() {
+                    fix(m);
+                }
+            }
+        }
+        _ => {}
+    }
+    v
 }
 
 /// Writes `text` to `dir/name` whole or not at all: a temporary file beside it, synced, renamed.

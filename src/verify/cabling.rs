@@ -35,7 +35,12 @@ pub struct Cabling {
 
 /// Runs the check over the switches whose LLDP was read (`observed[i]` is `None` for a switch whose
 /// LLDP is missing or unreadable, or which `--only` left out).
-pub fn check(plan: &Plan, catalog: &Catalog, observed: &[Option<&Observed>]) -> Cabling {
+pub fn check(
+    plan: &Plan,
+    catalog: &Catalog,
+    observed: &[Option<&Observed>],
+    hosts: &[Option<&Observed>],
+) -> Cabling {
     let model = plan.model;
     let ids = port_ids(plan, catalog);
     let mut seen: HashMap<End, Option<Seen>> = HashMap::new();
@@ -114,7 +119,7 @@ pub fn check(plan: &Plan, catalog: &Catalog, observed: &[Option<&Observed>]) -> 
         }
     }
     unplanned(plan, &planned, &seen, &mut out.findings);
-    servers(plan, observed, &mut out.findings);
+    servers(plan, hosts, &mut out.findings);
     out
 }
 
@@ -354,7 +359,7 @@ fn servers(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>) 
                 |s| format!("`{s}`"),
             );
             out.push(
-                Finding::new(Check::Cabling, Kind::WrongNeighbor, &d.hostname)
+                Finding::new(Check::Hosts, Kind::WrongNeighbor, &d.hostname)
                     .at(p.name.to_string())
                     .saw(expected, found),
             );

@@ -37,15 +37,19 @@ pub enum Check {
     Ports,
     /// PFC on exactly the lossless priorities, watchdog, DSCP trust and map, ECN thresholds.
     Lossless,
+    /// With `hosts:` in the intent: the planned server heard by LLDP at each server port (a fabric
+    /// cabled before its servers arrive, or the twin, which has none, verifies without it).
+    Hosts,
 }
 
 impl Check {
     /// Every check, in report order.
-    pub const ALL: [Check; 4] = [
+    pub const ALL: [Check; 5] = [
         Check::Cabling,
         Check::Sessions,
         Check::Ports,
         Check::Lossless,
+        Check::Hosts,
     ];
 
     /// The check's name as the reports and `--checks` spell it.
@@ -55,6 +59,15 @@ impl Check {
             Check::Sessions => "sessions",
             Check::Ports => "ports",
             Check::Lossless => "lossless",
+            Check::Hosts => "hosts",
+        }
+    }
+
+    /// The check whose documents this one reads (the hosts check reads LLDP's).
+    pub fn input(self) -> Check {
+        match self {
+            Check::Hosts => Check::Cabling,
+            c => c,
         }
     }
 }
@@ -66,7 +79,9 @@ impl std::str::FromStr for Check {
         Check::ALL
             .into_iter()
             .find(|c| c.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a check (cabling, sessions, ports, lossless)"))
+            .ok_or_else(|| {
+                format!("`{s}` is not a check (cabling, sessions, ports, lossless, hosts)")
+            })
     }
 }
 
@@ -146,7 +161,7 @@ pub fn verify(
     let served = |os: crate::kinds::Os, check: Check| {
         read::documents(os)
             .iter()
-            .any(|d| d.serves.contains(&check))
+            .any(|d| d.serves.contains(&check.input()))
     };
     let view = |check: Check| -> Vec<Option<&Observed>> {
         collected
@@ -156,7 +171,7 @@ pub fn verify(
                 c.as_ref()
                     .filter(|c| {
                         checks.contains(&check)
-                            && !c.blind.contains(&check)
+                            && !c.blind.contains(&check.input())
                             && (c.daemon_form || served(d.os, check))
                     })
                     .map(|c| &c.observed)
@@ -165,8 +180,15 @@ pub fn verify(
     };
     let plan = expect::Plan::new(model);
     let hosts: Vec<&str> = model.devices.iter().map(|d| d.hostname.as_str()).collect();
-    let mut cabling = if checks.contains(&Check::Cabling) {
-        cabling::check(&plan, catalog, &view(Check::Cabling))
+    let mut cabling = if checks.contains(&Check::Cabling) || checks.contains(&Check::Hosts) {
+        let lldp = |c: Check| {
+            if checks.contains(&c) {
+                view(c)
+            } else {
+                vec![None; model.devices.len()]
+            }
+        };
+        cabling::check(&plan, catalog, &lldp(Check::Cabling), &lldp(Check::Hosts))
     } else {
         cabling::Cabling {
             findings: Vec::new(),

@@ -612,7 +612,8 @@ fn bgp_states(v: &Value) -> BTreeMap<String, String> {
 
 /// The Linux name of a port in the lab: `swp<port>`, the FRR form's name (docs/platforms/frr.md).
 fn lab_port(i: &Interface) -> String {
-    format!("swp{}", i.port)
+    // The state names local ports as the switch's OS does (the lab's veths are swp<N>).
+    i.name.to_string()
 }
 
 fn fabric_ports(d: &Device) -> impl Iterator<Item = &Interface> {
@@ -642,16 +643,30 @@ fn assert_state_files(dir: &Path, model: &FabricModel) {
             "{}: {chassis}",
             d.hostname
         );
+        // One `show ip route <prefix> json` per sampled leaf loopback, as collect.yml gathers them:
+        // an object per prefix (empty where the switch has no route: the other plane of a two-plane
+        // fabric), a BGP route to some of them (aifab verify checks which, against the analysis).
         let routes = state_json(dir, &d.hostname, "frr-ip-route.json");
-        let lo = format!("{}/32", d.loopback);
-        assert!(routes[&lo].is_array(), "{}: no route to {lo}", d.hostname);
+        let docs = routes.as_array().expect("a list of route documents");
+        let samples = model.route_samples();
+        assert_eq!(docs.len(), samples.len(), "{}", d.hostname);
         assert!(
-            routes
-                .as_object()
-                .expect("routes")
-                .values()
-                .any(|r| r[0]["protocol"] == "bgp"),
-            "{}: no BGP route",
+            docs.iter().all(Value::is_object),
+            "{}: {routes}",
+            d.hostname
+        );
+        let bgp = docs
+            .iter()
+            .zip(&samples)
+            .filter(|(doc, (_, lo))| {
+                doc[format!("{lo}/32")]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|e| e["protocol"] == "bgp"))
+            })
+            .count();
+        assert!(
+            bgp > 0,
+            "{}: no BGP route to any sampled loopback: {routes}",
             d.hostname
         );
     }
@@ -677,6 +692,31 @@ fn twin_state_holds_every_planned_neighbour_and_session() {
     assert_eq!(r["lldp"][0], r["lldp"][1], "{r:#}");
     let model = common::model(intent);
     assert_state_files(&dir, &model);
+    // aifab verify reads the twin's state as SONiC's lldpd and FRR print it: every cable and session
+    // holds (the NX-OS and EOS switches' state is the daemons' form: a note, not a finding). The twin
+    // has no servers: the hosts check (the server at each server port) is left out.
+    let state = dir.to_string_lossy();
+    let out = common::aifab(&[
+        "verify",
+        intent,
+        "--state",
+        &state,
+        "-q",
+        "--checks",
+        "cabling,sessions",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("cabling   ") && text.contains("the fabric runs as intended"),
+        "{text}"
+    );
+    assert!(text.contains("gave only lldpd and FRR documents"), "{text}");
     let ids = PortIds::new(intent, &model);
     let mut aliased = 0;
     for d in &model.devices {
@@ -813,6 +853,38 @@ fn twin_state_shows_a_swap_and_a_down() {
     assert_eq!(r["faults"].as_array().map(Vec::len), Some(2), "{r:#}");
     assert!(r["converged_in"].is_u64(), "{r:#}");
     assert_state_files(&dir, &model);
+    // aifab verify names exactly the two faults: the crossed pair (both cables, both ends) and the
+    // down cable, each with the sessions (and nothing else) they explain.
+    let out = common::aifab(&[
+        "verify", intent, "--state", &state, "-q", "--format", "json",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let v: Value = serde_json::from_str(&text).expect("a JSON report");
+    let findings = v["findings"].as_array().expect("findings");
+    let kinds: Vec<&str> = findings.iter().filter_map(|x| x["kind"].as_str()).collect();
+    assert_eq!(kinds, ["crossed", "no-neighbor"], "{text}");
+    let crossed = findings[0]["found"].as_str().unwrap_or("");
+    for end in [
+        format!("{}:{}", f.l1.hostname, f.x.name),
+        format!("{}:{}", f.l2.hostname, f.y.name),
+        format!("{}:{}", f.x.peer, f.x.peer_port),
+        format!("{}:{}", f.y.peer, f.y.peer_port),
+    ] {
+        assert!(crossed.contains(&end), "{end}: {text}");
+    }
+    assert_eq!(
+        findings[0]["explains"].as_array().map(Vec::len),
+        Some(4),
+        "four sessions: {text}"
+    );
+    assert_eq!(findings[1]["switch"], f.l2.hostname.as_str(), "{text}");
+    assert_eq!(findings[1]["port"], &*f.down.name, "{text}");
+    assert_eq!(
+        findings[1]["explains"].as_array().map(Vec::len),
+        Some(2),
+        "two sessions: {text}"
+    );
     let want = fault_expectations(&model, &PortIds::new(intent, &model), &f);
     for d in &model.devices {
         let heard = lldp_heard(&state_json(&dir, &d.hostname, "lldpctl.json"));
@@ -892,4 +964,37 @@ fn twin_refuses_faults_it_cannot_plant() {
         assert!(namespaces(&format!("aifab-twin-{pid}-")).is_empty());
     }
     assert!(scratch.join("mine.txt").is_file(), "the user's file stays");
+}
+
+/// A leaf whose ASN the lock pins to another value (an adopted fabric): the twin of that copy runs it,
+/// and `aifab verify` of the original intent names that one switch's ASN, its peers' sessions under it.
+#[test]
+fn verify_names_a_switch_running_another_asn_than_the_intent() {
+    if !lab_ready() {
+        return;
+    }
+    let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    let intent = "intents/breakout-small.yaml";
+    let scratch = common::Scratch::new("twin-asn");
+    let copy = scratch.join("breakout-small.yaml");
+    std::fs::copy(intent, &copy).expect("copy intent");
+    let lock = std::fs::read_to_string("intents/breakout-small.lock.yaml").expect("lock");
+    let pinned = lock.replace(
+        "name: g1-r2-leaf, loopback: 10.30.0.2, router_id: 10.30.0.2, asn: 65301",
+        "name: g1-r2-leaf, loopback: 10.30.0.2, router_id: 10.30.0.2, asn: 65350",
+    );
+    assert_ne!(pinned, lock, "the lock line to pin");
+    std::fs::write(scratch.join("breakout-small.lock.yaml"), pinned).expect("write lock");
+    let dir = scratch.join("state");
+    let (code, r, err) = twin_cli(&[&copy.to_string_lossy(), "--state", &dir.to_string_lossy()]);
+    assert_eq!(code, Some(0), "{r:#}\n{err}");
+    let out = common::aifab(&["verify", intent, "--state", &dir.to_string_lossy(), "-q"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(": expected")).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].contains("g1-r2-leaf: expected AS 65301, found AS 65350"),
+        "{text}"
+    );
 }
