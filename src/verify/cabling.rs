@@ -13,11 +13,14 @@ use std::collections::{BTreeSet, HashMap};
 /// A switch port: (device index, port name).
 pub type End = (usize, String);
 
+/// A switch port borrowed from the model or a switch's report (no copy per port at 275,000 ports).
+type E<'a> = (usize, &'a str);
+
 /// What LLDP says is at the other end of a port.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Seen {
+enum Seen<'a> {
     /// A port of a switch of the fabric.
-    Port(End),
+    Port(E<'a>),
     /// Something the fabric does not know (a system and port ID as sent).
     Other(String),
 }
@@ -35,15 +38,16 @@ pub struct Cabling {
 
 /// Runs the check over the switches whose LLDP was read (`observed[i]` is `None` for a switch whose
 /// LLDP is missing or unreadable, or which `--only` left out).
-pub fn check(
-    plan: &Plan,
+pub fn check<'a>(
+    plan: &'a Plan,
     catalog: &Catalog,
-    observed: &[Option<&Observed>],
+    observed: &[Option<&'a Observed>],
     hosts: &[Option<&Observed>],
 ) -> Cabling {
     let model = plan.model;
-    let ids = port_ids(plan, catalog);
-    let mut seen: HashMap<End, Option<Seen>> = HashMap::new();
+    let planned = planned_ends(plan);
+    let aliases = aliases(plan, catalog);
+    let mut seen: HashMap<E<'a>, Option<Seen<'a>>> = HashMap::new();
     for (i, o) in observed.iter().enumerate() {
         let Some(lldp) = o.and_then(|o| o.lldp.as_ref()) else {
             continue;
@@ -55,18 +59,21 @@ pub fn check(
             .map(|p| &p.name)
             .chain(d.unused_ports.iter().map(|u| &u.name))
         {
-            seen.insert((i, p.to_string()), None);
+            seen.insert((i, &**p), None);
         }
         for n in lldp {
             let sys = n.system_name.as_deref().unwrap_or("");
             let short = sys.split('.').next().unwrap_or(sys);
             let id = n.port_id.as_deref().unwrap_or("");
             let at = plan.index.get(short).and_then(|&j| {
-                let port = ids.get(&(j, id.to_string()))?;
-                Some(Seen::Port((j, port.clone())))
+                let by_name = planned.far.get_key_value(&(j, id)).map(|(k, _)| k.1);
+                let port = by_name
+                    .or_else(|| aliases.get(&j)?.get(id).copied())
+                    .or_else(|| any_port(&model.devices[j], id))?;
+                Some(Seen::Port((j, port)))
             });
             let what = at.unwrap_or_else(|| Seen::Other(format!("{sys} {id}").trim().to_string()));
-            seen.insert((i, n.local_port.clone()), Some(what));
+            seen.insert((i, n.local_port.as_str()), Some(what));
         }
     }
     let mut out = Cabling {
@@ -75,10 +82,9 @@ pub fn check(
         owner: HashMap::new(),
     };
     let mut broken_links: BTreeSet<usize> = BTreeSet::new();
-    let planned = planned_ends(plan);
     let mut done: BTreeSet<usize> = BTreeSet::new();
     for (l, link) in model.links.iter().enumerate() {
-        let (Some(a), Some(b)) = planned.link_ends[l].clone() else {
+        let (Some(a), Some(b)) = planned.link_ends[l] else {
             continue;
         };
         debug_assert_eq!(plan.model.devices[a.0].hostname, *link.a);
@@ -89,8 +95,8 @@ pub fn check(
         if sa.is_none() && sb.is_none() {
             continue; // neither end's LLDP was read
         }
-        let ok_a = sa.is_none_or(|s| *s == Some(Seen::Port(b.clone())));
-        let ok_b = sb.is_none_or(|s| *s == Some(Seen::Port(a.clone())));
+        let ok_a = sa.is_none_or(|s| *s == Some(Seen::Port(b)));
+        let ok_b = sb.is_none_or(|s| *s == Some(Seen::Port(a)));
         if ok_a && ok_b {
             continue;
         }
@@ -112,8 +118,8 @@ pub fn check(
         for &m in broken_links.difference(&before) {
             if let (Some(x), Some(y)) = &planned.link_ends[m] {
                 for e in [x, y] {
-                    out.broken.insert(e.clone());
-                    out.owner.insert(e.clone(), k);
+                    out.broken.insert((e.0, e.1.to_string()));
+                    out.owner.insert((e.0, e.1.to_string()), k);
                 }
             }
         }
@@ -123,30 +129,45 @@ pub fn check(
     out
 }
 
-/// Every port ID a switch's port is known by: its name, and on SONiC its alias.
-fn port_ids(plan: &Plan, catalog: &Catalog) -> HashMap<(usize, String), String> {
-    let mut ids = HashMap::new();
+/// The port of `d` named `id` that no planned cable uses (a server or unused port): looked up only for
+/// a neighbour no planned port explains, which is rare.
+fn any_port<'a>(d: &'a crate::model::Device, id: &str) -> Option<&'a str> {
+    let names = d
+        .interfaces
+        .iter()
+        .map(|p| &p.name)
+        .chain(d.unused_ports.iter().map(|u| &u.name));
+    names.map(|n| &**n).find(|n| *n == id)
+}
+
+/// The port IDs SONiC switches send for their ports (the SKU's alias, SONiC's lldpmgrd), per device:
+/// alias to port name. Other ports are known by their name.
+fn aliases<'a>(plan: &'a Plan, catalog: &Catalog) -> HashMap<usize, HashMap<String, &'a str>> {
+    let mut out: HashMap<usize, HashMap<String, &'a str>> = HashMap::new();
     for (j, d) in plan.model.devices.iter().enumerate() {
+        if d.os != crate::kinds::Os::Sonic {
+            continue;
+        }
+        let m = out.entry(j).or_default();
         for p in &d.interfaces {
-            ids.insert((j, p.name.to_string()), p.name.to_string());
             let sent = sent_port_id(catalog, d, p);
             if sent != *p.name {
-                ids.insert((j, sent), p.name.to_string());
+                m.insert(sent, &*p.name);
             }
         }
     }
-    ids
+    out
 }
 
 /// The planned ends of every fabric link, and the planned far end of every switch port.
-struct Planned {
+struct Planned<'a> {
     /// Per link of the model: both switch ends (None for a server end).
-    link_ends: Vec<(Option<End>, Option<End>)>,
+    link_ends: Vec<(Option<E<'a>>, Option<E<'a>>)>,
     /// Far end and link of each switch port with a planned fabric cable.
-    far: HashMap<End, (End, usize)>,
+    far: HashMap<E<'a>, (E<'a>, usize)>,
 }
 
-fn planned_ends(plan: &Plan) -> Planned {
+fn planned_ends<'a>(plan: &'a Plan) -> Planned<'a> {
     let mut far = HashMap::new();
     let link_ends = plan
         .model
@@ -154,11 +175,11 @@ fn planned_ends(plan: &Plan) -> Planned {
         .iter()
         .enumerate()
         .map(|(l, k)| {
-            let a = plan.index.get(&*k.a).map(|&i| (i, k.a_port.to_string()));
-            let b = plan.index.get(&*k.b).map(|&i| (i, k.b_port.to_string()));
-            if let (Some(a), Some(b)) = (&a, &b) {
-                far.insert(a.clone(), (b.clone(), l));
-                far.insert(b.clone(), (a.clone(), l));
+            let a = plan.index.get(&*k.a).map(|&i| (i, &*k.a_port));
+            let b = plan.index.get(&*k.b).map(|&i| (i, &*k.b_port));
+            if let (Some(a), Some(b)) = (a, b) {
+                far.insert(a, (b, l));
+                far.insert(b, (a, l));
             }
             (a, b)
         })
@@ -166,20 +187,20 @@ fn planned_ends(plan: &Plan) -> Planned {
     Planned { link_ends, far }
 }
 
-fn name(plan: &Plan, e: &End) -> String {
+fn name(plan: &Plan, e: &E) -> String {
     format!("{}:{}", plan.model.devices[e.0].hostname, e.1)
 }
 
 /// A crossing that explains link `l` = `a`—`b`: LLDP at `a` shows `q`, the far end of another planned
 /// link `q'`—`q`, and `b` and `q'` are cabled together. Both links are marked done.
 #[allow(clippy::too_many_arguments)]
-fn crossed(
+fn crossed<'a>(
     plan: &Plan,
-    planned: &Planned,
-    seen: &HashMap<End, Option<Seen>>,
+    planned: &Planned<'a>,
+    seen: &HashMap<E<'a>, Option<Seen<'a>>>,
     l: usize,
-    a: &End,
-    b: &End,
+    a: &E<'a>,
+    b: &E<'a>,
     done: &mut BTreeSet<usize>,
     broken: &mut BTreeSet<usize>,
 ) -> Option<Finding> {
@@ -193,10 +214,7 @@ fn crossed(
         if *l2 == l {
             continue;
         }
-        let linked = |x: &End, y: &End| {
-            seen.get(x)
-                .is_some_and(|s| *s == Some(Seen::Port(y.clone())))
-        };
+        let linked = |x: &E<'a>, y: &E<'a>| seen.get(x).is_some_and(|s| *s == Some(Seen::Port(*y)));
         if !(linked(p_far, q_far) || linked(q_far, p_far)) {
             continue;
         }
@@ -245,7 +263,7 @@ fn crossed(
     None
 }
 
-fn describe(plan: &Plan, s: Option<&Option<Seen>>) -> String {
+fn describe(plan: &Plan, s: Option<&Option<Seen<'_>>>) -> String {
     match s {
         None => "LLDP not read".into(),
         Some(None) => "no neighbour".into(),
@@ -255,16 +273,16 @@ fn describe(plan: &Plan, s: Option<&Option<Seen>>) -> String {
 }
 
 /// The finding for one planned link that is not seen as planned and no crossing explains.
-fn single(
+fn single<'a>(
     plan: &Plan,
-    a: &End,
-    b: &End,
-    sa: Option<&Option<Seen>>,
-    sb: Option<&Option<Seen>>,
+    a: &E<'a>,
+    b: &E<'a>,
+    sa: Option<&Option<Seen<'a>>>,
+    sb: Option<&Option<Seen<'a>>>,
 ) -> Finding {
     let none = |s: Option<&Option<Seen>>| matches!(s, Some(None)) || s.is_none();
     let right =
-        |s: Option<&Option<Seen>>, e: &End| s.is_some_and(|s| *s == Some(Seen::Port(e.clone())));
+        |s: Option<&Option<Seen<'a>>>, e: &E<'a>| s.is_some_and(|s| *s == Some(Seen::Port(*e)));
     let (kind, at) = if none(sa) && none(sb) {
         (Kind::NoNeighbor, a)
     } else if (right(sa, b) && matches!(sb, Some(None)))
@@ -290,18 +308,18 @@ fn single(
         found
     };
     Finding::new(Check::Cabling, kind, &plan.model.devices[at.0].hostname)
-        .at(at.1.clone())
+        .at(at.1.to_string())
         .saw(format!("cable to {}", name(plan, far)), found)
 }
 
 /// Neighbours at ports with no planned fabric cable: unused ports, and server ports seeing a switch.
-fn unplanned(
+fn unplanned<'a>(
     plan: &Plan,
-    planned: &Planned,
-    seen: &HashMap<End, Option<Seen>>,
+    planned: &Planned<'a>,
+    seen: &HashMap<E<'a>, Option<Seen<'a>>>,
     out: &mut Vec<Finding>,
 ) {
-    let mut extra: Vec<(&End, &Seen)> = seen
+    let mut extra: Vec<(&E<'a>, &Seen<'a>)> = seen
         .iter()
         .filter(|(e, _)| !planned.far.contains_key(*e))
         .filter_map(|(e, s)| Some((e, s.as_ref()?)))
@@ -325,7 +343,7 @@ fn unplanned(
                 Kind::Unplanned,
                 &plan.model.devices[e.0].hostname,
             )
-            .at(e.1.clone())
+            .at(e.1.to_string())
             .saw("no neighbour (no cable planned at this port)", what),
         );
     }

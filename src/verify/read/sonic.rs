@@ -12,6 +12,7 @@ use crate::verify::observed::{
     BgpPeer, BgpSummary, DscpMap, EcnMap, EcnState, LldpNeighbor, Observed, Route, canonical_port,
 };
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -195,47 +196,62 @@ fn peer(ip: &str, p: &Value) -> Result<BgpPeer, ReadError> {
     })
 }
 
-fn read_route_list(text: &str, o: &mut Observed) -> Result<(), ReadError> {
-    super::routes_list(text, o, read_routes)
+/// One route of `show ip route json`, with only the fields read (serde skips the rest without
+/// building them: the route documents of a 64-wide fabric are its largest).
+#[derive(serde::Deserialize)]
+struct FrrRoute<'a> {
+    #[serde(borrow, default)]
+    protocol: Option<Cow<'a, str>>,
+    #[serde(default)]
+    selected: bool,
+    #[serde(borrow, default)]
+    nexthops: Vec<FrrHop<'a>>,
 }
 
-fn read_routes(text: &str, o: &mut Observed) -> Result<(), ReadError> {
-    let v = json(text)?;
-    let m = v.as_object().ok_or_else(|| {
-        wrong(
-            "",
-            "expected an object of prefixes: not `show ip route json`",
+/// One next hop of a [`FrrRoute`].
+#[derive(serde::Deserialize)]
+struct FrrHop<'a> {
+    #[serde(borrow, default)]
+    ip: Option<Cow<'a, str>>,
+    #[serde(default)]
+    fib: bool,
+}
+
+/// `show ip route json`: prefix to its routes.
+type FrrTable<'a> = BTreeMap<Cow<'a, str>, Vec<FrrRoute<'a>>>;
+
+/// The route document: the JSON list of `show ip route <prefix> json` outputs (one per sampled
+/// prefix), or one output of the whole table.
+fn read_route_list(text: &str, o: &mut Observed) -> Result<(), ReadError> {
+    let typed = |e: serde_json::Error| {
+        ReadError::new(
+            format!("line {} column {}", e.line(), e.column()),
+            format!("not `show ip route json` (a list of its outputs, or one): {e}"),
         )
-    })?;
-    let mut out = Vec::with_capacity(m.len());
-    for (prefix, entries) in m {
-        let at = format!("/{}", prefix.replace('/', "~1"));
-        let list = entries
-            .as_array()
-            .ok_or_else(|| wrong(&at, "expected a list of routes: not `show ip route json`"))?;
-        let Some(sel) = list
-            .iter()
-            .find(|r| r.get("selected") == Some(&Value::Bool(true)))
-        else {
-            continue;
-        };
-        let next_hops = sel
-            .get("nexthops")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter(|h| h.get("fib") == Some(&Value::Bool(true)))
-            .filter_map(|h| h.get("ip").and_then(Value::as_str)?.parse().ok())
-            .collect();
-        out.push(Route {
-            prefix: prefix.clone(),
-            protocol: sel
-                .get("protocol")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            next_hops,
-        });
+    };
+    let tables: Vec<FrrTable> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(text).map_err(typed)?
+    } else {
+        vec![serde_json::from_str(text).map_err(typed)?]
+    };
+    let mut out = Vec::new();
+    for table in tables {
+        for (prefix, routes) in table {
+            let Some(sel) = routes.into_iter().find(|r| r.selected) else {
+                continue;
+            };
+            let next_hops = sel
+                .nexthops
+                .iter()
+                .filter(|h| h.fib)
+                .filter_map(|h| h.ip.as_deref()?.parse().ok())
+                .collect();
+            out.push(Route {
+                prefix: prefix.into_owned(),
+                protocol: sel.protocol.map(Cow::into_owned).unwrap_or_default(),
+                next_hops,
+            });
+        }
     }
     o.routes = Some(out);
     Ok(())
