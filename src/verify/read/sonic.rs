@@ -259,47 +259,91 @@ fn read_route_list(text: &str, o: &mut Observed) -> Result<(), ReadError> {
 
 /// The rows of a Redis dump (`sonic-db-dump -y`: `"TABLE<sep>key": {"type": "hash", "value": {...}}`)
 /// or of CONFIG_DB as nested tables (`show runningconfiguration all`): (table, key, fields).
-/// One database row: (table, key, fields).
-type DbRow<'a> = (String, String, &'a Map<String, Value>);
+/// A row's fields, borrowed from the document where they need no unescaping.
+type Fields<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
 
-fn rows(v: &Value, sep: char) -> Result<Vec<DbRow<'_>>, ReadError> {
+/// One database row: (table, key, fields).
+type DbRow<'a> = (Cow<'a, str>, Cow<'a, str>, Fields<'a>);
+
+/// One key of a `sonic-db-dump` document: its hash's fields (its `type`, `ttl` and `expireat` are
+/// not read).
+#[derive(serde::Deserialize)]
+struct DumpEntry<'a> {
+    #[serde(borrow)]
+    value: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
+}
+
+/// The rows of a Redis dump (`sonic-db-dump -y`: `"TABLE<sep>key": {"type": "hash", "value": {...}}`,
+/// read typed: these are a SONiC switch's largest documents) or of CONFIG_DB as nested tables
+/// (`show runningconfiguration all`): (table, key, fields).
+fn rows(text: &str, sep: char) -> Result<Vec<DbRow<'_>>, ReadError> {
+    if first_key(text).is_some_and(|k| k.contains(sep)) {
+        let dump: BTreeMap<Cow<str>, DumpEntry> = serde_json::from_str(text).map_err(|e| {
+            ReadError::new(
+                format!("line {} column {}", e.line(), e.column()),
+                format!("not `sonic-db-dump -y` (keys `TABLE{sep}key` with a hash `value` of strings): {e}"),
+            )
+        })?;
+        return Ok(dump
+            .into_iter()
+            .filter_map(|(k, e)| {
+                let (table, key) = k.split_once(sep)?;
+                let fields = e.value.into_iter().collect();
+                Some((
+                    Cow::Owned(table.to_string()),
+                    Cow::Owned(key.to_string()),
+                    fields,
+                ))
+            })
+            .collect());
+    }
+    let v = json(text)?;
     let top = v
         .as_object()
         .ok_or_else(|| wrong("", "expected an object"))?;
     let mut out = Vec::new();
-    for (k, body) in top {
-        let at = format!("/{}", k.replace('~', "~0").replace('/', "~1"));
+    for (table, body) in top {
+        let at = format!("/{}", table.replace('~', "~0").replace('/', "~1"));
         let obj = body
             .as_object()
-            .ok_or_else(|| wrong(&at, "expected an object"))?;
-        if let Some((table, key)) = k.split_once(sep) {
-            let fields = obj
-                .get("value")
-                .and_then(Value::as_object)
-                .ok_or_else(|| wrong(&format!("{at}/value"), "expected the hash's fields"))?;
-            out.push((table.to_string(), key.to_string(), fields));
-        } else {
-            for (key, fields) in obj {
-                if let Some(f) = fields.as_object() {
-                    out.push((k.clone(), key.clone(), f));
-                }
-            }
+            .ok_or_else(|| wrong(&at, "expected an object of keys"))?;
+        for (key, fields) in obj {
+            let Some(f) = fields.as_object() else {
+                continue;
+            };
+            let fields = f
+                .iter()
+                .filter_map(|(n, v)| {
+                    Some((Cow::Owned(n.clone()), Cow::Owned(v.as_str()?.to_string())))
+                })
+                .collect();
+            out.push((Cow::Owned(table.clone()), Cow::Owned(key.clone()), fields));
         }
     }
     Ok(out)
 }
 
-fn field<'a>(f: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
-    f.get(k).and_then(Value::as_str)
+/// The first key of a JSON object's text, as written (`None` when the text is no object).
+fn first_key(text: &str) -> Option<&str> {
+    let rest = text
+        .trim_start()
+        .strip_prefix('{')?
+        .trim_start()
+        .strip_prefix('"')?;
+    rest.split('"').next()
+}
+
+fn field<'b>(f: &'b Fields, k: &str) -> Option<&'b str> {
+    f.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_ref())
 }
 
 fn read_appl_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
-    let v = json(text)?;
-    for (table, key, f) in rows(&v, ':')? {
+    for (table, key, f) in rows(text, ':')? {
         if table != "PORT_TABLE" || !key.starts_with("Ethernet") {
             continue;
         }
-        let p = o.ports.entry(key).or_default();
+        let p = o.ports.entry(key.into_owned()).or_default();
+        let f = &f;
         p.admin_up = field(f, "admin_status").map(|s| s == "up");
         p.oper_up = field(f, "oper_status").map(|s| s == "up");
         p.speed_gbps = field(f, "speed")
@@ -318,8 +362,7 @@ fn priorities(s: &str) -> Vec<u8> {
 }
 
 fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
-    let v = json(text)?;
-    let rows = rows(&v, '|')?;
+    let rows = rows(text, '|')?;
     let table = |t: &'static str| rows.iter().filter(move |r| r.0 == t);
     if let Some((_, _, f)) = table("DEVICE_METADATA").find(|r| r.1 == "localhost") {
         o.hostname = field(f, "hostname")
@@ -330,9 +373,9 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
         .map(|(_, k, f)| {
             let m = f
                 .iter()
-                .filter_map(|(d, t)| Some((d.parse().ok()?, t.as_str()?.parse().ok()?)))
+                .filter_map(|(d, t)| Some((d.parse().ok()?, t.parse().ok()?)))
                 .collect();
-            (k.as_str(), Arc::new(m))
+            (k.as_ref(), Arc::new(m))
         })
         .collect();
     let wred: BTreeMap<&str, EcnState> = table("WRED_PROFILE")
@@ -340,7 +383,7 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
             let n = |x: &str| field(f, x).and_then(|s| s.parse().ok());
             let on = field(f, "ecn").is_some_and(|e| e != "ecn_none");
             on.then_some((
-                k.as_str(),
+                k.as_ref(),
                 EcnState {
                     min_bytes: n("green_min_threshold")?,
                     max_bytes: n("green_max_threshold")?,
@@ -348,15 +391,15 @@ fn read_config_db(text: &str, o: &mut Observed) -> Result<(), ReadError> {
             ))
         })
         .collect();
-    let watched: Vec<&str> = table("PFC_WD").map(|r| r.1.as_str()).collect();
+    let watched: Vec<&str> = table("PFC_WD").map(|r| r.1.as_ref()).collect();
     o.qos.watchdog_enabled = Some(watched.iter().any(|k| *k != "GLOBAL"));
     for (_, port, f) in table("PORT_QOS_MAP").filter(|r| r.1.starts_with("Ethernet")) {
-        let p = o.ports.entry(port.clone()).or_default();
+        let p = o.ports.entry(port.to_string()).or_default();
         p.pfc_priorities = Some(field(f, "pfc_enable").map(priorities).unwrap_or_default());
         let sw = field(f, "pfcwd_sw_enable")
             .map(priorities)
             .unwrap_or_default();
-        p.pfc_watchdog = Some(!sw.is_empty() && watched.contains(&port.as_str()));
+        p.pfc_watchdog = Some(!sw.is_empty() && watched.contains(&port.as_ref()));
         let map = field(f, "dscp_to_tc_map").and_then(|m| maps.get(m));
         p.trust_dscp = Some(map.is_some());
         p.dscp_to_tc = Some(map.cloned().unwrap_or_default());
@@ -572,4 +615,137 @@ fn write_config_db(o: &Observed) -> Value {
         );
     }
     Value::Object(top)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `docs` (file, text) into one state, each by its table entry.
+    fn read_all(docs: &[(&str, &str)]) -> Observed {
+        let mut o = Observed::default();
+        for (file, text) in docs {
+            let doc = DOCUMENTS
+                .iter()
+                .find(|d| d.file == *file)
+                .expect("a SONiC document");
+            (doc.read)(text, &mut o).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+        o
+    }
+
+    const LLDPCTL: &str = include_str!("../../../tests/verify/sonic/lldpctl.json");
+    const CHASSIS: &str = include_str!("../../../tests/verify/sonic/lldpcli-chassis.json");
+    const BGP: &str = include_str!("../../../tests/verify/sonic/frr-bgp-summary.json");
+    const ROUTES: &str = include_str!("../../../tests/verify/sonic/frr-ip-route.json");
+
+    #[test]
+    fn lldpd_and_frr_documents_read_as_the_daemons_print_them() {
+        let o = read_all(&[
+            ("lldpcli-chassis.json", CHASSIS),
+            ("lldpctl.json", LLDPCTL),
+            ("frr-bgp-summary.json", BGP),
+            ("frr-ip-route.json", ROUTES),
+        ]);
+        assert_eq!(o.hostname.as_deref(), Some("g1-r1-leaf"));
+        let lldp = o.lldp.as_ref().expect("neighbours");
+        assert_eq!(lldp.len(), 16);
+        let first = lldp
+            .iter()
+            .find(|n| n.local_port == "Ethernet1/49")
+            .expect("Ethernet1/49");
+        assert_eq!(first.system_name.as_deref(), Some("spine1"));
+        assert_eq!(first.port_id.as_deref(), Some("Ethernet1/1"));
+        assert_eq!(first.port_descr.as_deref(), Some("g1-r1-leaf:Ethernet1/49"));
+        let bgp = o.bgp.as_ref().expect("bgp");
+        assert_eq!(bgp.router_id, Some("10.30.0.1".parse().expect("ip")));
+        assert_eq!(bgp.local_as, Some(65300));
+        assert_eq!(bgp.peers.len(), 16);
+        let p = bgp
+            .peers
+            .iter()
+            .find(|p| p.ip.to_string() == "10.31.0.0")
+            .expect("peer");
+        assert!(p.established && p.remote_as == Some(65030) && p.prefixes_received == Some(34));
+        let routes = o.routes.as_ref().expect("routes");
+        let other = routes
+            .iter()
+            .find(|r| r.prefix == "10.30.0.2/32")
+            .expect("the other leaf");
+        assert_eq!(
+            (other.protocol.as_str(), other.next_hops.len()),
+            ("bgp", 16)
+        );
+        let own = routes
+            .iter()
+            .find(|r| r.prefix == "10.30.0.1/32")
+            .expect("its own loopback");
+        assert_eq!(own.protocol, "connected");
+    }
+
+    #[test]
+    fn a_cut_or_foreign_document_is_an_error_never_an_empty_state() {
+        for (file, text) in [
+            ("lldpctl.json", LLDPCTL),
+            ("frr-bgp-summary.json", BGP),
+            ("frr-ip-route.json", ROUTES),
+        ] {
+            let doc = DOCUMENTS.iter().find(|d| d.file == file).expect("doc");
+            let e = (doc.read)(&text[..text.len() / 2], &mut Observed::default()).expect_err(file);
+            assert!(e.at.starts_with("line "), "{file}: {e}");
+        }
+        let routes = DOCUMENTS
+            .iter()
+            .find(|d| d.file == "frr-ip-route.json")
+            .expect("doc");
+        assert!(
+            (routes.read)(BGP, &mut Observed::default()).is_err(),
+            "the BGP summary as routes"
+        );
+        let lldp = DOCUMENTS
+            .iter()
+            .find(|d| d.file == "lldpctl.json")
+            .expect("doc");
+        assert!(
+            (lldp.read)(BGP, &mut Observed::default()).is_err(),
+            "the BGP summary as LLDP"
+        );
+        let bgp = DOCUMENTS
+            .iter()
+            .find(|d| d.file == "frr-bgp-summary.json")
+            .expect("doc");
+        assert!(
+            (bgp.read)(LLDPCTL, &mut Observed::default()).is_err(),
+            "LLDP as the BGP summary"
+        );
+    }
+
+    #[test]
+    fn config_db_reads_as_a_dump_and_as_nested_tables() {
+        let dump = r#"{"PORT_QOS_MAP|Ethernet0": {"type": "hash", "value": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4", "dscp_to_tc_map": "ROCE"}},
+            "DSCP_TO_TC_MAP|ROCE": {"type": "hash", "value": {"26": "3", "0": "0"}},
+            "PFC_WD|Ethernet0": {"type": "hash", "value": {"action": "drop"}},
+            "QUEUE|Ethernet0|3": {"type": "hash", "value": {"wred_profile": "W"}},
+            "WRED_PROFILE|W": {"type": "hash", "value": {"ecn": "ecn_all", "green_min_threshold": "204800", "green_max_threshold": "2097152"}},
+            "DEVICE_METADATA|localhost": {"type": "hash", "value": {"hostname": "leaf1"}}}"#;
+        let nested = r#"{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4", "dscp_to_tc_map": "ROCE"}},
+            "DSCP_TO_TC_MAP": {"ROCE": {"26": "3", "0": "0"}},
+            "PFC_WD": {"Ethernet0": {"action": "drop"}},
+            "QUEUE": {"Ethernet0|3": {"wred_profile": "W"}},
+            "WRED_PROFILE": {"W": {"ecn": "ecn_all", "green_min_threshold": "204800", "green_max_threshold": "2097152"}},
+            "DEVICE_METADATA": {"localhost": {"hostname": "leaf1"}}}"#;
+        let a = read_all(&[("config-db.json", dump)]);
+        assert_eq!(a, read_all(&[("config-db.json", nested)]));
+        let p = &a.ports["Ethernet0"];
+        assert_eq!(p.pfc_priorities, Some(vec![3, 4]));
+        assert_eq!(p.pfc_watchdog, Some(true));
+        assert_eq!(p.dscp_to_tc.as_ref().and_then(|m| m.get(&26)), Some(&3));
+        let e = p
+            .ecn
+            .as_ref()
+            .and_then(|m| m.get(&3))
+            .expect("queue 3 marks");
+        assert_eq!((e.min_bytes, e.max_bytes), (204_800, 2_097_152));
+        assert_eq!(a.hostname.as_deref(), Some("leaf1"));
+    }
 }
