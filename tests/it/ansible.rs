@@ -23,7 +23,7 @@ const INSTALL_HINT: &str = "`python3 -m venv .ci/venv && .ci/venv/bin/pip instal
 fn skip() -> bool {
     let missing: Vec<&str> = ["ansible-playbook", "ansible-inventory"]
         .into_iter()
-        .filter(|t| find_tool(t).is_none())
+        .filter(|t| common::find_tool(t).is_none())
         .collect();
     !common::prerequisite(
         missing.is_empty(),
@@ -33,21 +33,9 @@ fn skip() -> bool {
     )
 }
 
-/// `name` in `$AIFAB_ANSIBLE_BIN` if that is set (and only there), else the first one on PATH.
-fn find_tool(name: &str) -> Option<PathBuf> {
-    match std::env::var_os("AIFAB_ANSIBLE_BIN") {
-        Some(dir) => Some(PathBuf::from(&dir).join(name)).filter(|p| p.is_file()),
-        None => std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|d| d.join(name))
-                .find(|p| p.is_file())
-        }),
-    }
-}
-
 /// [`find_tool`], failing with the install hint when it is missing.
 fn tool(name: &str) -> PathBuf {
-    match find_tool(name) {
+    match common::find_tool(name) {
         Some(p) => p,
         None => {
             let place = match std::env::var("AIFAB_ANSIBLE_BIN") {
@@ -774,7 +762,7 @@ fn sonic_patch_replaces_the_reload_where_a_patch_exists() {
         r#"{"g1-rail1": [{"op": "replace", "path": "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold", "value": "204800"}]}"#,
     )
     .expect("write patches");
-    let python = find_tool("python").or_else(|| find_tool("python3"));
+    let python = common::find_tool("python").or_else(|| common::find_tool("python3"));
     let check = |host: &str| {
         let mut c = Command::new(tool("ansible-playbook"));
         c.arg("-i")
@@ -834,7 +822,7 @@ fn ansible_expr(expr: &str, out: &Path) -> Output {
         root().join("ansible/filter_plugins"),
     )
     .env("ANSIBLE_NOCOLOR", "1");
-    if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
+    if let Some(p) = common::find_tool("python").or_else(|| common::find_tool("python3")) {
         c.arg("-e")
             .arg(format!("ansible_python_interpreter={}", p.display()));
     }
@@ -1016,7 +1004,7 @@ fn hosts_playbook(inventory: &Path, vars: &[String], check: bool) -> (bool, Stri
     for v in vars {
         c.arg("-e").arg(v);
     }
-    if let Some(p) = find_tool("python").or_else(|| find_tool("python3")) {
+    if let Some(p) = common::find_tool("python").or_else(|| common::find_tool("python3")) {
         c.arg("-e")
             .arg(format!("ansible_python_interpreter={}", p.display()));
     }

@@ -312,3 +312,15 @@ impl Drop for Scratch {
         }
     }
 }
+
+/// `name` in `$AIFAB_ANSIBLE_BIN` if that is set (and only there), else the first one on PATH.
+pub fn find_tool(name: &str) -> Option<std::path::PathBuf> {
+    match std::env::var_os("AIFAB_ANSIBLE_BIN") {
+        Some(dir) => Some(std::path::PathBuf::from(&dir).join(name)).filter(|p| p.is_file()),
+        None => std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        }),
+    }
+}

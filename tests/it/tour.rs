@@ -168,6 +168,8 @@ fn fill(word: &str) -> String {
         // The site repository has no switch: the rendered configs stand in for their running ones.
         "RUNNING" => "out".into(),
         "PUSH" => "push".into(),
+        // What ansible/collect.yml would fetch: the test writes the state of the fabric as rendered.
+        "STATE" => "state".into(),
         "old.yaml" => "intents/old.yaml".into(),
         "new.yaml" => "intents/pod1-1024.yaml".into(),
         w => w.to_string(),
@@ -203,7 +205,7 @@ fn sh_in(dir: &Path, script: &str) -> Output {
         .expect("run sh")
 }
 
-/// What a tour command may answer: 0, or 1 for a difference (`diff`); never 2 (could not run: an
+/// What a tour command may answer: 0, or 1 for a difference (`diff`, `verify`); never 2 (could not run: an
 /// unknown flag is one) and never a usage error.
 fn ran(what: &str, o: &Output) {
     let err = String::from_utf8_lossy(&o.stderr);
@@ -276,6 +278,11 @@ fn the_readme_tour_runs_as_written_in_a_site_repository() {
         .map(String::from),
     );
     assert!(o.status.success(), "{o:?}");
+    // The state folder `aifab verify` reads (ansible/collect.yml fetches it from switches): here the
+    // state a fabric running its render gives.
+    let m = common::model(intent.to_str().expect("utf-8 path"));
+    aifab::verify::synth::write_state(&m, aifab::platform::Catalog::builtin(), &site.join("state"))
+        .expect("state");
     std::fs::create_dir_all(site.join("site/platforms")).expect("mkdir");
     std::fs::create_dir_all(site.join("site/templates")).expect("mkdir");
 

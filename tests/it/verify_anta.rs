@@ -50,21 +50,9 @@ if len(sys.argv) > 2:
 print(json.dumps(out))
 "#;
 
-/// `name` in `$AIFAB_ANSIBLE_BIN` if that is set (and only there), else the first one on PATH.
-fn find_tool(name: &str) -> Option<PathBuf> {
-    match std::env::var_os("AIFAB_ANSIBLE_BIN") {
-        Some(dir) => Some(PathBuf::from(&dir).join(name)).filter(|p| p.is_file()),
-        None => std::env::var_os("PATH").and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|d| d.join(name))
-                .find(|p| p.is_file())
-        }),
-    }
-}
-
 /// The python beside the Ansible tools (`python`, else `python3`) when it imports ANTA's catalog.
 fn anta_python() -> Option<PathBuf> {
-    let py = find_tool("python").or_else(|| find_tool("python3"))?;
+    let py = common::find_tool("python").or_else(|| common::find_tool("python3"))?;
     let ok = Command::new(&py)
         .args(["-c", "import anta.catalog, anta.inventory"])
         .output()
@@ -75,7 +63,7 @@ fn anta_python() -> Option<PathBuf> {
 /// True when ANTA (its python package and, with `cli`, its `anta` command) is missing, after the
 /// one skip line; under CI it fails.
 fn skip_anta(cli: bool) -> bool {
-    let present = anta_python().is_some() && (!cli || find_tool("anta").is_some());
+    let present = anta_python().is_some() && (!cli || common::find_tool("anta").is_some());
     !common::prerequisite(
         present,
         "the ANTA catalog tests",
@@ -87,7 +75,7 @@ fn skip_anta(cli: bool) -> bool {
 /// True when `ansible-playbook` is missing, after the one skip line; under CI it fails.
 fn skip_ansible() -> bool {
     !common::prerequisite(
-        find_tool("ansible-playbook").is_some(),
+        common::find_tool("ansible-playbook").is_some(),
         "the collect playbook tests",
         "ansible-playbook not found",
         INSTALL_HINT,
@@ -513,7 +501,7 @@ fn anta_inventory_from_aifabs_gives_each_eos_switch_exactly_its_tests() {
         let model = common::model(&format!("intents/{intent}.yaml"));
         let inventory = dir.join(format!("{intent}-anta.yml"));
         let out = run(
-            &find_tool("anta").expect("anta"),
+            &common::find_tool("anta").expect("anta"),
             &[
                 "get",
                 "from-ansible",
@@ -563,7 +551,7 @@ fn collect_playbook_passes_the_syntax_check() {
     if skip_ansible() {
         return;
     }
-    let playbook = find_tool("ansible-playbook").expect("ansible-playbook");
+    let playbook = common::find_tool("ansible-playbook").expect("ansible-playbook");
     for intent in ["three-tier-small", "pod1-1024"] {
         let inventory = format!("golden/{intent}/inventory.yml");
         let out = run(
@@ -628,8 +616,8 @@ fn collect_writes_what_a_sonic_switch_prints_and_fails_on_a_missing_document() {
         return;
     }
     let dir = common::Scratch::new("verify-collect-run");
-    let python = find_tool("python")
-        .or_else(|| find_tool("python3"))
+    let python = common::find_tool("python")
+        .or_else(|| common::find_tool("python3"))
         .expect("python");
     let inventory = stand_in_inventory(&dir, &python);
     let table = dir.join("documents.yml");
@@ -642,7 +630,7 @@ fn collect_writes_what_a_sonic_switch_prints_and_fails_on_a_missing_document() {
         std::fs::write(state.join(host).join("missing.json"), "old\n").expect("stale file");
     }
     let out = run(
-        &find_tool("ansible-playbook").expect("ansible-playbook"),
+        &common::find_tool("ansible-playbook").expect("ansible-playbook"),
         &[
             "-i",
             inventory.to_str().expect("utf-8"),
