@@ -180,27 +180,33 @@ pub fn verify(
     };
     let plan = expect::Plan::new(model);
     let hosts: Vec<&str> = model.devices.iter().map(|d| d.hostname.as_str()).collect();
-    let mut cabling = if checks.contains(&Check::Cabling) || checks.contains(&Check::Hosts) {
-        let lldp = |c: Check| {
-            if checks.contains(&c) {
-                view(c)
-            } else {
-                vec![None; model.devices.len()]
+    // The cabling check (one thread) and each switch's ideal state (the others) at once.
+    let (mut cabling, ideal) = rayon::join(
+        || {
+            if !(checks.contains(&Check::Cabling) || checks.contains(&Check::Hosts)) {
+                return cabling::Cabling {
+                    findings: Vec::new(),
+                    broken: Default::default(),
+                    owner: Default::default(),
+                };
             }
-        };
-        cabling::check(&plan, catalog, &lldp(Check::Cabling), &lldp(Check::Hosts))
-    } else {
-        cabling::Cabling {
-            findings: Vec::new(),
-            broken: Default::default(),
-            owner: Default::default(),
-        }
-    };
+            let lldp = |c: Check| {
+                if checks.contains(&c) {
+                    view(c)
+                } else {
+                    vec![None; model.devices.len()]
+                }
+            };
+            cabling::check(&plan, catalog, &lldp(Check::Cabling), &lldp(Check::Hosts))
+        },
+        || -> Vec<Option<Observed>> {
+            (0..model.devices.len())
+                .into_par_iter()
+                .map(|i| in_scope[i].then(|| expect::ideal(&plan, catalog, i, None)))
+                .collect()
+        },
+    );
     let sessions = sessions::check(&plan, &view(Check::Sessions), &mut cabling);
-    let ideal: Vec<Option<Observed>> = (0..model.devices.len())
-        .into_par_iter()
-        .map(|i| in_scope[i].then(|| expect::ideal(&plan, catalog, i, None)))
-        .collect();
     let ports = ports::check(&ideal, &view(Check::Ports), &hosts, &mut cabling);
     let lossless = lossless::check(&ideal, &view(Check::Lossless), &hosts);
     findings.extend(cabling.findings);
