@@ -8,28 +8,19 @@ use super::finding::{Finding, Kind};
 use super::observed::{EcnState, Observed, PortState};
 use std::collections::BTreeMap;
 
-/// Runs the check over the switches whose lossless state was read.
-pub fn check(
-    ideal: &[Option<Observed>],
-    observed: &[Option<&Observed>],
-    hosts: &[&str],
-) -> Vec<Finding> {
+/// The lossless check of one switch, comparing what it reports (`got`) with its ideal state (`want`).
+pub fn check_one(want: &Observed, got: &Observed, host: &str) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (i, (want, got)) in ideal.iter().zip(observed).enumerate() {
-        let (Some(want), Some(got)) = (want, got) else {
-            continue;
-        };
-        switch_wide(want, got, hosts[i], &mut out);
-        for (name, w) in want.ports.iter().filter(|(_, w)| w.admin_up == Some(true)) {
-            if let Some(g) = got.ports.get(name) {
-                port(w, g, &mut |kind, e, f| {
-                    out.push(
-                        Finding::new(Check::Lossless, kind, hosts[i])
-                            .at(name.clone())
-                            .saw(e, f),
-                    )
-                });
-            }
+    switch_wide(want, got, host, &mut out);
+    for (name, w) in want.ports.iter().filter(|(_, w)| w.admin_up == Some(true)) {
+        if let Some(g) = got.ports.get(name) {
+            port(w, g, &mut |kind, e, f| {
+                out.push(
+                    Finding::new(Check::Lossless, kind, host)
+                        .at(name.clone())
+                        .saw(e, f),
+                )
+            });
         }
     }
     out
