@@ -13,6 +13,7 @@ pub mod observed;
 pub mod ports;
 pub mod read;
 pub mod report;
+mod run;
 pub mod sessions;
 pub mod state;
 pub mod synth;
@@ -20,8 +21,6 @@ pub mod synth;
 use crate::model::FabricModel;
 use crate::platform::Catalog;
 pub use finding::{Finding, Kind};
-use observed::Observed;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 
@@ -127,166 +126,24 @@ pub fn verify(
     opts: &Options,
 ) -> Result<Report, String> {
     state::check_dir(dir, model)?;
-    let checks: Vec<Check> = if opts.checks.is_empty() {
-        Check::ALL.to_vec()
-    } else {
-        Check::ALL
-            .into_iter()
-            .filter(|c| opts.checks.contains(c))
-            .collect()
-    };
-    let in_scope: Vec<bool> = model
-        .devices
-        .iter()
-        .map(|d| opts.only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
-        .collect();
-    // A check no document of a switch's OS serves (the lossless state of NX-OS and EOS: no JSON form
-    // with a public sample) has no input there: not run, and said in a note.
-    let served = |os: crate::kinds::Os, check: Check| {
-        read::documents(os)
-            .iter()
-            .any(|d| d.serves.contains(&check.input()))
-    };
-    let reads = |c: &state::Collected, d: &crate::model::Device, check: Check| {
-        checks.contains(&check)
-            && !c.blind.contains(&check.input())
-            && (c.daemon_form || served(d.os, check))
-    };
-    let plan = expect::Plan::new(model);
-    // Each switch read, its ports and lossless state checked against its ideal state at once, and that
-    // part of its state dropped: only LLDP, BGP and routes, which the checks across switches need,
-    // stay in memory (2,144 switches of a 100K-GPU fabric).
-    let collected: Vec<Option<(state::Collected, Vec<Finding>)>> = model
-        .devices
-        .par_iter()
-        .enumerate()
-        .map(|(i, d)| {
-            if !in_scope[i] {
-                return None;
-            }
-            let mut c = identify(state::collect(dir, d), d);
-            let (ports, lossless) = (reads(&c, d, Check::Ports), reads(&c, d, Check::Lossless));
-            let mut local = Vec::new();
-            if ports || lossless {
-                let want = expect::ideal(&plan, catalog, i, None);
-                if ports {
-                    local.extend(ports::check_one(&want, &c.observed, &d.hostname));
-                }
-                if lossless {
-                    local.extend(lossless::check_one(&want, &c.observed, &d.hostname));
-                }
-            }
-            c.observed.ports = Default::default();
-            c.observed.qos = Default::default();
-            Some((c, local))
-        })
-        .collect();
-    let mut findings: Vec<Finding> = collected
-        .iter()
-        .flatten()
-        .flat_map(|(c, _)| {
-            c.findings
-                .iter()
-                .filter(|f| checks.contains(&f.check) || f.kind == Kind::WrongSwitch)
-                .cloned()
-        })
-        .collect();
-    let view = |check: Check| -> Vec<Option<&Observed>> {
-        collected
-            .iter()
-            .zip(&model.devices)
-            .map(|(c, d)| {
-                c.as_ref()
-                    .filter(|(c, _)| reads(c, d, check))
-                    .map(|(c, _)| &c.observed)
-            })
-            .collect()
-    };
-    let hosts: Vec<&str> = model.devices.iter().map(|d| d.hostname.as_str()).collect();
-    let index: std::collections::HashMap<&str, usize> =
-        hosts.iter().enumerate().map(|(i, h)| (*h, i)).collect();
-    let mut cabling = if checks.contains(&Check::Cabling) || checks.contains(&Check::Hosts) {
-        let lldp = |c: Check| {
-            if checks.contains(&c) {
-                view(c)
-            } else {
-                vec![None; model.devices.len()]
-            }
-        };
-        cabling::check(&plan, catalog, &lldp(Check::Cabling), &lldp(Check::Hosts))
-    } else {
-        cabling::Cabling {
-            findings: Vec::new(),
-            broken: Default::default(),
-            owner: Default::default(),
-        }
-    };
-    let sessions = sessions::check(&plan, &view(Check::Sessions), &mut cabling);
-    let local: Vec<Finding> = collected
-        .iter()
-        .flatten()
-        .flat_map(|(_, f)| f.iter().cloned())
-        .collect();
-    let local = ports::fold(local, &index, &mut cabling);
-    findings.extend(cabling.findings);
-    findings.extend(sessions);
-    findings.extend(local);
-    let order = &index;
-    findings.sort_by(|a, b| {
-        (a.check, order.get(a.switch.as_str()), &a.port, a.kind).cmp(&(
-            b.check,
-            order.get(b.switch.as_str()),
-            &b.port,
-            b.kind,
-        ))
-    });
-    let read = checks
-        .iter()
-        .map(|&c| (c, view(c).iter().flatten().count()))
-        .collect();
-    let daemon = collected
-        .iter()
-        .flatten()
-        .filter(|(c, _)| c.daemon_form)
-        .count();
-    let mut notes = Vec::new();
-    for &c in &checks {
-        let unserved: Vec<&crate::model::Device> = model
-            .devices
-            .iter()
-            .zip(&in_scope)
-            .filter(|(d, on)| **on && !served(d.os, c))
-            .map(|(d, _)| d)
-            .collect();
-        if let Some(first) = unserved.first() {
-            let mut oses: Vec<&str> = unserved.iter().map(|d| d.os.as_str()).collect();
-            oses.dedup();
-            notes.push(format!(
-                "{}: not checked on {} switch(es) ({}{}): {} report(s) it in no JSON document aifab collects (docs/verify.md)",
-                c.as_str(),
-                unserved.len(),
-                first.hostname,
-                if unserved.len() > 1 { ", ..." } else { "" },
-                oses.join(", ")
-            ));
-        }
-    }
-    if daemon > 0 {
-        notes.push(format!("{daemon} switch(es) gave only lldpd and FRR documents (as the twin writes them): their ports and lossless state are not checked"));
-    }
+    let run = run::Run::new(model, catalog, opts);
+    let collected = run.read_all(dir);
+    let mut findings = run.folder_findings(&collected);
+    findings.extend(run.cross_checks(&collected));
+    run.sort(&mut findings);
     Ok(Report {
         fabric: model.name.clone(),
-        checks,
-        switches: in_scope.iter().filter(|&&x| x).count(),
-        read,
+        read: run.read_counts(&collected),
+        notes: run.notes(&collected),
+        switches: run.in_scope.iter().filter(|&&x| x).count(),
+        checks: run.checks,
         findings,
-        notes,
     })
 }
 
 /// Refuses the documents of a folder that holds another switch's: the name the switch reports is not
 /// the folder's (an FQDN is cut at its first dot).
-fn identify(mut c: state::Collected, d: &crate::model::Device) -> state::Collected {
+pub(crate) fn identify(mut c: state::Collected, d: &crate::model::Device) -> state::Collected {
     let Some(name) = c.observed.hostname.clone() else {
         return c;
     };
