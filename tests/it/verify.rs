@@ -415,3 +415,55 @@ fn a_crossed_pair_on_an_nxos_leaf_is_named_from_nxos_and_eos_documents() {
         "{out}"
     );
 }
+
+#[test]
+fn markdown_fits_its_budget_and_counts_what_it_leaves_out() {
+    const INTENT: &str = "intents/sonic-lossless-breakout.yaml";
+    let dir = Scratch::new("verify-markdown");
+    let state = state_of(INTENT, &dir);
+    let m = model(INTENT);
+    // PFC off on every port of every leaf: many findings.
+    for d in m
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::kinds::Role::Leaf)
+    {
+        edit_json(&state.join(&d.hostname).join("config-db.json"), |v| {
+            for p in &d.interfaces {
+                v[format!("PORT_QOS_MAP|{}", p.name)]["value"]["pfc_enable"] = "".into();
+            }
+        });
+    }
+    let (code, full, _) = verify(INTENT, &state, &["-q", "--format", "markdown"]);
+    assert_eq!(code, 1, "{full}");
+    assert!(full.starts_with("## aifab verify: snbrk\n"), "{full}");
+    let rows = full
+        .lines()
+        .filter(|l| l.starts_with("| lossless | pfc |"))
+        .count();
+    let leaf_ports: usize = m
+        .devices
+        .iter()
+        .filter(|d| d.role == aifab::kinds::Role::Leaf)
+        .map(|d| d.interfaces.len())
+        .sum();
+    assert_eq!(rows, leaf_ports, "{full}");
+    let (_, short, _) = verify(
+        INTENT,
+        &state,
+        &["-q", "--format", "markdown", "--max-chars", "2000"],
+    );
+    assert!(short.len() <= 2000, "{} chars", short.len());
+    let kept = short
+        .lines()
+        .filter(|l| l.starts_with("| lossless | pfc |"))
+        .count();
+    assert!(kept > 0 && kept < rows, "{short}");
+    assert!(
+        short.contains(&format!(
+            "{} more finding(s) left out to stay within 2000 characters",
+            rows - kept
+        )),
+        "{short}"
+    );
+}
