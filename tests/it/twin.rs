@@ -496,7 +496,13 @@ fn a_killed_twin_leaves_nothing_behind() {
                 "SIGTERM: exits 2 once the lab is removed"
             );
         }
-        // After kill -9 the reaper removes the namespaces, then the FRR folders: wait for both.
+        // After kill -9 the reaper removes the namespaces, then the FRR folders, and the killed daemons
+        // are reaped (lldpd's two processes among them): wait for all three.
+        let alive = |pid: &u32| {
+            Path::new(&format!("/proc/{pid}")).exists()
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .is_ok_and(|s| s.contains(") Z "))
+        };
         let folders = |prefix: &str| {
             std::fs::read_dir("/var/run/frr")
                 .into_iter()
@@ -506,7 +512,7 @@ fn a_killed_twin_leaves_nothing_behind() {
                 .count()
         };
         let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while (!namespaces(&prefix).is_empty() || folders(&prefix) > 0)
+        while (!namespaces(&prefix).is_empty() || folders(&prefix) > 0 || pids.iter().any(alive))
             && std::time::Instant::now() < end
         {
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -517,13 +523,9 @@ fn a_killed_twin_leaves_nothing_behind() {
             "{signal}: namespaces left"
         );
         assert_eq!(folders(&prefix), 0, "{signal}: FRR folders left");
-        for pid in pids {
-            assert!(
-                !Path::new(&format!("/proc/{pid}")).exists()
-                    || std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                        .is_ok_and(|s| s.contains(") Z ")),
-                "{signal}: daemon {pid} still runs"
-            );
+        for pid in &pids {
+            let what = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            assert!(!alive(pid), "{signal}: daemon {pid} still runs: {what:?}");
         }
     }
 }
