@@ -9,7 +9,6 @@ use crate::kinds::Os;
 use crate::model::{Device, FabricModel};
 use crate::platform::Catalog;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// A switch as read: its documents (without the ports and lossless state, already checked) and the
@@ -25,8 +24,6 @@ pub(super) struct Run<'m> {
     /// Per switch (model order): `--only` selects it.
     pub(super) in_scope: Vec<bool>,
     plan: expect::Plan<'m>,
-    /// Device index by hostname.
-    index: HashMap<&'m str, usize>,
 }
 
 impl<'m> Run<'m> {
@@ -41,19 +38,12 @@ impl<'m> Run<'m> {
             .iter()
             .map(|d| opts.only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
             .collect();
-        let index = model
-            .devices
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (d.hostname.as_str(), i))
-            .collect();
         Run {
             model,
             catalog,
             checks,
             in_scope,
             plan: expect::Plan::new(model),
-            index,
         }
     }
 
@@ -165,7 +155,7 @@ impl<'m> Run<'m> {
             .flatten()
             .flat_map(|(_, f)| f.iter().cloned())
             .collect();
-        let local = ports::fold(local, &self.index, &mut cabling);
+        let local = ports::fold(local, &self.plan.index, &mut cabling);
         let mut out = cabling.findings;
         out.extend(sessions);
         out.extend(local);
@@ -174,7 +164,7 @@ impl<'m> Run<'m> {
 
     /// Findings by check, then switch in model order, then port.
     pub(super) fn sort(&self, findings: &mut [Finding]) {
-        let at = |f: &Finding| self.index.get(f.switch.as_str()).copied();
+        let at = |f: &Finding| self.plan.index.get(f.switch.as_str()).copied();
         findings.sort_by(|a, b| {
             (a.check, at(a), &a.port, a.kind).cmp(&(b.check, at(b), &b.port, b.kind))
         });

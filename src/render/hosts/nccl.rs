@@ -17,15 +17,10 @@
 //! `NCCL_IB_HCA` (a pod sees its VF's or the shared device's names, not the host's list), are also
 //! written as a ConfigMap for the jobs' `envFrom` ([`configmap`]).
 
-use super::nic_qos::NicQos;
+use super::nic_qos::{NicQos, tc_byte};
 use crate::model::hosts::HostsPlan;
 use crate::output::Meta;
 use std::fmt::Write as _;
-
-/// The traffic-class byte of a DSCP (ECN bits clear).
-pub fn tc_byte(dscp: u8) -> u16 {
-    u16::from(dscp) * 4
-}
 
 /// The name of the pods' ConfigMap.
 pub const CONFIGMAP: &str = "aifab-nccl";

@@ -135,6 +135,12 @@ pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
 /// more is refused with EINVAL).
 pub const MAX_TC_LIMIT_GBPS: u32 = 255;
 
+/// The traffic-class byte of a DSCP (ECN bits clear): NCCL's `NCCL_IB_TC` and the RDMA CM's
+/// `default_roce_tos` (here, below both the NIC script and the NCCL files that use it).
+pub fn tc_byte(dscp: u8) -> u16 {
+    u16::from(dscp) * 4
+}
+
 /// `pct` percent of a `speed_gbps` port in whole Gbit/s for `mlnx_qos --ratelimit` (integers only),
 /// rounded down so the NIC allows no more than the switches' shaper, except that a limit under
 /// 1 Gbit/s becomes 1 (0 would mean no limit at all), and at most [`MAX_TC_LIMIT_GBPS`].
@@ -282,7 +288,7 @@ pub fn script(meta: &Meta, plan: &HostsPlan, s: &Server, q: &NicQos) -> String {
 /// (DSCP x 4). The rdma_cm module's configfs holds it per device and port; a device's folder appears
 /// when created (`mkdir`). An mlx5 Ethernet function is one device with one port.
 fn rdma_cm_tos(o: &mut String, nics: &str, data_dscp: u8) {
-    let tos = super::nccl::tc_byte(data_dscp);
+    let tos = tc_byte(data_dscp);
     let _ = writeln!(
         o,
         "# RDMA CM's default ToS (perftest -R, UCX, MPI, NVMe-oF: connections that set none): the data class's DSCP x 4, as NCCL_IB_TC"
