@@ -85,14 +85,28 @@ pub fn sent_port_id(catalog: &Catalog, peer: &Device, port: &Interface) -> Strin
 /// speed and rendered MTU with the lossless state of the QoS plan.
 pub fn ideal(plan: &Plan, catalog: &Catalog, i: usize, routes: Option<Vec<Route>>) -> Observed {
     let d = &plan.model.devices[i];
+    let lldp = d
+        .interfaces
+        .iter()
+        .filter_map(|p| neighbor(plan, catalog, p))
+        .collect();
+    Observed {
+        lldp: Some(lldp),
+        bgp: Some(bgp(d)),
+        routes,
+        ..ideal_ports(plan, catalog, i)
+    }
+}
+
+/// The part of [`ideal`] a switch is checked on alone (its name, ports and lossless state), without
+/// the neighbours and sessions the checks across switches compare: what `aifab verify` builds per
+/// switch as it reads it.
+pub fn ideal_ports(plan: &Plan, catalog: &Catalog, i: usize) -> Observed {
+    let d = &plan.model.devices[i];
     let pf = catalog.get(&d.platform).map(|(_, pf)| pf);
     let mut ports = BTreeMap::new();
-    let mut lldp = Vec::new();
     let (map, marks) = (Arc::new(dscp_map(d)), Arc::new(ecn(d)));
     for p in &d.interfaces {
-        if let Some(n) = neighbor(plan, catalog, p) {
-            lldp.push(n);
-        }
         let mtu = pf.map_or(p.mtu, |pf| crate::os::port_mtu(d.os, pf, p));
         ports.insert(p.name.to_string(), port_state(d, p, mtu, &map, &marks));
     }
@@ -105,9 +119,9 @@ pub fn ideal(plan: &Plan, catalog: &Catalog, i: usize, routes: Option<Vec<Route>
     }
     Observed {
         hostname: Some(d.hostname.clone()),
-        lldp: Some(lldp),
-        bgp: Some(bgp(d)),
-        routes,
+        lldp: None,
+        bgp: None,
+        routes: None,
         ports,
         qos: super::observed::QosState {
             dscp_to_tc: Some(map),

@@ -82,7 +82,7 @@ impl<'m> Run<'m> {
         );
         let mut local = Vec::new();
         if ports || lossless {
-            let want = expect::ideal(&self.plan, self.catalog, i, None);
+            let want = expect::ideal_ports(&self.plan, self.catalog, i);
             if ports {
                 local.extend(ports::check_one(&want, &c.observed, &d.hostname));
             }
