@@ -20,7 +20,9 @@ pub fn documents_vars() -> String {
 /// The vars file of a documents table: `aifab_collect_documents`, per OS (in [`Os::ALL`] order) the
 /// list of `{file, command}` in the table's order, an empty list for an OS without documents. A
 /// command with `{prefix}` gets `per_prefix: true`: the playbook runs it once per prefix of the
-/// inventory's `aifab_route_samples` and writes the JSON list of the outputs.
+/// inventory's `aifab_route_samples` and writes the JSON list of the outputs. A command with `{key}`
+/// gets `per_key:`, its key globs: the playbook runs it once per glob and writes one JSON object with
+/// the members of every output.
 pub fn documents_vars_of(table: impl Fn(Os) -> &'static [Document]) -> String {
     let mut out = String::from(
         "---\n\
@@ -44,6 +46,13 @@ pub fn documents_vars_of(table: impl Fn(Os) -> &'static [Document]) -> String {
             if d.command.contains("{prefix}") {
                 // Run once per prefix of the inventory's aifab_route_samples; the file holds the list.
                 let _ = writeln!(out, "      per_prefix: true");
+            }
+            if d.command.contains("{key}") {
+                // Run once per key glob; the file holds one object with every output's members.
+                let _ = writeln!(out, "      per_key:");
+                for k in d.keys {
+                    let _ = writeln!(out, "        - !unsafe {}", quoted(k));
+                }
             }
         }
     }
@@ -121,6 +130,39 @@ mod tests {
                 assert!(!d.command.trim().is_empty(), "{os} {}: no command", d.file);
             }
         }
+    }
+
+    #[test]
+    fn key_globs_go_with_a_key_command_and_keep_it_shell_free() {
+        for os in Os::ALL {
+            for d in read::documents(os) {
+                let per_key = d.command.contains("{key}");
+                assert_eq!(
+                    per_key,
+                    !d.keys.is_empty(),
+                    "{os} {}: {{key}} without globs or globs without {{key}}",
+                    d.file
+                );
+                for k in d.keys {
+                    let one = d.command.replace("{key}", k);
+                    assert!(
+                        shell_free(&one) || os != Os::Sonic,
+                        "{os} {}: `{one}`",
+                        d.file
+                    );
+                    assert!(!k.contains('\''), "{os} {}: a quote in {k}", d.file);
+                }
+            }
+        }
+        let vars = documents_vars();
+        assert!(
+            vars.contains("      per_key:\n        - !unsafe \"DEVICE_METADATA|localhost\"\n"),
+            "{vars}"
+        );
+        assert!(
+            !vars.contains("sonic-db-dump -n CONFIG_DB -y"),
+            "the whole CONFIG_DB is never collected"
+        );
     }
 
     #[test]

@@ -573,24 +573,35 @@ const STAND_IN: &[Document] = &[
     Document {
         file: "lldp.json",
         command: r#"printf '%s' '{"lldp": {"interface": []}}'"#,
+        keys: &[],
         serves: &[],
         read: no_read,
     },
     Document {
         file: "braces.txt",
         command: "echo '{{ not_a_variable }}' \"two words\"",
+        keys: &[],
         serves: &[],
         read: no_read,
     },
     Document {
         file: "missing.json",
         command: "ls /nonexistent-aifab-collect",
+        keys: &[],
         serves: &[],
         read: no_read,
     },
     Document {
         file: "routes.json",
         command: r#"printf '{"%s": []}' '{prefix}'"#,
+        keys: &[],
+        serves: &[],
+        read: no_read,
+    },
+    Document {
+        file: "tables.json",
+        command: r#"printf '{"%s": {"type": "hash"}}' '{key}'"#,
+        keys: &["PFC_WD|*", "DEVICE_METADATA|localhost"],
         serves: &[],
         read: no_read,
     },
@@ -650,7 +661,7 @@ fn collect_writes_what_a_sonic_switch_prints_and_fails_on_a_missing_document() {
         "a failed document fails the host:\n{stdout}"
     );
     assert!(
-        stdout.contains("sw1: 1 of 5 commands failed")
+        stdout.contains("sw1: 1 of 7 commands failed")
             && stdout.contains("missing.json (`ls /nonexistent-aifab-collect`)")
             && stdout.contains("No such file"),
         "{stdout}"
@@ -676,6 +687,14 @@ fn collect_writes_what_a_sonic_switch_prints_and_fails_on_a_missing_document() {
     assert_eq!(
         routes,
         serde_json::json!([{"10.0.0.1/32": []}, {"10.0.0.7/32": []}])
+    );
+    // A per-key document: the command once per key glob, the outputs' members as one JSON object.
+    let tables: serde_json::Value =
+        serde_json::from_str(&read("sw1", "tables.json").expect("tables.json"))
+            .expect("a JSON object");
+    assert_eq!(
+        tables,
+        serde_json::json!({"PFC_WD|*": {"type": "hash"}, "DEVICE_METADATA|localhost": {"type": "hash"}})
     );
     assert_eq!(
         read("sw2", "missing.json").as_deref(),

@@ -24,6 +24,10 @@ pub struct Document {
     /// `{prefix}` runs once per prefix of the inventory's `aifab_route_samples`, and the file holds the
     /// JSON list of their outputs.
     pub command: &'static str,
+    /// Key patterns for a command with `{key}`: it runs once per pattern (`sonic-db-dump -k` takes one
+    /// glob), and the file holds one JSON object with the members of all their outputs. Empty for
+    /// every other command.
+    pub keys: &'static [&'static str],
     /// The checks that need it: when it is missing, each reports "not collected" for the switch.
     pub serves: &'static [Check],
     /// Reads the document's text into the switch's [`Observed`] (filling the fields it reports).

@@ -1,7 +1,8 @@
 //! SONiC's documents, in the forms SONiC's own tools print: lldpd's `lldpctl -f json` (the `lldp`
 //! container), FRR's `show bgp summary json` and `show ip route json` (the `bgp` container's vtysh),
-//! and the Redis databases as `sonic-db-dump -n <DB> -y` prints them (the form SONiC's
-//! `show techsupport` collects): APPL_DB's PORT_TABLE for the ports' oper state, CONFIG_DB for the
+//! and the Redis databases as `sonic-db-dump -n <DB> -k <glob> -y` prints them (the form SONiC's
+//! `show techsupport` collects): APPL_DB's PORT_TABLE for the ports' oper state, CONFIG_DB's QoS, PFC
+//! watchdog and device tables ([`CONFIG_DB_KEYS`], one dump per glob merged into one object) for the
 //! lossless settings the switch runs with. `config-db.json` may also be `show runningconfiguration all`
 //! (CONFIG_DB as nested tables). A switch of any OS that runs lldpd and FRR (the twin) gives the
 //! first four in the same form.
@@ -16,41 +17,59 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The CONFIG_DB keys the lossless check reads, one `sonic-db-dump -k` glob each: only these tables
+/// are collected, never the whole database (it holds the switch's TACACS+/RADIUS keys, SNMP
+/// communities and user settings, which a state folder has no use for).
+pub const CONFIG_DB_KEYS: &[&str] = &[
+    "DEVICE_METADATA|localhost",
+    "DSCP_TO_TC_MAP|*",
+    "WRED_PROFILE|*",
+    "PFC_WD|*",
+    "PORT_QOS_MAP|*",
+    "QUEUE|*",
+];
+
 /// SONiC's documents of a state folder.
 pub const DOCUMENTS: &[Document] = &[
     Document {
         file: "lldpcli-chassis.json",
         command: "docker exec lldp lldpcli show chassis -f json",
+        keys: &[],
         serves: &[Check::Cabling],
         read: read_chassis,
     },
     Document {
         file: "lldpctl.json",
         command: "docker exec lldp lldpctl -f json",
+        keys: &[],
         serves: &[Check::Cabling],
         read: read_lldp,
     },
     Document {
         file: "frr-bgp-summary.json",
         command: "vtysh -c 'show bgp summary json'",
+        keys: &[],
         serves: &[Check::Sessions],
         read: read_bgp,
     },
     Document {
         file: "frr-ip-route.json",
         command: "vtysh -c 'show ip route {prefix} json'",
+        keys: &[],
         serves: &[Check::Sessions],
         read: read_route_list,
     },
     Document {
         file: "appl-db.json",
         command: "sonic-db-dump -n APPL_DB -k 'PORT_TABLE:*' -y",
+        keys: &[],
         serves: &[Check::Ports],
         read: read_appl_db,
     },
     Document {
         file: "config-db.json",
-        command: "sonic-db-dump -n CONFIG_DB -y",
+        command: "sonic-db-dump -n CONFIG_DB -k '{key}' -y",
+        keys: CONFIG_DB_KEYS,
         serves: &[Check::Lossless],
         read: read_config_db,
     },
