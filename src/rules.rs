@@ -249,7 +249,31 @@ rules! {
     LockNotWhole = ("AIF-LOCK-006", Error, Lock, "A lock is whole: no entry lost or deleted, not cut short, not behind the output rendered with it"),
 }
 
+/// Ids of rules aifab no longer reports, with what became of each. An id is never given to another
+/// rule: a pipeline or an `acknowledge` entry that names it must not silently mean something else.
+/// `tests/rule-ids.txt` lists every id ever issued; its test fails when one leaves the registry
+/// without being listed here.
+pub const RETIRED: &[(&str, &str)] = &[
+    (
+        "AIF-QOS-019",
+        "retired before aifab 1.0; no rule reports it and none ever will under this id",
+    ),
+    (
+        "AIF-PFC-008",
+        "retired before aifab 1.0; no rule reports it and none ever will under this id",
+    ),
+    (
+        "AIF-PFC-009",
+        "retired before aifab 1.0; no rule reports it and none ever will under this id",
+    ),
+];
+
 impl Rule {
+    /// What became of a retired id (`AIF-QOS-019`), if it is one ([`RETIRED`]).
+    pub fn retired(id: &str) -> Option<&'static str> {
+        RETIRED.iter().find(|(r, _)| *r == id).map(|(_, why)| *why)
+    }
+
     /// The rule with this id (`AIF-QOS-001`), if there is one.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.iter().copied().find(|r| r.id() == id)
@@ -370,6 +394,14 @@ mod tests {
             );
         }
         assert_eq!(Rule::from_id("AIF-QOS-999"), None);
+        for (id, _) in RETIRED {
+            assert_eq!(
+                Rule::from_id(id),
+                None,
+                "{id} is retired and must not be reused"
+            );
+            assert!(Rule::retired(id).is_some());
+        }
     }
 
     #[test]

@@ -30,7 +30,12 @@ fn list(acks: &[Acknowledgement], at: &str, out: &mut Vec<Finding>) {
                     Rule::AckUnknownRule,
                     match found {
                         Some(_) => format!("{} cannot be acknowledged", a.rule),
-                        None => format!("{} is not a rule aifab has", a.rule),
+                        None => match Rule::retired(&a.rule) {
+                            Some(why) => {
+                                format!("{} is a retired rule ({why}): remove the entry", a.rule)
+                            }
+                            None => format!("{} is not a rule aifab has", a.rule),
+                        },
                     },
                 )
                 .at(ptr.clone())
@@ -113,4 +118,34 @@ pub fn unacknowledged<'d, D: Overridable + 'd>(
         .filter(|d| fires(rule, intent, p, *d))
         .filter(|d| place::acknowledgement(intent, *d, rule.id()).is_none())
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_retired_id_is_refused_with_its_reason() {
+        let ack = |rule: &str| Acknowledgement {
+            rule: rule.into(),
+            reason: "lab tested".into(),
+        };
+        let mut out = Vec::new();
+        list(
+            &[ack("AIF-PFC-008"), ack("AIF-ZZZ-001")],
+            "/acknowledge",
+            &mut out,
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(
+            out[0].message.contains("AIF-PFC-008 is a retired rule"),
+            "{:?}",
+            out[0]
+        );
+        assert!(
+            out[1].message.contains("is not a rule aifab has"),
+            "{:?}",
+            out[1]
+        );
+    }
 }

@@ -586,3 +586,49 @@ fn the_examples_stay_valid() {
     }
     assert!(n > 0, "no example intents");
 }
+
+/// Every id aifab has issued (tests/rule-ids.txt) is in the registry or retired: a rule that leaves
+/// the registry keeps its id reserved. With AIFAB_BLESS=1 new registry ids are added to the file.
+#[test]
+fn issued_rule_ids_stay_reserved() {
+    let path = root().join("tests/rule-ids.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let issued: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .collect();
+    let live: std::collections::BTreeSet<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+    let gone: Vec<&&str> = issued
+        .iter()
+        .filter(|id| !live.contains(**id) && Rule::retired(id).is_none())
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "{gone:?} left the registry without a RETIRED entry in src/rules.rs: an id is never reused"
+    );
+    let new: Vec<&&str> = live.iter().filter(|id| !issued.contains(**id)).collect();
+    if !new.is_empty() && std::env::var_os("AIFAB_BLESS").is_some_and(|v| v == "1") {
+        let mut all: std::collections::BTreeSet<&str> = issued.clone();
+        all.extend(live.iter().copied());
+        let head: String = text
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let body: String = all.iter().map(|id| format!("{id}\n")).collect();
+        std::fs::write(&path, head + &body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        return;
+    }
+    assert!(
+        new.is_empty(),
+        "{new:?} are not in tests/rule-ids.txt: run `AIFAB_BLESS=1 cargo test --test it checks::issued_rule_ids` to add them"
+    );
+    for (id, _) in aifab::rules::RETIRED {
+        assert!(
+            issued.contains(id),
+            "retired {id} is not in tests/rule-ids.txt"
+        );
+        let md = std::fs::read_to_string(root().join(DOCS)).expect("docs");
+        assert!(md.contains(id), "{DOCS} does not list retired {id}");
+    }
+}
