@@ -21,13 +21,15 @@ pub enum Format {
 /// Arguments of `aifab validate`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Intent files to check.
+    /// Intent files to check. A lock file (`<stem>.lock.yaml`) is checked as its intent's lock:
+    /// `aifab validate intents/*.yaml` checks every intent and lock once.
     #[arg(required = true, value_name = "INTENT")]
     pub intents: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Print only findings: no `<file>: valid` lines.
+    /// Print only what needs reading: no `<file>: valid` lines, and not the exceptions the intent
+    /// acknowledges itself (AIF-ACK-003, whose reasons the intent's reviewers already read).
     #[arg(long, short)]
     pub quiet: bool,
     /// Check the intent alone, without the allocation lock beside it.
@@ -184,6 +186,42 @@ fn print_report(format: Format, all: &[aifab::diag::Finding]) -> std::io::Result
     }
 }
 
+/// What a file given to `validate` is: an intent, or an allocation lock (`<stem>.lock.yaml`, as
+/// [`aifab::lock::path_for`] names it), which is checked with its intent.
+#[derive(Debug, PartialEq, Eq)]
+enum LockArg {
+    /// An intent: checked as one.
+    Intent,
+    /// A lock whose intent is given too: checked with it, nothing more to do.
+    CheckedWith(PathBuf),
+    /// A lock whose intent is beside it but not given: the intent is checked (with the lock).
+    Of(PathBuf),
+    /// A lock without an intent beside it.
+    Orphan(String),
+}
+
+/// Whether `given` is a lock (its name ends in `.lock.yaml` and an intent `<stem>.yaml` or
+/// `<stem>.yml` beside it has it as its lock), and where its intent is.
+fn as_lock(given: &Path, all: &[PathBuf]) -> LockArg {
+    let Some(stem) = given
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".lock.yaml"))
+    else {
+        return LockArg::Intent;
+    };
+    let candidates = [".yaml", ".yml"].map(|ext| given.with_file_name(format!("{stem}{ext}")));
+    if let Some(intent) = candidates.iter().find(|c| all.contains(c)) {
+        return LockArg::CheckedWith(intent.clone());
+    }
+    match candidates.into_iter().find(|c| c.is_file()) {
+        Some(intent) => LockArg::Of(intent),
+        None => LockArg::Orphan(format!(
+            "an allocation lock without its intent {stem}.yaml beside it: validate the intent, which checks its lock (docs/lock.md)"
+        )),
+    }
+}
+
 /// Runs `aifab validate`: exit 0 when no file has an error, 1 when one has, 2 when a file cannot be read.
 pub fn run(args: Args) -> Exit {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -191,7 +229,37 @@ pub fn run(args: Args) -> Exit {
     let mut io_failed = false;
     let mut invalid = false;
     let mut stderr = std::io::stderr().lock();
-    for path in &args.intents {
+    let mut targets: Vec<PathBuf> = Vec::new();
+    for given in &args.intents {
+        let note = |stderr: &mut std::io::StderrLock, text: String| {
+            if !args.quiet && args.format == Format::Text {
+                let _ = writeln!(stderr, "{}: {text}", given.display());
+            }
+        };
+        match as_lock(given, &args.intents) {
+            LockArg::Intent => targets.push(given.clone()),
+            LockArg::CheckedWith(intent) => {
+                note(
+                    &mut stderr,
+                    format!("the lock of {}, checked with it", intent.display()),
+                );
+            }
+            LockArg::Of(intent) => {
+                note(
+                    &mut stderr,
+                    format!("a lock: checked with its intent {}", intent.display()),
+                );
+                if !targets.contains(&intent) {
+                    targets.push(intent);
+                }
+            }
+            LockArg::Orphan(why) => {
+                invalid = true;
+                let _ = writeln!(stderr, "error: {}: {why}", given.display());
+            }
+        }
+    }
+    for path in &targets {
         let site = match super::site::Site::load(path, &args.site) {
             Ok(s) => s,
             Err(_) => {
@@ -208,6 +276,11 @@ pub fn run(args: Args) -> Exit {
             io_failed = true;
             let _ = writeln!(stderr, "aifab validate: {msg}");
             continue;
+        }
+        if args.quiet {
+            outcome
+                .findings
+                .retain(|f| f.code != aifab::rules::Rule::Acknowledged);
         }
         let lock = outcome.lock.take();
         let lock_findings = lock.as_ref().map_or(&[][..], |(_, f)| f.as_slice());
@@ -249,7 +322,25 @@ pub fn run(args: Args) -> Exit {
 
 #[cfg(test)]
 mod tests {
-    use super::verdict;
+    use super::{LockArg, as_lock, verdict};
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_lock_is_checked_with_its_intent() {
+        let dir = std::env::temp_dir().join(format!("aifab-validate-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("a.yaml"), "x").expect("write");
+        let (intent, lock) = (dir.join("a.yaml"), dir.join("a.lock.yaml"));
+        let given = vec![intent.clone(), lock.clone()];
+        assert_eq!(as_lock(&intent, &given), LockArg::Intent);
+        assert_eq!(as_lock(&lock, &given), LockArg::CheckedWith(intent.clone()));
+        assert_eq!(as_lock(&lock, &[lock.clone()]), LockArg::Of(intent));
+        let orphan: PathBuf = dir.join("b.lock.yaml");
+        assert!(
+            matches!(as_lock(&orphan, &[orphan.clone()]), LockArg::Orphan(w) if w.contains("b.yaml"))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_verdict_line_counts_errors_and_warnings() {

@@ -565,3 +565,64 @@ fn a_refused_character_is_named() {
         "{findings:#?}"
     );
 }
+
+/// `aifab validate intents/*.yaml`, as a CI job writes it, meets the lock files beside the intents: each
+/// is checked as its intent's lock (never as an intent with errors about keys an intent has), `-q`
+/// leaves out the exceptions the examples acknowledge, and a lock without its intent is an error.
+#[test]
+fn a_glob_over_intents_checks_the_locks_as_locks() {
+    let mut files: Vec<String> = std::fs::read_dir(root().join("intents"))
+        .expect("intents/")
+        .filter_map(|e| e.ok())
+        .map(|e| format!("intents/{}", e.file_name().to_string_lossy()))
+        .filter(|f| f.ends_with(".yaml"))
+        .collect();
+    files.sort();
+    let locks = files.iter().filter(|f| f.ends_with(".lock.yaml")).count();
+    assert!(locks >= 5, "{files:?}");
+    let args: Vec<&str> = std::iter::once("validate")
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let out = aifab(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches(", checked with it").count(),
+        locks,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("missing the required key"), "{stderr}");
+    assert!(
+        stderr.contains("AIF-ACK-003"),
+        "acknowledged exceptions are shown without -q"
+    );
+    let mut quiet = args.clone();
+    quiet.insert(1, "-q");
+    let out = aifab(&quiet);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("AIF-ACK-003") && !stderr.contains("checked with it"),
+        "{stderr}"
+    );
+    // A lock given alone checks its intent; a lock without an intent beside it is an error.
+    let out = aifab(&["validate", "intents/pod1-1024.lock.yaml"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("checked with its intent intents/pod1-1024.yaml")
+            && stderr.contains("intents/pod1-1024.yaml: valid"),
+        "{stderr}"
+    );
+    let dir = common::Scratch::new("validate-orphan-lock");
+    std::fs::copy(
+        root().join("intents/pod1-1024.lock.yaml"),
+        dir.join("gone.lock.yaml"),
+    )
+    .expect("copy");
+    let orphan = dir.join("gone.lock.yaml");
+    let out = aifab(&["validate", orphan.to_str().expect("utf-8")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("without its intent gone.yaml"), "{stderr}");
+}
