@@ -334,10 +334,13 @@ mod tests {
         let given = vec![intent.clone(), lock.clone()];
         assert_eq!(as_lock(&intent, &given), LockArg::Intent);
         assert_eq!(as_lock(&lock, &given), LockArg::CheckedWith(intent.clone()));
-        assert_eq!(as_lock(&lock, &[lock.clone()]), LockArg::Of(intent));
+        assert_eq!(
+            as_lock(&lock, std::slice::from_ref(&lock)),
+            LockArg::Of(intent)
+        );
         let orphan: PathBuf = dir.join("b.lock.yaml");
         assert!(
-            matches!(as_lock(&orphan, &[orphan.clone()]), LockArg::Orphan(w) if w.contains("b.yaml"))
+            matches!(as_lock(&orphan, std::slice::from_ref(&orphan)), LockArg::Orphan(w) if w.contains("b.yaml"))
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
