@@ -205,6 +205,7 @@ rules! {
     ManagementOverrideNeedsSubnet = ("AIF-ADDR-005", Error, Compile, "A management override needs `fabric.management`"),
     ManagementCollision = ("AIF-ADDR-006", Error, Compile, "Management addresses are unique and differ from the gateway"),
     ManagementInPools = ("AIF-ADDR-007", Error, Checks, "Management addresses stay out of the fabric and server pools"),
+    ServiceInPools = ("AIF-ADDR-008", Error, Checks, "NTP, syslog, DNS and AAA servers stay out of the fabric and server pools"),
 
     PasswordNotHashed = ("AIF-BASE-001", Error, Checks, "Local user passwords are sha512-crypt hashes (`$6$...`), never clear text"),
     BannerLineUnsafe = ("AIF-BASE-002", Error, Checks, "Banner lines are printable ASCII that can neither end the banner nor start a command"),

@@ -12,14 +12,15 @@ use ipnetwork::IpNetwork;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-const POOLS: [AddressPool; 3] = [
+/// The fabric's own pools, which nothing out of band may use.
+pub(super) const POOLS: [AddressPool; 3] = [
     AddressPool::Loopbacks,
     AddressPool::FabricLinks,
     AddressPool::ServerLinks,
 ];
 
 /// The intent's prefix of a pool.
-fn pool(intent: &Intent, p: AddressPool) -> IpNetwork {
+pub(super) fn pool(intent: &Intent, p: AddressPool) -> IpNetwork {
     let a = &intent.fabric.addressing;
     match p {
         AddressPool::Loopbacks => a.loopbacks.0,

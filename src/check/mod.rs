@@ -20,6 +20,7 @@ pub mod paths;
 mod pfc;
 mod qos;
 mod release;
+mod services;
 mod site;
 
 pub use asn::ecmp_rules;
@@ -82,6 +83,7 @@ const INTENT_FAMILIES: &[IntentFamily] = &[
         crate::place::ack::intent_rules,
     ),
     (&["/baseline"], baseline::rules),
+    (&["/baseline", "/fabric/addressing"], services::rules),
     (&["/hosts", "/qos", "/fabric/topology"], crate::hosts::rules),
 ];
 
