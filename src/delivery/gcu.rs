@@ -1,12 +1,13 @@
 //! What SONiC's `config apply-patch` (the Generic Config Updater) accepts, per ASIC family and release:
 //! the field operation validators of sonic-utilities (`generic_config_updater/field_operation_validators.py`
-//! and `gcu_field_operation_validators.conf.json` on branches 202405, 202505 and master, plus the fixed
-//! illegal removes of `gu_common.py` `validate_field_operation`), kept here as data. Only the Broadcom ASIC
-//! families are carried: every SONiC SKU aifab ships is Broadcom (`asic_type: broadcom`), so the
-//! Mellanox, Cisco 8000 and Marvell entries of those files can never apply. Documented in
+//! and its data, `gcu_field_operation_validators.conf.json`, on branches 202405, 202505 and master, plus
+//! the fixed illegal removes of `gu_common.py` `validate_field_operation`). The data files are carried
+//! unmodified in `vendors/sonic-gcu/<release>.json` and read as they are, so every ASIC family and HWSKU
+//! sonic-utilities knows (Broadcom and NVIDIA Spectrum: the SN5600 is `spc4`) is known here. Documented in
 //! `docs/platforms/sonic.md#loading`.
 
 use serde_json::Value;
+use std::sync::OnceLock;
 
 /// A SONiC release branch whose apply-patch validators aifab carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,33 +62,46 @@ impl Release {
         }
     }
 
-    fn broadcom(self) -> &'static [(&'static str, &'static [&'static str])] {
-        match self {
-            Release::R202405 => BROADCOM_R202405,
-            Release::R202505 => BROADCOM_R202505,
-            Release::Master => BROADCOM_MASTER,
-        }
-    }
-
-    fn tables(self) -> &'static [TableRule] {
-        match self {
-            Release::R202405 => TABLES_R202405,
-            Release::R202505 => TABLES_R202505,
-            Release::Master => TABLES_MASTER,
-        }
+    /// This release's validator data (parsed once from `vendors/sonic-gcu/<release>.json`).
+    fn data(self) -> &'static Data {
+        static DATA: [OnceLock<Data>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        let (slot, text) = match self {
+            Release::R202405 => (
+                &DATA[0],
+                include_str!("../../vendors/sonic-gcu/202405.json"),
+            ),
+            Release::R202505 => (
+                &DATA[1],
+                include_str!("../../vendors/sonic-gcu/202505.json"),
+            ),
+            Release::Master => (
+                &DATA[2],
+                include_str!("../../vendors/sonic-gcu/master.json"),
+            ),
+        };
+        slot.get_or_init(|| Data::parse(text))
     }
 }
 
-/// The ASIC family `get_asic_name` finds for a Broadcom HWSKU in `release`: the first family with a
-/// listed name contained in the HWSKU (case-insensitive); None is the validators' "unknown", for which
-/// every rule-checked operation is rejected.
+/// The ASIC family `get_asic_name` finds for a HWSKU in `release`: a Mellanox family (`spc1`..)
+/// whose list holds the HWSKU itself (case-insensitive, as the validators compare on an NVIDIA switch),
+/// else the first Broadcom family with a listed name contained in the HWSKU (case-insensitive). No
+/// Mellanox HWSKU contains a Broadcom list entry or the reverse, so trying both gives the family the
+/// switch's own `asic_type` would. None is the validators' "unknown", for which every rule-checked
+/// operation is rejected.
 pub fn asic_family(release: Release, hwsku: &str) -> Option<&'static str> {
     let sku = hwsku.to_ascii_lowercase();
-    release
-        .broadcom()
+    let data = release.data();
+    let exact = data
+        .mellanox
         .iter()
-        .find(|(_, skus)| skus.iter().any(|s| sku.contains(&s.to_ascii_lowercase())))
-        .map(|(family, _)| *family)
+        .find(|(_, skus)| skus.iter().any(|s| s.to_ascii_lowercase() == sku));
+    let contained = || {
+        data.broadcom
+            .iter()
+            .find(|(_, skus)| skus.iter().any(|s| sku.contains(&s.to_ascii_lowercase())))
+    };
+    exact.or_else(contained).map(|(family, _)| family.as_str())
 }
 
 /// Which validator function of `field_operation_validators.py` a table names.
@@ -106,21 +120,109 @@ enum Validator {
     Port,
 }
 
+impl Validator {
+    /// The validator a `field_operation_validators` entry names
+    /// (`generic_config_updater.field_operation_validators.rdma_config_update_validator`).
+    fn named(name: &str) -> Option<Validator> {
+        match name.rsplit('.').next()? {
+            "rdma_config_update_validator" => Some(Validator::Rdma),
+            "buffer_profile_config_update_validator" => Some(Validator::BufferProfile),
+            "wred_profile_config_update_validator" => Some(Validator::Wred),
+            "port_config_update_validator" => Some(Validator::Port),
+            _ => None,
+        }
+    }
+}
+
 /// One scenario of a table: the fields it covers, the operations it allows and, per ASIC family, the
 /// first branch stamp that has it ("" = never).
+#[derive(Debug)]
 struct Scenario {
-    #[allow(dead_code)]
-    name: &'static str,
-    fields: &'static [&'static str],
-    ops: &'static [&'static str],
-    min: &'static [(&'static str, &'static str)],
+    fields: Vec<String>,
+    ops: Vec<String>,
+    min: Vec<(String, String)>,
 }
 
 /// A table with a field operation validator. Tables without one are not checked by it.
+#[derive(Debug)]
 struct TableRule {
-    table: &'static str,
+    table: String,
     validator: Validator,
-    scenarios: &'static [Scenario],
+    scenarios: Vec<Scenario>,
+}
+
+/// One release's `gcu_field_operation_validators.conf.json`: the HWSKU lists per ASIC family and the
+/// tables with validators.
+#[derive(Debug)]
+struct Data {
+    /// `helper_data.rdma_config_update_validator.mellanox_asics`: family → HWSKUs (matched whole).
+    mellanox: Vec<(String, Vec<String>)>,
+    /// `...broadcom_asics`: family → HWSKU name parts (matched as substrings), in file order.
+    broadcom: Vec<(String, Vec<String>)>,
+    /// `tables`, in file order.
+    tables: Vec<TableRule>,
+}
+
+/// The strings of a JSON list (an absent or other value gives none).
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The families of an `*_asics` object, each with its HWSKU list, in file order.
+fn families(v: &Value) -> Vec<(String, Vec<String>)> {
+    v.as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), strings(v))).collect())
+        .unwrap_or_default()
+}
+
+impl Data {
+    /// Parses the carried file. It is part of aifab (vendors/sonic-gcu/), tested by
+    /// `every_release_parses_with_its_validators`: a file that does not parse is a build defect.
+    fn parse(text: &str) -> Data {
+        let doc: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let helper = &doc["helper_data"]["rdma_config_update_validator"];
+        let tables = doc["tables"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(table, t)| {
+                let names = strings(&t["field_operation_validators"]);
+                let validator = names.iter().find_map(|n| Validator::named(n))?;
+                let scenarios = t["validator_data"]["rdma_config_update_validator"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(_, sc)| Scenario {
+                        fields: strings(&sc["fields"]),
+                        ops: strings(&sc["operations"]),
+                        min: sc["platforms"]
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .map(|(f, m)| (f.clone(), m.as_str().unwrap_or_default().to_string()))
+                            .collect(),
+                    })
+                    .collect();
+                Some(TableRule {
+                    table: table.clone(),
+                    validator,
+                    scenarios,
+                })
+            })
+            .collect();
+        Data {
+            mellanox: families(&helper["mellanox_asics"]),
+            broadcom: families(&helper["broadcom_asics"]),
+            tables,
+        }
+    }
 }
 
 /// Removes `gu_common.py` refuses whatever the ASIC.
@@ -150,7 +252,7 @@ pub fn check(release: Release, family: Option<&str>, op: &Value) -> Result<(), S
     let Some(table) = parts.first() else {
         return Err("a whole-document operation".into());
     };
-    let Some(rule) = release.tables().iter().find(|t| t.table == table) else {
+    let Some(rule) = release.data().tables.iter().find(|t| t.table == *table) else {
         return Ok(());
     };
     match rule.validator {
@@ -215,9 +317,9 @@ fn scenarios(
     };
     let kind = op["op"].as_str().unwrap_or_default();
     for field in patch_fields(op, parts, how) {
-        let hit = |g: &&str| match how {
-            Match::Exact => field == *g,
-            Match::Last => field.rsplit('/').next() == Some(*g),
+        let hit = |g: &String| match how {
+            Match::Exact => field == g.as_str(),
+            Match::Last => field.rsplit('/').next() == Some(g.as_str()),
         };
         let Some(sc) = rule.scenarios.iter().find(|s| s.fields.iter().any(hit)) else {
             return Err(format!(
@@ -225,14 +327,18 @@ fn scenarios(
                 rule.table
             ));
         };
-        let min = sc.min.iter().find(|(f, _)| *f == family).map(|(_, m)| *m);
+        let min = sc
+            .min
+            .iter()
+            .find(|(f, _)| f == family)
+            .map(|(_, m)| m.as_str());
         let Some(min) = min.filter(|m| !m.is_empty()) else {
             return Err(format!(
                 "{} `{field}` is not allowed on {family}",
                 rule.table
             ));
         };
-        if !sc.ops.contains(&kind) {
+        if !sc.ops.iter().any(|o| o == kind) {
             return Err(format!("{} `{field}` does not allow `{kind}`", rule.table));
         }
         if release.stamp().is_some_and(|s| s < min) {
@@ -245,117 +351,39 @@ fn scenarios(
     Ok(())
 }
 
-// Generated from the three releases' gcu_field_operation_validators.conf.json (Broadcom families only).
-/// `broadcom_asics` of release 202405: ASIC family → HWSKU names (matched as case-insensitive substrings).
-#[rustfmt::skip]
-const BROADCOM_R202405: &[(&str, &[&str])] = &[
-    ("th", &["Force10-S6100", "Arista-7060CX-32S-C32", "Arista-7060CX-32S-C32-T1", "Arista-7060CX-32S-D48C8", "Celestica-DX010-C32", "Seastone-DX010"]),
-    ("th2", &["Arista-7260CX3-D108C10", "Arista-7260CX3-D108C8", "Arista-7260CX3-C64", "Arista-7260CX3-Q64"]),
-    ("th3", &["Nokia-IXR7220-H3"]),
-    ("th4", &["Nokia-IXR7220-H4-64D", "Nokia-IXR7220-H4-32D"]),
-    ("th5", &["Nokia-IXR7220-H5-64D"]),
-    ("td2", &["Force10-S6000", "Force10-S6000-Q24S32", "Arista-7050-QX32", "Arista-7050-QX-32S", "Nexus-3164", "Arista-7050QX32S-Q32"]),
-    ("td3", &["Arista-7050CX3-32S-C32", "Arista-7050CX3-32S-D48C8", "Arista-7050CX3-32S-C28S4"]),
-    ("j2c+", &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G"]),
-];
-/// `tables` of release 202405, Broadcom families only.
-#[rustfmt::skip]
-const TABLES_R202405: &[TableRule] = &[
-    TableRule { table: "PFC_WD", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "PFCWD enable/disable", fields: &["restoration_time", "detection_time", "action", "global/poll_interval", ""], ops: &["remove", "add", "replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "BUFFER_POOL", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "Shared/headroom pool size changes", fields: &["ingress_lossless_pool/xoff", "ingress_lossless_pool/size", "egress_lossy_pool/size"], ops: &["replace"],
-            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "BUFFER_PROFILE", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "Dynamic threshold tuning", fields: &["dynamic_th"], ops: &["replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("j2c+", "20220500")] },
-        Scenario { name: "PG headroom modification", fields: &["xoff"], ops: &["replace"],
-            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "WRED_PROFILE", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "ECN tuning", fields: &["azure_lossless/green_min_threshold", "azure_lossless/green_max_threshold", "azure_lossless/green_drop_probability"], ops: &["replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "PORT", validator: Validator::Port, scenarios: &[
-    ] },
-];
-/// `broadcom_asics` of release 202505: ASIC family → HWSKU names (matched as case-insensitive substrings).
-#[rustfmt::skip]
-const BROADCOM_R202505: &[(&str, &[&str])] = &[
-    ("th", &["Force10-S6100", "Arista-7060CX-32S-C32", "Arista-7060CX-32S-C32-T1", "Arista-7060CX-32S-D48C8", "Celestica-DX010-C32", "Seastone-DX010"]),
-    ("th2", &["Arista-7260CX3-D108C10", "Arista-7260CX3-D108C8", "Arista-7260CX3-C64", "Arista-7260CX3-Q64"]),
-    ("th3", &["Nokia-IXR7220-H3"]),
-    ("th4", &["Nokia-IXR7220-H4-64D", "Nokia-IXR7220-H4-32D"]),
-    ("th5", &["Nokia-IXR7220-H5-64D", "Arista-7060X6-64DE", "Arista-7060X6-64PE", "Arista-7060X6-64PE-C224O8", "Arista-7060X6-64PE-C256S2", "Nokia-IXR7220-H5-64O", "Nokia-IXR7220-H5-32D", "Arista-7060X6-64PE-B-C512S2", "Arista-7060X6-64PE-B-C448O16", "Arista-7060X6-64PE-B-O128", "Arista-7060X6-64PE-B-O128S2", "Arista-7060X6-16PE-384C-B-O128S2"]),
-    ("td2", &["Force10-S6000", "Force10-S6000-Q24S32", "Arista-7050-QX32", "Arista-7050-QX-32S", "Nexus-3164", "Arista-7050QX32S-Q32"]),
-    ("td3", &["Arista-7050CX3-32C-C32", "Arista-7050CX3-32S-C32", "Arista-7050CX3-32S-D48C8", "Arista-7050CX3-32S-C28S4"]),
-    ("td4", &["Nokia-IXR7220-D4-36D"]),
-    ("j2c+", &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G", "Nokia-IXR7250-X3B"]),
-    ("q2c+", &["Nokia-IXR7250-X1B"]),
-];
-/// `tables` of release 202505, Broadcom families only.
-#[rustfmt::skip]
-const TABLES_R202505: &[TableRule] = &[
-    TableRule { table: "PFC_WD", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "PFCWD enable/disable", fields: &["restoration_time", "detection_time", "action", "global/poll_interval", ""], ops: &["remove", "add", "replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "BUFFER_POOL", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "Shared/headroom pool size changes", fields: &["ingress_lossless_pool/xoff", "ingress_lossless_pool/size", "egress_lossy_pool/size"], ops: &["replace"],
-            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "BUFFER_PROFILE", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "Dynamic threshold tuning", fields: &["dynamic_th"], ops: &["replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
-        Scenario { name: "PG headroom modification", fields: &["xoff"], ops: &["replace"],
-            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20221100"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "WRED_PROFILE", validator: Validator::Wred, scenarios: &[
-        Scenario { name: "ECN tuning", fields: &["green_min_threshold", "green_max_threshold", "green_drop_probability"], ops: &["replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500")] },
-    ] },
-    TableRule { table: "PORT", validator: Validator::Port, scenarios: &[
-    ] },
-];
-/// `broadcom_asics` of release master: ASIC family → HWSKU names (matched as case-insensitive substrings).
-#[rustfmt::skip]
-const BROADCOM_MASTER: &[(&str, &[&str])] = &[
-    ("th", &["Force10-S6100", "Arista-7060CX-32S-C32", "Arista-7060CX-32S-C32-T1", "Arista-7060CX-32S-D48C8", "Celestica-DX010-C32", "Seastone-DX010"]),
-    ("th2", &["Arista-7260CX3-D108C10", "Arista-7260CX3-D108C8", "Arista-7260CX3-C64", "Arista-7260CX3-Q44", "Arista-7260CX3-Q64"]),
-    ("th3", &["Nokia-IXR7220-H3"]),
-    ("th4", &["Nokia-IXR7220-H4-64D", "Nokia-IXR7220-H4-32D"]),
-    ("th5", &["Nokia-IXR7220-H5-64D", "Arista-7060X6-64DE", "Arista-7060X6-64PE", "Arista-7060X6-64PE-C224O8", "Arista-7060X6-64PE-C256S2", "Nokia-IXR7220-H5-64O", "Nokia-IXR7220-H5-32D", "Arista-7060X6-64PE-B-C512S2", "Arista-7060X6-64PE-B-C448O16", "Arista-7060X6-64PE-B-O128", "Arista-7060X6-64PE-B-O128S2", "Arista-7060X6-16PE-384C-B-O128S2", "Arista-7060X6-64PE-B-P32O64", "Arista-7060X6-64PE-B-P64", "Arista-7060X6-64PE-B-P32V128", "Arista-7060X6-64PE-O128", "Arista-7060X6-64PE-O128S2", "Arista-7060X6-64PE-P32O64", "Arista-7060X6-64PE-P64", "Arista-7060X6-64PE-P32V128"]),
-    ("th6", &["Nokia-IXR7220-H6-64", "Nokia-IXR7220-H6-P128", "Nokia-IXR7220-H6-O256"]),
-    ("td2", &["Force10-S6000", "Force10-S6000-Q24S32", "Arista-7050-QX32", "Arista-7050-QX-32S", "Nexus-3164", "Arista-7050QX32S-Q32"]),
-    ("td3", &["Arista-7050CX3-32C-C32", "Arista-7050CX3-32S-C32", "Arista-7050CX3-32S-D48C8", "Arista-7050CX3-32S-C28S4", "Arista-7050CX3-32C-C28S4"]),
-    ("td4", &["Nokia-IXR7220-D4-36D"]),
-    ("j2c+", &["Nokia-IXR7250E-36x100G", "Nokia-IXR7250E-36x400G", "Nokia-IXR7250-X3B", "Arista-7800R3A-36DM2-D36"]),
-    ("q2c+", &["Nokia-IXR7250-X1B"]),
-    ("jr2", &["Arista-7800R3-48CQ2-C48", "Arista-7800R3-48CQM2-C48", "Arista-7808R3A-FM"]),
-    ("q3d", &["Arista-7280R4-32QF-32DF-64O", "Arista-7280R4K-32QF-32DF-64O"]),
-];
-/// `tables` of release master, Broadcom families only.
-#[rustfmt::skip]
-const TABLES_MASTER: &[TableRule] = &[
-    TableRule { table: "PFC_WD", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "PFCWD enable/disable", fields: &["restoration_time", "detection_time", "action", "global/poll_interval", "pfc_stat_history", ""], ops: &["remove", "add", "replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("th6", "20251100"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500"), ("q3d", "20251100")] },
-    ] },
-    TableRule { table: "BUFFER_POOL", validator: Validator::Rdma, scenarios: &[
-        Scenario { name: "Shared/headroom pool size changes", fields: &[], ops: &[],
-            min: &[] },
-    ] },
-    TableRule { table: "BUFFER_PROFILE", validator: Validator::BufferProfile, scenarios: &[
-        Scenario { name: "Dynamic threshold tuning", fields: &["dynamic_th"], ops: &["replace"],
-            min: &[("td2", "20181100"), ("th", "20181100"), ("th2", "20181100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("th6", "20251100"), ("td3", "20201200"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500"), ("q3d", "20251100")] },
-        Scenario { name: "PG headroom modification", fields: &["xoff"], ops: &["replace"],
-            min: &[("td2", ""), ("th", "20221100"), ("th2", "20221100"), ("th3", "20240500"), ("th4", "20240500"), ("th5", "20240500"), ("th6", "20251100"), ("td3", "20221100"), ("td4", "20241100"), ("q2c+", "20241100"), ("j2c+", "20220500"), ("q3d", "20251100")] },
-        Scenario { name: "Packet trimming eligibility modification", fields: &["packet_discard_action"], ops: &["add", "replace"],
-            min: &[("th5", "20241200"), ("th6", "20251100")] },
-    ] },
-    TableRule { table: "PORT", validator: Validator::Port, scenarios: &[
-    ] },
-];
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_release_parses_with_its_validators() {
+        for r in [Release::R202405, Release::R202505, Release::Master] {
+            let d = r.data();
+            let tables: Vec<&str> = d.tables.iter().map(|t| t.table.as_str()).collect();
+            for t in ["PFC_WD", "BUFFER_POOL", "BUFFER_PROFILE", "PORT"] {
+                assert!(
+                    tables.contains(&t),
+                    "{}: {t} missing from {tables:?}",
+                    r.name()
+                );
+            }
+            assert!(
+                d.mellanox.len() >= 4 && d.broadcom.len() >= 8,
+                "{}: {d:?}",
+                r.name()
+            );
+            let wd = &d
+                .tables
+                .iter()
+                .find(|t| t.table == "PFC_WD")
+                .map(|t| &t.scenarios[0]);
+            let spc4 = wd.and_then(|s| s.min.iter().find(|(f, _)| f == "spc4"));
+            assert_eq!(
+                spc4.map(|(_, m)| m.as_str()),
+                Some("20221100"),
+                "{}",
+                r.name()
+            );
+        }
+    }
+}

@@ -203,6 +203,14 @@ mod tests {
             assert_eq!(p.family, Some("th5"));
             assert!(p.patchable(), "{r:?}: {:?}", p.reasons);
         }
+        // The NVIDIA SN5600 (Spectrum-4, HWSKU ACS-SN5600) is spc4 in every release, whose PFC
+        // watchdog rule starts at 20221100: a timer change is a patch, not a reload.
+        let (a, b) = (doc("ACS-SN5600", "1", "300"), doc("ACS-SN5600", "1", "200"));
+        for r in [Release::R202405, Release::R202505, Release::Master] {
+            let p = plan("x", Some(&a), &b, r);
+            assert_eq!(p.family, Some("spc4"), "{r:?}");
+            assert!(p.patchable(), "{r:?}: {:?}", p.reasons);
+        }
         // The Z9664F (TH4) is in no list of any release.
         let (a, b) = (
             doc("DellEMC-Z9664f-O64", "1", "300"),
@@ -280,6 +288,16 @@ mod tests {
         assert_eq!(
             gcu::asic_family(Master, "nokia-ixr7220-h4-64d"),
             Some("th4")
+        );
+        // NVIDIA HWSKUs are matched whole: a longer name is not the listed one.
+        for r in [R202405, R202505, Master] {
+            assert_eq!(gcu::asic_family(r, "acs-sn5600"), Some("spc4"));
+            assert_eq!(gcu::asic_family(r, "ACS-SN5600-custom"), None);
+        }
+        assert_eq!(gcu::asic_family(R202405, "Mellanox-SN5610N-C256S2"), None);
+        assert_eq!(
+            gcu::asic_family(R202505, "Mellanox-SN5610N-C256S2"),
+            Some("spc4")
         );
     }
 

@@ -2,11 +2,11 @@
 """Runs sonic-utilities' real generic_config_updater field operation validators on JSON patches.
 
 usage: validate.py <release-gcu-dir> <build_version> < cases.json
-cases.json: [{"host": ..., "hwsku": ..., "ops": [RFC 6902 operations]}]
+cases.json: [{"host": ..., "hwsku": ..., "asic_type": "broadcom"|"mellanox" (default broadcom), "ops": [RFC 6902 operations]}]
 prints: {"<host>": [true|false per operation]} - whether `config apply-patch` accepts each operation,
 as gu_common.py's validate_field_operation decides it (the fixed illegal removes, then every validator
 the table names in gcu_field_operation_validators.conf.json). The switch-side imports are stubbed:
-device_info (asic_type broadcom, the given build_version, not a chassis), the HWSKU command, and
+device_info (the case's asic_type, the given build_version, not a chassis), the HWSKU command, and
 STATE_DB (no supported speed/FEC lists).
 """
 import importlib.util
@@ -19,6 +19,7 @@ import types
 
 gcu_dir, build_version = sys.argv[1], sys.argv[2]
 HWSKU = {"value": ""}
+ASIC_TYPE = {"value": "broadcom"}
 
 
 def stub(name, **attrs):
@@ -29,7 +30,7 @@ def stub(name, **attrs):
 
 
 device_info = types.SimpleNamespace(
-    get_sonic_version_info=lambda: {"asic_type": "broadcom", "build_version": build_version},
+    get_sonic_version_info=lambda: {"asic_type": ASIC_TYPE["value"], "build_version": build_version},
     is_chassis=lambda: False,
 )
 stub("sonic_py_common", device_info=device_info)
@@ -97,5 +98,6 @@ def accepted(op):
 out = {}
 for case in json.load(sys.stdin):
     HWSKU["value"] = case["hwsku"]
+    ASIC_TYPE["value"] = case.get("asic_type", "broadcom")
     out[case["host"]] = [accepted(op) for op in case["ops"]]
 json.dump(out, sys.stdout)

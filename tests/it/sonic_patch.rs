@@ -51,17 +51,23 @@ fn pairs() -> Vec<(String, String, String)> {
         ("three-tier-small", None),
         ("three-tier-small", Some("sonic/arista-7060x6-64pe-o128s2")),
         ("mixed-sonic-nxos", None),
+        ("sonic-lossless-breakout", None),
     ] {
         let mut text = std::fs::read_to_string(format!("intents/{base}.yaml")).expect("read");
         if let Some(sku) = sku {
             text = text.replace("sonic/dell-z9664f-o64", sku);
         }
-        let tag = format!("{base}-{}", sku.map_or("dell", |_| "th5"));
+        let tag = format!("{base}-{}", sku.map_or("base", |_| "th5"));
         let old = fixture(&format!("{tag}.yaml"), &text);
         for (what, from, to) in [
             ("ecn", "min: 200KB, max: 2MB", "min: 300KB, max: 2MB"),
             ("ecn", "min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB"),
             ("wd", "detect: 300ms", "detect: 200ms"),
+            (
+                "wd",
+                "detect: 200ms, restore: 200ms",
+                "detect: 300ms, restore: 200ms",
+            ),
         ] {
             if text.contains(from) {
                 let new = fixture(&format!("{tag}-{what}.yaml"), &text.replace(from, to));
@@ -89,6 +95,45 @@ fn config_dbs(path: &str) -> BTreeMap<String, Value> {
             ))
         })
         .collect()
+}
+
+/// The `asic_type` a switch of this HWSKU reports (sonic_version.yml), which decides the validators'
+/// list: the NVIDIA SKUs aifab carries are `mellanox`, the others `broadcom`.
+fn asic_type(hwsku: &str) -> &'static str {
+    if hwsku.contains("SN5600") || hwsku.starts_with("Mellanox-") {
+        "mellanox"
+    } else {
+        "broadcom"
+    }
+}
+
+/// aifab's copies of sonic-utilities' validator data (vendors/sonic-gcu/) are the files of each
+/// release, unmodified.
+#[test]
+fn carried_validator_data_is_the_releases_own() {
+    if !common::prerequisite(
+        shared().join("202405/gcu").exists(),
+        "sonic_patch",
+        "needs ../shared/sonic-releases/<release>/gcu",
+        "put sonic-utilities' generic_config_updater data there",
+    ) {
+        return;
+    }
+    for (release, _) in RELEASES {
+        let theirs = std::fs::read(
+            shared()
+                .join(release.name())
+                .join("gcu/gcu_field_operation_validators.conf.json"),
+        )
+        .expect("release data");
+        let ours =
+            std::fs::read(format!("vendors/sonic-gcu/{}.json", release.name())).expect("carried");
+        assert!(
+            theirs == ours,
+            "vendors/sonic-gcu/{}.json differs from the release's file",
+            release.name()
+        );
+    }
 }
 
 fn hwsku(doc: &Value) -> String {
@@ -133,6 +178,7 @@ fn emitted_patches_pass_the_real_validators() {
         return;
     }
     let mut counts = BTreeMap::new();
+    let mut counts_sn5600 = (0usize, 0usize);
     for (release, build) in RELEASES {
         let mut plans: Vec<(String, Plan, String)> = Vec::new();
         for (tag, old, new) in pairs() {
@@ -147,7 +193,7 @@ fn emitted_patches_pass_the_real_validators() {
         }
         let cases: Vec<Value> = plans
             .iter()
-            .map(|(key, p, sku)| json!({"host": key, "hwsku": sku, "ops": p.ops}))
+            .map(|(key, p, sku)| json!({"host": key, "hwsku": sku, "asic_type": asic_type(sku), "ops": p.ops}))
             .collect();
         let verdicts = validate(release, build, &Value::Array(cases));
         for (key, p, _) in &plans {
@@ -172,8 +218,18 @@ fn emitted_patches_pass_the_real_validators() {
                 );
             }
             *counts.entry(p.patchable()).or_insert(0) += 1;
+            if key.starts_with("sonic-lossless-breakout-base-wd/") {
+                assert_eq!(p.family, Some("spc4"), "{key}");
+                counts_sn5600.0 += usize::from(p.patchable());
+                counts_sn5600.1 += 1;
+            }
         }
     }
+    // The SN5600 (spc4) takes a watchdog timer change as a patch on every release.
+    assert!(
+        counts_sn5600.0 > 0 && counts_sn5600.0 == counts_sn5600.1,
+        "SN5600 watchdog plans patchable, of all: {counts_sn5600:?}"
+    );
     // Both outcomes occur, so the comparison covers accepted and rejected patches.
     assert!(counts.get(&true).is_some_and(|n| *n > 0), "{counts:?}");
     assert!(counts.get(&false).is_some_and(|n| *n > 0), "{counts:?}");
