@@ -173,6 +173,8 @@ fn diff(args: &Args) -> Result<bool, Exit> {
     }
     let mut changes = change::report(&old_model, &new.model, site.catalog);
     changes.extend(route::change(&plans, release, assumed));
+    let unexplained = aifab::review::uncovered::uncovered(&changes, &files);
+    changes.extend(unexplained);
     change::sort(&mut changes);
     let names = |m: &FabricModel| -> BTreeSet<String> {
         m.devices.iter().map(|d| d.hostname.clone()).collect()

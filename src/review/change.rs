@@ -18,6 +18,8 @@ use std::fmt;
 pub enum Impact {
     /// Applied in place, no traffic loss expected.
     NonDisruptive,
+    /// A change no rule classifies (`CHG-CONFIG`): its diff says what it does.
+    Unclassified,
     /// Traffic is lost or sessions reset while it applies.
     Disruptive,
     /// Takes effect only after a reload of the switch.
@@ -29,6 +31,7 @@ impl Impact {
     pub fn label(self) -> &'static str {
         match self {
             Impact::NonDisruptive => "non-disruptive",
+            Impact::Unclassified => "unclassified: read the diff",
             Impact::Disruptive => "disruptive",
             Impact::ReloadRequired => "reload required",
         }
@@ -96,6 +99,8 @@ change_rules! {
     Bgp = ("CHG-BGP", [Disruptive], "A switch's ASN or router-id changes", bgp),
     SonicReload = ("CHG-SONIC-RELOAD", [ReloadRequired], "A SONiC switch config apply-patch cannot move is loaded with config reload"),
     Ack = ("CHG-ACK", [NonDisruptive], "An acknowledged error is added, removed or given another reason", ack),
+    Baseline = ("CHG-BASELINE", [NonDisruptive], "The device baseline changes: users, AAA, NTP, syslog, SNMP, DNS, banner, SSH or API", baseline),
+    Config = ("CHG-CONFIG", [Unclassified], "A switch's config changes where no rule above explains it: the sections that changed"),
 }
 
 impl ChangeRule {
@@ -155,7 +160,12 @@ pub struct Change {
 
 impl Change {
     /// A change counted in switches only, naming them.
-    fn per_switch(rule: ChangeRule, impact: Impact, summary: String, names: &[&str]) -> Change {
+    pub(crate) fn per_switch(
+        rule: ChangeRule,
+        impact: Impact,
+        summary: String,
+        names: &[&str],
+    ) -> Change {
         Change {
             rule,
             impact,
@@ -168,7 +178,7 @@ impl Change {
 }
 
 /// `3 switches (a, b, c)`, `12 switches (a, b, c, … 9 more)`: a count with the first names.
-fn named(names: &[&str]) -> String {
+pub(crate) fn named(names: &[&str]) -> String {
     format!(
         "{} ({})",
         plural(names.len(), Counted::Switch),
@@ -785,4 +795,9 @@ fn ecn_text(a: Option<(u64, u64, u8)>, b: Option<(u64, u64, u8)>) -> String {
         }
         (None, None) => String::new(),
     }
+}
+
+/// `CHG-BASELINE` (in [`super::uncovered`]).
+fn baseline(s: &Sides) -> Vec<Change> {
+    super::uncovered::baseline(&s.both)
 }

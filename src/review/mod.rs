@@ -104,6 +104,7 @@ pub mod cabling;
 pub mod change;
 pub mod mask;
 pub mod report;
+pub mod uncovered;
 
 /// What happened to one file between two renders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -143,6 +144,9 @@ pub struct FileChange {
     pub removed: usize,
     /// Unified diff.
     pub diff: String,
+    /// The config sections (CLI) or tables (config_db.json) whose lines changed, for `CHG-CONFIG`.
+    #[serde(skip)]
+    pub sections: Vec<String>,
 }
 
 /// Per-file changes between two renders, in path order.
@@ -183,6 +187,7 @@ pub fn diff_files(old: &[OutFile], new: &[OutFile]) -> Vec<FileChange> {
             added,
             removed,
             diff: unified(p, old_text, new_text),
+            sections: uncovered::sections_changed(p, old_text, new_text),
         });
     }
     out

@@ -504,3 +504,70 @@ fn every_change_rule_has_a_docs_section_and_a_test() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// No change is silent: a syslog server change is `CHG-BASELINE` on every switch (with the field), and
+/// a change no model rule covers (a site line) is `CHG-CONFIG` on every switch it touches, naming the
+/// section; `changes` is never 0 when a config differs.
+#[test]
+fn baseline_and_unexplained_changes_are_reported_per_switch() {
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let switches = text.matches("platform:").count();
+    assert!(switches >= 2, "{text}");
+    let syslog = text.replace("syslog: [192.0.2.31]", "syslog: [192.0.2.32]");
+    assert_ne!(syslog, text);
+    let new = fixture("pod1-1024-syslog.yaml", &syslog);
+    let json: serde_json::Value =
+        serde_json::from_str(&diff_of(&["intents/pod1-1024.yaml"], &new, "json")).expect("json");
+    let changes = json["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["rule"], "CHG-BASELINE");
+    assert!(
+        changes[0]["summary"]
+            .as_str()
+            .expect("summary")
+            .contains("(syslog)")
+    );
+    let devices = json["totals"]["devices_changed"].as_u64().expect("totals");
+    assert_eq!(
+        changes[0]["switches"].as_u64(),
+        Some(devices),
+        "{changes:#?}"
+    );
+    // A site line: nothing in the model names it, CHG-CONFIG does, with its section.
+    let site = text.replacen(
+        "\nfabric:",
+        "\nsite_lines:\n  - \"clock timezone UTC 0 0\"\nfabric:",
+        1,
+    );
+    assert_ne!(site, text);
+    let new = fixture("pod1-1024-site.yaml", &site);
+    let json: serde_json::Value =
+        serde_json::from_str(&diff_of(&["intents/pod1-1024.yaml"], &new, "json")).expect("json");
+    let changes = json["changes"].as_array().expect("changes");
+    assert!(
+        !changes.is_empty(),
+        "a changed config with no change reported"
+    );
+    let config: Vec<&serde_json::Value> = changes
+        .iter()
+        .filter(|c| c["rule"] == "CHG-CONFIG")
+        .collect();
+    assert_eq!(config.len(), 1, "{changes:#?}");
+    assert_eq!(config[0]["impact"], "unclassified");
+    assert!(
+        config[0]["summary"]
+            .as_str()
+            .expect("summary")
+            .contains("`clock timezone`"),
+        "{config:#?}"
+    );
+    let named: usize = changes
+        .iter()
+        .map(|c| c["switches"].as_u64().unwrap_or(0) as usize)
+        .sum();
+    assert_eq!(
+        named as u64,
+        json["totals"]["devices_changed"].as_u64().expect("totals"),
+        "{changes:#?}"
+    );
+}

@@ -1,0 +1,184 @@
+//! The change report's last two rules, which keep it from ever being silent:
+//! - `CHG-BASELINE`: the device baseline (users, AAA, NTP, syslog, SNMP, DNS, banner, SSH, API) changed,
+//!   naming the fields, on every switch that renders it;
+//! - `CHG-CONFIG`: a switch whose rendered files changed although no other rule names it, with the
+//!   config sections (CLI) or tables (SONiC config_db) that changed. So `changes: 0` means the configs
+//!   are equal.
+//!
+//! Sections are found in the rendered text itself ([`sections_changed`]): a CLI line at the left margin
+//! opens a section, named by its first word (and its second when that is no number or port name:
+//! `logging server`, `interface`, `router bgp`); a config_db.json line with two spaces of indent opens a
+//! table.
+
+use super::FileChange;
+use super::change::{Change, ChangeRule, Impact};
+use crate::model::Device;
+use crate::model::baseline::BaselinePlan;
+use similar::{ChangeTag, TextDiff};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The section a line opens, if it opens one: `logging server`, `interface`, `PORT_QOS_MAP`.
+fn opens(json: bool, line: &str) -> Option<String> {
+    if json {
+        let rest = line.strip_prefix("  \"")?;
+        return (!rest.starts_with(' '))
+            .then(|| rest.split('"').next().unwrap_or_default().to_string());
+    }
+    if line.is_empty() || line.starts_with([' ', '\t', '!', '#']) || line == "end" {
+        return None;
+    }
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    let first = if first == "no" {
+        words.next().unwrap_or(first)
+    } else {
+        first
+    };
+    match words.next() {
+        Some(w) if !w.contains(|c: char| c.is_ascii_digit() || c == '/' || c == '.') => {
+            Some(format!("{first} {w}"))
+        }
+        _ => Some(first.to_string()),
+    }
+}
+
+/// The sections of one file whose lines differ between `old` and `new` (in order of first change).
+pub fn sections_changed(path: &str, old: &str, new: &str) -> Vec<String> {
+    let json = path.ends_with(".json");
+    let (mut in_old, mut in_new) = (String::new(), String::new());
+    let mut out: Vec<String> = Vec::new();
+    for c in TextDiff::from_lines(old, new).iter_all_changes() {
+        let line = c.value().trim_end_matches(['\n', '\r']);
+        let opened = opens(json, line);
+        let current = match c.tag() {
+            ChangeTag::Equal => {
+                if let Some(s) = opened {
+                    in_old = s.clone();
+                    in_new = s;
+                }
+                continue;
+            }
+            ChangeTag::Delete => {
+                if let Some(s) = opened {
+                    in_old = s;
+                }
+                &in_old
+            }
+            ChangeTag::Insert => {
+                if let Some(s) = opened {
+                    in_new = s;
+                }
+                &in_new
+            }
+        };
+        let name = if current.is_empty() {
+            "(top of the file)"
+        } else {
+            current.as_str()
+        };
+        if !out.iter().any(|s| s == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// The baseline fields that differ between two plans (`syslog`, `ntp`, ...), by their model names.
+fn fields_changed(a: Option<&BaselinePlan>, b: Option<&BaselinePlan>) -> Vec<String> {
+    let obj = |p: Option<&BaselinePlan>| match p.map(serde_json::to_value) {
+        Some(Ok(serde_json::Value::Object(m))) => m,
+        _ => serde_json::Map::new(),
+    };
+    let (x, y) = (obj(a), obj(b));
+    let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+    keys.into_iter()
+        .filter(|k| x.get(*k) != y.get(*k))
+        .map(|k| k.clone())
+        .collect()
+}
+
+/// `CHG-BASELINE`: per set of changed fields, the switches on both sides (old, new) whose baseline
+/// changed.
+pub fn baseline(both: &[(&Device, &Device)]) -> Vec<Change> {
+    let mut by_fields: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
+    for (a, b) in both {
+        let fields = fields_changed(a.baseline.as_deref(), b.baseline.as_deref());
+        if !fields.is_empty() {
+            by_fields
+                .entry(fields)
+                .or_default()
+                .push(b.hostname.as_str());
+        }
+    }
+    by_fields
+        .into_iter()
+        .map(|(fields, names)| {
+            let summary = format!(
+                "device baseline changed ({}) on {}",
+                fields.join(", "),
+                super::change::named(&names)
+            );
+            Change::per_switch(ChangeRule::Baseline, Impact::NonDisruptive, summary, &names)
+        })
+        .collect()
+}
+
+/// `CHG-CONFIG`: the switches whose files changed that no change of `changes` names, per set of
+/// changed sections.
+pub fn uncovered(changes: &[Change], files: &[FileChange]) -> Vec<Change> {
+    let named: BTreeSet<&str> = changes
+        .iter()
+        .flat_map(|c| c.devices.iter().map(String::as_str))
+        .collect();
+    let mut per_device: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for f in files {
+        if f.device.is_empty()
+            || named.contains(f.device.as_str())
+            || crate::hosts::is_host_path(&f.path)
+        {
+            continue;
+        }
+        per_device
+            .entry(f.device.as_str())
+            .or_default()
+            .extend(f.sections.iter().map(String::as_str));
+    }
+    let mut by_sections: BTreeMap<Vec<&str>, Vec<&str>> = BTreeMap::new();
+    for (device, sections) in per_device {
+        by_sections
+            .entry(sections.into_iter().collect())
+            .or_default()
+            .push(device);
+    }
+    by_sections
+        .into_iter()
+        .map(|(sections, names)| {
+            let shown: Vec<String> = sections.iter().map(|s| format!("`{s}`")).collect();
+            let summary = format!(
+                "config changed where no rule above explains it, in {} on {}: read these switches' diffs",
+                shown.join(", "),
+                super::change::named(&names)
+            );
+            Change::per_switch(ChangeRule::Config, Impact::Unclassified, summary, &names)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sections_changed;
+
+    #[test]
+    fn changed_lines_are_named_by_their_section() {
+        let old = "hostname a\nlogging server 192.0.2.1 5\ninterface Ethernet1/1\n  mtu 9216\n  no shutdown\nend\n";
+        let new = "hostname a\nlogging server 192.0.2.9 5\ninterface Ethernet1/1\n  mtu 9000\n  no shutdown\nend\n";
+        assert_eq!(
+            sections_changed("a.cfg", old, new),
+            ["logging server", "interface"]
+        );
+        let old = "{\n  \"NTP_SERVER\": {\n    \"192.0.2.1\": {}\n  },\n  \"PORT\": {}\n}\n";
+        let new = "{\n  \"NTP_SERVER\": {\n    \"192.0.2.2\": {}\n  },\n  \"PORT\": {}\n}\n";
+        assert_eq!(sections_changed("config_db.json", old, new), ["NTP_SERVER"]);
+        assert!(sections_changed("a.cfg", old, old).is_empty());
+    }
+}
