@@ -5,6 +5,7 @@
 //! rule has a section there and a test.
 
 use crate::lock::build::{Renumbered, from_model, renumbered};
+use crate::model::baseline::BaselinePlan;
 use crate::model::{Device, Direction, FabricModel, Interface, PortKind};
 use crate::platform::Catalog;
 use crate::units::Size;
@@ -797,7 +798,47 @@ fn ecn_text(a: Option<(u64, u64, u8)>, b: Option<(u64, u64, u8)>) -> String {
     }
 }
 
-/// `CHG-BASELINE` (in [`super::uncovered`]).
+/// `CHG-BASELINE`.
 fn baseline(s: &Sides) -> Vec<Change> {
-    super::uncovered::baseline(&s.both)
+    baseline_of(&s.both)
+}
+
+/// The baseline fields that differ between two plans (`syslog`, `ntp`, ...), by their model names.
+fn fields_changed(a: Option<&BaselinePlan>, b: Option<&BaselinePlan>) -> Vec<String> {
+    let obj = |p: Option<&BaselinePlan>| match p.map(serde_json::to_value) {
+        Some(Ok(serde_json::Value::Object(m))) => m,
+        _ => serde_json::Map::new(),
+    };
+    let (x, y) = (obj(a), obj(b));
+    let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+    keys.into_iter()
+        .filter(|k| x.get(*k) != y.get(*k))
+        .cloned()
+        .collect()
+}
+
+/// `CHG-BASELINE`: per set of changed fields, the switches on both sides (old, new) whose baseline
+/// changed.
+fn baseline_of(both: &[(&Device, &Device)]) -> Vec<Change> {
+    let mut by_fields: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
+    for (a, b) in both {
+        let fields = fields_changed(a.baseline.as_deref(), b.baseline.as_deref());
+        if !fields.is_empty() {
+            by_fields
+                .entry(fields)
+                .or_default()
+                .push(b.hostname.as_str());
+        }
+    }
+    by_fields
+        .into_iter()
+        .map(|(fields, names)| {
+            let summary = format!(
+                "device baseline changed ({}) on {}",
+                fields.join(", "),
+                named(&names)
+            );
+            Change::per_switch(ChangeRule::Baseline, Impact::NonDisruptive, summary, &names)
+        })
+        .collect()
 }

@@ -1,6 +1,5 @@
-//! The change report's last two rules, which keep it from ever being silent:
-//! - `CHG-BASELINE`: the device baseline (users, AAA, NTP, syslog, SNMP, DNS, banner, SSH, API) changed,
-//!   naming the fields, on every switch that renders it;
+//! The change report's last rule, which keeps it from ever being silent (with `CHG-BASELINE` in
+//! [`super::change`], which names the baseline fields that changed):
 //! - `CHG-CONFIG`: a switch whose rendered files changed although no other rule names it, with the
 //!   config sections (CLI) or tables (SONiC config_db) that changed. So `changes: 0` means the configs
 //!   are equal.
@@ -12,8 +11,6 @@
 
 use super::FileChange;
 use super::change::{Change, ChangeRule, Impact};
-use crate::model::Device;
-use crate::model::baseline::BaselinePlan;
 use similar::{ChangeTag, TextDiff};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,46 +78,6 @@ pub fn sections_changed(path: &str, old: &str, new: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// The baseline fields that differ between two plans (`syslog`, `ntp`, ...), by their model names.
-fn fields_changed(a: Option<&BaselinePlan>, b: Option<&BaselinePlan>) -> Vec<String> {
-    let obj = |p: Option<&BaselinePlan>| match p.map(serde_json::to_value) {
-        Some(Ok(serde_json::Value::Object(m))) => m,
-        _ => serde_json::Map::new(),
-    };
-    let (x, y) = (obj(a), obj(b));
-    let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-    keys.into_iter()
-        .filter(|k| x.get(*k) != y.get(*k))
-        .map(|k| k.clone())
-        .collect()
-}
-
-/// `CHG-BASELINE`: per set of changed fields, the switches on both sides (old, new) whose baseline
-/// changed.
-pub fn baseline(both: &[(&Device, &Device)]) -> Vec<Change> {
-    let mut by_fields: BTreeMap<Vec<String>, Vec<&str>> = BTreeMap::new();
-    for (a, b) in both {
-        let fields = fields_changed(a.baseline.as_deref(), b.baseline.as_deref());
-        if !fields.is_empty() {
-            by_fields
-                .entry(fields)
-                .or_default()
-                .push(b.hostname.as_str());
-        }
-    }
-    by_fields
-        .into_iter()
-        .map(|(fields, names)| {
-            let summary = format!(
-                "device baseline changed ({}) on {}",
-                fields.join(", "),
-                super::change::named(&names)
-            );
-            Change::per_switch(ChangeRule::Baseline, Impact::NonDisruptive, summary, &names)
-        })
-        .collect()
 }
 
 /// `CHG-CONFIG`: the switches whose files changed that no change of `changes` names, per set of
