@@ -87,28 +87,100 @@ pub fn load_and_validate_partial(source: &Source) -> Result<(Intent, SpanMap), I
             spans: Some(doc.spans),
         });
     }
-    match serde_path_to_error::deserialize::<_, Intent>(doc.value) {
-        Ok(intent) => Ok((intent, doc.spans)),
-        Err(e) => {
-            let pointer = path_pointer(e.path());
-            let message = e.inner().to_string();
-            let span = doc
-                .spans
-                .locate(&pointer)
-                .unwrap_or(Span { offset: 0, len: 0 });
-            let f = Finding::new(
-                Rule::SchemaBadValue,
-                format!("`{}`: {message}", display_path(&pointer)),
-            )
-            .at(pointer)
-            .with_span(source, span);
-            Err(Invalid {
-                findings: vec![f],
-                partial: None,
-                spans: Some(doc.spans),
-            })
+    let first = match serde_path_to_error::deserialize::<_, Intent>(&doc.value) {
+        Ok(intent) => return Ok((intent, doc.spans)),
+        Err(e) => e,
+    };
+    // A value the schema accepts but that cannot be read (an address with a byte over 255): its
+    // section is stood in for and the rest read again, so every such value is found, and the rules
+    // whose sections are clean still run (partial::partial).
+    let mut findings = vec![bad_value(&first, &doc.spans, source, &BTreeMap::new())];
+    let mut value = doc.value.clone();
+    // Per list, how many items were taken out so far: later errors in it point at shifted indices.
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    for _ in 0..256 {
+        let Some(pointer) = findings.last().and_then(|f| f.pointer.clone()) else {
+            break;
+        };
+        if skip_bad_value(&mut value, &pointer, &mut taken).is_none() {
+            break;
+        }
+        match serde_path_to_error::deserialize::<_, Intent>(&value) {
+            Ok(_) => break,
+            Err(e) => {
+                let f = bad_value(&e, &doc.spans, source, &taken);
+                if findings.iter().any(|g| g.pointer == f.pointer) {
+                    break;
+                }
+                findings.push(f);
+            }
         }
     }
+    sort_findings(&mut findings);
+    Err(Invalid {
+        partial: partial::partial(&doc.value, &findings),
+        findings,
+        spans: Some(doc.spans),
+    })
+}
+
+/// Takes the value at `pointer` (as written) out of `value` so the rest can be read: the list item it
+/// is in (counted in `taken`), or else its whole section (stood in for). None when neither is possible.
+fn skip_bad_value(
+    value: &mut Value,
+    pointer: &str,
+    taken: &mut BTreeMap<String, usize>,
+) -> Option<()> {
+    let section = section_of(pointer)?;
+    // The deepest list item inside the section that holds the pointer.
+    let parts: Vec<&str> = pointer.split('/').collect();
+    for end in (section.split('/').count() + 1..=parts.len()).rev() {
+        let (list, index) = (parts[..end - 1].join("/"), parts[end - 1]);
+        let Ok(i) = index.parse::<usize>() else {
+            continue;
+        };
+        let before = taken.get(&list).copied().unwrap_or(0);
+        let items = value.pointer_mut(&list).and_then(Value::as_array_mut)?;
+        let at = i.checked_sub(before)?;
+        if at < items.len() {
+            items.remove(at);
+            *taken.entry(list).or_default() += 1;
+            return Some(());
+        }
+    }
+    partial::stand_in(value, section)
+}
+
+/// `pointer` of the value read with list items taken out, as written in the file.
+fn unshift(pointer: &str, taken: &BTreeMap<String, usize>) -> String {
+    let parts: Vec<&str> = pointer.split('/').collect();
+    let mut out: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
+    for end in 1..parts.len() {
+        let list = parts[..end].join("/");
+        if let (Some(n), Ok(i)) = (taken.get(&list), parts[end].parse::<usize>()) {
+            out[end] = (i + n).to_string();
+        }
+    }
+    out.join("/")
+}
+
+/// The located `AIF-SCHEMA-009` finding of a value that could not be read, at its place in the file
+/// (list items `taken` out before it counted back in).
+fn bad_value(
+    e: &serde_path_to_error::Error<serde_json::Error>,
+    spans: &SpanMap,
+    source: &Source,
+    taken: &BTreeMap<String, usize>,
+) -> Finding {
+    let pointer = unshift(&path_pointer(e.path()), taken);
+    let message = e.inner().to_string();
+    let span = spans.locate(&pointer).unwrap_or(Span { offset: 0, len: 0 });
+    Finding::new(
+        Rule::SchemaBadValue,
+        format!("`{}`: {message}", display_path(&pointer)),
+    )
+    .at(pointer)
+    .with_span(source, span)
 }
 
 /// Sorts findings by position (unlocated ones last), keeping the order of equal positions.

@@ -125,6 +125,13 @@ pub fn partial(value: &Value, findings: &[Finding]) -> Option<Partial> {
     Some(Partial { intent, dirty })
 }
 
+/// Replaces `section` of `value` by the stub's (removes it where the stub has none); None when the
+/// section's parent is not an object.
+pub fn stand_in(value: &mut Value, section: &str) -> Option<()> {
+    let stub = load::load(&Source::new("stub.yaml", STUB)).ok()?.value;
+    replace(value, section, stub.pointer(section).cloned())
+}
+
 /// Sets (or removes, for `None`) the member at `pointer` of an object.
 fn replace(value: &mut Value, pointer: &str, with: Option<Value>) -> Option<()> {
     let (parent, key) = pointer.rsplit_once('/')?;

@@ -626,3 +626,55 @@ fn a_glob_over_intents_checks_the_locks_as_locks() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("without its intent gone.yaml"), "{stderr}");
 }
+
+/// A value the schema accepts but that cannot be read (an address with a byte over 255) hides nothing:
+/// each such value is reported at its own line, and the rules of the clean sections still run.
+#[test]
+fn unreadable_values_hide_no_other_problem() {
+    let text = std::fs::read_to_string(root().join("intents/pod1-1024.yaml")).expect("read");
+    let bad = text
+        .replace(
+            "{ address: 192.0.2.21, prefer: true }",
+            "{ address: 192.0.2.321, prefer: true }",
+        )
+        .replace("{ address: 192.0.2.22 }", "{ address: 192.0.2.422 }")
+        .replace("syslog: [192.0.2.31]", "syslog: [192.0.2.999]")
+        .replace("min: 150KB, max: 1500KB", "min: 1600KB, max: 1500KB");
+    let dir = common::Scratch::new("validate-unreadable");
+    let path = dir.join("x.yaml");
+    std::fs::write(&path, &bad).expect("write");
+    let out = aifab(&[
+        "validate",
+        "--no-lock",
+        "--format",
+        "json",
+        path.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).expect("json");
+    let errors: Vec<(String, u64)> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap_or("").to_string(),
+                f["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let line_of =
+        |needle: &str| bad.lines().position(|l| l.contains(needle)).expect(needle) as u64 + 1;
+    let want = vec![
+        ("AIF-SCHEMA-009".to_string(), line_of("192.0.2.321")),
+        ("AIF-SCHEMA-009".to_string(), line_of("192.0.2.422")),
+        ("AIF-SCHEMA-009".to_string(), line_of("192.0.2.999")),
+        ("AIF-QOS-001".to_string(), line_of("min: 1600KB")),
+    ];
+    assert_eq!(errors, want, "{findings:#?}");
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["message"].as_str().is_some_and(|m| m.contains("ntp[1]"))),
+        "the second bad NTP address is named by its own index"
+    );
+}
