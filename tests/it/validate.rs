@@ -678,3 +678,30 @@ fn unreadable_values_hide_no_other_problem() {
         "the second bad NTP address is named by its own index"
     );
 }
+
+/// An intent error does not hide the lock's own problems with the intent: both in one run.
+#[test]
+fn intent_errors_and_lock_range_errors_come_together() {
+    let text = std::fs::read_to_string(root().join("intents/pod1-1024.yaml")).expect("read");
+    let bad = text
+        .replace("leaf_asn: 65100-65299", "leaf_asn: 65200-65299")
+        .replace("min: 150KB, max: 1500KB", "min: 1600KB, max: 1500KB");
+    assert_ne!(bad, text);
+    let dir = common::Scratch::new("validate-lock-and-intent");
+    std::fs::write(dir.join("p.yaml"), &bad).expect("write");
+    std::fs::copy(
+        root().join("intents/pod1-1024.lock.yaml"),
+        dir.join("p.lock.yaml"),
+    )
+    .expect("copy");
+    let out = aifab(&[
+        "validate",
+        "--format",
+        "json",
+        dir.join("p.yaml").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).expect("json");
+    let has = |code: &str| findings.iter().any(|f| f["code"] == code);
+    assert!(has("AIF-QOS-001") && has("AIF-LOCK-004"), "{findings:#?}");
+}
