@@ -82,6 +82,7 @@ pub fn drift_with(
         .partition(|s| owned(&s.top, policy, &rendered));
     let mut have = key_set(&mine);
     let mut want = key_set(&rendered.iter().collect::<Vec<_>>());
+    super::canon::align(&mut want, &mut have);
     let unverified = super::secret::reconcile(&mut want, &mut have, known);
     let mut lines = Vec::new();
     let (mut added, mut removed) = (0, 0);

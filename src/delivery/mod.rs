@@ -12,6 +12,7 @@
 //!   reloaded.
 
 pub mod assemble;
+pub mod canon;
 pub mod gcu;
 pub mod mask;
 pub mod patch;
