@@ -81,92 +81,118 @@ const PRIV_CIPHERS: [&str; 7] = [
     "des", "3des", "aes", "aes-128", "aes128", "aes192", "aes256",
 ];
 
+/// A running line read word by word into the form it is compared in.
+#[derive(Default)]
+struct Reader {
+    out: Vec<Held>,
+    /// The engine ID the line names (EOS `localized <hex>`, NX-OS `engineID <decimal>`).
+    engine: Option<Vec<u8>>,
+    /// The authentication protocol of an SNMP user line (its privacy key is hashed with it).
+    auth: Option<Auth>,
+    /// NX-OS 10's `localizedV2key`: keys aifab cannot compute.
+    v2: bool,
+}
+
+impl Reader {
+    fn word(&mut self, s: &str) {
+        self.out.push(Held::Word(s.to_string()));
+    }
+
+    /// Reads the words from `w[0]` on that one secret form takes; how many (0: none of them).
+    fn secret(&mut self, w: &[&str]) -> usize {
+        let held = match w {
+            ["key", "7", v, ..] => Held::Type7((*v).into()),
+            ["key", "6" | "8a", _, ..] => Held::Opaque,
+            ["password" | "secret", _, h, ..] if h.starts_with("$5$") || h.starts_with("$6$") => {
+                Held::Crypt((*h).into())
+            }
+            _ => return 0,
+        };
+        // The rendered line gives the value in clear: type 0.
+        self.word(w[0]);
+        self.word("0");
+        self.out.push(held);
+        3
+    }
+
+    /// Reads the words from `w[0]` on of an SNMPv3 user's keys and engine; how many (0: none).
+    fn snmp(&mut self, w: &[&str]) -> usize {
+        let key = |k: &str| snmp_key::parse_hex(k).unwrap_or_default();
+        let (privacy, taken) = match w {
+            ["auth", a, k, ..] => {
+                self.auth = Auth::parse(a);
+                (
+                    Held::Snmp {
+                        auth: self.auth,
+                        key: key(k),
+                        privacy: false,
+                    },
+                    3,
+                )
+            }
+            ["priv", c, k, ..] if PRIV_CIPHERS.contains(c) => (
+                Held::Snmp {
+                    auth: self.auth,
+                    key: key(k),
+                    privacy: true,
+                },
+                3,
+            ),
+            ["priv", k, ..] => (
+                Held::Snmp {
+                    auth: self.auth,
+                    key: key(k),
+                    privacy: true,
+                },
+                2,
+            ),
+            ["localized", e, ..] => {
+                self.engine = snmp_key::parse_hex(e);
+                return 2;
+            }
+            ["engineID", e, ..] => {
+                self.engine = engine::decimal(e);
+                return 2;
+            }
+            ["localizedkey", ..] => return 1,
+            ["localizedV2key", ..] => {
+                self.v2 = true;
+                return 1;
+            }
+            _ => return 0,
+        };
+        w[..taken - 1].iter().for_each(|x| self.word(x));
+        self.out.push(privacy);
+        taken
+    }
+}
+
 /// A running line's words, each secret in the form it is compared in, and the engine ID the line
-/// names itself (EOS `localized <hex>`, NX-OS `engineID <decimal>`).
+/// names itself.
 fn switch_form(line: &str) -> (Vec<Held>, Option<Vec<u8>>) {
     let w: Vec<&str> = line.split_whitespace().collect();
     let snmp = line.contains("snmp-server user ");
-    let (mut out, mut engine, mut auth, mut v2) = (Vec::new(), None, None, false);
-    let word = |s: &str| Held::Word(s.to_string());
+    let mut r = Reader::default();
     let mut i = 0;
     while i < w.len() {
-        let (t, next, after) = (w[i], w.get(i + 1).copied(), w.get(i + 2).copied());
-        match (t, next, after) {
-            ("key", Some("7"), Some(v)) => out.extend([word(t), word("0"), Held::Type7(v.into())]),
-            ("key", Some("6" | "8a"), Some(_)) => out.extend([word(t), word("0"), Held::Opaque]),
-            ("password" | "secret", Some(_), Some(h))
-                if h.starts_with("$5$") || h.starts_with("$6$") =>
-            {
-                out.extend([word(t), word("0"), Held::Crypt(h.into())])
-            }
-            ("auth", Some(a), Some(k)) if snmp => {
-                auth = Auth::parse(a);
-                let key = snmp_key::parse_hex(k).unwrap_or_default();
-                out.extend([
-                    word(t),
-                    word(a),
-                    Held::Snmp {
-                        auth,
-                        key,
-                        privacy: false,
-                    },
-                ]);
-            }
-            ("priv", Some(c), Some(k)) if snmp && PRIV_CIPHERS.contains(&c) => {
-                let key = snmp_key::parse_hex(k).unwrap_or_default();
-                out.extend([
-                    word(t),
-                    word(c),
-                    Held::Snmp {
-                        auth,
-                        key,
-                        privacy: true,
-                    },
-                ]);
-            }
-            ("priv", Some(k), _) if snmp => {
-                let key = snmp_key::parse_hex(k).unwrap_or_default();
-                out.extend([
-                    word(t),
-                    Held::Snmp {
-                        auth,
-                        key,
-                        privacy: true,
-                    },
-                ]);
-                i += 2;
-                continue;
-            }
-            ("localized", Some(e), _) if snmp => engine = snmp_key::parse_hex(e),
-            ("engineID", Some(e), _) if snmp => engine = engine::decimal(e),
-            ("localizedkey", ..) if snmp => {
-                i += 1;
-                continue;
-            }
-            ("localizedV2key", ..) if snmp => {
-                v2 = true;
-                i += 1;
-                continue;
-            }
-            _ => {
-                out.push(word(t));
-                i += 1;
-                continue;
-            }
+        let mut n = r.secret(&w[i..]);
+        if n == 0 && snmp {
+            n = r.snmp(&w[i..]);
         }
-        i += if matches!(t, "localized" | "engineID") {
-            2
-        } else {
-            3
-        };
+        if n == 0 {
+            r.word(w[i]);
+            n = 1;
+        }
+        i += n;
     }
-    if v2 {
+    if r.v2 {
         // NX-OS 10's localizedV2key keys are not the RFC 3414 key: not computable here.
-        out.iter_mut()
+        r.out
+            .iter_mut()
             .filter(|h| matches!(h, Held::Snmp { .. }))
             .for_each(|h| *h = Held::Opaque);
     }
-    (out, engine)
+    (r.out, r.engine)
 }
 
 /// Whether `value` is the secret `held` shows: `None` when it cannot be told (no engine ID, a form

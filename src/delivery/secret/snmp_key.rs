@@ -99,7 +99,7 @@ pub fn priv_key(auth: Auth, pass: &str, engine: &[u8], len: usize) -> Option<Vec
 pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
     let t = text.strip_prefix("0x").unwrap_or(text);
     let digits: String = t.chars().filter(|c| *c != ':' && *c != '.').collect();
-    if digits.is_empty() || digits.len() % 2 != 0 {
+    if digits.is_empty() || !digits.len().is_multiple_of(2) {
         return None;
     }
     (0..digits.len())

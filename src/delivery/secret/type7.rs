@@ -56,7 +56,7 @@ pub fn encode(cipher: Cipher, value: &str, offset: usize) -> String {
 }
 
 fn decode_ios(text: &str) -> Option<String> {
-    if text.len() < 2 || text.len() % 2 != 0 || !text.is_ascii() {
+    if text.len() < 2 || !text.len().is_multiple_of(2) || !text.is_ascii() {
         return None;
     }
     let start: usize = text[..2].parse().ok()?;
