@@ -51,6 +51,9 @@ fn read_private(path: &Path) -> Result<String, String> {
 /// The name-to-value mapping of a secrets file's text.
 pub fn parse(text: &str) -> Result<BTreeMap<String, String>, String> {
     use serde_norway::Value;
+    if text.trim().is_empty() {
+        return Ok(BTreeMap::new());
+    }
     let doc: Value = serde_norway::from_str(text)
         .map_err(|_| "not YAML (the message is left out: it could quote a value)".to_string())?;
     let top = match &doc {
@@ -92,6 +95,7 @@ mod tests {
         assert_eq!(vault.len(), 1);
         assert_eq!(vault["aaa_key"], "xyz");
         assert!(parse("- a\n").is_err());
+        assert!(parse("").expect("empty").is_empty());
         assert!(parse("k: [1, 2]\n").is_err());
         let err = parse("a: 'unclosed value-secret\n").expect_err("bad yaml");
         assert!(!err.contains("value-secret"), "{err}");
