@@ -8,8 +8,10 @@
 //! unreadable or unsafe file, a folder it may not write).
 
 use super::{Exit, front_or_exit, only_matcher, only_matches_some};
-use aifab::delivery::{Drift, Mark, drift, mask::mask};
+use aifab::delivery::secret::{Known, engine, type7::Cipher, values};
+use aifab::delivery::{Drift, Mark, drift_with, mask::mask};
 use aifab::platform::Catalog;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +34,11 @@ pub struct Args {
     /// keeps sections from (`<host>.base.cfg`) into this folder, which aifab creates (or wrote before).
     #[arg(long, value_name = "DIR")]
     pub write: Option<PathBuf>,
+    /// The secret values to compare the switch's keys with: the decrypted vault file (a YAML mapping
+    /// of name to value, e.g. `ansible-vault view secrets.vault.yml`), mode 0600; `-` reads stdin.
+    /// `AIFAB_ENV(NAME)` secrets are read from the environment.
+    #[arg(long, value_name = "FILE")]
+    pub secrets: Option<PathBuf>,
     /// Only devices whose hostname matches this glob.
     #[arg(long)]
     pub only: Option<String>,
@@ -81,6 +88,11 @@ fn compare(args: &Args) -> Result<bool, Exit> {
             errs.iter().for_each(|e| eprintln!("error: {e}"));
             Exit::Trouble
         })?;
+    let vault = match &args.secrets {
+        Some(p) => values::read(p).map_err(|e| trouble(&format!("--secrets {e}")))?,
+        None => BTreeMap::new(),
+    };
+    let env = env_values(files.iter().map(|f| f.content.as_str()));
     let mut compared = Vec::new();
     let (mut missing, mut skipped) = (Vec::new(), Vec::new());
     for d in &front.model.devices {
@@ -99,7 +111,17 @@ fn compare(args: &Args) -> Result<bool, Exit> {
             continue;
         };
         let policy = &site.catalog.owned[&os];
-        let drift = drift(&rendered.content, &running, policy);
+        let known = Known {
+            cipher: if os == aifab::platform::Os::Nxos {
+                Cipher::Nxos
+            } else {
+                Cipher::Ios
+            },
+            vault: vault.clone(),
+            env: env.clone(),
+            engine: read_engine(&args.running, &d.hostname),
+        };
+        let drift = drift_with(&rendered.content, &running, policy, &known);
         compared.push(Compared {
             host: d.hostname.clone(),
             os,
@@ -136,6 +158,34 @@ fn config_of(
     }
     let spec = catalog.outputs.get(&os)?.first()?;
     Some((os, spec.file.replace("{hostname}", host)))
+}
+
+/// The environment's value of every `AIFAB_ENV(NAME)` the rendered texts name and the environment sets.
+fn env_values<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeMap<String, String> {
+    let token = aifab::model::baseline::ENV_TOKEN;
+    let mut out = BTreeMap::new();
+    for text in texts {
+        for part in text.split(token).skip(1) {
+            let Some((name, _)) = part.split_once(')') else {
+                continue;
+            };
+            if let Ok(v) = std::env::var(name) {
+                out.insert(name.to_string(), v);
+            }
+        }
+    }
+    out
+}
+
+/// The switch's SNMP engine ID from `<dir>/<host>.engineid` (`show snmp engineID`, fetched by
+/// ansible/running.yml); `None` without a readable regular file that gives one.
+fn read_engine(dir: &Path, host: &str) -> Option<Vec<u8>> {
+    let path = dir.join(format!("{host}.engineid"));
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.file_type().is_file() || meta.len() > 64 * 1024 {
+        return None;
+    }
+    engine::parse(&std::fs::read_to_string(&path).ok()?)
 }
 
 /// `<dir>/<host>.cfg`, if there is one: a regular file (a link is refused), at most
@@ -187,7 +237,7 @@ fn report(compared: &[Compared], summary: bool) {
     for c in compared {
         let d = &c.drift;
         let kept_lines: usize = d.kept.iter().map(|s| s.lines.len()).sum();
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{} ({}): {} line(s) added, {} owned line(s) removed, {} section(s) kept ({kept_lines} lines)",
             c.host,
@@ -196,6 +246,10 @@ fn report(compared: &[Compared], summary: bool) {
             d.removed,
             d.kept.len()
         );
+        let _ = match d.unverified {
+            0 => writeln!(out),
+            n => writeln!(out, ", {n} secret value(s) not compared"),
+        };
         if summary {
             continue;
         }
@@ -235,6 +289,12 @@ fn footer(compared: &[Compared], missing: &[String], skipped: &[String], dir: &P
         }
         s
     };
+    let unverified: usize = compared.iter().map(|c| c.drift.unverified).sum();
+    if unverified > 0 {
+        eprintln!(
+            "note: {unverified} secret value(s) not compared (give --secrets FILE / set the env variables, and fetch <host>.engineid for SNMPv3 keys)"
+        );
+    }
     if !missing.is_empty() {
         eprintln!(
             "warning: no running-config in {} for {} device(s), not compared: {}",

@@ -28,6 +28,8 @@ pub struct Drift {
     pub added: usize,
     /// Lines removed.
     pub removed: usize,
+    /// Secrets of lines that match but whose value was not at hand to compare ([`super::secret`]).
+    pub unverified: usize,
     /// The running sections the push keeps, in running order.
     pub kept: Vec<Section>,
     /// The replace file: the rendered config with the kept sections (before its first section those
@@ -59,15 +61,29 @@ fn key_set(secs: &[&Section]) -> BTreeSet<String> {
     secs.iter().flat_map(|s| s.keys()).map(|k| k.0).collect()
 }
 
-/// The drift of one device: its rendered config against its running-config, under the OS's policy.
+/// The drift of one device: its rendered config against its running-config, under the OS's policy,
+/// no secret value known (each placeholder's line matches whatever value the switch has).
 pub fn drift(rendered_text: &str, running_text: &str, policy: &OwnedSections) -> Drift {
+    let nothing = super::secret::Known::nothing(super::secret::type7::Cipher::Ios);
+    drift_with(rendered_text, running_text, policy, &nothing)
+}
+
+/// [`drift`] comparing each secret in the switch's form with what `known` holds.
+pub fn drift_with(
+    rendered_text: &str,
+    running_text: &str,
+    policy: &OwnedSections,
+    known: &super::secret::Known,
+) -> Drift {
     let rendered = sections(rendered_text);
     let running = sections(running_text);
     let (mine, kept): (Vec<&Section>, Vec<&Section>) = running
         .iter()
         .partition(|s| owned(&s.top, policy, &rendered));
-    let have = key_set(&mine);
-    let want = key_set(&rendered.iter().collect::<Vec<_>>());
+    let mut have = key_set(&mine);
+    let mut want = key_set(&rendered.iter().collect::<Vec<_>>());
+    super::canon::align(&mut want, &mut have);
+    let unverified = super::secret::reconcile(&mut want, &mut have, known);
     let mut lines = Vec::new();
     let (mut added, mut removed) = (0, 0);
     let mut compare = |s: &Section, other: &BTreeSet<String>, mark: Mark, n: &mut usize| {
@@ -108,6 +124,7 @@ pub fn drift(rendered_text: &str, running_text: &str, policy: &OwnedSections) ->
         lines,
         added,
         removed,
+        unverified,
         kept: kept.into_iter().cloned().collect(),
         assembled: assemble(rendered_text, &before, &after),
     }

@@ -4,17 +4,20 @@
 //!   is split into top-level sections ([`crate::platform::sections`]); those aifab owns on its OS
 //!   (`owned_sections:` in `vendors/<os>.yaml`) are replaced by the rendered ones, every other section
 //!   is kept as the switch has it, and the replace file the playbooks push holds both ([`assemble`]).
-//!   What is printed never shows a secret value of the running-config ([`mask`]).
+//!   What is printed never shows a secret value of the running-config ([`mask`]); a secret aifab
+//!   renders as a placeholder is compared in the form the switch prints it ([`secret`]).
 //! - In which order switches take a change ([`rollout`]: batches that keep the fabric serving).
 //! - Which SONiC switches `config apply-patch` can move live ([`route`], with the RFC 6902 patch of
 //!   [`patch`] and the Generic Config Updater's validators per release in [`gcu`]) and which must be
 //!   reloaded.
 
 pub mod assemble;
+pub mod canon;
 pub mod gcu;
 pub mod mask;
 pub mod patch;
 pub mod rollout;
 pub mod route;
+pub mod secret;
 
-pub use assemble::{Drift, Mark, drift};
+pub use assemble::{Drift, Mark, drift, drift_with};

@@ -17,6 +17,7 @@ mod baseline;
 mod breakout;
 mod checks;
 mod compile;
+mod converge;
 mod deadlock;
 mod delivery;
 mod diff;

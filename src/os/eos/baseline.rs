@@ -25,8 +25,8 @@ pub struct Baseline<'a> {
     pub syslog: &'a [IpAddr],
     /// SNMPv3 users (group `AIFAB-RO`, v3 priv).
     pub snmp: Vec<SnmpUser<'a>>,
-    /// `ip name-server` addresses, space-separated.
-    pub name_servers: String,
+    /// `ip name-server` addresses, one line each (as EOS prints them).
+    pub name_servers: Vec<String>,
     /// `dns domain`.
     pub domain: Option<&'a str>,
     /// `banner login` lines (ended by `EOF`).
@@ -105,12 +105,7 @@ pub fn view(d: &Device) -> Option<Baseline<'_>> {
         ntp: cli_baseline::ntp(b),
         syslog: &b.syslog,
         snmp: cli_baseline::snmp_users(b),
-        name_servers: b
-            .dns_servers
-            .iter()
-            .map(IpAddr::to_string)
-            .collect::<Vec<_>>()
-            .join(" "),
+        name_servers: b.dns_servers.iter().map(IpAddr::to_string).collect(),
         domain: b.dns_domain.as_deref(),
         banner: &b.banner,
         ssh: b.ssh,
