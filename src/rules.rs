@@ -215,6 +215,7 @@ rules! {
     NoBaseline = ("AIF-BASE-006", Warning, Checks, "An intent without a `baseline`: a full-replace push removes every user, AAA and access setting"),
     PlaceholderOutsideSecret = ("AIF-BASE-007", Error, Checks, "A secret's placeholder stands only in a secret field, never in a banner, description or other text"),
     BaselineDuplicate = ("AIF-BASE-008", Error, Checks, "A baseline names each server and user once"),
+    NoManagement = ("AIF-BASE-009", Warning, Checks, "An intent without `fabric.management`: a full-replace push removes the switch's management SSH and API settings"),
 
     SiteLineUnsafe = ("AIF-SITE-001", Error, Checks, "Site lines are printable lines a CLI OS takes, outside the sections aifab renders itself"),
 

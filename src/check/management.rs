@@ -1,5 +1,6 @@
 //! Management addressing (`AIF-ADDR-006`, `-007`): every switch gets its own management address, none is
-//! the gateway, and the management network stays out of the fabric and server pools.
+//! the gateway, and the management network stays out of the fabric and server pools; an intent without
+//! management addressing is warned about what a push then removes (`AIF-BASE-009`).
 //!
 //! The pool rule reads only the intent; the collision rule reads the addresses the compiler assigned
 //! (`fabric.management.first` plus each device's sequence number, or an override's `management`).
@@ -32,6 +33,24 @@ pub(super) fn pool(intent: &Intent, p: AddressPool) -> IpNetwork {
 /// Whether two prefixes share an address.
 fn overlap(a: IpNetwork, b: IpNetwork) -> bool {
     a.contains(b.network()) || b.contains(a.network())
+}
+
+/// AIF-BASE-009: an intent with a baseline but without `fabric.management` (on a whole intent only,
+/// as AIF-BASE-006). Its configs render no management address, no management VRF and no SSH or API
+/// settings in it, while a full-replace push owns EOS's `management ssh` and `management api
+/// http-commands` sections always: it removes the switch's own (`vrf MGMT` / `no shutdown`), and SSH or
+/// eAPI in the management VRF stops; SONiC's `config reload` drops a static management address.
+pub(super) fn presence(intent: &Intent, out: &mut Vec<Finding>) {
+    if intent.fabric.management.is_none() && intent.baseline.is_some() {
+        out.push(
+            Finding::new(
+                Rule::NoManagement,
+                "the intent has no `fabric.management`: the configs render no management address or VRF, and a full-replace push removes the switch's own `management ssh` and `management api http-commands` settings (EOS: SSH and eAPI in the management VRF stop) and, on SONiC, a static management address; the next push may not log in",
+            )
+            .at("/fabric")
+            .hint("add `fabric.management` (subnet, gateway, first address per role: the addresses Ansible logs in to), or push with `-e aifab_nxos_push=merge` / by hand; docs/push.md"),
+        );
+    }
 }
 
 /// AIF-ADDR-007: the management subnet, its gateway and every override's management address lie

@@ -97,6 +97,7 @@ pub fn intent_rules(intent: &Intent) -> Vec<Finding> {
     // Whether there is a baseline at all: only on a whole intent (a partial one's stand-ins would
     // make it fire on a file whose baseline failed the schema).
     baseline::presence(intent, &mut out);
+    management::presence(intent, &mut out);
     out
 }
 

@@ -2,24 +2,25 @@
 //! of the switch's running-config it removes and which sections it keeps (docs/push.md). `--write`
 //! writes the replace files the playbooks push (the rendered config with the kept sections), each
 //! with the running-config it was assembled from beside it (`<host>.base.cfg`), so the playbook can
-//! refuse a switch that changed since.
+//! refuse a switch that changed since, atomically and with a manifest of the render it came from
+//! (`drift_write.rs`).
 //!
 //! Exit 0: no device changes; 1: some do; 2: could not run (no running-config for any device, an
 //! unreadable or unsafe file, a folder it may not write).
 
+use super::drift_write::Entry;
 use super::{Exit, front_or_exit, only_matcher, only_matches_some};
 use aifab::delivery::secret::{Known, engine, type7::Cipher, values};
 use aifab::delivery::{Drift, Mark, drift_with, mask::mask};
 use aifab::platform::Catalog;
 use std::collections::BTreeMap;
+use aifab::render::OutFile;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The largest running-config read (a 288-port chassis prints a few hundred KB).
 const MAX_RUNNING: u64 = 16 * 1024 * 1024;
-
-/// The file in a `--write` folder that says aifab made it (a folder without it is not written into).
-const MARKER: &str = ".aifab-drift";
 
 /// Arguments of `aifab drift`.
 #[derive(clap::Args, Debug)]
@@ -140,7 +141,7 @@ fn compare(args: &Args) -> Result<bool, Exit> {
         return Err(Exit::Trouble);
     }
     if let Some(dir) = &args.write {
-        write(dir, &compared)?;
+        write(dir, &compared, &files)?;
     }
     Ok(compared.iter().any(|c| !c.drift.unchanged()))
 }
@@ -312,66 +313,30 @@ fn footer(compared: &[Compared], missing: &[String], skipped: &[String], dir: &P
     }
 }
 
-/// Writes every compared device's replace file and base into `dir` (created 0700 with the marker, or
-/// one aifab made before), each file 0600 through a temporary file and a rename.
-fn write(dir: &Path, compared: &[Compared]) -> Result<(), Exit> {
-    prepare_dir(dir)?;
-    for c in compared {
-        put(&dir.join(&c.config), &c.drift.assembled)?;
-        let base = c.config.strip_suffix(".cfg").unwrap_or(&c.config);
-        put(&dir.join(format!("{base}.base.cfg")), &c.running)?;
-    }
+/// Writes every compared device's replace file and base into `dir`, atomically, with the manifest
+/// of the rendered files they were assembled from (`super::drift_write`).
+fn write(dir: &Path, compared: &[Compared], files: &[OutFile]) -> Result<(), Exit> {
+    let rendered: HashMap<&str, &str> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.content.as_str()))
+        .collect();
+    let entries: Vec<Entry> = compared
+        .iter()
+        .filter_map(|c| {
+            Some(Entry {
+                host: &c.host,
+                config: &c.config,
+                rendered: rendered.get(c.config.as_str())?,
+                assembled: &c.drift.assembled,
+                base: &c.running,
+            })
+        })
+        .collect();
+    super::drift_write::write(dir, &entries).map_err(|e| trouble(&e))?;
     eprintln!(
         "wrote {} replace file(s) to {} (mode 0600: they hold the switch's own secrets)",
-        compared.len(),
+        entries.len(),
         dir.display()
     );
     Ok(())
-}
-
-/// Creates `dir` (mode 0700) with the marker, or accepts a folder that has the marker; refuses a
-/// link and a folder aifab did not make.
-fn prepare_dir(dir: &Path) -> Result<(), Exit> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.file_type().is_dir() => {
-            if std::fs::symlink_metadata(dir.join(MARKER)).is_ok_and(|m| m.is_file()) {
-                return Ok(());
-            }
-            Err(trouble(&format!(
-                "{}: a folder `aifab drift --write` did not make (no {MARKER}); give a new folder, nothing written",
-                dir.display()
-            )))
-        }
-        Ok(_) => Err(trouble(&format!(
-            "{}: not a folder (a link is not followed); nothing written",
-            dir.display()
-        ))),
-        Err(_) => {
-            let mut b = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-            b.create(dir)
-                .and_then(|()| std::fs::write(dir.join(MARKER), "written by aifab drift --write\n"))
-                .map_err(|e| trouble(&format!("{}: {e}; nothing written", dir.display())))
-        }
-    }
-}
-
-/// Writes `text` to `path` (mode 0600) through a temporary file beside it; a link at `path` is
-/// replaced, never followed.
-fn put(path: &Path, text: &str) -> Result<(), Exit> {
-    use std::io::Write;
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    let done = o
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    done.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        trouble(&format!("{}: {e}", path.display()))
-    })
 }

@@ -7,6 +7,7 @@ mod bench;
 mod compile;
 mod diff;
 mod drift;
+mod drift_write;
 mod exit;
 mod git;
 mod lockfile;

@@ -40,6 +40,7 @@ mod user;
 
 pub use index::CACHE_ENV;
 pub use manifest::{MARKER, Manifest, header as manifest};
+pub use swap::swap as swap_folders;
 pub use user::name_list;
 
 use crate::render::OutFile;

@@ -6,12 +6,7 @@ use std::path::{Path, PathBuf};
 /// step where the system can (Linux `renameat2(RENAME_EXCHANGE)`: `out` is never missing, not even
 /// for an instant); elsewhere `out` is renamed to `aside` first and put back if the second rename
 /// fails. Returns where the previous output now is, for the caller to remove.
-pub(super) fn swap(
-    tmp: &Path,
-    out: &Path,
-    aside: &Path,
-    exists: bool,
-) -> Result<Option<PathBuf>, String> {
+pub fn swap(tmp: &Path, out: &Path, aside: &Path, exists: bool) -> Result<Option<PathBuf>, String> {
     if !exists {
         return std::fs::rename(tmp, out)
             .map(|_| None)

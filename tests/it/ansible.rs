@@ -328,7 +328,8 @@ fn access_check(dir: &Path, vault: &Path) -> (bool, String) {
 }
 
 /// [`access_check`] with the extra variables `extra` (`key=value` each) instead of the login user; an
-/// item `--limit=<pattern>` limits the run instead (a play whose hosts all fail ends the playbook).
+/// item `--limit=<pattern>` limits the run instead (a play whose hosts all fail ends the playbook),
+/// `--check` runs it in check mode.
 fn access_check_with(dir: &Path, vault: &Path, extra: &[&str]) -> (bool, String) {
     let exe = tool("ansible-playbook");
     let mut c = Command::new(&exe);
@@ -341,6 +342,7 @@ fn access_check_with(dir: &Path, vault: &Path, extra: &[&str]) -> (bool, String)
     for e in extra {
         match e.strip_prefix("--limit=") {
             Some(l) => c.args(["--limit", l]),
+            None if *e == "--check" => c.arg(e),
             None => c.args(["-e", e]),
         };
     }
@@ -1585,8 +1587,19 @@ fn replace_timers_and_cleanup_are_on_the_tasks() {
     };
     let replace = tasks
         .iter()
-        .find(|(_, t, _)| args_of(t).contains("configure replace bootflash:"))
+        .find(|(_, t, _)| {
+            args_of(t).contains("configure replace bootflash:")
+                && args_of(t).contains("commit-timeout")
+        })
         .expect("the configure replace task");
+    let verify = tasks
+        .iter()
+        .find(|(_, t, _)| args_of(t).contains("verify-only"))
+        .expect("check mode's configure replace verify-only");
+    assert!(
+        timed(&verify.1),
+        "verify-only runs under the default 30 s timeout"
+    );
     assert!(
         args_of(&replace.1)
             .contains("commit-timeout {{ aifab_commit_timeout | default(300) | int }}")
@@ -1636,6 +1649,94 @@ fn replace_timers_and_cleanup_are_on_the_tasks() {
     }
 }
 
+/// Access is proven before every commit (tasks/access-proof.yml): in the task order of each push, the
+/// connection is reset and a new login runs a read-only command after the change is loaded (NX-OS
+/// `configure replace ... commit-timeout`, EOS `commit timer`, SONiC `config reload`) and before it
+/// is kept (`configure replace commit`, `configure session ... commit`, `config save -y`); the NX-OS
+/// replace is read for Cisco's success line; the include carries its own `when` (a block's would
+/// reach `meta: reset_connection`, which takes none).
+#[test]
+fn access_is_proven_by_a_new_login_before_every_commit() {
+    let proof: serde_norway::Value = serde_norway::from_str(
+        &std::fs::read_to_string(root().join("ansible/tasks/access-proof.yml")).expect("proof"),
+    )
+    .expect("YAML");
+    let steps: Vec<String> = proof
+        .as_sequence()
+        .expect("tasks")
+        .iter()
+        .map(module)
+        .collect();
+    assert_eq!(steps[0], "ansible.builtin.meta", "{steps:?}");
+    assert!(proof[0]["ansible.builtin.meta"].as_str() == Some("reset_connection"));
+    assert!(proof[0].get("when").is_none());
+    for os in ["nxos", "eos", "sonic"] {
+        let found = proof.as_sequence().expect("tasks").iter().any(|t| {
+            t.get("when").and_then(|w| w.as_str()) == Some(&format!("aifab_os == '{os}'"))
+                && serde_norway::to_string(t)
+                    .unwrap_or_default()
+                    .contains("show clock")
+        });
+        assert!(found, "{os}: no read-only command after the new login");
+    }
+    let tasks = all_tasks();
+    let text = |t: &serde_norway::Value| serde_norway::to_string(t).unwrap_or_default();
+    for (file, load, keep) in [
+        (
+            "push-nxos.yml",
+            "commit-timeout",
+            "configure replace commit",
+        ),
+        ("push-eos.yml", "aifab_eos_session", "commit\n"),
+        (
+            "push-sonic.yml",
+            "cmd: config reload -y",
+            "persist CONFIG_DB",
+        ),
+    ] {
+        // all_tasks lists a block's tasks before the block itself: the leaves, in file order.
+        let leaves: Vec<&serde_norway::Value> = tasks
+            .iter()
+            .filter(|(f, t, _)| f == file && t.get("block").is_none())
+            .map(|(_, t, _)| t)
+            .collect();
+        let at = |pred: &dyn Fn(&serde_norway::Value) -> bool, what: &str| {
+            leaves
+                .iter()
+                .position(|t| pred(t))
+                .unwrap_or_else(|| panic!("{file}: no {what}"))
+        };
+        let loaded = at(&|t| text(t).contains(load), load);
+        let proven = at(
+            &|t| {
+                module(t) == "ansible.builtin.include_tasks" && text(t).contains("access-proof.yml")
+            },
+            "access proof",
+        );
+        let kept = at(
+            &|t| {
+                module(t) != "ansible.builtin.debug"
+                    && text(t).contains(keep)
+                    && !text(t).contains("abort")
+            },
+            keep,
+        );
+        assert!(
+            loaded < proven && proven < kept,
+            "{file}: {loaded} {proven} {kept}"
+        );
+        assert!(
+            leaves[proven].get("when").is_some(),
+            "{file}: the include has no when"
+        );
+    }
+    let took = tasks
+        .iter()
+        .find(|(_, t, _)| text(t).contains("the switch took the file"))
+        .expect("the replace's answer");
+    assert!(text(&took.1).contains("Configure replace completed successfully"));
+}
+
 /// The playbooks mask secrets (filter_plugins/aifab_access.py `aifab_mask`) as `aifab drift` does
 /// (src/delivery/mask.rs): the same lines come out of both, run through ansible itself.
 #[test]
@@ -1679,4 +1780,137 @@ fn playbook_masking_matches_aifab_drift() {
     assert_eq!(masked, want);
     assert!(!masked.iter().any(|l| l.contains("Tst-")), "{masked:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `aifab <args>` from the repository root; its exit code and signal, and its stderr.
+fn aifab_run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Option<i32>, String) {
+    let mut c = crate::common::aifab_command();
+    c.args(args).current_dir(root());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().expect("run aifab");
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&o.status);
+    #[cfg(not(unix))]
+    let signal = None;
+    (
+        o.status.code(),
+        signal,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The push refuses an assembled folder that was not written from the rendered folder it pushes
+/// (`ansible/tasks/assembled.yml`, `--tags access_check`, no switch): the fabric rendered again after
+/// `aifab drift --write` (the ECN thresholds changed), a `drift --write` of the new render killed
+/// mid-way (the folder stays the old render's, whole), a replace file edited by hand. The same folder
+/// written again from the new render passes.
+#[test]
+fn a_push_refuses_an_assembled_folder_of_another_render() {
+    if skip() {
+        return;
+    }
+    let tmp = common::Scratch::new("ansible-assembled");
+    let vault = test_vault(&tmp, "vault", EXAMPLE_VAULT);
+    let intent = tmp.join("pod1-1024.yaml");
+    let original = std::fs::read_to_string(root().join("intents/pod1-1024.yaml")).expect("intent");
+    std::fs::write(&intent, &original).expect("intent");
+    std::fs::copy(
+        root().join("intents/pod1-1024.lock.yaml"),
+        tmp.join("pod1-1024.lock.yaml"),
+    )
+    .expect("lock");
+    let (out, asm) = (tmp.join("out"), tmp.join("assembled"));
+    let s = |p: &Path| p.to_str().expect("utf-8").to_string();
+    let (intent_s, out_s, asm_s) = (s(&intent), s(&out), s(&asm));
+    let render = || {
+        let (code, _, err) = aifab_run(&["render", &intent_s, "--out", &out_s, "-q"], &[]);
+        assert_eq!(code, Some(0), "{err}");
+    };
+    let drift_args = [
+        "drift",
+        &intent_s,
+        "-q",
+        "--running",
+        "tests/drift/running",
+        "--only",
+        "{su1-r1-leaf,spine01}",
+        "--write",
+        &asm_s,
+    ];
+    let push_check = || {
+        let assembled = format!("aifab_assembled={asm_s}");
+        let mut all = Vec::new();
+        for host in ["su1-r1-leaf", "spine01"] {
+            let limit = format!("--limit={host}");
+            let (ok, text) = access_check_with(
+                &out,
+                &vault,
+                &["ansible_user=netops", &assembled, "--check", &limit],
+            );
+            all.push((host, ok, text));
+        }
+        all
+    };
+    render();
+    let (code, _, err) = aifab_run(&drift_args, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    for (host, ok, text) in push_check() {
+        assert!(
+            ok,
+            "{host}: a folder drift wrote from this render fails:\n{text}"
+        );
+        assert!(
+            text.contains("the assembled files are the ones aifab drift wrote"),
+            "{text}"
+        );
+    }
+    // The fabric changes and is rendered again: the assembled folder is the old render's.
+    let changed = original.replacen("min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB", 1);
+    assert_ne!(changed, original);
+    std::fs::write(&intent, changed).expect("change");
+    render();
+    let refused = |why: &str| {
+        for (host, ok, text) in push_check() {
+            assert!(!ok, "{host}: {why}: pushed:\n{text}");
+            assert!(
+                text.contains(&format!(
+                    "{host}: {asm_s}/{host}.cfg was assembled from another render than"
+                )) && text.contains("run `aifab drift <intent> --running <folder> --write"),
+                "{host}: {why}:\n{text}"
+            );
+        }
+    };
+    refused("rendered again");
+    // A drift of the new render killed after its first file, and after its manifest.
+    for point in ["drift-fill", "drift-staged"] {
+        let (_, signal, err) = aifab_run(&drift_args, &[("AIFAB_TEST_KILL_AT", point)]);
+        assert_eq!(signal, Some(9), "{point}: {err}");
+        refused(point);
+    }
+    // Written again from the new render: pushed; a replace file changed by hand after: refused.
+    let (code, _, err) = aifab_run(&drift_args, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    for (host, ok, text) in push_check() {
+        assert!(ok, "{host}:\n{text}");
+    }
+    let edited = asm.join("spine01.cfg");
+    let text = std::fs::read_to_string(&edited).expect("replace file") + "ip routing\n";
+    std::fs::write(&edited, text).expect("edit");
+    let (ok, text) = access_check_with(
+        &out,
+        &vault,
+        &[
+            "ansible_user=netops",
+            &format!("aifab_assembled={asm_s}"),
+            "--limit=spine01",
+        ],
+    );
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("spine01.cfg or spine01.base.cfg in"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&*tmp);
 }

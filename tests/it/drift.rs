@@ -237,3 +237,133 @@ fn no_running_config_or_a_linked_one_cannot_run() {
     }
     let _ = std::fs::remove_dir_all(&*empty);
 }
+
+/// Every file of a folder (names and bytes), sorted; the entries beside it whose name starts with
+/// `.<name>.` (what a write in progress stages there).
+fn folder(dir: &Path) -> (Vec<(String, Vec<u8>)>, Vec<String>) {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("folder")
+        .flatten()
+        .map(|e| {
+            let bytes = std::fs::read(e.path()).expect("file");
+            (e.file_name().to_string_lossy().into_owned(), bytes)
+        })
+        .collect();
+    files.sort();
+    let name = dir
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let mut beside: Vec<String> = std::fs::read_dir(dir.parent().expect("parent"))
+        .expect("parent")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!(".{name}.")))
+        .collect();
+    beside.sort();
+    (files, beside)
+}
+
+/// The hex SHA-256 of `bytes`.
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `aifab drift --write` swaps its folder in whole: killed after its first file or after its
+/// manifest (before the swap), the folder is the previous run's, byte for byte; the next run removes
+/// what the killed one left beside it and writes a folder whose manifest names the SHA-256 of the
+/// rendered file (as `aifab render --out` wrote it), the replace file and the base.
+#[test]
+fn a_killed_write_leaves_the_previous_folder_whole() {
+    let scratch = common::Scratch::new("drift-kill");
+    let out = scratch.join("out");
+    let o = common::aifab(&[
+        "render",
+        INTENT,
+        "--out",
+        out.to_str().expect("utf-8"),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let dir = scratch.join("assembled");
+    let d = dir.to_str().expect("utf-8");
+    let (code, _, err) = drift(&["--running", RUNNING, "--only", "su1-r1-leaf", "--write", d]);
+    assert_eq!(code, Some(1), "{err}");
+    let before = folder(&dir);
+    assert_eq!(
+        before.1,
+        Vec::<String>::new(),
+        "a finished write leaves nothing beside"
+    );
+    for point in ["drift-fill", "drift-staged"] {
+        let o = common::aifab_command()
+            .args(["drift", INTENT, "-q", "--running", RUNNING])
+            .args(["--only", "{su1-r1-leaf,spine01}", "--write", d])
+            .current_dir(common::root())
+            .env("AIFAB_TEST_KILL_AT", point)
+            .output()
+            .expect("run aifab");
+        #[cfg(unix)]
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&o.status),
+            Some(9),
+            "{point}: {o:?}"
+        );
+        let after = folder(&dir);
+        assert_eq!(after.0, before.0, "{point}: the folder changed");
+        assert_eq!(
+            after.1.len(),
+            1,
+            "{point}: the staging folder: {:?}",
+            after.1
+        );
+    }
+    let (code, _, err) = drift(&[
+        "--running",
+        RUNNING,
+        "--only",
+        "{su1-r1-leaf,spine01}",
+        "--write",
+        d,
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    let (files, beside) = folder(&dir);
+    assert_eq!(
+        beside,
+        Vec::<String>::new(),
+        "the killed runs' folders are removed"
+    );
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            ".aifab-drift",
+            "spine01.base.cfg",
+            "spine01.cfg",
+            "su1-r1-leaf.base.cfg",
+            "su1-r1-leaf.cfg"
+        ]
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&files[0].1).expect("the manifest is JSON");
+    for host in ["spine01", "su1-r1-leaf"] {
+        let entry = &manifest["hosts"][host];
+        let rendered = std::fs::read(out.join(format!("{host}.cfg"))).expect("rendered");
+        assert_eq!(entry["rendered"]["file"], format!("{host}.cfg"));
+        assert_eq!(entry["rendered"]["sha256"], sha256(&rendered), "{host}");
+        let assembled = std::fs::read(dir.join(format!("{host}.cfg"))).expect("assembled");
+        assert_eq!(entry["assembled"]["sha256"], sha256(&assembled), "{host}");
+        let base = std::fs::read(dir.join(format!("{host}.base.cfg"))).expect("base");
+        assert_eq!(entry["base"]["sha256"], sha256(&base), "{host}");
+        assert_ne!(
+            rendered, assembled,
+            "{host}: the kept sections are in the replace file"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&*scratch);
+}

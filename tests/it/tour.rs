@@ -4,9 +4,18 @@
 //! alternative it shows, then the pipeline blocks. The commands are read from README.md itself, so the
 //! README cannot show a command or a flag that does not run.
 //!
+//! The `ansible-playbook` lines of the tour and of docs/push.md's workflow run as written there too,
+//! in the same site repository, with what an operator has beside them: the vault file is the examples'
+//! (`ansible/examples/secrets.vault.yml`, test values) and `--ask-vault-pass` reads its password from
+//! `tests/tour/vault-password` instead of a prompt. Every line passes `--syntax-check`; the push lines
+//! (deploy.yml) run as written with `--tags access_check` added, which contacts no switch: the
+//! preflight, the assembled folder's manifest, the login user, SSH and management address, and the
+//! vault. What `ansible/running.yml` would fetch is the rendered configs (the site has no switch).
+//! Needs `ansible-playbook` (`$AIFAB_ANSIBLE_BIN`, as tests/it/ansible.rs finds it); without it those
+//! lines are skipped with one line said, and under `CI=true` the test fails.
+//!
 //! Left out, and why: `aifab bench` (it renders 100K-GPU fabrics: minutes, measured by its own runs, not
-//! by a test), and `ansible-playbook` (the Ansible tests run the playbooks; here each playbook and
-//! inventory a line names must exist in the site repository).
+//! by a test).
 
 use crate::common;
 use crate::common::git;
@@ -305,8 +314,16 @@ fn the_readme_tour_runs_as_written_in_a_site_repository() {
     }
     assert!(runs >= 20, "{runs} runs");
 
-    // The pipeline blocks: aifab lines as written, ansible-playbook lines' files present.
-    for block in &blocks[1..] {
+    // The pipeline blocks, then docs/push.md's workflow: aifab lines as written, ansible-playbook
+    // lines as [`playbook`] runs them.
+    std::fs::copy(
+        site.join("ansible/examples/secrets.vault.yml"),
+        site.join("secrets.vault.yml"),
+    )
+    .expect("the operator's vault file");
+    let ansible = ansible_present();
+    let mut pushes = 0;
+    for block in blocks[1..].iter().chain(&push_workflow()) {
         for line in logical_lines(block) {
             if line.starts_with("aifab ") {
                 let o = sh_in(&site, &line);
@@ -316,12 +333,106 @@ fn the_readme_tour_runs_as_written_in_a_site_repository() {
                     let named = w.starts_with("ansible/") || w == "out/inventory.yml";
                     assert!(!named || site.join(w).is_file(), "`{line}`: no {w}");
                 }
+                if ansible {
+                    pushes += usize::from(playbook(&site, &line));
+                }
             } else {
                 panic!("a tour line the test does not know how to run: {line}");
             }
         }
     }
+    assert!(!ansible || pushes >= 3, "{pushes} push lines ran");
     assert!(site.join("comment.md").is_file() && site.join("rollout-plan.yml").is_file());
+}
+
+/// The ```sh block under docs/push.md's `## The workflow`.
+fn push_workflow() -> Vec<String> {
+    let doc = std::fs::read_to_string("docs/push.md").expect("docs/push.md");
+    let start = doc
+        .find("\n## The workflow\n")
+        .expect("a ## The workflow section");
+    let rest = &doc[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    let blocks = sh_blocks(&rest[..end]);
+    assert_eq!(blocks.len(), 1, "one workflow block");
+    blocks
+}
+
+/// Whether `ansible-playbook` is there (else one line says so; under CI=true the test fails).
+fn ansible_present() -> bool {
+    common::prerequisite(
+        common::find_tool("ansible-playbook").is_some(),
+        "the tour's ansible-playbook lines",
+        "ansible-playbook not found",
+        "set AIFAB_ANSIBLE_BIN to the folder holding it (.ci/run does), or put it on PATH",
+    )
+}
+
+/// Runs one `ansible-playbook` line of the docs in `site` (see the module doc): `--syntax-check`,
+/// then, for deploy.yml, the line as written with `--tags access_check`. After ansible/running.yml,
+/// `running/` holds what it would fetch. True when the line was a push line run whole.
+fn playbook(site: &Path, line: &str) -> bool {
+    let password = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tour/vault-password");
+    let mut args: Vec<String> = Vec::new();
+    for w in line.split_whitespace().skip(1) {
+        if w == "--ask-vault-pass" {
+            args.push(format!("--vault-password-file={}", password.display()));
+        } else {
+            args.push(w.to_string());
+        }
+    }
+    let run = |extra: &[&str]| {
+        let exe = common::find_tool("ansible-playbook").expect("ansible-playbook");
+        let o = Command::new(exe)
+            .args(&args)
+            .args(extra)
+            .current_dir(site)
+            .env("ANSIBLE_NOCOLOR", "1")
+            .output()
+            .expect("run ansible-playbook");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success(), "`{line}` {extra:?}:\n{text}");
+        text
+    };
+    run(&["--syntax-check"]);
+    if line.contains("ansible/running.yml") {
+        fetched(site);
+    }
+    if !line.contains("ansible/deploy.yml") {
+        return false;
+    }
+    let text = run(&["--tags", "access_check"]);
+    for step in [
+        "Access check | the pushed config keeps the login user",
+        "Secrets | the vault has every secret the config names",
+    ] {
+        assert!(text.contains(step), "`{line}`: {step} did not run:\n{text}");
+    }
+    if line.contains("aifab_assembled=") {
+        assert!(
+            text.contains("the assembled files are the ones aifab drift wrote"),
+            "`{line}`:\n{text}"
+        );
+    }
+    assert!(!text.contains("failed=1"), "`{line}`:\n{text}");
+    true
+}
+
+/// What ansible/running.yml would write to `running/`: each NX-OS and EOS switch's config (the
+/// rendered one, as a switch running it prints it).
+fn fetched(site: &Path) {
+    let running = site.join("running");
+    std::fs::create_dir_all(&running).expect("running/");
+    for e in std::fs::read_dir(site.join("out")).expect("out/").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".cfg") {
+            std::fs::copy(e.path(), running.join(&name)).expect("copy");
+        }
+    }
 }
 
 #[test]
