@@ -336,6 +336,25 @@ fn the_readme_tour_runs_as_written_in_a_site_repository() {
                 if ansible {
                     pushes += usize::from(playbook(&site, &line));
                 }
+            } else if let Some(rest) = line.strip_prefix("ansible-vault view ") {
+                // The vault's secrets piped into `aifab drift --secrets -` (never a file on disk):
+                // run with the tour's vault password file where Ansible is there.
+                if let (true, Some(vault)) = (ansible, common::find_tool("ansible-vault")) {
+                    let password =
+                        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tour/vault-password");
+                    let cmd = format!(
+                        "{} view --vault-password-file={} {rest}",
+                        vault.display(),
+                        password.display()
+                    );
+                    let o = sh_in(&site, &cmd);
+                    ran(&line, &o);
+                    let err = String::from_utf8_lossy(&o.stderr);
+                    assert!(
+                        !err.contains("not compared"),
+                        "`{line}`: the vault's secrets were not read:\n{err}"
+                    );
+                }
             } else {
                 panic!("a tour line the test does not know how to run: {line}");
             }
