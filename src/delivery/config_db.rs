@@ -67,7 +67,7 @@ pub fn drift(rendered: &str, running: &str, own: &ConfigDbOwnership) -> Result<D
         out.lines.push((
             Mark::Context,
             format!(
-                "{} secret value(s) not compared: the render holds placeholders (give the vault or environment, as `render` does)",
+                "{} value(s) not compared: the render holds placeholders for secrets (give the vault or environment, as `render` does)",
                 out.secrets
             ),
         ));
@@ -261,7 +261,7 @@ mod tests {
             ]
         );
         assert!(
-            d.lines[0].1.starts_with("1 secret value(s) not compared"),
+            d.lines[0].1.starts_with("1 value(s) not compared"),
             "{:?}",
             d.lines
         );
