@@ -5,14 +5,17 @@
 //! refuse a switch that changed since, atomically and with a manifest of the render it came from
 //! (`drift_write.rs`).
 //!
+//! SONiC devices are compared table by table with their running config_db (`<host>.json`, `show
+//! runningconfiguration all`) in the tables aifab owns; nothing is assembled for them.
+//!
 //! Exit 0: no device changes; 1: some do; 2: could not run (no running-config for any device, an
-//! unreadable or unsafe file, a folder it may not write).
+//! unreadable or unsafe file, another switch's config_db, a folder it may not write).
 
 use super::drift_write::Entry;
 use super::{Exit, front_or_exit, only_matcher, only_matches_some};
 use aifab::delivery::secret::{Known, engine, type7::Cipher, values};
-use aifab::delivery::{Drift, Mark, drift_with, mask::mask};
-use aifab::platform::Catalog;
+use aifab::delivery::{Drift, Mark, Ownership, config_db, drift_with, mask::mask};
+use aifab::platform::{Catalog, Os};
 use aifab::render::OutFile;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -57,7 +60,7 @@ pub struct Args {
 /// One device compared.
 struct Compared {
     host: String,
-    os: aifab::platform::Os,
+    os: Os,
     config: String,
     running: String,
     drift: Drift,
@@ -94,7 +97,7 @@ fn compare(args: &Args) -> Result<bool, Exit> {
         None => BTreeMap::new(),
     };
     let env = env_values(files.iter().map(|f| f.content.as_str()));
-    let mut compared = Vec::new();
+    let mut compared: Vec<Compared> = Vec::new();
     let (mut missing, mut skipped) = (Vec::new(), Vec::new());
     for d in &front.model.devices {
         if only.as_ref().is_some_and(|g| !g.is_match(&d.hostname)) {
@@ -107,22 +110,41 @@ fn compare(args: &Args) -> Result<bool, Exit> {
         let Some(rendered) = files.iter().find(|f| f.path == config) else {
             continue;
         };
-        let Some(running) = read_running(&args.running, &d.hostname)? else {
+        let ext = if os == Os::Sonic { "json" } else { "cfg" };
+        let Some(running) = read_running(&args.running, &d.hostname, ext)? else {
             missing.push(d.hostname.clone());
             continue;
         };
-        let policy = &site.catalog.owned[&os];
-        let known = Known {
-            cipher: if os == aifab::platform::Os::Nxos {
-                Cipher::Nxos
-            } else {
-                Cipher::Ios
-            },
-            vault: vault.clone(),
-            env: env.clone(),
-            engine: read_engine(&args.running, &d.hostname),
+        let drift = if os == Os::Sonic {
+            let own = &site.catalog.owned_tables[&os];
+            config_db::drift(&rendered.content, &running, own).map_err(|e| {
+                trouble(&format!(
+                    "{}: {e}",
+                    args.running.join(format!("{}.json", d.hostname)).display()
+                ))
+            })?
+        } else {
+            let ports = site
+                .catalog
+                .get(&d.platform)
+                .map(|p| p.1.port_names())
+                .unwrap_or_default();
+            let own = Ownership {
+                sections: &site.catalog.owned[&os],
+                ports: &ports,
+            };
+            let known = Known {
+                cipher: if os == Os::Nxos {
+                    Cipher::Nxos
+                } else {
+                    Cipher::Ios
+                },
+                vault: vault.clone(),
+                env: env.clone(),
+                engine: read_engine(&args.running, &d.hostname),
+            };
+            drift_with(&rendered.content, &running, own, &known)
         };
-        let drift = drift_with(&rendered.content, &running, policy, &known);
         compared.push(Compared {
             host: d.hostname.clone(),
             os,
@@ -135,26 +157,27 @@ fn compare(args: &Args) -> Result<bool, Exit> {
     footer(&compared, &missing, &skipped, &args.running);
     if compared.is_empty() {
         eprintln!(
-            "error: no device has a running-config in {} (`<host>.cfg`, fetched by ansible/running.yml)",
+            "error: no device has a running-config in {} (`<host>.cfg`, SONiC `<host>.json`; fetched by ansible/running.yml)",
             args.running.display()
         );
         return Err(Exit::Trouble);
     }
+    let changed = compared.iter().any(|c| !c.drift.unchanged());
     if let Some(dir) = &args.write {
+        // SONiC loads the whole rendered file: there is nothing to assemble.
+        compared.retain(|c| c.os != Os::Sonic);
         write(dir, &compared, &files)?;
     }
-    Ok(compared.iter().any(|c| !c.drift.unchanged()))
+    Ok(changed)
 }
 
-/// The OS of a device and the path of its config file, for an OS whose sections aifab owns (NX-OS,
-/// EOS); `None` for one `aifab drift` does not assemble (SONiC loads a whole config_db.json).
-fn config_of(
-    catalog: &Catalog,
-    platform: &str,
-    host: &str,
-) -> Option<(aifab::platform::Os, String)> {
+/// The OS of a device and the path of its config file, for an OS whose sections (NX-OS, EOS) or
+/// CONFIG_DB tables (SONiC) aifab owns; `None` for one `aifab drift` does not compare.
+fn config_of(catalog: &Catalog, platform: &str, host: &str) -> Option<(Os, String)> {
     let os = catalog.get(platform)?.0;
-    if catalog.owned.get(&os).is_none_or(|o| o.is_empty()) {
+    let sections = catalog.owned.get(&os).is_some_and(|o| !o.is_empty());
+    let tables = catalog.owned_tables.get(&os).is_some_and(|o| !o.is_empty());
+    if !sections && !tables {
         return None;
     }
     let spec = catalog.outputs.get(&os)?.first()?;
@@ -189,10 +212,10 @@ fn read_engine(dir: &Path, host: &str) -> Option<Vec<u8>> {
     engine::parse(&std::fs::read_to_string(&path).ok()?)
 }
 
-/// `<dir>/<host>.cfg`, if there is one: a regular file (a link is refused), at most
-/// [`MAX_RUNNING`] bytes of text without control characters other than tab.
-fn read_running(dir: &Path, host: &str) -> Result<Option<String>, Exit> {
-    let path = dir.join(format!("{host}.cfg"));
+/// `<dir>/<host>.<ext>` (`cfg`, SONiC's `json`), if there is one: a regular file (a link is
+/// refused), at most [`MAX_RUNNING`] bytes of text without control characters other than tab.
+fn read_running(dir: &Path, host: &str, ext: &str) -> Result<Option<String>, Exit> {
+    let path = dir.join(format!("{host}.{ext}"));
     let meta = match std::fs::symlink_metadata(&path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -306,7 +329,7 @@ fn footer(compared: &[Compared], missing: &[String], skipped: &[String], dir: &P
     }
     if !skipped.is_empty() {
         eprintln!(
-            "note: {} device(s) load a whole file and keep nothing of the switch's (SONiC config_db.json): {}",
+            "note: {} device(s) of an OS whose sections or tables aifab does not own, not compared: {}",
             skipped.len(),
             some(skipped)
         );

@@ -86,6 +86,19 @@ pub fn mask(line: &str) -> Cow<'_, str> {
     Cow::Owned(out.join(" "))
 }
 
+/// Parts of a field or table name whose values are secrets (SONiC's `passkey`,
+/// `SNMP_USER_AUTH_PASSWORD`, `SNMP_COMMUNITY`): printed as [`SECRET`].
+const SECRET_NAMES: [&str; 5] = ["pass", "secret", "community", "key", "psk"];
+
+/// What a masked value is printed as.
+pub const SECRET: &str = "<secret>";
+
+/// Whether the values under a field (or the keys of a table) named `name` are secrets.
+pub fn is_secret_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    SECRET_NAMES.iter().any(|s| lower.contains(s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::mask;
@@ -122,6 +135,21 @@ mod tests {
         ];
         for (line, want) in cases {
             assert_eq!(mask(line), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn secret_field_names() {
+        for name in [
+            "passkey",
+            "SNMP_USER_AUTH_PASSWORD",
+            "SNMP_COMMUNITY",
+            "secret",
+        ] {
+            assert!(super::is_secret_name(name), "{name}");
+        }
+        for name in ["mtu", "SNMP_USER_AUTH_TYPE", "admin_status", "hostname"] {
+            assert!(!super::is_secret_name(name), "{name}");
         }
     }
 }

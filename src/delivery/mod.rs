@@ -5,7 +5,8 @@
 //!   (`owned_sections:` in `vendors/<os>.yaml`) are replaced by the rendered ones, every other section
 //!   is kept as the switch has it, and the replace file the playbooks push holds both ([`assemble`]).
 //!   What is printed never shows a secret value of the running-config ([`mask`]); a secret aifab
-//!   renders as a placeholder is compared in the form the switch prints it ([`secret`]).
+//!   renders as a placeholder is compared in the form the switch prints it ([`secret`]). On SONiC the
+//!   rendered config_db is compared with the running one in the tables aifab owns ([`config_db`]).
 //! - In which order switches take a change ([`rollout`]: batches that keep the fabric serving).
 //! - Which SONiC switches `config apply-patch` can move live ([`route`], with the RFC 6902 patch of
 //!   [`patch`] and the Generic Config Updater's validators per release in [`gcu`]) and which must be
@@ -13,6 +14,7 @@
 
 pub mod assemble;
 pub mod canon;
+pub mod config_db;
 pub mod gcu;
 pub mod mask;
 pub mod patch;
@@ -20,4 +22,4 @@ pub mod rollout;
 pub mod route;
 pub mod secret;
 
-pub use assemble::{Drift, Mark, drift, drift_with};
+pub use assemble::{Drift, Mark, Ownership, drift, drift_with};

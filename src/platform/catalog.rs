@@ -2,7 +2,7 @@
 //! build.rs converts them to, each platform parsed when first looked up) or from YAML files checked
 //! fact by fact ([`Catalog::from_files`]); the JSON Schema of a platform file; "did you mean" hints.
 
-use super::owned::OwnedSections;
+use super::owned::{ConfigDbOwnership, OwnedSections};
 use super::release;
 use super::types::{OutputSpec, Platform, VendorFile};
 use crate::kinds::Os;
@@ -23,6 +23,8 @@ pub struct Catalog {
     pub ansible: BTreeMap<Os, BTreeMap<String, String>>,
     /// The sections aifab owns per OS (none for an OS `aifab drift` does not assemble).
     pub owned: BTreeMap<Os, OwnedSections>,
+    /// The CONFIG_DB tables aifab owns per OS (SONiC's; none for the CLI OSes).
+    pub owned_tables: BTreeMap<Os, ConfigDbOwnership>,
 }
 
 /// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
@@ -89,6 +91,8 @@ struct BuiltinFile {
     ansible: BTreeMap<String, String>,
     #[serde(default)]
     owned_sections: OwnedSections,
+    #[serde(default)]
+    config_db: ConfigDbOwnership,
 }
 
 mod builtin_platforms {
@@ -114,9 +118,9 @@ fn read_vendor<T>(
 /// keep.
 fn header_problems(os: Os, said: Os, outputs: &[OutputSpec], owned: &OwnedSections) -> Vec<String> {
     let mut out: Vec<String> = owned
-        .problems()
+        .problems(&[])
         .into_iter()
-        .map(|e| format!("vendors/{os}.yaml: {e}"))
+        .map(|(_, e)| format!("vendors/{os}.yaml: {e}"))
         .collect();
     if said != os {
         out.push(format!("vendors/{os}.yaml: says `os: {said}`"));
@@ -185,6 +189,7 @@ impl Catalog {
         let mut outputs = BTreeMap::new();
         let mut ansible = BTreeMap::new();
         let mut owned = BTreeMap::new();
+        let mut owned_tables = BTreeMap::new();
         for (os, text) in files {
             let read = || serde_norway::from_str::<VendorFile>(text).map_err(|e| e.to_string());
             let Some(file) = read_vendor(*os, read, &mut errors) else {
@@ -213,6 +218,7 @@ impl Catalog {
             outputs.insert(*os, file.outputs);
             ansible.insert(*os, file.ansible);
             owned.insert(*os, file.owned_sections);
+            owned_tables.insert(*os, file.config_db);
         }
         if errors.is_empty() {
             Ok(Catalog {
@@ -221,6 +227,7 @@ impl Catalog {
                 outputs,
                 ansible,
                 owned,
+                owned_tables,
             })
         } else {
             Err(errors)
@@ -247,6 +254,7 @@ impl Catalog {
             outputs: BTreeMap::new(),
             ansible: BTreeMap::new(),
             owned: BTreeMap::new(),
+            owned_tables: BTreeMap::new(),
         };
         for (os, text) in VENDOR_JSON {
             let read = || serde_json::from_str::<BuiltinFile>(text).map_err(|e| e.to_string());
@@ -263,6 +271,7 @@ impl Catalog {
             catalog.outputs.insert(os, file.outputs);
             catalog.ansible.insert(os, file.ansible);
             catalog.owned.insert(os, file.owned_sections);
+            catalog.owned_tables.insert(os, file.config_db);
         }
         for (os, name, json) in BUILTIN_PLATFORMS {
             let entry = Entry {

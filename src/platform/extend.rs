@@ -56,18 +56,27 @@ impl Catalog {
         errors.extend(self.merge_references(path, text, os, &file));
         let refs = self.references.entry(os).or_default().clone();
         self.ansible.entry(os).or_default().extend(file.ansible);
-        for e in file.owned_sections.problems() {
+        let never = self
+            .owned
+            .get(&os)
+            .map(|o| o.never.clone())
+            .unwrap_or_default();
+        for (pattern, e) in file.owned_sections.problems(&never) {
             errors.push(located(
                 path,
-                key_position(text, "owned_sections"),
+                item_position(text, &pattern).unwrap_or_else(|| key_position(text, "owned_sections")),
                 &e,
-                "own only what aifab renders; the boot variable, CoPP profile and VDC stay the switch's (docs/push.md)",
+                "own only what aifab renders; what the switch needs (the `never` list of the built-in vendors/<os>.yaml) stays the switch's (docs/push.md#what-aifab-owns)",
             ));
         }
         self.owned
             .entry(os)
             .or_default()
             .extend(file.owned_sections.clone());
+        self.owned_tables
+            .entry(os)
+            .or_default()
+            .extend(file.config_db.clone());
         for (name, p) in file.platforms {
             let full = format!("{os}/{name}");
             let (l, c) = key_position(text, &name);
@@ -181,6 +190,20 @@ fn header_problems(path: &Path, text: &str, os: Os, file: &VendorFile) -> Vec<St
         ));
     }
     errors
+}
+
+/// Line and column (1-based) of the first list item whose value is `value` (`- boot`, `- "boot"`).
+fn item_position(text: &str, value: &str) -> Option<(usize, usize)> {
+    text.lines().enumerate().find_map(|(n, line)| {
+        let body = line.trim_start();
+        let item = body.strip_prefix('-')?.trim_start();
+        let item = item.split(" #").next().unwrap_or(item).trim_end();
+        let bare = ['"', '\'']
+            .iter()
+            .find_map(|q| item.strip_prefix(*q)?.strip_suffix(*q));
+        let col = line.len() - body.len() + 1;
+        (bare.unwrap_or(item) == value).then_some((n + 1, col))
+    })
 }
 
 /// Line and column (1-based) of the first mapping key `name` in a YAML text (its first line when absent).

@@ -3,6 +3,20 @@
 
 use super::types::{Breakout, Platform};
 use crate::units::{PortMode, Speed};
+use std::collections::HashMap;
+
+/// Every name a platform's front-panel ports go by, unbroken and broken out, with the port each
+/// names: how `aifab drift` knows that a running `interface Ethernet1/5/1` is the same port as a
+/// rendered `interface Ethernet1/5` (and so aifab's), while a port beyond the platform's list is not.
+#[derive(Clone, Debug, Default)]
+pub struct PortNames(HashMap<String, u32>);
+
+impl PortNames {
+    /// The front-panel port `name` is a name of (`Ethernet1/5/2` -> 5), if any.
+    pub fn port(&self, name: &str) -> Option<u32> {
+        self.0.get(name).copied()
+    }
+}
 
 impl Platform {
     /// The interface name of front-panel port `port` (1-based): the SKU's port table on SONiC, else
@@ -25,6 +39,36 @@ impl Platform {
         }
         let lane = 1 + (child - 1) * self.ports.lanes.unwrap_or(children) / children;
         self.spell(&self.ports.child_naming, port, Some((child, lane)))
+    }
+
+    /// Every name of every front-panel port ([`PortNames`]): the port's own name and its children's
+    /// in each breakout mode the platform lists, and in 2, 4 and 8 children up to its lanes (a
+    /// switch may run a mode aifab does not render).
+    pub fn port_names(&self) -> PortNames {
+        let mut counts: Vec<u32> = self
+            .ports
+            .breakout
+            .iter()
+            .map(|b| b.mode.children)
+            .collect();
+        if let Some(lanes) = self.ports.lanes {
+            counts.extend([2, 4, 8].into_iter().filter(|c| *c <= lanes));
+        }
+        counts.sort_unstable();
+        counts.dedup();
+        let mut names = HashMap::new();
+        for port in 1..=self.ports.count {
+            names.insert(self.interface_name(port), port);
+            for &n in &counts {
+                for child in 1..=n {
+                    let name = self.child_name(port, child, n);
+                    if !name.is_empty() {
+                        names.insert(name, port);
+                    }
+                }
+            }
+        }
+        PortNames(names)
     }
 
     /// Every speed a port of this platform runs at: the native speeds, then the breakout speeds.

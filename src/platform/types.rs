@@ -2,7 +2,7 @@
 //! device ([`OutputSpec`]), and the facts of one switch model ([`Platform`]) with their parts. The
 //! JSON Schema of a platform file is generated from these types ([`super::schema_json`]).
 
-use super::owned::OwnedSections;
+use super::owned::{ConfigDbOwnership, OwnedSections};
 use super::release;
 use super::sonic::SonicFacts;
 use crate::kinds::{DlbMode, Os, QpHashMethod, Support};
@@ -32,6 +32,10 @@ pub struct VendorFile {
     /// built-in ones.
     #[serde(default, skip_serializing_if = "OwnedSections::is_empty")]
     pub owned_sections: OwnedSections,
+    /// The CONFIG_DB tables aifab owns (SONiC): what `aifab drift` compares of a running config_db
+    /// (docs/push.md#sonic). A site file's tables are added to the built-in ones.
+    #[serde(default, skip_serializing_if = "ConfigDbOwnership::is_empty")]
+    pub config_db: ConfigDbOwnership,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
 }

@@ -45,6 +45,15 @@ fn nxos_keeps_boot_copp_vdc_and_lines_and_lists_what_it_removes() {
         "  = line vty (+1 lines)",
         "  = version 10.4(3) Bios:version 01.08",
         "  = no password strength-check",
+        // A port beyond the platform's 64 that aifab does not render stays as the switch has it,
+        // and so do the SVI and port channel aifab does not render, and the features they need
+        // (`no feature lacp` would remove the channel-group line of a kept port).
+        "  = interface Ethernet1/65 (+2 lines)",
+        "  = interface Ethernet1/66",
+        "  = interface Vlan10 (+2 lines)",
+        "  = interface port-channel10 (+1 lines)",
+        "  = feature interface-vlan",
+        "  = feature lacp",
     ] {
         assert!(
             out.contains(&format!("{kept}\n")),
@@ -56,6 +65,9 @@ fn nxos_keeps_boot_copp_vdc_and_lines_and_lists_what_it_removes() {
         "  - tacacs-server host 192.0.2.99 key 7 <secret>",
         "  - ntp server 192.0.2.21 use-vrf management",
         "  -   mtu 1500",
+        "  -   description old-server",
+        // No kept section needs OSPF: its feature line is aifab's and goes.
+        "  - feature ospf",
     ] {
         assert!(
             out.contains(&format!("{removed}\n")),
@@ -97,7 +109,19 @@ fn eos_keeps_the_cloudvision_agent_and_control_plane() {
             "not kept: {kept}\n{out}"
         );
     }
-    assert!(out.contains("  - interface Management1/1\n"), "{out}");
+    // Only the rendered Management0 is aifab's on the chassis: the supervisors' own management
+    // ports keep their VRF and addresses (a replace without them would cut the supervisors' access).
+    for kept in [
+        "  = interface Management1/1 (+2 lines)",
+        "  = interface Management1/2",
+        "  = interface Management2/1 (+2 lines)",
+    ] {
+        assert!(
+            out.contains(&format!("{kept}\n")),
+            "not kept: {kept}\n{out}"
+        );
+    }
+    assert!(!out.contains("- interface Management"), "{out}");
     assert!(
         out.contains("  - username admin privilege 15 role network-admin secret sha512 <secret>\n"),
         "{out}"
@@ -132,6 +156,9 @@ fn written_replace_files_keep_the_switch_sections_and_converge() {
                 "  limit-resource",
                 "line ",
                 "version ",
+                "feature lacp",
+                "interface Ethernet1/65",
+                "  channel-group 10",
             ][..],
         ),
         (
@@ -141,6 +168,8 @@ fn written_replace_files_keep_the_switch_sections_and_converge() {
                 "   exec /usr/bin/TerminAttr",
                 "system control-plane",
                 "no aaa root",
+                "interface Management1/1",
+                "   ip address 198.51.100.11/24",
             ][..],
         ),
     ] {
@@ -366,4 +395,129 @@ fn a_killed_write_leaves_the_previous_folder_whole() {
         );
     }
     let _ = std::fs::remove_dir_all(&*scratch);
+
+const SONIC_INTENT: &str = "intents/sonic-lossless-breakout.yaml";
+const SONIC_RUNNING: &str = "tests/drift/sonic";
+
+fn sonic_drift(running: &str) -> (Option<i32>, String, String) {
+    let out = common::aifab(&[
+        "drift",
+        SONIC_INTENT,
+        "-q",
+        "--running",
+        running,
+        "--only",
+        "g1-r1-leaf",
+    ]);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// SONiC: the running config_db (tests/drift/README.md) is the rendered golden with the tables the
+/// switch adds, the secrets filled, a list printed as a JSON array, and three changes in owned tables.
+/// `aifab drift` lists exactly those changes, names the tables it left alone and prints no secret.
+#[test]
+fn sonic_compares_the_owned_tables_and_leaves_the_others_alone() {
+    let (code, out, err) = sonic_drift(SONIC_RUNNING);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let want = [
+        "    PORT|Ethernet0",
+        "  -   mtu: 1500",
+        "  +   mtu: 9100",
+        "  - BGP_NEIGHBOR|10.61.9.9",
+        "  -   asn: 65999",
+        "  + VLAN_MEMBER|Vlan3001|Ethernet0",
+        "  +   tagging_mode: untagged",
+        "  = CRM (1 row(s): not aifab's, left alone)",
+        "  = FEATURE (3 row(s): not aifab's, left alone)",
+        "  = FLEX_COUNTER_TABLE (2 row(s): not aifab's, left alone)",
+        "  = VERSIONS (1 row(s): not aifab's, left alone)",
+    ];
+    for line in want {
+        assert!(
+            out.contains(&format!("{line}\n")),
+            "missing `{line}`:\n{out}"
+        );
+    }
+    assert!(
+        out.starts_with(
+            "g1-r1-leaf (sonic): 3 line(s) added, 5 owned line(s) removed, 4 section(s) kept"
+        ),
+        "{out}"
+    );
+    // Five placeholders of the render (no vault given) are counted, not compared; nothing else of
+    // the filled secrets, the mac the switch fills or the list printed as an array is drift.
+    assert!(
+        out.contains("5 secret value(s) not compared"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("FixtureOnly") && !err.contains("FixtureOnly"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("mac:") && !out.contains("profile_list"),
+        "{out}"
+    );
+}
+
+/// SONiC converges: a running config_db that is the render plus the switch's own tables exits 0; a
+/// running file of another switch or not JSON cannot be compared (exit 2).
+#[test]
+fn sonic_running_the_render_has_no_drift() {
+    let text =
+        std::fs::read_to_string(Path::new(SONIC_RUNNING).join("g1-r1-leaf.json")).expect("fixture");
+    let mut db: serde_json::Value = serde_json::from_str(&text).expect("json");
+    db["PORT"]["Ethernet0"]["mtu"] = "9100".into();
+    db["BGP_NEIGHBOR"]
+        .as_object_mut()
+        .expect("table")
+        .remove("10.61.9.9");
+    db["VLAN_MEMBER"]["Vlan3001|Ethernet0"] = serde_json::json!({"tagging_mode": "untagged"});
+    let dir = common::Scratch::new("drift-sonic");
+    let put = |v: &str| std::fs::write(dir.join("g1-r1-leaf.json"), v).expect("write");
+    put(&serde_json::to_string_pretty(&db).expect("json"));
+    let d = dir.to_str().expect("utf-8");
+    let (code, out, err) = sonic_drift(d);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("0 line(s) added, 0 owned line(s) removed"),
+        "{out}"
+    );
+    db["DEVICE_METADATA"]["localhost"]["hostname"] = "g1-r2-leaf".into();
+    put(&serde_json::to_string(&db).expect("json"));
+    let (code, _, err) = sonic_drift(d);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("another switch"), "{err}");
+    put("show runningconfiguration all\n");
+    let (code, _, err) = sonic_drift(d);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not JSON"), "{err}");
+    let _ = std::fs::remove_dir_all(&*dir);
+}
+
+/// Every table the config_db builder writes for an example is one `vendors/sonic.yaml` lists as
+/// aifab's, so `aifab drift` compares it.
+#[test]
+fn every_rendered_sonic_table_is_owned() {
+    let owned = &aifab::platform::Catalog::builtin().owned_tables[&aifab::platform::Os::Sonic];
+    let mut seen = 0;
+    for intent in common::example_intents() {
+        let (_, files) = common::render(&intent);
+        for f in files.iter().filter(|f| f.path.ends_with("/config_db.json")) {
+            let db: serde_json::Value = serde_json::from_str(&f.content).expect("json");
+            for table in db.as_object().expect("object").keys() {
+                assert!(
+                    owned.tables.contains(table),
+                    "{intent}: {}: {table} is not in vendors/sonic.yaml config_db.tables",
+                    f.path
+                );
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0, "no SONiC example rendered");
 }

@@ -71,6 +71,17 @@ fn every_rendered_section_is_owned_and_the_docs_list_the_patterns() {
                     d.hostname,
                     s.top
                 );
+                // aifab renders nothing the switch must keep as its own.
+                let never = policy
+                    .never
+                    .iter()
+                    .find(|n| aifab::platform::owned::matches(n, &s.top));
+                assert!(
+                    never.is_none(),
+                    "{intent}: {}: `{}` is rendered but `never` lists {never:?}",
+                    d.hostname,
+                    s.top
+                );
             }
         }
     }
@@ -96,6 +107,13 @@ fn every_rendered_section_is_owned_and_the_docs_list_the_patterns() {
             owned.when_rendered,
             "{label} when rendered"
         );
+        assert_eq!(
+            listed(cells[4]),
+            owned.each_rendered,
+            "{label} each rendered"
+        );
+        assert_eq!(listed(cells[5]), owned.never, "{label} never");
+        assert!(!owned.never.is_empty(), "{label}: no never-owned sections");
     }
 }
 
@@ -176,5 +194,46 @@ fn site_lines_render_verbatim_and_unsafe_ones_are_refused() {
             });
         assert!(hit, "{name}: {text}");
     }
+    let _ = std::fs::remove_dir_all(&*dir);
+}
+
+/// A site platform file cannot own what the switch needs: a pattern that could own a section of the
+/// built-in `never` list (`daemon TerminAttr`, `boot ...`) is refused at its own line, and nothing is
+/// rendered.
+#[test]
+fn a_site_file_cannot_own_a_never_owned_section() {
+    let dir = common::Scratch::new("push-site-never");
+    let good = std::fs::read_to_string("tests/site/platforms/eos.yaml").expect("read");
+    let bad = good.replacen(
+        "platforms:\n",
+        "owned_sections:\n  always:\n    - hostname\n    - daemon TerminAttr\n  each_rendered:\n    - \"boot*\"\nplatforms:\n",
+        1,
+    );
+    assert_ne!(bad, good);
+    std::fs::write(dir.join("eos.yaml"), &bad).expect("write");
+    let line_of = |item: &str| bad.lines().position(|l| l.trim() == item).expect("item") + 1;
+    let o = common::aifab(&[
+        "validate",
+        "tests/site/pod.yaml",
+        "--platforms",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for (item, pattern, never) in [
+        (
+            "- daemon TerminAttr",
+            "daemon TerminAttr",
+            "daemon TerminAttr",
+        ),
+        ("- \"boot*\"", "boot*", "boot"),
+    ] {
+        let at = format!(
+            "eos.yaml:{}:5: owned_sections: {pattern:?} could own `{never}`",
+            line_of(item)
+        );
+        assert!(err.contains(&at), "{at}\n{err}");
+    }
+    assert!(!err.contains("\"hostname\" could own"), "{err}");
     let _ = std::fs::remove_dir_all(&*dir);
 }
