@@ -395,6 +395,7 @@ fn a_killed_write_leaves_the_previous_folder_whole() {
         );
     }
     let _ = std::fs::remove_dir_all(&*scratch);
+}
 
 const SONIC_INTENT: &str = "intents/sonic-lossless-breakout.yaml";
 const SONIC_RUNNING: &str = "tests/drift/sonic";
@@ -450,10 +451,7 @@ fn sonic_compares_the_owned_tables_and_leaves_the_others_alone() {
     );
     // Five placeholders of the render (no vault given) are counted, not compared; nothing else of
     // the filled secrets, the mac the switch fills or the list printed as an array is drift.
-    assert!(
-        out.contains("5 secret value(s) not compared"),
-        "{out}"
-    );
+    assert!(out.contains("5 secret value(s) not compared"), "{out}");
     assert!(
         !out.contains("FixtureOnly") && !err.contains("FixtureOnly"),
         "{out}"
