@@ -256,9 +256,25 @@ const RENDERED_ENTRIES: [&str; 3] = [
 ];
 
 /// The owned pattern a top-level line falls under in some reading, and that reading, unless the
-/// reading is one more entry of a list-like section.
+/// reading is one more entry of a list-like section. A `no` line clashes with every owned section it
+/// would remove, list entries included (`no interface loopback0`, `no router bgp 65001`).
 fn owned_clash<'o>(owned: &'o OwnedSections, top: &str) -> Option<(&'o str, String)> {
     let patterns: Vec<&str> = owned.patterns().collect();
+    let removed = top
+        .split_once(' ')
+        .filter(|(no, _)| no.eq_ignore_ascii_case("no"))
+        .map(|(_, rest)| rest);
+    if let Some(rest) = removed {
+        let hit = spelling::readings(rest, &patterns)
+            .into_iter()
+            .find_map(|r| {
+                let p = owned.patterns().find(|p| matches(p, &r))?;
+                Some((p, format!("no {r}")))
+            });
+        if hit.is_some() {
+            return hit;
+        }
+    }
     spelling::readings(top, &patterns)
         .into_iter()
         .find_map(|r| {

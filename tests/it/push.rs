@@ -186,7 +186,7 @@ fn site_lines_render_verbatim_and_unsafe_ones_are_refused() {
 fn site_lines_that_could_break_the_push_are_refused_at_their_line() {
     let base = std::fs::read_to_string("intents/three-tier-small.yaml").expect("intent");
     // (site line, the rule it trips or "" for none, a piece of the message)
-    let cases: [(&str, &str, &str); 25] = [
+    let cases: [(&str, &str, &str); 27] = [
         ("daemon TerminAttr", "", ""),
         (
             "   exec /usr/bin/TerminAttr -cvauth=token,/tmp/token",
@@ -264,6 +264,8 @@ fn site_lines_that_could_break_the_push_are_refused_at_their_line() {
             "do not define `ip access-list ELSEWHERE`",
         ),
         ("feature ptp", "", ""),
+        ("no int lo0", "AIF-SITE-001", "oopback0`"),
+        ("  description password reset lab", "", ""),
     ];
     let site: String = cases
         .iter()

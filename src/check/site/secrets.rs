@@ -38,9 +38,24 @@ fn is_type(w: &str) -> bool {
         )
 }
 
+/// First words of lines that hold free text, where `password` is a word and not a keyword.
+const TEXT_LINES: [&str; 4] = ["description", "remark", "comment", "alias"];
+
 /// Why `line` holds a clear-text secret, if it does.
 pub fn cleartext(line: &str) -> Option<String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    if words
+        .first()
+        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+    {
+        words.remove(0);
+    }
+    if words
+        .first()
+        .is_some_and(|w| TEXT_LINES.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
     for (i, w) in words.iter().enumerate() {
         let lower = w.to_ascii_lowercase();
         if !KEYWORDS.contains(&lower.as_str()) || i == 0 && lower == "key" {
@@ -101,6 +116,8 @@ mod tests {
             "    key-string 7 0A0B",
             "username x nopassword",
             "username x secret nopassword",
+            "  description password reset lab",
+            "  10 remark secret sauce",
         ] {
             assert_eq!(cleartext(good), None, "{good:?}");
         }
