@@ -17,6 +17,9 @@ use std::net::Ipv4Addr;
 /// The port SSH logins go to.
 const SSH: u16 = 22;
 
+/// Entry conditions besides addresses and ports that aifab does not read.
+const OTHER_CONDITIONS: [&str; 6] = ["ttl", "dscp", "fragments", "precedence", "tos", "ip-length"];
+
 /// An ACL a site line attaches to the switch's own logins.
 #[derive(Debug)]
 pub struct Attachment {
@@ -166,6 +169,13 @@ fn entry(text: &str) -> Entry {
         _ => return Ok(None),
     };
     let rest = &w[1..];
+    // `tracked` (EOS) and `established` match only connections already open, never a new login.
+    if rest.iter().any(|x| matches!(*x, "tracked" | "established")) {
+        return Ok(None);
+    }
+    if let Some(c) = rest.iter().find(|x| OTHER_CONDITIONS.contains(x)) {
+        return Err(format!("`{text}` also matches on `{c}`"));
+    }
     let standard = rest.first().is_some_and(|s| {
         *s == "any"
             || *s == "host"
@@ -274,6 +284,21 @@ mod tests {
         );
         assert_eq!(with(&["  10 permit ip 198.51.0.0/16 any"]), Verdict::Admits);
         assert_eq!(with(&["  10 permit ip any any"]), Verdict::Admits);
+        assert_eq!(
+            with(&[
+                "  20 permit ip any any tracked",
+                "  80 permit tcp any any eq ssh telnet www snmp bgp https",
+            ]),
+            Verdict::Admits
+        );
+        assert!(matches!(
+            with(&["  10 permit ip any any tracked"]),
+            Verdict::Refuses(_)
+        ));
+        assert!(matches!(
+            with(&["  10 permit tcp any any eq mlag ttl eq 255"]),
+            Verdict::Unproven(_)
+        ));
         assert_eq!(
             with(&[
                 "  10 deny tcp any any eq telnet",
