@@ -218,6 +218,7 @@ rules! {
     NoManagement = ("AIF-BASE-009", Warning, Checks, "An intent without `fabric.management`: a full-replace push removes the switch's management SSH and API settings"),
 
     SiteLineUnsafe = ("AIF-SITE-001", Error, Checks, "Site lines are printable lines a CLI OS takes, outside the sections aifab renders itself"),
+    SiteAccessUnproven = ("AIF-SITE-002", Warning, Checks, "A login ACL in site lines is one aifab can prove admits the management network"),
 
     HostnameNotLabel = ("AIF-NAME-001", Error, Compile, "Switch hostnames are RFC 1123 labels"),
     HostnameDuplicate = ("AIF-NAME-002", Error, Compile, "Switch hostnames are unique"),

@@ -13,44 +13,135 @@
   without `management api http-commands`);
 - the management address Ansible connects to is on no interface of the file.
 
-`aifab_mask(text)` hides secret values in text Ansible prints (the same words as `aifab drift`:
-src/delivery/mask.rs). `aifab_config_lines(text)` is a config's lines without comments, blank lines or
+`aifab_mask(text)` hides secret values in text Ansible prints, by the table of secret words aifab
+itself masks with (aifab_mask.json, written from src/review/mask/words.rs: the same lines come out of
+both, tests/it/mask.rs). `aifab_config_lines(text)` is a config's lines without comments, blank lines or
 `end`, trailing spaces removed: two `show running-config` texts of an unchanged switch have the same.
 """
 
 import json
+import os
 import re
 
-KEYWORDS = {
-    "key", "key-string", "password", "secret", "auth", "priv", "community", "passphrase",
-    "passkey", "authentication-key",
-}
-NOT_VALUES = {"strength-check", "encryption", "required"}
-TYPE_WORDS = {
-    "md5", "sha", "sha1", "sha-1", "sha224", "sha-224", "sha256", "sha-256", "sha384", "sha-384",
-    "sha512", "sha-512", "aes", "aes-128", "aes128", "aes192", "aes256", "des", "3des", "encrypted",
-}
+def _load_table():
+    """The table of secret words (aifab_mask.json beside this file: src/review/mask/words.rs's TABLE,
+    written by `AIFAB_BLESS=1 cargo test --test it mask::`)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "aifab_mask.json")) as f:
+        return json.load(f)
+
+
+TABLE = _load_table()
+
+
+def _spans(line):
+    """The (start, end) of each word of `line`: cut at spaces, a word opening with `"` runs to its
+    closing quote."""
+    out = []
+    i, n = 0, len(line)
+    while i < n:
+        if line[i] == " ":
+            i += 1
+            continue
+        start = i
+        if line[i] == '"':
+            k = line.find('"', i + 1)
+            i = n if k < 0 else k + 1
+        while i < n and line[i] != " ":
+            i += 1
+        out.append((start, i))
+    return out
 
 
 def _is_type_word(w):
-    return (w.isdigit() and len(w) <= 2) or w in TYPE_WORDS
+    digits = 0 < len(w) <= TABLE["type_digits_max"] and all("0" <= c <= "9" for c in w)
+    return digits or w in TABLE["type_words"]
+
+
+def _is_value(w):
+    bare = w.lstrip('"')
+    return (
+        w != ""
+        and w not in TABLE["not_values"]
+        and not any(bare.startswith(p) for p in TABLE["placeholders"])
+        and bare.rstrip('"') != TABLE["hidden"]
+    )
+
+
+def _value_after_keyword(words, i):
+    j, skipped = i + 1, 0
+    while skipped < TABLE["max_type_words"] and j + 1 < len(words) and _is_type_word(words[j]):
+        j += 1
+        skipped += 1
+    return j
+
+
+def _ends_phrase(line, words, i):
+    if i == 0:
+        return False
+    start = line.lstrip()
+    for p in TABLE["phrases"]:
+        if p["words"] == [words[i - 1], words[i]] and (
+            p["line"] == "" or start.startswith(p["line"] + " ")
+        ):
+            return True
+    return False
+
+
+def _json_key(w):
+    return w.startswith('"') and w.endswith('":') and w[1:-2] in TABLE["json_keys"]
+
+
+def _hidden(line, words):
+    """What to hide of each word: None, "whole", ("after", n) or "json" (src/review/mask/words.rs)."""
+    hide = [None] * len(words)
+    i = 0
+    while i < len(words):
+        w = words[i]
+        flag = next((f for f in TABLE["flags"] if w.startswith(f)), None)
+        if flag is not None:
+            if len(w) > len(flag) and _is_value(w[len(flag):]):
+                hide[i] = ("after", len(flag))
+        elif w in TABLE["keywords"] and not (i > 0 and words[i - 1] in TABLE["not_after"]):
+            ident = i == 0 and w in TABLE["id_first_words"]
+            j = i + 1 if ident else _value_after_keyword(words, i)
+            if j < len(words) and _is_value(words[j]):
+                if not ident:
+                    hide[j] = "whole"
+                i = j
+        elif _ends_phrase(line, words, i):
+            if i + 1 < len(words) and _is_value(words[i + 1]):
+                hide[i + 1] = "whole"
+                i += 1
+        elif _json_key(w) and i + 1 < len(words) and words[i + 1].startswith('"'):
+            if _is_value(words[i + 1]):
+                hide[i + 1] = "json"
+            i += 1
+        i += 1
+    return hide
+
+
+def _hide_word(word, how):
+    hidden = TABLE["hidden"]
+    if how == "whole":
+        return hidden
+    if how == "json":
+        k = word.find('"', 1)
+        return '"' + hidden + ("" if k < 0 else word[k:])
+    return word[: how[1]] + hidden
 
 
 def _mask_line(line):
-    words = line.split(" ")
-    hide = [False] * len(words)
-    i = 0
-    while i < len(words):
-        if words[i] in KEYWORDS:
-            j = i + 1
-            if j < len(words) and _is_type_word(words[j]) and j + 1 < len(words):
-                j += 1
-            if j < len(words) and words[j] and words[j] not in NOT_VALUES:
-                if not words[j].startswith(("AIFAB_SECRET(", "AIFAB_ENV(")):
-                    hide[j] = True
-                i = j
-        i += 1
-    return " ".join("<secret>" if h else w for w, h in zip(words, hide))
+    spans = _spans(line)
+    words = [line[s:e] for s, e in spans]
+    out, at = [], 0
+    for (s, e), how in zip(spans, _hidden(line, words)):
+        if how is not None:
+            out.append(line[at:s])
+            out.append(_hide_word(line[s:e], how))
+            at = e
+    out.append(line[at:])
+    return "".join(out)
 
 
 def aifab_mask(value):

@@ -28,6 +28,7 @@ mod homing;
 mod hosts;
 mod layers;
 mod lock;
+mod mask;
 mod meaning;
 mod only_fast;
 mod os_views;

@@ -235,5 +235,144 @@ fn a_site_file_cannot_own_a_never_owned_section() {
         assert!(err.contains(&at), "{at}\n{err}");
     }
     assert!(!err.contains("\"hostname\" could own"), "{err}");
+}
+
+/// Site lines that could break the push (issue 44): each kind is refused (AIF-SITE-001) at its own
+/// line with its reason, all at once, and a login ACL aifab cannot read is a warning (AIF-SITE-002);
+/// the lines around them that are fine report nothing.
+#[test]
+fn site_lines_that_could_break_the_push_are_refused_at_their_line() {
+    let base = std::fs::read_to_string("intents/three-tier-small.yaml").expect("intent");
+    // (site line, the rule it trips or "" for none, a piece of the message)
+    let cases: [(&str, &str, &str); 27] = [
+        ("daemon TerminAttr", "", ""),
+        (
+            "   exec /usr/bin/TerminAttr -cvauth=token,/tmp/token",
+            "",
+            "",
+        ),
+        ("end", "AIF-SITE-001", "starts with `end`"),
+        (
+            "conf t",
+            "AIF-SITE-001",
+            "`conf` (the CLI reads it as `configure`)",
+        ),
+        ("wr", "AIF-SITE-001", "`wr` (the CLI reads it as `write`)"),
+        ("do show version", "AIF-SITE-001", "starts with `do`"),
+        ("EOF", "AIF-SITE-001", "starts with `EOF`"),
+        (
+            "logging server 192.0.2.9; reload",
+            "AIF-SITE-001",
+            "contains `;`",
+        ),
+        ("   exit", "AIF-SITE-001", "starts with `exit`"),
+        (
+            "int Eth1/1",
+            "AIF-SITE-001",
+            "falls under `interface Ethernet*` (the switch reads it as `interface Ethernet1/1`)",
+        ),
+        (
+            "interface ethernet1/1",
+            "AIF-SITE-001",
+            "falls under `interface Ethernet*`",
+        ),
+        (
+            "interface Ethernet 1/1",
+            "AIF-SITE-001",
+            "falls under `interface Ethernet*`",
+        ),
+        (
+            "interface loopback0",
+            "AIF-SITE-001",
+            "falls under `interface ",
+        ),
+        ("int lo0", "AIF-SITE-001", "oopback0`"),
+        (
+            "rou b 65000",
+            "AIF-SITE-001",
+            "falls under `router bgp` (the switch reads it as `router bgp 65000`)",
+        ),
+        (
+            "username netops role network-operator",
+            "AIF-SITE-001",
+            "redefines `netops`, a user the baseline renders",
+        ),
+        (
+            "username extra password 0 Tst-clear",
+            "AIF-SITE-001",
+            "clear-text secret (`password 0 ...`)",
+        ),
+        (
+            "enable secret Tst-clear",
+            "AIF-SITE-001",
+            "clear-text secret (`secret` with no type",
+        ),
+        ("ip access-list VTY", "", ""),
+        ("  10 permit tcp 192.0.2.0/24 any eq 22", "", ""),
+        ("line vty", "", ""),
+        (
+            "  ip access-class VTY in",
+            "AIF-SITE-001",
+            "no entry of `VTY` permits SSH from the management network 198.51.100.0/24",
+        ),
+        ("system control-plane", "", ""),
+        (
+            "   ip access-group ELSEWHERE in",
+            "AIF-SITE-002",
+            "do not define `ip access-list ELSEWHERE`",
+        ),
+        ("feature ptp", "", ""),
+        ("no int lo0", "AIF-SITE-001", "oopback0`"),
+        ("  description password reset lab", "", ""),
+    ];
+    let site: String = cases
+        .iter()
+        .map(|(l, _, _)| format!("  - \"{l}\"\n"))
+        .collect();
+    let i = base.find("\nqos:\n").expect("qos");
+    let text = format!("{}\nsite_lines:\n{site}{}", &base[..i], &base[i..]);
+    let dir = common::Scratch::new("push-site-break");
+    let path = dir.join("intent.yaml");
+    std::fs::write(&path, &text).expect("write");
+    let o = common::aifab(&[
+        "validate",
+        path.to_str().expect("utf-8"),
+        "--format",
+        "json",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&out).expect("json");
+    let site_findings: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| {
+            f["code"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("AIF-SITE-"))
+        })
+        .collect();
+    for (line, code, why) in cases {
+        let at = text.find(&format!("  - \"{line}\"\n")).expect("line") + 1;
+        let number = text[..at].lines().count();
+        let here: Vec<&&serde_json::Value> = site_findings
+            .iter()
+            .filter(|f| f["line"].as_u64() == Some(number as u64))
+            .collect();
+        if code.is_empty() {
+            assert!(
+                here.is_empty(),
+                "{line:?} (line {number}) is fine: {here:?}"
+            );
+            continue;
+        }
+        assert!(
+            here.iter().any(|f| f["code"] == code
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(line) && m.contains(why))
+                && f["hint"].as_str().is_some_and(|h| !h.is_empty())),
+            "{line:?} (line {number}): want {code} with {why:?}, got {here:#?}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&*dir);
 }

@@ -1,28 +1,21 @@
-//! Secrets kept out of what `render --check` prints. A folder written by `render --out` holds the
-//! secrets filled from the environment in clear, where the render being checked has their placeholders
+//! The one masking module: secrets kept out of everything aifab prints (`aifab drift`, `render
+//! --check`, and the playbooks' diffs through `ansible/filter_plugins/aifab_access.py`, which reads the
+//! same table of secret words, [`words::TABLE`]).
+//!
+//! [`mask`] hides the value after every secret word of a line (docs/push.md#secrets-in-what-aifab-prints).
+//! [`Masker`] does more for `render --check`: a folder written by `render --out` holds the secrets
+//! filled from the environment in clear, where the render being checked has their placeholders
 //! (`AIFAB_ENV(NAME)`, `AIFAB_SECRET(name)`). Before comparing, a line of such a folder that equals a
 //! rendered line but for the secrets its placeholders stand for is taken as that line (the secret is
-//! not a difference: `--check` cannot know it); in what is printed, every removed line has the value
-//! after a secret's keyword (`key 0 `, `auth sha `, `"passkey": "`, as the rendered placeholders show
-//! them) and every value of the intent's environment secrets that is set hidden as `********`.
+//! not a difference: `--check` cannot know it); in what is printed, every line has the value after a
+//! secret word, the value after the text each rendered placeholder follows, and every value of the
+//! intent's environment secrets that is set, hidden as [`HIDDEN`].
 
 use crate::model::baseline::{ENV_TOKEN, VAULT_TOKEN};
 
-/// What hides a secret.
-pub const HIDDEN: &str = "********";
+pub mod words;
 
-/// Keywords a secret follows in the configs of every OS aifab renders, beside those the placeholders
-/// of the render show.
-const KEYWORDS: [&str; 8] = [
-    "key 0 ",
-    "key 7 ",
-    "auth sha ",
-    "auth md5 ",
-    "priv aes-128 ",
-    "priv aes ",
-    "priv des ",
-    "\"passkey\": \"",
-];
+pub use words::{HIDDEN, mask};
 
 /// Whether `c` can be part of a filled secret or a placeholder (the characters `check_value` allows,
 /// and a placeholder's parentheses).
@@ -33,7 +26,7 @@ fn secret_char(c: char) -> bool {
 /// Hides and aligns secrets (see the module doc).
 #[derive(Debug, Default)]
 pub struct Masker {
-    /// The text a secret follows: the built-in keywords and those before each placeholder rendered.
+    /// The text a secret follows before each placeholder rendered (beside the secret words).
     anchors: Vec<String>,
     /// Values of the intent's environment secrets set in this process (four characters or more: a
     /// shorter value would hide ordinary text; the anchors still hide it).
@@ -43,7 +36,7 @@ pub struct Masker {
 impl Masker {
     /// A masker for files rendered as `rendered` (with placeholders), hiding also `values`.
     pub fn new<'a>(rendered: impl Iterator<Item = &'a str>, values: Vec<String>) -> Masker {
-        let mut anchors: Vec<String> = KEYWORDS.iter().map(|k| k.to_string()).collect();
+        let mut anchors: Vec<String> = Vec::new();
         for text in rendered {
             if !has_token(text) {
                 continue;
@@ -93,21 +86,25 @@ impl Masker {
         out
     }
 
-    /// `diff` (a unified diff whose `-` lines come from the folder) with every secret on its removed
-    /// lines hidden.
+    /// `diff` (a unified diff whose `-` lines come from the folder) with every secret on its lines
+    /// hidden (its `---`/`+++` file names and `@@` hunk heads are kept as they are).
     pub fn hide(&self, diff: &str) -> String {
         let mut out = String::with_capacity(diff.len());
         for line in diff.split_inclusive('\n') {
-            if line.starts_with('-') && !line.starts_with("---") {
-                out.push_str(&self.hide_line(line));
-            } else {
-                out.push_str(line);
+            let head = line.starts_with("---") || line.starts_with("+++") || line.starts_with("@@");
+            match line.chars().next() {
+                Some(sign @ ('-' | '+' | ' ')) if !head => {
+                    out.push(sign);
+                    out.push_str(&self.hide_line(&line[1..]));
+                }
+                _ => out.push_str(line),
             }
         }
         out
     }
 
-    /// One line with the value after every anchor, and every known value, hidden.
+    /// One line with every known value, the value after every anchor and after every secret word
+    /// hidden.
     pub fn hide_line(&self, line: &str) -> String {
         let mut s = line.to_string();
         for v in &self.values {
@@ -135,7 +132,11 @@ impl Masker {
                 }
             }
         }
-        s
+        let (body, end) = match s.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (s.as_str(), ""),
+        };
+        format!("{}{end}", mask(body))
     }
 }
 
@@ -220,13 +221,13 @@ mod tests {
         ));
         assert!(!shown.contains("s3cr3t"), "{shown}");
         assert!(
-            shown.contains("-tacacs-server host 10.0.0.6 key 0 ********"),
+            shown.contains("-tacacs-server host 10.0.0.6 key 0 <secret>"),
             "{shown}"
         );
         let other = m.hide("-snmp-server user m auth sha Other1 priv aes-128 Other2\n");
         assert_eq!(
             other,
-            "-snmp-server user m auth sha ******** priv aes-128 ********\n"
+            "-snmp-server user m auth sha <secret> priv aes-128 <secret>\n"
         );
         // JSON values, and a value anywhere on a removed line.
         let json = m.hide("-    \"passkey\": \"abc.def\",\n-  \"x\": \"s3cr3t.Key\"\n");
