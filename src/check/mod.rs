@@ -17,6 +17,7 @@ mod management;
 mod max_paths;
 mod mtu;
 pub mod paths;
+pub mod pathvector;
 mod pfc;
 mod qos;
 mod release;
