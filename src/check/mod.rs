@@ -11,6 +11,7 @@ mod baseline;
 mod bgp;
 mod cable;
 pub mod deadlock;
+pub mod failures;
 mod headroom;
 mod lb;
 mod management;
@@ -20,6 +21,7 @@ pub mod paths;
 pub mod pathvector;
 mod pfc;
 mod qos;
+pub mod reach;
 mod release;
 mod site;
 

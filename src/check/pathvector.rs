@@ -55,6 +55,23 @@ pub struct Computed {
     pub routes: Routes,
     /// Per switch, why it has no route though a neighbor has one.
     pub dropped: Vec<Option<Drop>>,
+    /// Per switch with a route, the neighbor whose path it selected (itself at the origin).
+    pub from: Vec<Option<Node>>,
+}
+
+impl Computed {
+    /// The AS path switch `u` advertises over eBGP: its own ASN, then its best neighbor's path.
+    pub fn as_path(&self, fabric: &Fabric, u: Node) -> Vec<u32> {
+        let mut out = vec![fabric.asn[u as usize]];
+        let mut at = u;
+        while let Some(f) = self.from[at as usize].filter(|&f| f != at) {
+            at = f;
+            if out.last() != Some(&fabric.asn[at as usize]) {
+                out.push(fabric.asn[at as usize]);
+            }
+        }
+        out
+    }
 }
 
 /// One switch's selected route: whom it learned it from, over which kind of session.
@@ -114,6 +131,7 @@ impl Fabric {
                 via: s.via,
             },
             dropped: s.dropped,
+            from: s.best.iter().map(|b| b.map(|b| b.from)).collect(),
         }
     }
 
@@ -250,6 +268,119 @@ impl Fabric {
                 Some(b) if b.from != at => at = b.from,
                 _ => return false,
             }
+        }
+    }
+}
+
+impl Fabric {
+    /// The AS-path lengths after a failure, from `steady` (every link up) of a symmetric plan
+    /// ([`super::deadlock::symmetric`]), where every equal-length path holds the same ASNs: a switch
+    /// keeps its length while one next hop survives to a switch that keeps its own, so only the others
+    /// (the switches the failure takes every next hop of, and those that depend on them alone) are
+    /// settled again. `order` is every switch by its steady length. None when no switch changes; else
+    /// the computation, whose next hops are those of the switches settled again only.
+    pub(super) fn repair(
+        &self,
+        steady: &Computed,
+        order: &[Node],
+        is_down: &dyn Fn(LinkId) -> bool,
+        dead: Option<Node>,
+    ) -> Option<Computed> {
+        let n = self.len();
+        let live = |l: LinkId| {
+            let k = &self.links[l as usize];
+            !is_down(l) && dead != Some(k.a) && dead != Some(k.b)
+        };
+        let mut hit = vec![false; n];
+        if let Some(d) = dead {
+            hit[d as usize] = true;
+        }
+        let mut any = dead.is_some_and(|d| d != steady.routes.origin);
+        for &v in order {
+            let via = &steady.routes.via[v as usize];
+            if via.is_empty() || hit[v as usize] {
+                continue;
+            }
+            let kept = via
+                .iter()
+                .any(|&l| live(l) && !hit[self.links[l as usize].other(v) as usize]);
+            hit[v as usize] = !kept;
+            any |= !kept;
+        }
+        if !any {
+            return None;
+        }
+        Some(self.resettle(steady, &hit, &live))
+    }
+
+    /// Settles the switches `hit` marks again, around the others' steady state.
+    fn resettle(&self, steady: &Computed, hit: &[bool], live: &dyn Fn(LinkId) -> bool) -> Computed {
+        let n = self.len();
+        let mut s = State {
+            dist: steady.routes.dist.clone(),
+            via: vec![Vec::new(); n],
+            best: steady
+                .from
+                .iter()
+                .map(|f| f.map(|from| Best { from, ibgp: false }))
+                .collect(),
+            dropped: vec![None; n],
+        };
+        let mut todo: Vec<Node> = Vec::new();
+        for v in 0..n {
+            if hit[v] {
+                s.dist[v] = UNREACHABLE;
+                s.best[v] = None;
+                todo.push(v as Node);
+            }
+        }
+        // A kept switch whose selected neighbor is settled again takes another of its next hops (all
+        // hold the same ASNs).
+        for v in 0..n {
+            let Some(b) = s.best[v].filter(|b| hit[b.from as usize]) else {
+                continue;
+            };
+            let other = steady.routes.via[v]
+                .iter()
+                .map(|&l| self.links[l as usize].other(v as Node))
+                .find(|&u| !hit[u as usize]);
+            s.best[v] = other.map(|from| Best { from, ..b });
+        }
+        let mut top = s
+            .dist
+            .iter()
+            .filter(|&&d| d != UNREACHABLE)
+            .max()
+            .copied()
+            .unwrap_or(0);
+        let mut cands: Vec<Candidate> = Vec::new();
+        let mut d = 1u16;
+        while d <= top.saturating_add(1) && !todo.is_empty() {
+            todo.retain(|&v| {
+                self.receive(v, d, live, &mut s, &mut cands);
+                if self.take(&mut cands, v, &mut s) {
+                    top = top.max(d);
+                    false
+                } else {
+                    true
+                }
+            });
+            d += 1;
+        }
+        for (dr, b) in s.dropped.iter_mut().zip(&s.best) {
+            if b.is_some() {
+                *dr = None;
+            }
+        }
+        Computed {
+            routes: Routes {
+                origin: steady.routes.origin,
+                failed: None,
+                dist: s.dist,
+                via: s.via,
+            },
+            dropped: s.dropped,
+            from: s.best.iter().map(|b| b.map(|b| b.from)).collect(),
         }
     }
 }
