@@ -137,4 +137,6 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
 type Uses<'a> = [PlatformUse<'a>];
 
 #[cfg(test)]
+mod routing_tests;
+#[cfg(test)]
 mod tests;

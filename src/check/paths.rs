@@ -158,6 +158,40 @@ impl Fabric {
         }
     }
 
+    /// A fabric drawn by hand (tests): per switch (name, tier, ASN, router-id's last octet), and the
+    /// links between them by index, addressed from 10.1.0.0/31 on in order.
+    #[cfg(test)]
+    pub(super) fn hand(switches: &[(&str, u8, u32, u8)], links: &[(Node, Node)]) -> Fabric {
+        let n = switches.len();
+        let mut adj: Vec<Vec<(Node, LinkId)>> = vec![Vec::new(); n];
+        let mut out = Vec::new();
+        for (i, &(a, b)) in links.iter().enumerate() {
+            let base = u32::from(Ipv4Addr::new(10, 1, 0, 0)) + 2 * i as u32;
+            adj[a as usize].push((b, i as LinkId));
+            adj[b as usize].push((a, i as LinkId));
+            out.push(FabricLink {
+                a,
+                b,
+                a_ip: Ipv4Addr::from(base),
+                b_ip: Ipv4Addr::from(base + 1),
+                a_port: format!("e{i}").as_str().into(),
+                b_port: format!("e{i}").as_str().into(),
+            });
+        }
+        Fabric {
+            names: switches.iter().map(|s| s.0.into()).collect(),
+            asn: switches.iter().map(|s| s.2).collect(),
+            tier: switches.iter().map(|s| s.1).collect(),
+            max_paths: vec![64; n],
+            router_id: switches
+                .iter()
+                .map(|s| Ipv4Addr::new(10, 0, 0, s.3))
+                .collect(),
+            links: out,
+            adj,
+        }
+    }
+
     /// Number of switches.
     pub fn len(&self) -> usize {
         self.names.len()

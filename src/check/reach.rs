@@ -12,7 +12,7 @@ use super::pathvector::{Computed, Drop};
 use crate::diag::Finding;
 use crate::model::FabricModel;
 use crate::rules::Rule;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// How many leaf pairs a finding names.
 const NAMED: usize = 4;
@@ -128,19 +128,19 @@ fn drop_point(
 /// length and, the plan being symmetric, the same path, so no pair loses its route.
 pub fn symmetric(fabric: &Fabric) -> Cuts {
     let mut cuts = Cuts::default();
-    let twins = twins(fabric);
     let comp = fabric.components(None);
     let mut steady = Cut::new(None);
     let failures = fabric.failure_sets();
-    let mut cut_by: Vec<Cut> = Vec::new();
-    for &(rep, weight) in &twins {
+    // Per failure (by index), the pairs of the destinations computed.
+    let mut cut_by: BTreeMap<usize, Cut> = BTreeMap::new();
+    for (rep, weight) in twins(fabric) {
         let c = fabric.compute(rep, None, &|_| false, None);
         steady.add(fabric, &c, &comp, weight);
         let order = by_length(&c.routes);
-        for &f in failures
-            .iter()
-            .filter(|&&f| takes_all(fabric, &c.routes, f))
-        {
+        for (i, &f) in failures.iter().enumerate() {
+            if f.switch() == Some(rep) || !takes_all(fabric, &c.routes, f) {
+                continue;
+            }
             let down = |l| f.takes(fabric, l);
             let Some(cf) = fabric.repair(&c, &order, &down, f.switch()) else {
                 continue;
@@ -149,15 +149,14 @@ pub fn symmetric(fabric: &Fabric) -> Cuts {
                 cf.routes.dist[s as usize] == UNREACHABLE
                     && c.routes.dist[s as usize] != UNREACHABLE
             });
-            if lost && f.switch() != Some(rep) {
-                let mut cut = Cut::new(Some(f));
+            if lost {
+                let cut = cut_by.entry(i).or_insert_with(|| Cut::new(Some(f)));
                 cut.add(fabric, &cf, &fabric.components(Some(f)), 1);
-                cut_by.push(cut);
             }
         }
     }
     cuts.push(steady);
-    for c in cut_by {
+    for (_, c) in cut_by {
         cuts.push(c);
     }
     cuts
