@@ -463,14 +463,22 @@ fn random_pinned_plans_agree_with_frr() {
     for (text, mut m) in picked {
         let n = m.devices.len() as u64;
         let i = pick(n) as usize;
-        let asn = match pick(3) {
-            0 => m.devices[pick(n) as usize].bgp.asn,
-            1 => 64_999,
-            _ => m.devices[i].bgp.asn,
+        // Another switch's ASN (of its tier or another: iBGP), or one of its own.
+        let other = m.devices[pick(n) as usize].bgp.asn;
+        let asn = if pick(2) == 0 && other != m.devices[i].bgp.asn {
+            other
+        } else {
+            64_999
         };
         pin(&mut m, i, asn);
         let what = format!(
             "seed {seed}: {} pinned to AS {asn}\n{text}",
+            m.devices[i].hostname
+        );
+        eprintln!(
+            "seed {seed}: {} switches ({} super-spines), {} pinned to AS {asn}",
+            m.devices.len(),
+            m.summary.super_spines,
             m.devices[i].hostname
         );
         let report = run_lab(&m, Some(3));
