@@ -18,7 +18,7 @@ use super::paths::{Fabric, LinkId, Node, Routes, UNREACHABLE};
 
 /// Why a switch has no route for a prefix that reached a neighbor of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Drop {
+pub enum Refusal {
     /// The neighbor's best path holds the switch's own ASN.
     AsPathLoop {
         /// The neighbor whose path was rejected.
@@ -36,13 +36,13 @@ pub enum Drop {
     },
 }
 
-impl Drop {
+impl Refusal {
     /// The neighbor the route came from (or did not).
     pub fn from(self) -> Node {
         match self {
-            Drop::AsPathLoop { from }
-            | Drop::SplitHorizon { from }
-            | Drop::NextHopUnresolved { from } => from,
+            Refusal::AsPathLoop { from }
+            | Refusal::SplitHorizon { from }
+            | Refusal::NextHopUnresolved { from } => from,
         }
     }
 }
@@ -54,7 +54,7 @@ pub struct Computed {
     /// Each switch's AS-path length and next hops.
     pub routes: Routes,
     /// Per switch, why it has no route though a neighbor has one.
-    pub dropped: Vec<Option<Drop>>,
+    pub dropped: Vec<Option<Refusal>>,
     /// Per switch with a route, the neighbor whose path it selected (itself at the origin).
     pub from: Vec<Option<Node>>,
 }
@@ -91,7 +91,7 @@ struct State {
     dist: Vec<u16>,
     via: Vec<Vec<LinkId>>,
     best: Vec<Option<Best>>,
-    dropped: Vec<Option<Drop>>,
+    dropped: Vec<Option<Refusal>>,
 }
 
 impl Fabric {
@@ -206,13 +206,13 @@ impl Fabric {
             let why = if internal && bu.from == u {
                 None
             } else if internal && bu.ibgp {
-                Some(Drop::SplitHorizon { from: u })
+                Some(Refusal::SplitHorizon { from: u })
             } else if internal {
-                Some(Drop::NextHopUnresolved { from: u })
+                Some(Refusal::NextHopUnresolved { from: u })
             } else if s.dist[u as usize] + 1 != d {
                 continue;
             } else if self.path_holds(u, own, &s.best) {
-                Some(Drop::AsPathLoop { from: u })
+                Some(Refusal::AsPathLoop { from: u })
             } else {
                 None
             };
@@ -326,13 +326,10 @@ impl Fabric {
                 .collect(),
             dropped: vec![None; n],
         };
-        let mut todo: Vec<Node> = Vec::new();
-        for v in 0..n {
-            if hit[v] {
-                s.dist[v] = UNREACHABLE;
-                s.best[v] = None;
-                todo.push(v as Node);
-            }
+        let mut todo: Vec<Node> = (0..n as Node).filter(|&v| hit[v as usize]).collect();
+        for &v in &todo {
+            s.dist[v as usize] = UNREACHABLE;
+            s.best[v as usize] = None;
         }
         // A kept switch whose selected neighbor is settled again takes another of its next hops (all
         // hold the same ASNs).

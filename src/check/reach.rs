@@ -8,7 +8,7 @@
 use super::deadlock::leaves;
 use super::failures::Failure;
 use super::paths::{Fabric, Node, Routes, UNREACHABLE};
-use super::pathvector::{Computed, Drop};
+use super::pathvector::{Computed, Refusal};
 use crate::diag::Finding;
 use crate::model::FabricModel;
 use crate::rules::Rule;
@@ -29,7 +29,7 @@ pub struct Cut {
     /// The first pairs: (from, to).
     pub first: Vec<(Node, Node)>,
     /// Where the first pair's prefix is dropped: the switch, why, and the path it rejected.
-    pub drop: Option<(Node, Drop, Vec<u32>)>,
+    pub drop: Option<(Node, Refusal, Vec<u32>)>,
 }
 
 impl Cut {
@@ -101,7 +101,7 @@ fn drop_point(
     c: &Computed,
     s: Node,
     failure: Option<Failure>,
-) -> Option<(Node, Drop, Vec<u32>)> {
+) -> Option<(Node, Refusal, Vec<u32>)> {
     let mut seen = vec![false; fabric.len()];
     let mut queue = vec![s];
     seen[s as usize] = true;
@@ -285,23 +285,23 @@ fn prefixes(model: &FabricModel, o: Node) -> String {
 }
 
 /// `z2-spine1 (AS 65021): it rejects z1-ss1's path 65001 65020 65400, which holds AS 65021 (AS-path loop)`.
-fn because(fabric: &Fabric, at: Node, d: Drop, path: &[u32]) -> String {
+fn because(fabric: &Fabric, at: Node, d: Refusal, path: &[u32]) -> String {
     let name = |n: Node| &*fabric.names[n as usize];
     let asn = fabric.asn[at as usize];
     let path: Vec<String> = path.iter().map(u32::to_string).collect();
     let path = path.join(" ");
     match d {
-        Drop::AsPathLoop { from } => format!(
+        Refusal::AsPathLoop { from } => format!(
             "{} (AS {asn}): it rejects {}'s path {path}, which holds AS {asn} (AS-path loop)",
             name(at),
             name(from)
         ),
-        Drop::SplitHorizon { from } => format!(
+        Refusal::SplitHorizon { from } => format!(
             "{} (AS {asn}): its iBGP peer {} learned the route over iBGP and does not pass it on to another iBGP peer (iBGP split horizon)",
             name(at),
             name(from)
         ),
-        Drop::NextHopUnresolved { from } => format!(
+        Refusal::NextHopUnresolved { from } => format!(
             "{} (AS {asn}): its iBGP peer {} passes the route on with the eBGP next hop it learned it from, an address on a link {} is not on, and no config announces the fabric links (iBGP next hop unresolved)",
             name(at),
             name(from),

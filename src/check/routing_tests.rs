@@ -4,7 +4,7 @@
 use super::deadlock::{Verdict, analyse, leaves, symmetric};
 use super::failures::Failure;
 use super::paths::{Fabric, Node, UNREACHABLE};
-use super::pathvector::Drop;
+use super::pathvector::Refusal;
 use std::collections::BTreeSet;
 
 /// Two zones of two leaves and two spines, two super-spines; every leaf to both spines of its zone,
@@ -91,7 +91,7 @@ fn a_pinned_spine_with_the_lowest_router_id_makes_the_other_zone_reject() {
     let b1_spine = node(&f, "B1");
     assert!(matches!(
         c.dropped[b1_spine as usize],
-        Some(Drop::AsPathLoop { .. })
+        Some(Refusal::AsPathLoop { .. })
     ));
     // With A1's router-id the lower, the super-spines advertise the path through A1: no pair is cut.
     let g = zones(65021, 65001, 25);
@@ -122,7 +122,7 @@ fn two_tiers_on_one_asn_are_ibgp_and_lose_every_pair_across_the_zones() {
     let c = f.compute(node(&f, "a1"), None, &|_| false, None);
     assert!(matches!(
         c.dropped[node(&f, "X1") as usize],
-        Some(Drop::NextHopUnresolved { .. })
+        Some(Refusal::NextHopUnresolved { .. })
     ));
     assert_eq!(analyse(&f).cuts.steady.map(|c| c.pairs), Some(8));
 }
