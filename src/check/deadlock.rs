@@ -108,7 +108,7 @@ pub fn analyse(fabric: &Fabric) -> Analysis {
         };
     }
     let failures = fabric.failure_sets();
-    let leaves: Vec<Node> = leaves(fabric).collect();
+    let leaves: Vec<Node> = fabric.leaves().collect();
     let per_case = (fabric.links.len() as u64 * 2 + fabric.len() as u64).max(1);
     let all = (failures.len() as u64 + 1) * leaves.len() as u64;
     let (origins, failures) = if all.saturating_mul(per_case) <= EXHAUSTIVE_BUDGET {
@@ -187,12 +187,6 @@ impl<'a> Search<'a> {
     }
 }
 
-/// The destinations whose traffic is lossless: the leaves, where the servers are (a spine's own
-/// loopback carries no RoCE traffic).
-pub fn leaves(fabric: &Fabric) -> impl Iterator<Item = Node> + '_ {
-    (0..fabric.len() as Node).filter(|&n| fabric.tier[n as usize] == 0)
-}
-
 /// On a fabric too large for every case: around every switch whose neighbors above have different
 /// ASNs, the failures of it, its links and its neighbors above, with the leaves below those neighbors
 /// as destinations (then the other leaves), within `cases` (leaf, failure) cases.
@@ -228,7 +222,7 @@ fn targeted(fabric: &Fabric, all: Vec<Failure>, cases: u64) -> (Vec<Node>, Vec<F
         .filter(|&x| near[x as usize])
         .flat_map(|x| fabric.links_of(x).iter().map(|&(y, _)| y))
         .filter(|&y| fabric.tier[y as usize] == 0)
-        .chain(leaves(fabric))
+        .chain(fabric.leaves())
         .collect();
     let mut seen = vec![false; fabric.len()];
     origins.retain(|&n| !std::mem::replace(&mut seen[n as usize], true));

@@ -5,7 +5,6 @@
 //! split horizon, an iBGP next hop that does not resolve). `maximum-paths` narrows the next hops but
 //! always keeps the best one, so it never drops a prefix.
 
-use super::deadlock::leaves;
 use super::failures::Failure;
 use super::paths::{Fabric, Node, Routes, UNREACHABLE};
 use super::pathvector::{Computed, Refusal};
@@ -49,7 +48,7 @@ impl Cut {
     pub fn add(&mut self, fabric: &Fabric, c: &Computed, comp: &[u32], weight: u64) {
         let o = c.routes.origin;
         let dead = self.failure.and_then(Failure::switch);
-        for s in leaves(fabric) {
+        for s in fabric.leaves() {
             if s == o || Some(s) == dead || comp[s as usize] != comp[o as usize] {
                 continue;
             }
@@ -145,7 +144,7 @@ pub fn symmetric(fabric: &Fabric) -> Cuts {
             let Some(cf) = fabric.repair(&c, &order, &down, f.switch()) else {
                 continue;
             };
-            let lost = leaves(fabric).any(|s| {
+            let lost = fabric.leaves().any(|s| {
                 cf.routes.dist[s as usize] == UNREACHABLE
                     && c.routes.dist[s as usize] != UNREACHABLE
             });
@@ -166,7 +165,7 @@ pub fn symmetric(fabric: &Fabric) -> Cuts {
 fn twins(fabric: &Fabric) -> Vec<(Node, u64)> {
     let mut sets: HashMap<Vec<Node>, usize> = HashMap::new();
     let mut out: Vec<(Node, u64)> = Vec::new();
-    for s in leaves(fabric) {
+    for s in fabric.leaves() {
         let mut key: Vec<Node> = fabric.links_of(s).iter().map(|&(x, _)| x).collect();
         key.sort_unstable();
         match sets.get(&key) {

@@ -1,7 +1,7 @@
 //! The path-vector computation ([`super::pathvector`]) and the routing analysis ([`super::deadlock`],
 //! [`super::reach`]) on small fabrics drawn by hand, with the exact leaf pairs BGP leaves without a route.
 
-use super::deadlock::{Verdict, analyse, leaves, symmetric};
+use super::deadlock::{Verdict, analyse, symmetric};
 use super::failures::Failure;
 use super::paths::{Fabric, Node, UNREACHABLE};
 use super::pathvector::Refusal;
@@ -39,13 +39,13 @@ fn zones(a2_asn: u32, super_asn: u32, a2_rid: u8) -> Fabric {
 fn cut(f: &Fabric, failure: Option<Failure>) -> BTreeSet<(String, String)> {
     let comp = f.components(failure);
     let mut out = BTreeSet::new();
-    for o in leaves(f) {
+    for o in f.leaves() {
         if failure.and_then(Failure::switch) == Some(o) {
             continue;
         }
         let down = |l| failure.is_some_and(|x| x.takes(f, l));
         let c = f.compute(o, None, &down, failure.and_then(Failure::switch));
-        for s in leaves(f) {
+        for s in f.leaves() {
             let joined = comp[s as usize] == comp[o as usize];
             let alive = failure.and_then(Failure::switch) != Some(s);
             if s != o && joined && alive && c.routes.dist[s as usize] == UNREACHABLE {
