@@ -241,8 +241,9 @@ rules! {
 
     Unverified = ("AIF-UNV-001", Warning, Compile, "Unverified syntax or assumed facts in the rendered config"),
 
-    ValleyPath = ("AIF-ROUTE-001", Error, Compile, "Every path BGP selects goes up and then down, with every link up and after any single link failure (no PFC deadlock)"),
+    ValleyPath = ("AIF-ROUTE-001", Error, Compile, "Every path BGP selects goes up and then down, with every link up and after any single failure (no PFC deadlock)"),
     MixedUpperAsns = ("AIF-ROUTE-002", Warning, Compile, "The switches above each switch share one ASN, so no link failure can turn traffic up again"),
+    LeafUnreachable = ("AIF-ROUTE-003", Error, Compile, "Every leaf has a route to every other leaf's servers, with every link up and after any single failure"),
 
     LockSchema = ("AIF-LOCK-001", Error, Lock, "The lock file follows the lock schema (`aifab schema --lock`)"),
     LockBadValue = ("AIF-LOCK-002", Error, Lock, "Lock entries hold well-formed /31s, subnets and port numbers"),

@@ -1,163 +1,240 @@
-//! PFC deadlock freedom (`AIF-ROUTE-001`, `-002`): every path BGP selects in the compiled fabric goes up
-//! and then down (up*-down*), with every link up and after any single link failure. Traffic that comes
-//! down to a switch and goes up again closes a cycle of buffer dependencies between lossless queues,
-//! the classic PFC deadlock; up-down routing is what keeps a Clos free of it.
+//! The routing of the compiled fabric as BGP computes it ([`super::pathvector`]), with every link up and
+//! after every failure in scope ([`super::failures`]: a link, a group of parallel links, a switch):
+//! PFC deadlock freedom (`AIF-ROUTE-001`, `-002`) and reachability between leaves (`AIF-ROUTE-003`,
+//! [`super::reach`]). Traffic that comes down to a switch and goes up again closes a cycle of buffer
+//! dependencies between lossless queues, the classic PFC deadlock; up-down routing keeps a Clos free
+//! of it. The destinations are the leaves: lossless traffic runs between servers.
 //!
-//! The proof (docs/twin.md#why-the-proof-holds): where every link joins adjacent tiers and every
-//! switch's neighbors above it share one ASN, BGP's AS-path loop prevention refuses every route that
-//! would turn up after coming down, whatever links fail. It costs one pass over the links, so it runs
-//! at every size. Where it does not hold, the paths BGP selects ([`super::paths`]) are computed for the
-//! failures that could open a valley (every failure, on a small fabric) and the first valley is
-//! reported with its failure and path (`AIF-ROUTE-001`); if none is found, the plan is still one link
-//! failure pattern away from it (`AIF-ROUTE-002`). The destinations are the leaves: lossless traffic
-//! runs between servers.
+//! The proof (docs/twin.md#why-the-proof-holds): where every link joins adjacent tiers, every switch's
+//! neighbors above it share one ASN, no ASN serves two tiers and no two leaves share one (a
+//! *symmetric* plan), AS-path loop prevention refuses every route that would turn up after coming
+//! down, whatever fails; and every equal-length path a switch can select holds the same ASNs, so
+//! which one BGP advertises changes no other switch's choice. Then a failure changes the routes only
+//! where it takes every next hop of some switch, and only those cases are computed again; leaves with
+//! the same links to the same switches (twins) route alike, so one of each set is computed. Where the
+//! plan is not symmetric, every leaf is computed with every failure, within [`EXHAUSTIVE_BUDGET`]; a
+//! larger fabric is searched around each switch that breaks the proof, and the warning says what was
+//! not covered.
 
-use super::paths::{Fabric, LinkId, Node, Valley};
+use super::failures::Failure;
+use super::paths::{Fabric, Node, Valley};
+use super::reach::{self, Cuts};
 use crate::diag::Finding;
 use crate::model::FabricModel;
 use crate::rules::Rule;
+use std::collections::HashMap;
 
-/// The work (switch visits) the exhaustive search may spend: every destination with every single
-/// link failure, on a fabric small enough (about 20 ms here).
-const EXHAUSTIVE_BUDGET: u64 = 40_000_000;
-/// Destinations the targeted search tries at most on a larger fabric.
-const TARGETED_ORIGINS: usize = 48;
+/// The work (switch and link visits) the computation may spend on (leaf, failure) cases.
+pub const EXHAUSTIVE_BUDGET: u64 = 60_000_000;
 
-/// What the analysis found.
+/// What the valley analysis found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The ASN plan keeps every path up-down whatever links fail.
+    /// The ASN plan keeps every path up-down whatever fails.
     Proven,
-    /// A path that goes down and up: with which link failed (None: with every link up).
+    /// A path that goes down and up: with which failure (None: with every link up).
     Valley {
-        /// The failed link.
-        failed: Option<LinkId>,
+        /// The failure.
+        failure: Option<Failure>,
         /// The destination switch.
         origin: Node,
         /// The path.
         valley: Valley,
     },
-    /// The proof does not hold at this switch (two neighbors above it with different ASNs), but no
-    /// single failure that was tried opened a valley.
+    /// The proof does not hold, but no single failure that was computed opened a valley.
     Unproven {
         /// The switch whose two neighbors above have different ASNs, with them; None when the proof
-        /// failed because a link joins tiers that are not adjacent.
+        /// failed otherwise (tiers that are not adjacent, an ASN in two tiers or on two leaves).
         mixed: Option<(Node, Node, Node)>,
         /// How many (destination, failure) cases were computed.
         cases: u64,
+        /// How many there are in scope.
+        of: u64,
     },
 }
 
-/// The deadlock rules on a compiled fabric (a whole one: not an `--only` model).
+/// The whole analysis: valleys and leaf pairs without a route.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Valleys.
+    pub verdict: Verdict,
+    /// Leaf pairs without a route, with every link up and after failures.
+    pub cuts: Cuts,
+}
+
+/// The routing rules on a compiled fabric (a whole one: not an `--only` model).
 pub fn rules(model: &FabricModel) -> Vec<Finding> {
     let fabric = Fabric::new(model);
-    match analyse(&fabric) {
-        Verdict::Proven => Vec::new(),
+    let a = analyse(&fabric);
+    let mut out = reach::findings(model, &fabric, &a.cuts);
+    match a.verdict {
+        Verdict::Proven => {}
         Verdict::Valley {
-            failed,
+            failure,
             origin,
             valley,
-        } => vec![valley_finding(&fabric, failed, origin, &valley)],
-        Verdict::Unproven { mixed, cases } => {
-            let name = |n: Node| &*fabric.names[n as usize];
-            let asn = |n: Node| fabric.asn[n as usize];
-            let why = match mixed {
-                Some((at, a, b)) => format!(
-                    "{}'s neighbors above it have different ASNs ({} AS {}, {} AS {}): BGP may route traffic down to {} and up again once links fail",
-                    name(at), name(a), asn(a), name(b), asn(b), name(at)
-                ),
-                None => "a link joins two tiers that are not adjacent, so up-down routing is not assured".to_string(),
-            };
-            vec![
-                Finding::new(
-                    Rule::MixedUpperAsns,
-                    format!("{why}; no single link failure did in {cases} cases computed"),
-                )
-                .at("/fabric/bgp")
-                .hint(HINT),
-            ]
+        } => out.push(valley_finding(&fabric, failure, origin, &valley)),
+        Verdict::Unproven { mixed, cases, of } => {
+            out.push(unproven_finding(&fabric, mixed, cases, of))
         }
     }
+    out
 }
 
 const HINT: &str = "give the switches above each switch one ASN: one spine ASN per zone (or per fabric), one super-spine ASN; check lock pins of `asn` (docs/twin.md#safe-asn-plans)";
 
-/// The proof, or the search for a valley where the proof does not hold.
-pub fn analyse(fabric: &Fabric) -> Verdict {
-    let mixed = fabric.mixed_upper_asns();
-    if fabric.layered() && mixed.is_none() {
-        return Verdict::Proven;
+/// The plan is symmetric: the proof holds and BGP's choice between equal paths changes nothing.
+pub fn symmetric(fabric: &Fabric) -> bool {
+    if !fabric.layered() || fabric.mixed_upper_asns().is_some() {
+        return false;
     }
-    let above = mixed.map(|(_, a, b)| (a, b)).unwrap_or((0, 0));
-    let mut cases = 0u64;
-    let work = (fabric.len() as u64)
-        .saturating_mul(fabric.links.len() as u64 + 1)
-        .saturating_mul(fabric.links.len() as u64 + fabric.len() as u64);
-    let origins: Vec<Node> = if work <= EXHAUSTIVE_BUDGET {
-        leaves(fabric).collect()
-    } else {
-        targeted_origins(fabric, above)
-    };
-    for o in origins {
-        let steady = fabric.select(o, None);
-        cases += 1;
-        if let Some(v) = fabric.valley(&steady) {
-            return Verdict::Valley {
-                failed: None,
-                origin: o,
-                valley: v,
-            };
+    let mut tier_of: HashMap<u32, u8> = HashMap::new();
+    for n in 0..fabric.len() {
+        let (asn, tier) = (fabric.asn[n], fabric.tier[n]);
+        match tier_of.insert(asn, tier) {
+            Some(t) if t != tier || tier == 0 => return false,
+            _ => {}
         }
-        let failures: Vec<LinkId> = if work <= EXHAUSTIVE_BUDGET {
-            (0..fabric.links.len() as LinkId).collect()
-        } else {
-            // The links the switch above forwards over: losing one sends it looking elsewhere.
-            steady.via[above.0 as usize].clone()
+    }
+    true
+}
+
+/// The analysis of `fabric`.
+pub fn analyse(fabric: &Fabric) -> Analysis {
+    if symmetric(fabric) {
+        return Analysis {
+            verdict: Verdict::Proven,
+            cuts: reach::symmetric(fabric),
         };
-        for l in failures {
-            let r = fabric.select(o, Some(l));
-            cases += 1;
-            if let Some(v) = fabric.valley(&r) {
-                return Verdict::Valley {
-                    failed: Some(l),
-                    origin: o,
-                    valley: v,
-                };
+    }
+    let failures = fabric.failure_sets();
+    let leaves: Vec<Node> = fabric.leaves().collect();
+    let per_case = (fabric.links.len() as u64 * 2 + fabric.len() as u64).max(1);
+    let all = (failures.len() as u64 + 1) * leaves.len() as u64;
+    let (origins, failures) = if all.saturating_mul(per_case) <= EXHAUSTIVE_BUDGET {
+        (leaves, failures)
+    } else {
+        targeted(fabric, failures, EXHAUSTIVE_BUDGET / per_case)
+    };
+    let mut search = Search::new(fabric);
+    search.run(&origins, None);
+    for f in failures {
+        search.run(&origins, Some(f));
+    }
+    let verdict = match search.valley {
+        Some((failure, origin, valley)) => Verdict::Valley {
+            failure,
+            origin,
+            valley,
+        },
+        None => Verdict::Unproven {
+            mixed: fabric.mixed_upper_asns(),
+            cases: search.cases,
+            of: all,
+        },
+    };
+    Analysis {
+        verdict,
+        cuts: search.cuts,
+    }
+}
+
+/// The exhaustive computation: every case's routes, its first valley and its leaf pairs without a
+/// route.
+struct Search<'a> {
+    fabric: &'a Fabric,
+    valley: Option<(Option<Failure>, Node, Valley)>,
+    cuts: Cuts,
+    cases: u64,
+}
+
+impl<'a> Search<'a> {
+    fn new(fabric: &'a Fabric) -> Search<'a> {
+        Search {
+            fabric,
+            valley: None,
+            cuts: Cuts::default(),
+            cases: 0,
+        }
+    }
+
+    /// Every origin of `origins` with `failure`.
+    fn run(&mut self, origins: &[Node], failure: Option<Failure>) {
+        let fabric = self.fabric;
+        let comp = fabric.components(failure);
+        let mut cut = reach::Cut::new(failure);
+        for &o in origins {
+            if failure.and_then(Failure::switch) == Some(o) {
+                self.cases += 1; // the destination is gone with its switch: nothing to route
+                continue;
+            }
+            let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
+            let c = fabric.compute(
+                o,
+                failure.and_then(Failure::link),
+                &down,
+                failure.and_then(Failure::switch),
+            );
+            self.cases += 1;
+            if self.valley.is_none()
+                && let Some(v) = fabric.valley(&c.routes)
+            {
+                self.valley = Some((failure, o, v));
+            }
+            cut.add(fabric, &c, &comp, 1);
+        }
+        self.cuts.push(cut);
+    }
+}
+
+/// On a fabric too large for every case: around every switch whose neighbors above have different
+/// ASNs, the failures of it, its links and its neighbors above, with the leaves below those neighbors
+/// as destinations (then the other leaves), within `cases` (leaf, failure) cases.
+fn targeted(fabric: &Fabric, all: Vec<Failure>, cases: u64) -> (Vec<Node>, Vec<Failure>) {
+    let mut near = vec![false; fabric.len()];
+    for n in 0..fabric.len() as Node {
+        let above: Vec<Node> = fabric
+            .links_of(n)
+            .iter()
+            .map(|&(x, _)| x)
+            .filter(|&x| fabric.tier[x as usize] > fabric.tier[n as usize])
+            .collect();
+        if above
+            .iter()
+            .any(|&x| fabric.asn[x as usize] != fabric.asn[above[0] as usize])
+        {
+            near[n as usize] = true;
+            for x in above {
+                near[x as usize] = true;
             }
         }
     }
-    Verdict::Unproven { mixed, cases }
-}
-
-/// The destinations whose traffic is lossless: the leaves, where the servers are (a spine's own
-/// loopback carries no RoCE traffic).
-fn leaves(fabric: &Fabric) -> impl Iterator<Item = Node> + '_ {
-    (0..fabric.len() as Node).filter(|&n| fabric.tier[n as usize] == 0)
-}
-
-/// On a large fabric: the leaves below the two neighbors above the mixed switch (the first reaches
-/// them through the switch below once its own links fail), then the other leaves, up to
-/// [`TARGETED_ORIGINS`].
-fn targeted_origins(fabric: &Fabric, above: (Node, Node)) -> Vec<Node> {
-    let below = |x: Node| {
-        fabric
-            .links_of(x)
-            .iter()
-            .map(|&(y, _)| y)
-            .filter(move |&y| fabric.tier[y as usize] == 0)
+    let touches = |f: &Failure| match *f {
+        Failure::Link(l) => {
+            let k = &fabric.links[l as usize];
+            near[k.a as usize] || near[k.b as usize]
+        }
+        Failure::Parallel(a, b) => near[a as usize] || near[b as usize],
+        Failure::Switch(n) => near[n as usize],
     };
-    let mut out: Vec<Node> = below(above.1).chain(below(above.0)).collect();
-    out.extend(leaves(fabric));
+    let failures: Vec<Failure> = all.into_iter().filter(touches).collect();
+    let mut origins: Vec<Node> = (0..fabric.len() as Node)
+        .filter(|&x| near[x as usize])
+        .flat_map(|x| fabric.links_of(x).iter().map(|&(y, _)| y))
+        .filter(|&y| fabric.tier[y as usize] == 0)
+        .chain(fabric.leaves())
+        .collect();
     let mut seen = vec![false; fabric.len()];
-    out.retain(|&n| !std::mem::replace(&mut seen[n as usize], true));
-    out.truncate(TARGETED_ORIGINS);
-    out
+    origins.retain(|&n| !std::mem::replace(&mut seen[n as usize], true));
+    let fit = (cases / (failures.len() as u64 + 1)).max(1) as usize;
+    origins.truncate(fit);
+    (origins, failures)
 }
 
-fn valley_finding(fabric: &Fabric, failed: Option<LinkId>, origin: Node, v: &Valley) -> Finding {
+fn valley_finding(fabric: &Fabric, failure: Option<Failure>, origin: Node, v: &Valley) -> Finding {
     let name = |n: Node| &*fabric.names[n as usize];
-    let when = match failed {
-        Some(l) => format!("after link {} fails", fabric.link_name(l)),
+    let when = match failure {
+        Some(f) => f.text(fabric),
         None => "with every link up".to_string(),
     };
     let turn = v.path[v.turn];
@@ -166,7 +243,7 @@ fn valley_finding(fabric: &Fabric, failed: Option<LinkId>, origin: Node, v: &Val
     Finding::new(
         Rule::ValleyPath,
         format!(
-            "{when}, BGP routes traffic for {} down and up again (a PFC deadlock cycle): {}; {} (AS {}) accepts {}'s route through {} (AS {}) because their ASNs differ",
+            "{when}, BGP routes traffic for {} down and up again, a valley (the failure opens one; a PFC deadlock cycle closes when a second failure opens another): {}; {} (AS {}) accepts {}'s route through {} (AS {}) because their ASNs differ",
             name(origin),
             fabric.path_text(&v.path),
             name(before),
@@ -178,4 +255,33 @@ fn valley_finding(fabric: &Fabric, failed: Option<LinkId>, origin: Node, v: &Val
     )
     .at("/fabric/bgp")
     .hint(HINT)
+}
+
+fn unproven_finding(
+    fabric: &Fabric,
+    mixed: Option<(Node, Node, Node)>,
+    cases: u64,
+    of: u64,
+) -> Finding {
+    let name = |n: Node| &*fabric.names[n as usize];
+    let asn = |n: Node| fabric.asn[n as usize];
+    let why = match mixed {
+        Some((at, a, b)) => format!(
+            "{}'s neighbors above it have different ASNs ({} AS {}, {} AS {}): BGP may route traffic down to {} and up again once links fail",
+            name(at), name(a), asn(a), name(b), asn(b), name(at)
+        ),
+        None => "the ASN plan is not one the proof covers (a link joins tiers that are not adjacent, an ASN serves two tiers or two leaves), so up-down routing is not assured".to_string(),
+    };
+    let covered = if cases >= of {
+        format!(
+            "no single failure (link, parallel links, switch) did in the {cases} cases computed; two failures together may"
+        )
+    } else {
+        format!(
+            "no failure did in the {cases} of {of} (leaf, failure) cases computed around the switches that break the proof; the others were not computed (the fabric is too large to compute every case within validate's time)"
+        )
+    };
+    Finding::new(Rule::MixedUpperAsns, format!("{why}; {covered}"))
+        .at("/fabric/bgp")
+        .hint(HINT)
 }

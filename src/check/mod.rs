@@ -11,14 +11,17 @@ mod baseline;
 mod bgp;
 mod cable;
 pub mod deadlock;
+pub mod failures;
 mod headroom;
 mod lb;
 mod management;
 mod max_paths;
 mod mtu;
 pub mod paths;
+pub mod pathvector;
 mod pfc;
 mod qos;
+pub mod reach;
 mod release;
 mod services;
 mod site;
@@ -136,5 +139,7 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
 /// The platforms a rule family checks.
 type Uses<'a> = [PlatformUse<'a>];
 
+#[cfg(test)]
+mod routing_tests;
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,8 @@
 //! The paths BGP selects in the fabric, computed from the compiled model: every switch's eBGP sessions
 //! (one per fabric link), its ASN and its ECMP width, under the configs' policy (shortest AS path,
-//! AS-path loop prevention, `as-path multipath-relax`, at most `maximum-paths` next hops; no route-map
-//! changes a route). For one destination switch and an optional failed link, [`Fabric::select`] gives
-//! each switch's next hops as BGP settles them, and [`Fabric::valley`] a path that goes down and then up
+//! AS-path loop prevention, iBGP split horizon, `as-path multipath-relax`, at most `maximum-paths` next
+//! hops; no route-map changes a route). For one destination switch and an optional failed link,
+//! [`Fabric::select`] gives each switch's next hops as BGP settles them ([`super::pathvector`]), and [`Fabric::valley`] a path that goes down and then up
 //! again, if the forwarding has one. The deadlock rules ([`super::deadlock`]) and `aifab twin`, which
 //! compares these next hops with the FIB FRR installs, both read it.
 
@@ -30,10 +30,12 @@ pub struct Fabric {
     pub tier: Vec<u8>,
     /// `maximum-paths` of each switch.
     pub max_paths: Vec<u32>,
+    /// BGP router-id of each switch (its loopback): BGP's tie-break between equal paths.
+    pub router_id: Vec<Ipv4Addr>,
     /// Every fabric link with a BGP session on it.
     pub links: Vec<FabricLink>,
     /// Per switch, its links: (the other end, the link), in link order.
-    adj: Vec<Vec<(Node, LinkId)>>,
+    pub(super) adj: Vec<Vec<(Node, LinkId)>>,
 }
 
 /// A fabric link: its two ends and their addresses (each end's address is the other's BGP neighbor).
@@ -150,9 +152,50 @@ impl Fabric {
             asn: model.devices.iter().map(|d| d.bgp.asn).collect(),
             tier: model.devices.iter().map(|d| tier(d.role)).collect(),
             max_paths: model.devices.iter().map(|d| d.bgp.maximum_paths).collect(),
+            router_id: model.devices.iter().map(|d| d.bgp.router_id).collect(),
             links,
             adj,
         }
+    }
+
+    /// A fabric drawn by hand (tests): per switch (name, tier, ASN, router-id's last octet), and the
+    /// links between them by index, addressed from 10.1.0.0/31 on in order.
+    #[cfg(test)]
+    pub(super) fn hand(switches: &[(&str, u8, u32, u8)], links: &[(Node, Node)]) -> Fabric {
+        let n = switches.len();
+        let mut adj: Vec<Vec<(Node, LinkId)>> = vec![Vec::new(); n];
+        let mut out = Vec::new();
+        for (i, &(a, b)) in links.iter().enumerate() {
+            let base = u32::from(Ipv4Addr::new(10, 1, 0, 0)) + 2 * i as u32;
+            adj[a as usize].push((b, i as LinkId));
+            adj[b as usize].push((a, i as LinkId));
+            out.push(FabricLink {
+                a,
+                b,
+                a_ip: Ipv4Addr::from(base),
+                b_ip: Ipv4Addr::from(base + 1),
+                a_port: format!("e{i}").as_str().into(),
+                b_port: format!("e{i}").as_str().into(),
+            });
+        }
+        Fabric {
+            names: switches.iter().map(|s| s.0.into()).collect(),
+            asn: switches.iter().map(|s| s.2).collect(),
+            tier: switches.iter().map(|s| s.1).collect(),
+            max_paths: vec![64; n],
+            router_id: switches
+                .iter()
+                .map(|s| Ipv4Addr::new(10, 0, 0, s.3))
+                .collect(),
+            links: out,
+            adj,
+        }
+    }
+
+    /// The destinations whose traffic is lossless: the leaves, where the servers are (a spine's own
+    /// loopback carries no RoCE traffic).
+    pub fn leaves(&self) -> impl Iterator<Item = Node> + '_ {
+        (0..self.len() as Node).filter(|&n| self.tier[n as usize] == 0)
     }
 
     /// Number of switches.
@@ -185,74 +228,23 @@ impl Fabric {
         )
     }
 
-    /// What BGP settles for the prefixes of `origin` with link `failed` down: a breadth-first pass by
-    /// AS-path length. A switch takes every neighbor's route of the shortest length whose AS path does
-    /// not hold its own ASN (loop prevention) as a next hop, up to its `maximum-paths`; it advertises
-    /// the first of them, whose AS path its neighbors check in turn (in a fabric where each tier's
-    /// switches share an ASN where they meet, every such path holds the same ASNs).
+    /// What BGP settles for the prefixes of `origin` with link `failed` down
+    /// ([`super::pathvector`]: every switch selects its best path and advertises it).
     pub fn select(&self, origin: Node, failed: Option<LinkId>) -> Routes {
-        self.select_where(origin, failed, |l| Some(l) == failed)
+        self.compute(origin, failed, &|l| Some(l) == failed, None)
+            .routes
     }
 
     /// [`Fabric::select`] with every link whose `down` entry is true down at once (`aifab verify`: the
     /// paths BGP settles for with the cables it found broken); the routes' `failed` is `None`.
     pub fn select_down(&self, origin: Node, down: &[bool]) -> Routes {
-        self.select_where(origin, None, |l| {
-            down.get(l as usize).copied().unwrap_or(false)
-        })
-    }
-
-    fn select_where(
-        &self,
-        origin: Node,
-        failed: Option<LinkId>,
-        is_down: impl Fn(LinkId) -> bool,
-    ) -> Routes {
-        let n = self.len();
-        let mut dist = vec![UNREACHABLE; n];
-        let mut via: Vec<Vec<LinkId>> = vec![Vec::new(); n];
-        let mut path: Vec<Vec<u32>> = vec![Vec::new(); n];
-        dist[origin as usize] = 0;
-        path[origin as usize] = vec![self.asn[origin as usize]];
-        let mut frontier = vec![origin];
-        let mut next = Vec::new();
-        let mut d = 0u16;
-        while !frontier.is_empty() {
-            d += 1;
-            for &u in &frontier {
-                for &(v, l) in &self.adj[u as usize] {
-                    let vi = v as usize;
-                    if dist[vi] < d || is_down(l) {
-                        continue;
-                    }
-                    if path[u as usize].contains(&self.asn[vi]) {
-                        continue;
-                    }
-                    if dist[vi] == UNREACHABLE {
-                        dist[vi] = d;
-                        let mut p = Vec::with_capacity(path[u as usize].len() + 1);
-                        p.push(self.asn[vi]);
-                        p.extend_from_slice(&path[u as usize]);
-                        path[vi] = p;
-                        next.push(v);
-                    }
-                    if via[vi].len() < self.max_paths[vi] as usize {
-                        via[vi].push(l);
-                    }
-                }
-            }
-            std::mem::swap(&mut frontier, &mut next);
-            next.clear();
-        }
-        for v in &mut via {
-            v.sort_unstable();
-        }
-        Routes {
+        self.compute(
             origin,
-            failed,
-            dist,
-            via,
-        }
+            None,
+            &|l| down.get(l as usize).copied().unwrap_or(false),
+            None,
+        )
+        .routes
     }
 
     /// A path the switches' routes of `r` select that goes down and then up again: a switch forwards to

@@ -90,21 +90,17 @@ pub fn load_for(
 /// Refuses a lock whose first line names another intent that lies beside it (a copied lock), unless
 /// `allow`; a lock naming an intent that is gone is the lock of a renamed intent, and is followed.
 fn header_names_this_intent(intent: &str, l: &Loaded, allow: bool) -> Result<(), Exit> {
-    let own = Path::new(intent)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let own = own_name(intent);
     let Some(named) = l.header_intent.as_deref().filter(|n| *n != own) else {
         return Ok(());
     };
-    let other = Path::new(intent).with_file_name(named);
-    if !other.exists() {
+    let Some(other) = copied_from(intent, l) else {
         eprintln!(
             "note: {} is the lock of {named} (its first line), which is gone: {own} is taken for {named} renamed, and keeps its allocation; the next full render names {own} in the lock",
             l.source.name
         );
         return Ok(());
-    }
+    };
     if allow {
         eprintln!(
             "note: {} is the lock of {} (its first line); used for {own} (--allow-renumber)",
@@ -114,12 +110,37 @@ fn header_names_this_intent(intent: &str, l: &Loaded, allow: bool) -> Result<(),
         return Ok(());
     }
     eprintln!(
-        "error: {} is the lock of {} (its first line says so), another intent beside {intent}: a copied lock gives {own} the allocation of another fabric. If {own} is meant to start from it, change the lock's first line to name {own} (or render with --allow-renumber); otherwise delete {}; nothing written",
+        "error: {}; nothing written",
+        copied_message(intent, l, &other)
+    );
+    Err(Exit::Trouble)
+}
+
+fn own_name(intent: &str) -> String {
+    Path::new(intent)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The other intent beside `intent` whose lock `l` is, by its first line (a copied lock); None for
+/// the intent's own lock or the lock of a renamed intent (the one it names is gone).
+pub fn copied_from(intent: &str, l: &Loaded) -> Option<PathBuf> {
+    let own = own_name(intent);
+    let named = l.header_intent.as_deref().filter(|n| *n != own)?;
+    let other = Path::new(intent).with_file_name(named);
+    other.exists().then_some(other)
+}
+
+/// Why a copied lock (the lock of `other`) is refused for `intent`, and what to do.
+pub fn copied_message(intent: &str, l: &Loaded, other: &Path) -> String {
+    let own = own_name(intent);
+    format!(
+        "{} is the lock of {} (its first line says so), another intent beside {intent}: a copied lock gives {own} the allocation of another fabric. If {own} is meant to start from it, change the lock's first line to name {own} (or render with --allow-renumber); otherwise delete {}",
         l.source.name,
         other.display(),
         l.source.name
-    );
-    Err(Exit::Trouble)
+    )
 }
 
 /// With no lock beside `intent`: refuses (unless `allow`) when a lock beside it belongs to an intent

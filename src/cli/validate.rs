@@ -69,7 +69,20 @@ pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog, no_lock: bool
             eprintln!("note: {m}");
         }
         match aifab::lock::read::read_file(&lock_path) {
-            Ok(l) => l,
+            Ok(Some(l)) => {
+                // A copied lock is refused as `compile` and `render` refuse it.
+                let intent = path.to_string_lossy();
+                if let Some(other) = super::lockfile::copied_from(&intent, &l) {
+                    return Outcome {
+                        source: None,
+                        findings: Vec::new(),
+                        io_error: Some(super::lockfile::copied_message(&intent, &l, &other)),
+                        lock: None,
+                    };
+                }
+                Some(l)
+            }
+            Ok(None) => None,
             Err(aifab::lock::read::LockError::Io(e)) => {
                 return Outcome {
                     source: None,

@@ -46,6 +46,13 @@ pub fn build(
             d.dev
                 .notes
                 .extend(ports::note(pf, d.os.as_str(), &d.port_groups));
+            if let Some(paths) = pf
+                .sonic
+                .as_ref()
+                .and_then(|s| sonic_max_paths(intent, d, s))
+            {
+                d.dev.bgp.maximum_paths = paths;
+            }
         }
     }
     let w = Wiring::new(intent, catalog, s, &devices, &layouts, only);
@@ -117,6 +124,19 @@ fn keep_locked_cables(
 }
 
 /// The placed devices as drafts: named and placed, without ports, addresses or features yet.
+/// The `maximum-paths` a SONiC switch runs: its release's (constants.yml, not config_db), the oldest
+/// release the SKU lists when the intent sets none (as AIF-BGP-008 assumes). The FRR form and the
+/// routing analysis carry it; SONiC's own config does not set it.
+fn sonic_max_paths(
+    intent: &Intent,
+    d: &DraftDevice,
+    sonic: &crate::platform::SonicFacts,
+) -> Option<u32> {
+    let (text, _) = crate::place::os_version(intent, d);
+    let release = text.or_else(|| sonic.bgp_max_paths.first().map(|m| m.release.as_str()))?;
+    sonic.max_paths(release)
+}
+
 fn draft_devices(intent: &Intent, placement: Placement) -> Vec<DraftDevice> {
     let placeholder_qos = Arc::new(QosPlan::empty());
     placement

@@ -57,8 +57,12 @@ pub fn vlan_name(vlan: u16) -> String {
 }
 
 /// The FRR view of `d`. Fails when FRR cannot carry a value (more ECMP paths than FRR is built for).
+/// `maximum-paths` is the one the switch's own OS runs: the intent's on NX-OS and EOS, the release's on
+/// SONiC (the compiler puts it in the model); a SONiC release's 514 is carried as FRR's 256, the most
+/// paths Debian's FRR installs.
 pub fn view(d: &Device) -> Result<FrrView<'_>, String> {
-    if d.bgp.maximum_paths > MAX_PATHS {
+    let sonic = d.os == crate::platform::Os::Sonic;
+    if d.bgp.maximum_paths > MAX_PATHS && !sonic {
         return Err(format!(
             "{}: maximum-paths {} is more than FRR's {MAX_PATHS} (Debian's FRR is built with --enable-multipath={MAX_PATHS}); see docs/platforms/frr.md#bgp",
             d.hostname, d.bgp.maximum_paths
@@ -75,7 +79,10 @@ pub fn view(d: &Device) -> Result<FrrView<'_>, String> {
             address: Some(&s.gateway),
             fabric: false,
         }),
-        bgp: Bgp::new(&d.bgp),
+        bgp: Bgp {
+            maximum_paths: d.bgp.maximum_paths.min(MAX_PATHS),
+            ..Bgp::new(&d.bgp)
+        },
     })
 }
 

@@ -634,6 +634,19 @@ fn a_lock_of_another_intent_is_refused_and_a_renamed_intents_is_followed() {
             || out.contains("copy.lock.yaml is the lock of three-tier-small.yaml"),
         "{out}"
     );
+    // validate and compile refuse it the same way (could not check: exit 2), naming the other intent.
+    for cmd in [
+        &["validate", "copy.yaml"][..],
+        &["compile", "copy.yaml"][..],
+    ] {
+        let (code, out) = run(&d, cmd);
+        assert_eq!(code, 2, "{cmd:?}: {out}");
+        assert!(
+            out.contains("copy.lock.yaml is the lock of")
+                && out.contains("three-tier-small.yaml (its first line says so)"),
+            "{cmd:?}: {out}"
+        );
+    }
     // The intent renamed with its lock (the lock still names the old name): followed.
     std::fs::remove_file(d.join("copy.yaml")).expect("rm");
     std::fs::remove_file(d.join("copy.lock.yaml")).expect("rm");

@@ -400,6 +400,128 @@ fn random_small_fabrics_agree_with_frr() {
     }
 }
 
+/// Gives switch `i` of `m` the ASN `asn`, as a lock pin does (its neighbors' `remote_as` follow).
+fn pin(m: &mut FabricModel, i: usize, asn: u32) {
+    let name = m.devices[i].hostname.clone();
+    m.devices[i].bgp.asn = asn;
+    for d in &mut m.devices {
+        for n in &mut d.bgp.neighbors {
+            if *n.peer == *name {
+                n.remote_as = asn;
+            }
+        }
+    }
+}
+
+/// The seed of the random plans: `AIFAB_TWIN_SEED` to replay one, else the clock's.
+fn plan_seed() -> u64 {
+    std::env::var("AIFAB_TWIN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        })
+}
+
+/// Random small fabrics with random ASN pins (one switch moved to another tier's or another
+/// switch's ASN, or its own): FRR installs, switch by switch and prefix by prefix, the next hops the
+/// path-vector computes, with every link up and after a sample of link failures. The seed is printed
+/// (`AIFAB_TWIN_SEED=<seed>` replays it).
+#[test]
+fn random_pinned_plans_agree_with_frr() {
+    if !lab_ready() {
+        return;
+    }
+    let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    let seed = plan_seed();
+    eprintln!("random_pinned_plans_agree_with_frr: AIFAB_TWIN_SEED={seed}");
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut pick = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n.max(1)
+    };
+    let start = pick(1000);
+    let mut models: Vec<_> = crate::deadlock::random_models(start..start + 12)
+        .into_iter()
+        .filter(|(_, m)| m.devices.len() <= 14 && m.summary.leaves >= 2)
+        .collect();
+    models.sort_by_key(|(_, m)| m.summary.super_spines > 0);
+    let mut picked = Vec::new();
+    for three in [false, true] {
+        if let Some(k) = models
+            .iter()
+            .position(|(_, m)| (m.summary.super_spines > 0) == three)
+        {
+            picked.push(models.swap_remove(k));
+        }
+    }
+    assert!(!picked.is_empty(), "seed {seed}: no small fabric");
+    for (text, mut m) in picked {
+        let n = m.devices.len() as u64;
+        let i = pick(n) as usize;
+        // Another switch's ASN (of its tier or another: iBGP), or one of its own.
+        let other = m.devices[pick(n) as usize].bgp.asn;
+        let asn = if pick(2) == 0 && other != m.devices[i].bgp.asn {
+            other
+        } else {
+            64_999
+        };
+        pin(&mut m, i, asn);
+        let what = format!(
+            "seed {seed}: {} pinned to AS {asn}\n{text}",
+            m.devices[i].hostname
+        );
+        eprintln!(
+            "seed {seed}: {} switches ({} super-spines), {} pinned to AS {asn}",
+            m.devices.len(),
+            m.summary.super_spines,
+            m.devices[i].hostname
+        );
+        let report = run_lab(&m, Some(3));
+        assert!(report.mismatches.is_empty(), "{what}\n{}", report.text());
+        for f in &report.failures {
+            assert!(f.mismatches.is_empty(), "{what}\n{}", report.text());
+        }
+    }
+}
+
+/// The FRR form carries the `maximum-paths` each switch's own OS runs: the intent's 16 on NX-OS, the
+/// release's 64 on SONiC 202405, whose config_db cannot set it.
+#[test]
+fn the_frr_form_carries_each_oss_maximum_paths() {
+    let model = common::model("intents/mixed-sonic-nxos.yaml");
+    let cat = aifab::platform::Catalog::builtin();
+    let configs = Renderer::new(cat)
+        .expect("templates")
+        .with_form(Form::Frr)
+        .fabric(&Meta::new("test.yaml", &model.name), &model, None)
+        .expect("render");
+    let mut seen = BTreeMap::new();
+    for d in &model.devices {
+        let want = match d.os {
+            aifab::platform::Os::Sonic => 64,
+            _ => 16,
+        };
+        assert_eq!(d.bgp.maximum_paths, want, "{}", d.hostname);
+        let text = &configs
+            .iter()
+            .find(|f| *f.device == *d.hostname)
+            .expect("a config per switch")
+            .content;
+        assert!(
+            text.contains(&format!("\n  maximum-paths {want}\n")),
+            "{}: {text}",
+            d.hostname
+        );
+        *seen.entry(want).or_insert(0) += 1;
+    }
+    assert_eq!(seen.len(), 2, "both OSes: {seen:?}");
+}
+
 #[test]
 fn twin_refuses_without_root() {
     if !lab_ready() {

@@ -1,0 +1,310 @@
+//! Reachability between leaves (`AIF-ROUTE-003`): every leaf has a route to the server prefixes of
+//! every other leaf the cabling joins it to, with every link up and after every failure in scope. A
+//! pair the failure cuts off physically is no routing plan's fault and is not counted; a pair BGP
+//! leaves without a route is named with the switch that drops the prefix and why (an AS-path loop, iBGP
+//! split horizon, an iBGP next hop that does not resolve). `maximum-paths` narrows the next hops but
+//! always keeps the best one, so it never drops a prefix.
+
+use super::failures::Failure;
+use super::paths::{Fabric, Node, Routes, UNREACHABLE};
+use super::pathvector::{Computed, Refusal};
+use crate::diag::Finding;
+use crate::model::FabricModel;
+use crate::rules::Rule;
+use std::collections::{BTreeMap, HashMap};
+
+/// How many leaf pairs a finding names.
+const NAMED: usize = 4;
+
+/// The leaf pairs without a route in one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The failure (None: every link up).
+    pub failure: Option<Failure>,
+    /// Ordered (from, to) leaf pairs without a route.
+    pub pairs: u64,
+    /// Ordered leaf pairs the cabling joins, in the destinations computed.
+    pub joined: u64,
+    /// The first pairs: (from, to).
+    pub first: Vec<(Node, Node)>,
+    /// Where the first pair's prefix is dropped: the switch, why, and the path it rejected.
+    pub drop: Option<(Node, Refusal, Vec<u32>)>,
+}
+
+impl Cut {
+    /// An empty cut of `failure`.
+    pub fn new(failure: Option<Failure>) -> Cut {
+        Cut {
+            failure,
+            pairs: 0,
+            joined: 0,
+            first: Vec::new(),
+            drop: None,
+        }
+    }
+
+    /// Adds the leaves of one computation that the cabling (`comp`) joins to its origin and that have
+    /// no route; `weight` is how many destinations the origin stands for (its twins).
+    pub fn add(&mut self, fabric: &Fabric, c: &Computed, comp: &[u32], weight: u64) {
+        let o = c.routes.origin;
+        let dead = self.failure.and_then(Failure::switch);
+        for s in fabric.leaves() {
+            if s == o || Some(s) == dead || comp[s as usize] != comp[o as usize] {
+                continue;
+            }
+            self.joined += weight;
+            if c.routes.dist[s as usize] != UNREACHABLE {
+                continue;
+            }
+            self.pairs += weight;
+            if self.first.len() < NAMED {
+                self.first.push((s, o));
+            }
+            if self.drop.is_none() {
+                self.drop = drop_point(fabric, c, s, self.failure);
+            }
+        }
+    }
+}
+
+/// Every case's leaf pairs without a route, as the findings report them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cuts {
+    /// With every link up.
+    pub steady: Option<Cut>,
+    /// The first failure that leaves pairs without a route that had one.
+    pub failed: Option<Cut>,
+    /// How many failures do.
+    pub failures: u64,
+}
+
+impl Cuts {
+    /// Records one case (its pairs, if it has any).
+    pub fn push(&mut self, cut: Cut) {
+        if cut.pairs == 0 {
+            return;
+        }
+        if cut.failure.is_none() {
+            self.steady = Some(cut);
+        } else if self.steady.is_none() {
+            self.failures += 1;
+            self.failed.get_or_insert(cut);
+        }
+    }
+}
+
+/// The switch where the prefix of `c` stops on its way to leaf `s`: the first switch, from `s` along
+/// live links through switches without a route, that rejected a neighbor's route.
+fn drop_point(
+    fabric: &Fabric,
+    c: &Computed,
+    s: Node,
+    failure: Option<Failure>,
+) -> Option<(Node, Refusal, Vec<u32>)> {
+    let mut seen = vec![false; fabric.len()];
+    let mut queue = vec![s];
+    seen[s as usize] = true;
+    let mut i = 0;
+    while let Some(&u) = queue.get(i) {
+        i += 1;
+        if let Some(why) = c.dropped[u as usize] {
+            return Some((u, why, c.as_path(fabric, why.from())));
+        }
+        for &(v, l) in fabric.links_of(u) {
+            let down = failure.is_some_and(|f| f.takes(fabric, l));
+            if !down && !seen[v as usize] && c.routes.dist[v as usize] == UNREACHABLE {
+                seen[v as usize] = true;
+                queue.push(v);
+            }
+        }
+    }
+    None
+}
+
+/// The cuts of a symmetric plan ([`super::deadlock::symmetric`]): one leaf of each set of twins (the
+/// same links to the same switches) is computed with every link up, and again after a failure only
+/// where the failure takes every next hop of some switch: elsewhere every switch keeps its AS-path
+/// length and, the plan being symmetric, the same path, so no pair loses its route.
+pub fn symmetric(fabric: &Fabric) -> Cuts {
+    let mut cuts = Cuts::default();
+    let comp = fabric.components(None);
+    let mut steady = Cut::new(None);
+    let failures = fabric.failure_sets();
+    // Per failure (by index), the pairs of the destinations computed.
+    let mut cut_by: BTreeMap<usize, Cut> = BTreeMap::new();
+    for (rep, weight) in twins(fabric) {
+        let c = fabric.compute(rep, None, &|_| false, None);
+        steady.add(fabric, &c, &comp, weight);
+        let order = by_length(&c.routes);
+        for (i, &f) in failures.iter().enumerate() {
+            if f.switch() == Some(rep) || !takes_all(fabric, &c.routes, f) {
+                continue;
+            }
+            let down = |l| f.takes(fabric, l);
+            let Some(cf) = fabric.repair(&c, &order, &down, f.switch()) else {
+                continue;
+            };
+            let lost = fabric.leaves().any(|s| {
+                cf.routes.dist[s as usize] == UNREACHABLE
+                    && c.routes.dist[s as usize] != UNREACHABLE
+            });
+            if lost {
+                let cut = cut_by.entry(i).or_insert_with(|| Cut::new(Some(f)));
+                cut.add(fabric, &cf, &fabric.components(Some(f)), 1);
+            }
+        }
+    }
+    cuts.push(steady);
+    for (_, c) in cut_by {
+        cuts.push(c);
+    }
+    cuts
+}
+
+/// One leaf of each set of twins, with the size of the set.
+fn twins(fabric: &Fabric) -> Vec<(Node, u64)> {
+    let mut sets: HashMap<Vec<Node>, usize> = HashMap::new();
+    let mut out: Vec<(Node, u64)> = Vec::new();
+    for s in fabric.leaves() {
+        let mut key: Vec<Node> = fabric.links_of(s).iter().map(|&(x, _)| x).collect();
+        key.sort_unstable();
+        match sets.get(&key) {
+            Some(&i) => out[i].1 += 1,
+            None => {
+                sets.insert(key, out.len());
+                out.push((s, 1));
+            }
+        }
+    }
+    out
+}
+
+/// Every switch with a route, by its AS-path length.
+fn by_length(r: &Routes) -> Vec<Node> {
+    let mut order: Vec<Node> = (0..r.dist.len() as Node)
+        .filter(|&v| r.dist[v as usize] != UNREACHABLE)
+        .collect();
+    order.sort_by_key(|&v| r.dist[v as usize]);
+    order
+}
+
+/// Whether failure `f` takes every next hop of some switch in `r` (or the origin itself).
+fn takes_all(fabric: &Fabric, r: &Routes, f: Failure) -> bool {
+    let gone = |v: Node| {
+        let via = &r.via[v as usize];
+        !via.is_empty() && via.iter().all(|&l| f.takes(fabric, l))
+    };
+    match f {
+        Failure::Link(l) => {
+            let k = &fabric.links[l as usize];
+            gone(k.a) || gone(k.b)
+        }
+        Failure::Parallel(a, b) => gone(a) || gone(b),
+        Failure::Switch(n) => n != r.origin && fabric.links_of(n).iter().any(|&(v, _)| gone(v)),
+    }
+}
+
+/// The `AIF-ROUTE-003` findings of `cuts`.
+pub fn findings(model: &FabricModel, fabric: &Fabric, cuts: &Cuts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(c) = &cuts.steady {
+        out.push(finding(model, fabric, c, ""));
+    }
+    if let Some(c) = &cuts.failed {
+        let more = match cuts.failures {
+            0 | 1 => String::new(),
+            n => format!(
+                " ({} other failures in scope leave leaf pairs without a route too)",
+                n - 1
+            ),
+        };
+        out.push(finding(model, fabric, c, &more));
+    }
+    out
+}
+
+fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str) -> Finding {
+    let name = |n: Node| &*fabric.names[n as usize];
+    let when = match c.failure {
+        Some(f) => f.text(fabric),
+        None => "with every link up".to_string(),
+    };
+    let pairs: Vec<String> = c
+        .first
+        .iter()
+        .map(|&(s, o)| format!("{} → {}", name(s), name(o)))
+        .collect();
+    let named = if c.pairs as usize > pairs.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    let why = match (c.first.first(), &c.drop) {
+        (Some(&(_, o)), Some((at, d, path))) => {
+            format!(
+                "; {} of {} stop at {}",
+                prefixes(model, o),
+                name(o),
+                because(fabric, *at, *d, path)
+            )
+        }
+        _ => String::new(),
+    };
+    Finding::new(
+        Rule::LeafUnreachable,
+        format!(
+            "{when}, {} of {} leaf pairs the cabling joins have no route (from → to): {}{named}{why}{more}",
+            c.pairs,
+            c.joined,
+            pairs.join(", ")
+        ),
+    )
+    .at("/fabric/bgp")
+    .hint("BGP drops these prefixes because of the ASN plan: give every leaf its own ASN, every spine of a zone the zone's ASN and every super-spine the one super-spine ASN, each tier apart from the others (correct or delete the `asn` pins in the lock, docs/lock.md)")
+}
+
+/// `10.52.0.0/31 and 7 more`: the server prefixes a leaf announces (its loopback when it has none).
+fn prefixes(model: &FabricModel, o: Node) -> String {
+    let Some(d) = model.devices.get(o as usize) else {
+        return "the prefixes".into();
+    };
+    let lo = format!("{}/32", d.loopback);
+    let servers: Vec<&str> = d
+        .bgp
+        .networks
+        .iter()
+        .map(|n| &**n)
+        .filter(|n| *n != lo)
+        .collect();
+    match servers.as_slice() {
+        [] => lo,
+        [one] => (*one).to_string(),
+        [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+    }
+}
+
+/// `z2-spine1 (AS 65021): it rejects z1-ss1's path 65001 65020 65400, which holds AS 65021 (AS-path loop)`.
+fn because(fabric: &Fabric, at: Node, d: Refusal, path: &[u32]) -> String {
+    let name = |n: Node| &*fabric.names[n as usize];
+    let asn = fabric.asn[at as usize];
+    let path: Vec<String> = path.iter().map(u32::to_string).collect();
+    let path = path.join(" ");
+    match d {
+        Refusal::AsPathLoop { from } => format!(
+            "{} (AS {asn}): it rejects {}'s path {path}, which holds AS {asn} (AS-path loop)",
+            name(at),
+            name(from)
+        ),
+        Refusal::SplitHorizon { from } => format!(
+            "{} (AS {asn}): its iBGP peer {} learned the route over iBGP and does not pass it on to another iBGP peer (iBGP split horizon)",
+            name(at),
+            name(from)
+        ),
+        Refusal::NextHopUnresolved { from } => format!(
+            "{} (AS {asn}): its iBGP peer {} passes the route on with the eBGP next hop it learned it from, an address on a link {} is not on, and no config announces the fabric links (iBGP next hop unresolved)",
+            name(at),
+            name(from),
+            name(at)
+        ),
+    }
+}

@@ -1,0 +1,198 @@
+//! The path-vector computation ([`super::pathvector`]) and the routing analysis ([`super::deadlock`],
+//! [`super::reach`]) on small fabrics drawn by hand, with the exact leaf pairs BGP leaves without a route.
+
+use super::deadlock::{Verdict, analyse, symmetric};
+use super::failures::Failure;
+use super::paths::{Fabric, Node, UNREACHABLE};
+use super::pathvector::Refusal;
+use std::collections::BTreeSet;
+
+/// Two zones of two leaves and two spines, two super-spines; every leaf to both spines of its zone,
+/// every spine to both super-spines. `asn` gives (zone-1 spine 2's ASN, the super-spines' ASN) and
+/// `rid` zone-1 spine 2's router-id octet.
+fn zones(a2_asn: u32, super_asn: u32, a2_rid: u8) -> Fabric {
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("b1", 0, 65203, 3),
+        ("b2", 0, 65204, 4),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, a2_asn, a2_rid),
+        ("B1", 1, 65021, 30),
+        ("B2", 1, 65021, 31),
+        ("X1", 2, super_asn, 40),
+        ("X2", 2, super_asn, 41),
+    ];
+    let mut links = Vec::new();
+    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
+        for s in spines {
+            links.push((leaf, s));
+        }
+    }
+    for s in 4..8 {
+        links.extend([(s, 8), (s, 9)]);
+    }
+    Fabric::hand(&switches, &links)
+}
+
+/// Every (from, to) leaf pair without a route, computed with `failure`, among pairs the cabling joins.
+fn cut(f: &Fabric, failure: Option<Failure>) -> BTreeSet<(String, String)> {
+    let comp = f.components(failure);
+    let mut out = BTreeSet::new();
+    for o in f.leaves() {
+        if failure.and_then(Failure::switch) == Some(o) {
+            continue;
+        }
+        let down = |l| failure.is_some_and(|x| x.takes(f, l));
+        let c = f.compute(o, None, &down, failure.and_then(Failure::switch));
+        for s in f.leaves() {
+            let joined = comp[s as usize] == comp[o as usize];
+            let alive = failure.and_then(Failure::switch) != Some(s);
+            if s != o && joined && alive && c.routes.dist[s as usize] == UNREACHABLE {
+                out.insert((
+                    f.names[s as usize].to_string(),
+                    f.names[o as usize].to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn pairs(list: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    list.iter()
+        .map(|&(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+fn node(f: &Fabric, name: &str) -> Node {
+    f.names.iter().position(|n| &**n == name).expect("switch") as Node
+}
+
+#[test]
+fn the_intents_plan_reaches_every_pair() {
+    let f = zones(65020, 65001, 21);
+    assert!(symmetric(&f));
+    assert_eq!(cut(&f, None), BTreeSet::new());
+    let a = analyse(&f);
+    assert_eq!(a.verdict, Verdict::Proven);
+    assert_eq!(a.cuts.steady, None);
+}
+
+#[test]
+fn a_pinned_spine_with_the_lowest_router_id_makes_the_other_zone_reject() {
+    // A2 pinned to zone 2's ASN, with a lower router-id than A1: the super-spines' best path to
+    // zone 1's leaves runs through A2 (65021), and zone 2's spines, AS 65021, reject it.
+    let f = zones(65021, 65001, 19);
+    let want = pairs(&[("b1", "a1"), ("b1", "a2"), ("b2", "a1"), ("b2", "a2")]);
+    assert_eq!(cut(&f, None), want);
+    let a1 = node(&f, "a1");
+    let c = f.compute(a1, None, &|_| false, None);
+    let b1_spine = node(&f, "B1");
+    assert!(matches!(
+        c.dropped[b1_spine as usize],
+        Some(Refusal::AsPathLoop { .. })
+    ));
+    // With A1's router-id the lower, the super-spines advertise the path through A1: no pair is cut.
+    let g = zones(65021, 65001, 25);
+    assert_eq!(cut(&g, None), BTreeSet::new());
+    // The analysis names the same count.
+    let a = analyse(&f);
+    let steady = a.cuts.steady.expect("a cut with every link up");
+    assert_eq!(steady.pairs, 4);
+    assert!(!symmetric(&f));
+}
+
+#[test]
+fn two_tiers_on_one_asn_are_ibgp_and_lose_every_pair_across_the_zones() {
+    // The super-spines on zone 1's spine ASN: their sessions to zone 1 are iBGP.
+    let f = zones(65020, 65020, 21);
+    let want = pairs(&[
+        ("a1", "b1"),
+        ("a1", "b2"),
+        ("a2", "b1"),
+        ("a2", "b2"),
+        ("b1", "a1"),
+        ("b1", "a2"),
+        ("b2", "a1"),
+        ("b2", "a2"),
+    ]);
+    assert_eq!(cut(&f, None), want);
+    // Zone 1's routes stop at the super-spines: the iBGP next hop does not resolve.
+    let c = f.compute(node(&f, "a1"), None, &|_| false, None);
+    assert!(matches!(
+        c.dropped[node(&f, "X1") as usize],
+        Some(Refusal::NextHopUnresolved { .. })
+    ));
+    assert_eq!(analyse(&f).cuts.steady.map(|c| c.pairs), Some(8));
+}
+
+/// One zone of two spines under two super-spines: a1 has two parallel links to A1 and one to A2, a2
+/// one link to A1 only.
+fn parallel() -> Fabric {
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, 65020, 21),
+        ("X1", 2, 65001, 40),
+        ("X2", 2, 65001, 41),
+    ];
+    let links = [
+        (0, 2),
+        (0, 2),
+        (0, 3),
+        (1, 2),
+        (2, 4),
+        (2, 5),
+        (3, 4),
+        (3, 5),
+    ];
+    Fabric::hand(&switches, &links)
+}
+
+#[test]
+fn losing_both_parallel_links_cuts_a_pair_one_link_does_not() {
+    let f = parallel();
+    let (a1, a_1) = (node(&f, "a1"), node(&f, "A1"));
+    assert_eq!(cut(&f, Some(Failure::Link(0))), BTreeSet::new());
+    // Both links gone, a1 reaches A1's other leaf only through the super-spines, and A1 (AS 65020)
+    // rejects the path through A2 (AS 65020): the cabling still joins them, BGP does not.
+    let both = Failure::Parallel(a1, a_1);
+    assert_eq!(cut(&f, Some(both)), pairs(&[("a1", "a2"), ("a2", "a1")]));
+    assert!(f.failure_sets().contains(&both));
+    // The symmetric analysis (repairs around the steady state) finds the same failure, and only it.
+    assert!(symmetric(&f));
+    let a = analyse(&f);
+    let first = a.cuts.failed.expect("a failure that cuts");
+    assert_eq!(first.failure, Some(both));
+    assert_eq!(a.cuts.failures, 1);
+    assert_eq!(first.pairs, 2, "a1 and a2 are no twins: both are computed");
+}
+
+#[test]
+fn the_repairs_of_a_symmetric_plan_agree_with_computing_every_failure() {
+    for f in [parallel(), zones(65020, 65001, 21)] {
+        assert!(symmetric(&f));
+        let by_repair: BTreeSet<String> = {
+            let a = analyse(&f);
+            a.cuts
+                .failed
+                .iter()
+                .map(|c| format!("{:?}", c.failure))
+                .collect()
+        };
+        let every: Vec<Failure> = f
+            .failure_sets()
+            .into_iter()
+            .filter(|&x| !cut(&f, Some(x)).is_empty())
+            .collect();
+        let first: BTreeSet<String> = every
+            .first()
+            .map(|x| format!("{:?}", Some(*x)))
+            .into_iter()
+            .collect();
+        assert_eq!(by_repair, first);
+        assert_eq!(analyse(&f).cuts.failures, every.len() as u64);
+    }
+}
