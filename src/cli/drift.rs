@@ -115,6 +115,18 @@ fn compare(args: &Args) -> Result<bool, Exit> {
             missing.push(d.hostname.clone());
             continue;
         };
+        let running = if os == Os::Sonic {
+            running
+        } else {
+            aifab::delivery::running::check(&running, &rendered.content, &d.hostname)
+                .map(std::borrow::Cow::into_owned)
+                .map_err(|why| {
+                    trouble(&format!(
+                        "{}: {why}",
+                        args.running.join(format!("{}.cfg", d.hostname)).display()
+                    ))
+                })?
+        };
         let drift = if os == Os::Sonic {
             let own = &site.catalog.owned_tables[&os];
             config_db::drift(&rendered.content, &running, own).map_err(|e| {

@@ -20,6 +20,7 @@ pub mod mask;
 pub mod patch;
 pub mod rollout;
 pub mod route;
+pub mod running;
 pub mod secret;
 
 pub use assemble::{Drift, Mark, Ownership, drift, drift_with};

@@ -519,3 +519,40 @@ fn every_rendered_sonic_table_is_owned() {
     }
     assert!(seen > 0, "no SONiC example rendered");
 }
+
+/// Bad captures: an empty file, an EOS running-config cut short (no `end`), another switch's file, each
+/// refused with the file and the reason (exit 2); a CRLF capture with `!Time:` headers reads as the
+/// plain one.
+#[test]
+fn bad_captures_are_refused_and_crlf_reads_as_plain() {
+    let dir = common::Scratch::new("drift-bad-captures");
+    let d = dir.to_str().expect("utf-8");
+    let fixture = |host: &str| {
+        std::fs::read_to_string(Path::new(RUNNING).join(format!("{host}.cfg"))).expect("fixture")
+    };
+    let (_, plain, _) = drift(&["--running", RUNNING, "--only", "spine01"]);
+    let crlf = fixture("spine01").replace('\n', "\r\n");
+    std::fs::write(dir.join("spine01.cfg"), crlf).expect("write");
+    let (code, out, err) = drift(&["--running", d, "--only", "spine01"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(out, plain, "a CRLF capture drifts as the plain one");
+    for (host, text, why) in [
+        ("spine01", String::from("\n \n"), "an empty running-config"),
+        (
+            "spine01",
+            fixture("spine01").replace("\nend\n", "\n"),
+            "an incomplete running-config",
+        ),
+        (
+            "su1-r1-leaf",
+            fixture("su1-r1-leaf").replace("hostname su1-r1-leaf", "hostname su1-r2-leaf"),
+            "the running-config of another switch (`hostname su1-r2-leaf`)",
+        ),
+    ] {
+        std::fs::write(dir.join(format!("{host}.cfg")), &text).expect("write");
+        let (code, _, err) = drift(&["--running", d, "--only", host]);
+        assert_eq!(code, Some(2), "{host}: {err}");
+        assert!(err.contains(&format!("{host}.cfg: {why}")), "{host}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&*dir);
+}
