@@ -45,6 +45,14 @@ pub enum FrontError {
     Invalid(Box<Source>, Vec<Finding>),
     /// The lock beside the intent is unusable: every finding, located in the lock file.
     Lock(Box<Source>, Vec<Finding>),
+    /// The intent is invalid and the lock does not fit it either: both files' findings, so one run
+    /// reports every problem (the intent's first: the lock's often follow from them).
+    Both {
+        /// The intent and its findings.
+        intent: (Box<Source>, Vec<Finding>),
+        /// The lock and its findings.
+        lock: (Box<Source>, Vec<Finding>),
+    },
 }
 
 impl From<crate::lock::read::LockError> for FrontError {
@@ -179,7 +187,10 @@ pub fn front_source_locked_in(
                 && has_errors(&own)
             {
                 locate(&mut own, &spans, &source);
-                return Err(FrontError::Invalid(Box::new(source), own));
+                return Err(FrontError::Both {
+                    intent: (Box::new(source), own),
+                    lock: (Box::new(l.source.clone()), errs),
+                });
             }
             return Err(FrontError::Lock(Box::new(l.source.clone()), errs));
         }

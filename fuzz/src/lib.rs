@@ -132,7 +132,13 @@ fn exercise_inner(text: &str) -> Outcome {
         Err(FrontError::Io(e)) => {
             panic!("front_source reported an I/O error on in-memory text: {e}")
         }
-        Err(FrontError::Lock(_, findings)) => {
+        Err(
+            FrontError::Lock(_, findings)
+            | FrontError::Both {
+                lock: (_, findings),
+                ..
+            },
+        ) => {
             panic!("front_source reported a lock problem without a lock: {findings:?}")
         }
     };

@@ -293,6 +293,8 @@ fn new_with_borrowed_lock(
             );
             pipeline::front_source_locked_in(new_src, None, catalog, None)
         }
+        // The borrowed lock is the old side's file: only the new intent's own errors are its problem.
+        Err(FrontError::Both { intent, .. }) => Err(FrontError::Invalid(intent.0, intent.1)),
         other => other,
     }
 }

@@ -67,6 +67,14 @@ pub fn front_failed(err: FrontError, invalid: Exit, consequence: &str) -> Exit {
             );
             invalid
         }
+        FrontError::Both { intent, lock } => {
+            front_failed(
+                FrontError::Invalid(intent.0, intent.1),
+                invalid,
+                consequence,
+            );
+            front_failed(FrontError::Lock(lock.0, lock.1), invalid, consequence)
+        }
         FrontError::Invalid(source, findings) => {
             print_findings(&source, &findings);
             let n = findings.iter().filter(|f| f.is_error()).count();

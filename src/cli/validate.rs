@@ -135,11 +135,12 @@ fn check_with_lock(
     let findings =
         match aifab::pipeline::front_source_locked_in(source.clone(), None, catalog, lock) {
             Ok(front) => front.warnings,
-            Err(aifab::pipeline::FrontError::Invalid(_, findings)) => {
-                // The intent's errors come first, but the lock's own problems with it (out of a pool,
-                // held twice) are reported in the same run, not after the intent is fixed.
-                lock_findings = lock.and_then(|l| lock_against(l, &source));
-                findings
+            Err(aifab::pipeline::FrontError::Invalid(_, findings)) => findings,
+            // The intent's errors and the lock's own problems with it (out of a pool, held twice),
+            // in the same run.
+            Err(aifab::pipeline::FrontError::Both { intent, lock }) => {
+                lock_findings = Some((*lock.0, lock.1));
+                intent.1
             }
             Err(aifab::pipeline::FrontError::Lock(src, findings)) => {
                 lock_findings = Some((*src, findings));
@@ -160,17 +161,6 @@ fn check_with_lock(
         io_error: None,
         lock: lock_findings,
     }
-}
-
-/// The lock's range and duplicate findings against the intent of `source`, when the intent reads
-/// (whatever its other errors) and the lock has any.
-fn lock_against(
-    lock: &aifab::lock::read::Loaded,
-    source: &Source,
-) -> Option<(Source, Vec<Finding>)> {
-    let (intent, _) = aifab::validate::load_and_validate_partial(source).ok()?;
-    let errs = aifab::lock::check::against(lock, &intent);
-    (!errs.is_empty()).then(|| (lock.source.clone(), errs))
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -370,6 +370,9 @@ fn every_benchmark_size_passes_its_checks_and_the_hosts_size_renders_hosts() {
                 let rules: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
                 panic!("{size}: {rules:?}")
             }
+            Err(aifab::pipeline::FrontError::Both { intent, lock }) => {
+                panic!("{size}: {:?} {:?}", intent.1, lock.1)
+            }
             Err(aifab::pipeline::FrontError::Io(e)) => panic!("{size}: {e}"),
         };
         let files = aifab::render::Renderer::new(Catalog::builtin())

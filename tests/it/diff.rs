@@ -571,3 +571,32 @@ fn baseline_and_unexplained_changes_are_reported_per_switch() {
         "{changes:#?}"
     );
 }
+
+/// `aifab diff` of an intent with its own lock, where the intent has an error and its lock no longer
+/// fits it: both files' problems in one run, as `validate` gives them.
+#[test]
+fn an_invalid_intent_and_its_unfitting_lock_are_both_reported() {
+    let dir = common::Scratch::new("diff-both");
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let bad = text
+        .replace("leaf_asn: 65100-65299", "leaf_asn: 65200-65299")
+        .replace("min: 150KB, max: 1500KB", "min: 1600KB, max: 1500KB");
+    std::fs::write(dir.join("new.yaml"), &bad).expect("write");
+    std::fs::copy("intents/pod1-1024.lock.yaml", dir.join("new.lock.yaml")).expect("copy");
+    let o = common::aifab_command()
+        .args(["diff", "intents/pod1-1024.yaml"])
+        .arg(dir.join("new.yaml"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("AIF-QOS-001") && err.contains("AIF-LOCK-004"),
+        "{err}"
+    );
+    assert!(
+        err.contains("new.yaml: invalid") && err.contains("new.lock.yaml: invalid lock"),
+        "{err}"
+    );
+}

@@ -25,6 +25,9 @@ fn compile(text: &str, lock: Option<&Lock>) -> FabricModel {
                 f.iter().map(|f| &f.message).collect::<Vec<_>>()
             )
         }
+        Err(FrontError::Both { intent, lock }) => {
+            panic!("compile failed: {:?} {:?}", intent.1, lock.1)
+        }
         Err(FrontError::Io(e)) => panic!("{e}"),
     }
 }
