@@ -171,3 +171,35 @@ fn read_text(path: &Path) -> Result<Option<String>, String> {
         .map(Some)
         .map_err(|e| format!("{}: {e}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_DOCUMENT, read_text};
+
+    #[test]
+    fn a_document_over_the_bound_or_a_link_is_refused_unread() {
+        let dir = std::env::temp_dir().join(format!("aifab-state-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        // A sparse file one byte over the bound: refused by its size, never read into memory.
+        let big = dir.join("lldpctl.json");
+        let f = std::fs::File::create(&big).expect("create");
+        f.set_len(MAX_DOCUMENT + 1).expect("set_len");
+        let err = read_text(&big).expect_err("over the bound");
+        assert!(err.contains("over the 268435456-byte bound"), "{err}");
+        let small = dir.join("small.json");
+        std::fs::write(&small, "{}").expect("write");
+        assert_eq!(read_text(&small).expect("read").as_deref(), Some("{}"));
+        assert_eq!(read_text(&dir.join("absent.json")).expect("absent"), None);
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.json");
+            std::os::unix::fs::symlink(&small, &link).expect("link");
+            assert!(
+                read_text(&link)
+                    .expect_err("a link")
+                    .contains("a link, not followed")
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
