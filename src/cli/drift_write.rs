@@ -84,7 +84,16 @@ fn check_target(dir: &Path) -> Result<bool, String> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_dir() => {
             if std::fs::symlink_metadata(dir.join(MANIFEST)).is_ok_and(|m| m.is_file()) {
-                Ok(true)
+                // The swap removes the previous folder whole: only when all of it is aifab's.
+                let foreign = foreign_files(dir)?;
+                if foreign.is_empty() {
+                    return Ok(true);
+                }
+                Err(format!(
+                    "{}: holds what `aifab drift --write` did not write ({}): move it out, or give a new folder; nothing written",
+                    dir.display(),
+                    foreign.join(", ")
+                ))
             } else {
                 Err(format!(
                     "{}: a folder `aifab drift --write` did not make (no {MANIFEST}); give a new folder, nothing written",
@@ -99,6 +108,31 @@ fn check_target(dir: &Path) -> Result<bool, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(format!("{}: {e}; nothing written", dir.display())),
     }
+}
+
+/// The entries of `dir` its manifest does not name (the manifest itself aside), sorted.
+fn foreign_files(dir: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(dir.join(MANIFEST))
+        .map_err(|e| format!("{}: {e}", dir.join(MANIFEST).display()))?;
+    let manifest: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let mut ours: Vec<&str> = vec![MANIFEST];
+    for files in manifest["hosts"]
+        .as_object()
+        .into_iter()
+        .flat_map(|h| h.values())
+    {
+        for kind in ["assembled", "base"] {
+            ours.extend(files[kind]["file"].as_str());
+        }
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !ours.contains(&n.as_str()))
+        .collect();
+    foreign.sort();
+    Ok(foreign)
 }
 
 /// The folder `dir` is in (created when missing) and its name.

@@ -556,3 +556,24 @@ fn bad_captures_are_refused_and_crlf_reads_as_plain() {
     }
     let _ = std::fs::remove_dir_all(&*dir);
 }
+
+/// `--write` replaces its folder whole, so a folder that also holds a file it did not write (a note
+/// the operator put there) is refused, and the file stays.
+#[test]
+fn a_write_folder_with_a_foreign_file_is_refused_and_kept() {
+    let scratch = common::Scratch::new("drift-foreign");
+    let dir = scratch.join("assembled");
+    let d = dir.to_str().expect("utf-8");
+    let (code, _, err) = drift(&["--running", RUNNING, "--only", "spine01", "--write", d]);
+    assert_eq!(code, Some(1), "{err}");
+    std::fs::write(dir.join("NOTES.txt"), "mine\n").expect("write");
+    let (code, _, err) = drift(&["--running", RUNNING, "--only", "spine01", "--write", d]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("did not write (NOTES.txt)"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("NOTES.txt")).expect("kept"),
+        "mine\n"
+    );
+    assert!(dir.join("spine01.cfg").is_file(), "the folder is as it was");
+    let _ = std::fs::remove_dir_all(&*scratch);
+}

@@ -1,5 +1,5 @@
 //! The secret values `aifab drift --secrets FILE` compares with: the decrypted Ansible Vault file
-//! (`ansible-vault view secrets.vault.yml > FILE`), a YAML mapping of name to value, either at the top
+//! (`ansible-vault view secrets.vault.yml | aifab drift ... --secrets -`), a YAML mapping of name to value, either at the top
 //! or under `aifab_secrets:` (the dictionary ansible/deploy.yml reads). The file must be private: a
 //! regular file (not a link) that neither group nor others can read; `-` reads standard input.
 
