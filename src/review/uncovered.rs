@@ -14,12 +14,13 @@ use super::change::{Change, ChangeRule, Impact};
 use similar::{ChangeTag, TextDiff};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The section a line opens, if it opens one: `logging server`, `interface`, `PORT_QOS_MAP`.
-fn opens(json: bool, line: &str) -> Option<String> {
-    if json {
-        let rest = line.strip_prefix("  \"")?;
-        return (!rest.starts_with(' '))
-            .then(|| rest.split('"').next().unwrap_or_default().to_string());
+/// The section a line opens, if it opens one: `logging server`, `interface`, `PORT_QOS_MAP`. `json`
+/// is the indent of a top-level key in a JSON file (a table of config_db.json), `None` for CLI text.
+fn opens(json: Option<usize>, line: &str) -> Option<String> {
+    if let Some(indent) = json {
+        let rest = line.get(indent..)?.strip_prefix('"')?;
+        let top = line[..indent].bytes().all(|b| b == b' ');
+        return top.then(|| rest.split('"').next().unwrap_or_default().to_string());
     }
     if line.is_empty() || line.starts_with([' ', '\t', '!', '#']) || line == "end" {
         return None;
@@ -41,7 +42,15 @@ fn opens(json: bool, line: &str) -> Option<String> {
 
 /// The sections of one file whose lines differ between `old` and `new` (in order of first change).
 pub fn sections_changed(path: &str, old: &str, new: &str) -> Vec<String> {
-    let json = path.ends_with(".json");
+    // A JSON file's top-level keys sit at the indent of its first indented line (2 or 4 spaces).
+    let indent = |t: &str| {
+        t.lines()
+            .map(|l| l.len() - l.trim_start_matches(' ').len())
+            .find(|n| *n > 0)
+    };
+    let json = path
+        .ends_with(".json")
+        .then(|| indent(new).or(indent(old)).unwrap_or(2));
     let (mut in_old, mut in_new) = (String::new(), String::new());
     let mut out: Vec<String> = Vec::new();
     for c in TextDiff::from_lines(old, new).iter_all_changes() {
@@ -136,6 +145,13 @@ mod tests {
         let old = "{\n  \"NTP_SERVER\": {\n    \"192.0.2.1\": {}\n  },\n  \"PORT\": {}\n}\n";
         let new = "{\n  \"NTP_SERVER\": {\n    \"192.0.2.2\": {}\n  },\n  \"PORT\": {}\n}\n";
         assert_eq!(sections_changed("config_db.json", old, new), ["NTP_SERVER"]);
+        // config_db.json as aifab renders it: four spaces.
+        let old4 = old.replace("  ", "    ");
+        let new4 = new.replace("  ", "    ");
+        assert_eq!(
+            sections_changed("config_db.json", &old4, &new4),
+            ["NTP_SERVER"]
+        );
         assert!(sections_changed("a.cfg", old, old).is_empty());
     }
 }
