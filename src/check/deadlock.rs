@@ -60,6 +60,9 @@ pub struct Analysis {
     pub verdict: Verdict,
     /// Leaf pairs without a route, with every link up and after failures.
     pub cuts: Cuts,
+    /// (leaf, switch) pairs where the leaf has no route to the loopback of a spine or super-spine, with
+    /// every link up.
+    pub loopbacks: Cuts,
 }
 
 /// The routing rules on a compiled fabric (a whole one: not an `--only` model).
@@ -67,6 +70,7 @@ pub fn rules(model: &FabricModel) -> Vec<Finding> {
     let fabric = Fabric::new(model);
     let a = analyse(&fabric);
     let mut out = reach::findings(model, &fabric, &a.cuts);
+    out.extend(reach::loopback_findings(model, &fabric, &a.loopbacks));
     match a.verdict {
         Verdict::Proven => {}
         Verdict::Valley {
@@ -102,9 +106,11 @@ pub fn symmetric(fabric: &Fabric) -> bool {
 /// The analysis of `fabric`.
 pub fn analyse(fabric: &Fabric) -> Analysis {
     if symmetric(fabric) {
+        let (cuts, loopbacks) = reach::symmetric(fabric);
         return Analysis {
             verdict: Verdict::Proven,
-            cuts: reach::symmetric(fabric),
+            cuts,
+            loopbacks,
         };
     }
     let failures = fabric.failure_sets();
@@ -117,7 +123,12 @@ pub fn analyse(fabric: &Fabric) -> Analysis {
         targeted(fabric, failures, EXHAUSTIVE_BUDGET / per_case)
     };
     let mut search = Search::new(fabric);
-    search.run(&origins, None);
+    // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
+    // that spine's loopback after a failure under any plan that gives a tier one ASN).
+    let others: Vec<Node> = (0..fabric.len() as Node)
+        .filter(|&n| !fabric.is_leaf(n))
+        .collect();
+    search.run(&[origins.as_slice(), &others].concat(), None);
     for f in failures {
         search.run(&origins, Some(f));
     }
@@ -136,15 +147,18 @@ pub fn analyse(fabric: &Fabric) -> Analysis {
     Analysis {
         verdict,
         cuts: search.cuts,
+        loopbacks: search.loopbacks,
     }
 }
 
-/// The exhaustive computation: every case's routes, its first valley and its leaf pairs without a
-/// route.
+/// The exhaustive computation: every case's routes, its first valley, its leaf pairs without a route
+/// and its leaves without a route to another switch's loopback.
 struct Search<'a> {
     fabric: &'a Fabric,
     valley: Option<(Option<Failure>, Node, Valley)>,
     cuts: Cuts,
+    loopbacks: Cuts,
+    /// (leaf, failure) cases computed.
     cases: u64,
 }
 
@@ -154,6 +168,7 @@ impl<'a> Search<'a> {
             fabric,
             valley: None,
             cuts: Cuts::default(),
+            loopbacks: Cuts::default(),
             cases: 0,
         }
     }
@@ -162,10 +177,13 @@ impl<'a> Search<'a> {
     fn run(&mut self, origins: &[Node], failure: Option<Failure>) {
         let fabric = self.fabric;
         let comp = fabric.components(failure);
-        let mut cut = reach::Cut::new(failure);
+        // [leaf destinations, the other switches' loopbacks]
+        let mut cut = [reach::Cut::new(failure), reach::Cut::new(failure)];
         for &o in origins {
+            let leaf = fabric.is_leaf(o);
             if failure.and_then(Failure::switch) == Some(o) {
-                self.cases += 1; // the destination is gone with its switch: nothing to route
+                // The destination is gone with its switch: nothing to route.
+                self.cases += u64::from(leaf);
                 continue;
             }
             let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
@@ -175,15 +193,19 @@ impl<'a> Search<'a> {
                 &down,
                 failure.and_then(Failure::switch),
             );
-            self.cases += 1;
-            if self.valley.is_none()
-                && let Some(v) = fabric.valley(&c.routes)
-            {
-                self.valley = Some((failure, o, v));
+            if leaf {
+                self.cases += 1;
+                if self.valley.is_none()
+                    && let Some(v) = fabric.valley(&c.routes)
+                {
+                    self.valley = Some((failure, o, v));
+                }
             }
-            cut.add(fabric, &c, &comp, 1);
+            cut[usize::from(!leaf)].add(fabric, &c, &comp, 1);
         }
-        self.cuts.push(cut);
+        let [servers, loopbacks] = cut;
+        self.cuts.push(servers);
+        self.loopbacks.push(loopbacks);
     }
 }
 

@@ -195,7 +195,12 @@ impl Fabric {
     /// The destinations whose traffic is lossless: the leaves, where the servers are (a spine's own
     /// loopback carries no RoCE traffic).
     pub fn leaves(&self) -> impl Iterator<Item = Node> + '_ {
-        (0..self.len() as Node).filter(|&n| self.tier[n as usize] == 0)
+        (0..self.len() as Node).filter(|&n| self.is_leaf(n))
+    }
+
+    /// Whether switch `n` is a leaf (the lowest tier).
+    pub fn is_leaf(&self, n: Node) -> bool {
+        self.tier[n as usize] == 0
     }
 
     /// Number of switches.

@@ -15,6 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 
 /// How many leaf pairs a finding names.
 const NAMED: usize = 4;
+/// Set in a twin key's last entry, which holds the switch's tier rather than a neighbor.
+const TIER_MARK: Node = 1 << 31;
 
 /// The leaf pairs without a route in one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,17 +126,24 @@ fn drop_point(
 /// The cuts of a symmetric plan ([`super::deadlock::symmetric`]): one leaf of each set of twins (the
 /// same links to the same switches) is computed with every link up, and again after a failure only
 /// where the failure takes every next hop of some switch: elsewhere every switch keeps its AS-path
-/// length and, the plan being symmetric, the same path, so no pair loses its route.
-pub fn symmetric(fabric: &Fabric) -> Cuts {
-    let mut cuts = Cuts::default();
+/// length and, the plan being symmetric, the same path, so no pair loses its route. The failure the
+/// finding names is then computed again with every leaf as a destination, so its pair count is exact
+/// (a failure at one twin's link treats the twins apart); the other failures are only counted.
+pub fn symmetric(fabric: &Fabric) -> (Cuts, Cuts) {
     let comp = fabric.components(None);
-    let mut steady = Cut::new(None);
+    // [leaf destinations, the other switches' loopbacks]
+    let mut steady = [Cut::new(None), Cut::new(None)];
     let failures = fabric.failure_sets();
-    // Per failure (by index), the pairs of the destinations computed.
-    let mut cut_by: BTreeMap<usize, Cut> = BTreeMap::new();
+    // Per (failure index, destination kind), the pairs of the destinations computed.
+    let mut cut_by: BTreeMap<(usize, usize), Cut> = BTreeMap::new();
     for (rep, weight) in twins(fabric) {
+        let kind = usize::from(!fabric.is_leaf(rep));
         let c = fabric.compute(rep, None, &|_| false, None);
-        steady.add(fabric, &c, &comp, weight);
+        steady[kind].add(fabric, &c, &comp, weight);
+        if kind == 1 {
+            // Loopbacks with every link up only ([`super::deadlock::Analysis::loopbacks`]).
+            continue;
+        }
         let order = by_length(&c.routes);
         for (i, &f) in failures.iter().enumerate() {
             if f.switch() == Some(rep) || !takes_all(fabric, &c.routes, f) {
@@ -149,25 +158,52 @@ pub fn symmetric(fabric: &Fabric) -> Cuts {
                     && c.routes.dist[s as usize] != UNREACHABLE
             });
             if lost {
-                let cut = cut_by.entry(i).or_insert_with(|| Cut::new(Some(f)));
+                let cut = cut_by.entry((i, kind)).or_insert_with(|| Cut::new(Some(f)));
                 cut.add(fabric, &cf, &fabric.components(Some(f)), 1);
             }
         }
     }
-    cuts.push(steady);
-    for (_, c) in cut_by {
-        cuts.push(c);
+    let [servers, loopbacks] = steady;
+    let mut out = [Cuts::default(), Cuts::default()];
+    out[0].push(servers);
+    out[1].push(loopbacks);
+    // The failure a finding names (the first whose pairs the cabling still joins) is counted again
+    // over every destination of its kind: twins are not all alike once a link of one of them is down.
+    let mut named = [false, false];
+    for ((_, kind), c) in cut_by {
+        if c.pairs > 0 && !named[kind] {
+            named[kind] = true;
+            out[kind].push(every_destination(fabric, c.failure, kind == 0));
+        } else {
+            out[kind].push(c);
+        }
     }
-    cuts
+    let [servers, loopbacks] = out;
+    (servers, loopbacks)
 }
 
-/// One leaf of each set of twins, with the size of the set.
+/// The cut of `failure` with every leaf (`leaves`), or every other switch, as a destination.
+fn every_destination(fabric: &Fabric, failure: Option<Failure>, leaves: bool) -> Cut {
+    let mut cut = Cut::new(failure);
+    let comp = fabric.components(failure);
+    let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
+    let dead = failure.and_then(Failure::switch);
+    for o in (0..fabric.len() as Node).filter(|&o| fabric.is_leaf(o) == leaves && Some(o) != dead) {
+        let c = fabric.compute(o, failure.and_then(Failure::link), &down, dead);
+        cut.add(fabric, &c, &comp, 1);
+    }
+    cut
+}
+
+/// One switch of each set of twins (the same links to the same switches, the same tier), with the
+/// size of the set.
 fn twins(fabric: &Fabric) -> Vec<(Node, u64)> {
     let mut sets: HashMap<Vec<Node>, usize> = HashMap::new();
     let mut out: Vec<(Node, u64)> = Vec::new();
-    for s in fabric.leaves() {
+    for s in 0..fabric.len() as Node {
         let mut key: Vec<Node> = fabric.links_of(s).iter().map(|&(x, _)| x).collect();
         key.sort_unstable();
+        key.push(Node::from(fabric.tier[s as usize]) | TIER_MARK);
         match sets.get(&key) {
             Some(&i) => out[i].1 += 1,
             None => {
@@ -206,24 +242,49 @@ fn takes_all(fabric: &Fabric, r: &Routes, f: Failure) -> bool {
 
 /// The `AIF-ROUTE-003` findings of `cuts`.
 pub fn findings(model: &FabricModel, fabric: &Fabric, cuts: &Cuts) -> Vec<Finding> {
+    kind_findings(model, fabric, cuts, Dest::Servers)
+}
+
+/// The `AIF-ROUTE-004` finding of `loopbacks`: leaves without a route to a spine's or super-spine's
+/// loopback with every link up. After a failure a leaf cut off from a spine loses that spine's
+/// loopback under every plan that gives the spines one ASN (the other spines reject the path), so
+/// failures are not reported.
+pub fn loopback_findings(model: &FabricModel, fabric: &Fabric, loopbacks: &Cuts) -> Vec<Finding> {
+    let steady = Cuts {
+        steady: loopbacks.steady.clone(),
+        ..Cuts::default()
+    };
+    kind_findings(model, fabric, &steady, Dest::Loopbacks)
+}
+
+/// What a cut's destinations are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dest {
+    /// Leaves: their server prefixes (and loopbacks).
+    Servers,
+    /// Spines and super-spines: their loopbacks.
+    Loopbacks,
+}
+
+fn kind_findings(model: &FabricModel, fabric: &Fabric, cuts: &Cuts, dest: Dest) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(c) = &cuts.steady {
-        out.push(finding(model, fabric, c, ""));
+        out.push(finding(model, fabric, c, "", dest));
     }
     if let Some(c) = &cuts.failed {
         let more = match cuts.failures {
             0 | 1 => String::new(),
             n => format!(
-                " ({} other failures in scope leave leaf pairs without a route too)",
+                " ({} other failures in scope leave such pairs without a route too)",
                 n - 1
             ),
         };
-        out.push(finding(model, fabric, c, &more));
+        out.push(finding(model, fabric, c, &more, dest));
     }
     out
 }
 
-fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str) -> Finding {
+fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str, dest: Dest) -> Finding {
     let name = |n: Node| &*fabric.names[n as usize];
     let when = match c.failure {
         Some(f) => f.text(fabric),
@@ -250,17 +311,29 @@ fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str) -> Finding
         }
         _ => String::new(),
     };
+    let (rule, what, hint) = match dest {
+        Dest::Servers => (
+            Rule::LeafUnreachable,
+            "leaf pairs the cabling joins have no route (from → to)",
+            "BGP drops these prefixes because of the ASN plan: give every leaf its own ASN, every spine of a zone the zone's ASN and every super-spine the one super-spine ASN, each tier apart from the others (correct or delete the `asn` pins in the lock, docs/lock.md)",
+        ),
+        Dest::Loopbacks => (
+            Rule::LoopbackUnreachable,
+            "(leaf, switch) pairs the cabling joins have no route from the leaf to the switch's loopback (leaf → switch)",
+            "in-band management, telemetry or BGP sessions to these loopbacks fail from those leaves: BGP drops the loopback routes because of the ASN plan (a switch rejects a path through another switch of its own ASN); cable each leaf to every spine of its ASN, or reach the loopbacks out of band",
+        ),
+    };
     Finding::new(
-        Rule::LeafUnreachable,
+        rule,
         format!(
-            "{when}, {} of {} leaf pairs the cabling joins have no route (from → to): {}{named}{why}{more}",
+            "{when}, {} of {} {what}: {}{named}{why}{more}",
             c.pairs,
             c.joined,
             pairs.join(", ")
         ),
     )
     .at("/fabric/bgp")
-    .hint("BGP drops these prefixes because of the ASN plan: give every leaf its own ASN, every spine of a zone the zone's ASN and every super-spine the one super-spine ASN, each tier apart from the others (correct or delete the `asn` pins in the lock, docs/lock.md)")
+    .hint(hint)
 }
 
 /// `10.52.0.0/31 and 7 more`: the server prefixes a leaf announces (its loopback when it has none).

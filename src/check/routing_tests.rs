@@ -196,3 +196,82 @@ fn the_repairs_of_a_symmetric_plan_agree_with_computing_every_failure() {
         assert_eq!(analyse(&f).cuts.failures, every.len() as u64);
     }
 }
+
+/// [`parallel`] with a third leaf a3 cabled as a2 is (a2's twin).
+fn parallel_with_twins() -> Fabric {
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("a3", 0, 65203, 3),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, 65020, 21),
+        ("X1", 2, 65001, 40),
+        ("X2", 2, 65001, 41),
+    ];
+    let links = [
+        (0, 3),
+        (0, 3),
+        (0, 4),
+        (1, 3),
+        (2, 3),
+        (3, 5),
+        (3, 6),
+        (4, 5),
+        (4, 6),
+    ];
+    Fabric::hand(&switches, &links)
+}
+
+#[test]
+fn the_named_failure_counts_every_leaf_pair_even_between_twins() {
+    let f = parallel_with_twins();
+    assert!(symmetric(&f));
+    let both = Failure::Parallel(node(&f, "a1"), node(&f, "A1"));
+    let want = pairs(&[("a1", "a2"), ("a1", "a3"), ("a2", "a1"), ("a3", "a1")]);
+    assert_eq!(cut(&f, Some(both)), want);
+    // a2 and a3 are twins, computed once: the named failure is counted again over every leaf.
+    let first = analyse(&f).cuts.failed.expect("a failure that cuts");
+    assert_eq!(first.failure, Some(both));
+    assert_eq!(first.pairs, want.len() as u64);
+}
+
+/// One zone: a1 cabled to A1 only, a2 to both spines; both spines on AS 65020 under X1.
+fn one_armed() -> Fabric {
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, 65020, 21),
+        ("X1", 2, 65001, 40),
+    ];
+    let links = [(0, 2), (1, 2), (1, 3), (2, 4), (3, 4)];
+    Fabric::hand(&switches, &links)
+}
+
+#[test]
+fn a_leaf_reaches_only_the_loopbacks_bgp_passes_on() {
+    let f = one_armed();
+    // The leaves reach each other.
+    assert_eq!(cut(&f, None), BTreeSet::new());
+    // A2's loopback reaches A1 only through a2 or X1, and A1 rejects both paths (AS 65020 is its
+    // own): a1, cabled to A1 alone, has no route to it.
+    let c = f.compute(node(&f, "A2"), None, &|_| false, None);
+    assert_eq!(c.routes.dist[node(&f, "a1") as usize], UNREACHABLE);
+    let a = analyse(&f);
+    assert_eq!(a.cuts.steady, None);
+    let lo = a.loopbacks.steady.expect("a loopback without a route");
+    assert_eq!(lo.pairs, 1);
+    assert_eq!(lo.first, vec![(node(&f, "a1"), node(&f, "A2"))]);
+    // The same with a1 cabled to both spines: every loopback is reached.
+    let both = Fabric::hand(
+        &[
+            ("a1", 0, 65201, 1),
+            ("a2", 0, 65202, 2),
+            ("A1", 1, 65020, 20),
+            ("A2", 1, 65020, 21),
+            ("X1", 2, 65001, 40),
+        ],
+        &[(0, 2), (0, 3), (1, 2), (1, 3), (2, 4), (3, 4)],
+    );
+    assert_eq!(analyse(&both).loopbacks.steady, None);
+}

@@ -21,6 +21,10 @@ pub struct Args {
     /// evenly over the links of both tiers; 0 for none. Default: `all`, or 0 with --state.
     #[arg(long, value_parser = failures)]
     pub failures: Option<Failures>,
+    /// After the single links, fail N groups of parallel links (every link between two switches at
+    /// once: a line card, an optic cage, a cable bundle) and N whole switches, each spread evenly.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub grouped: usize,
     /// Once converged (before any failure), write every switch's state as a SONiC switch prints it to
     /// DIR/<hostname>/ (lldpctl.json, lldpcli-chassis.json, frr-bgp-summary.json,
     /// frr-ip-route.json), for `aifab verify --state DIR`. DIR must be new or empty.
@@ -122,6 +126,7 @@ pub fn run(args: Args) -> Exit {
     };
     let opts = aifab::twin::Options {
         failures,
+        grouped: args.grouped,
         timeout: Duration::from_secs(args.timeout),
         faults,
         state: args.state,

@@ -19,6 +19,7 @@ mod report;
 pub mod state;
 pub mod wiring;
 
+use crate::check::failures::Failure;
 use crate::check::paths::{Fabric, LinkId, Node, Routes};
 use crate::model::{FabricModel, PortKind};
 use crate::platform::Catalog;
@@ -49,6 +50,9 @@ pub struct Options {
     /// How many single link failures to try: None for every fabric link, else that many spread evenly
     /// over the links (both tiers).
     pub failures: Option<usize>,
+    /// How many groups of parallel links (all links between two switches, failing together) and how
+    /// many whole switches to fail as well, each spread evenly over those the fabric has.
+    pub grouped: usize,
     /// How long to wait for convergence, each time.
     pub timeout: Duration,
     /// Faults to plant when the lab is built.
@@ -107,13 +111,13 @@ pub fn run(
     }
     // Failures start from the steady state: without it they would only measure the same timeout.
     let failures = if report.converged_in.is_some() {
-        pick(run.fabric.links.len(), opts.failures)
+        failure_cases(&run.fabric, opts.failures, opts.grouped)
     } else {
         Vec::new()
     };
-    for l in failures {
+    for case in failures {
         check_interrupt()?;
-        let f = fail_one(&mut lab, &run, l)?;
+        let f = fail_one(&mut lab, &run, case)?;
         report.failures.push(f);
     }
     Ok(report)
@@ -409,26 +413,75 @@ pub fn pick(len: usize, n: Option<usize>) -> Vec<LinkId> {
     }
 }
 
-/// Takes link `l` (of the fabric as cabled) down, waits for the FIBs the analysis computes for that
-/// failure, compares, looks for valleys, and brings the link back (waiting for the steady state again).
-fn fail_one(lab: &mut Lab, run: &Run<'_>, l: LinkId) -> Result<FailureReport, String> {
+/// The failures to try: `links` single links ([`pick`]), then `grouped` groups of parallel links
+/// and `grouped` whole switches, each spread evenly over those of the fabric.
+pub fn failure_cases(fabric: &Fabric, links: Option<usize>, grouped: usize) -> Vec<Failure> {
+    let mut out: Vec<Failure> = pick(fabric.links.len(), links)
+        .into_iter()
+        .map(Failure::Link)
+        .collect();
+    if grouped == 0 {
+        return out;
+    }
+    let sets = fabric.failure_sets();
+    for parallel in [true, false] {
+        let kind: Vec<Failure> = sets
+            .iter()
+            .copied()
+            .filter(|f| matches!(f, Failure::Parallel(..)) == parallel && f.link().is_none())
+            .collect();
+        let chosen = pick(kind.len(), Some(grouped));
+        out.extend(chosen.into_iter().map(|i| kind[i as usize]));
+    }
+    out
+}
+
+/// The name of failure `f` in the report: the link (`a:port—b:port`), the parallel links, the switch.
+fn failure_name(fabric: &Fabric, f: Failure) -> String {
+    let name = |n: Node| &*fabric.names[n as usize];
+    match f {
+        Failure::Link(l) => fabric.link_name(l),
+        Failure::Parallel(a, b) => format!("every link between {} and {}", name(a), name(b)),
+        Failure::Switch(n) => format!("switch {} (every link of it)", name(n)),
+    }
+}
+
+/// Takes the links of failure `f` (of the fabric as cabled) down, a whole switch as every link of it,
+/// waits for the FIBs the analysis computes for that failure, compares, looks for valleys, and brings
+/// the links back (waiting for the steady state again).
+fn fail_one(lab: &mut Lab, run: &Run<'_>, f: Failure) -> Result<FailureReport, String> {
     let (model, fabric) = (run.model, &run.fabric);
-    let k = &fabric.links[l as usize];
-    let wire = run
-        .wiring
-        .planned(k.a, &k.a_port)
-        .ok_or_else(|| format!("{}: no cable in the lab", fabric.link_name(l)))?;
-    let routes: Vec<Routes> = origins(fabric).map(|o| fabric.select(o, Some(l))).collect();
+    let taken: Vec<LinkId> = (0..fabric.links.len() as LinkId)
+        .filter(|&l| f.takes(fabric, l))
+        .collect();
+    let mut wires = Vec::with_capacity(taken.len());
+    for &l in &taken {
+        let k = &fabric.links[l as usize];
+        let wire = run
+            .wiring
+            .planned(k.a, &k.a_port)
+            .ok_or_else(|| format!("{}: no cable in the lab", fabric.link_name(l)))?;
+        wires.push(wire);
+    }
+    let down_link = |l: LinkId| f.takes(fabric, l);
+    let routes: Vec<Routes> = origins(fabric)
+        .map(|o| fabric.compute(o, f.link(), &down_link, f.switch()).routes)
+        .collect();
     let want = fib::expected(model, fabric, &routes);
-    let mut live = vec![true; fabric.links.len()];
-    live[l as usize] = false;
+    let live: Vec<bool> = (0..fabric.links.len() as LinkId)
+        .map(|l| !f.takes(fabric, l))
+        .collect();
     let t0 = Instant::now();
-    set_wire(lab, wire, "down")?;
+    for wire in &wires {
+        set_wire(lab, wire, "down")?;
+    }
     let down = settle(lab, fabric, &want, &live, run.timeout)?;
     let reconverged_in = down.converged.then(|| t0.elapsed());
     let mut mismatches = fib::all_differences(&fabric.names, &down.fibs, &want);
-    let valley = valleys(model, fabric, &down.fibs, Some(l));
-    restore(lab, wire)?;
+    let valley = valleys(model, fabric, &down.fibs, f.link());
+    for wire in &wires {
+        restore(lab, wire)?;
+    }
     let all = vec![true; fabric.links.len()];
     let back = settle(lab, fabric, &run.steady, &all, run.timeout)?;
     if !back.converged {
@@ -450,7 +503,7 @@ fn fail_one(lab: &mut Lab, run: &Run<'_>, l: LinkId) -> Result<FailureReport, St
             leaves.len(),
         ),
         narrowed: (narrowed, narrowest.unwrap_or(0)),
-        link: fabric.link_name(l),
+        link: failure_name(fabric, f),
         reconverged_in,
         sessions: total(&down.sessions),
         mismatches,

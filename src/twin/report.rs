@@ -73,10 +73,11 @@ pub struct LeafReport {
     pub uplinks: usize,
 }
 
-/// One single link failure.
+/// One failure: a link, every link between two switches, or a whole switch.
 #[derive(Clone, Debug, Serialize)]
 pub struct FailureReport {
-    /// The link (`a:port—b:port`).
+    /// What failed: the link (`a:port—b:port`), `every link between A and B`, or `switch S (every
+    /// link of it)`.
     pub link: String,
     /// Time from taking it down until every FIB held what the analysis computes for the failure.
     #[serde(serialize_with = "millis")]
@@ -273,7 +274,7 @@ impl Report {
             let ok = self.failures.iter().filter(|f| f.ok()).count();
             let _ = writeln!(
                 s,
-                "single link failures: {} tried, {ok} reconverged to the analysis's FIBs without a valley",
+                "failures (single links, then groups of parallel links and whole switches with --grouped): {} tried, {ok} reconverged to the analysis's FIBs without a valley",
                 self.failures.len()
             );
             let times: Vec<f64> = self

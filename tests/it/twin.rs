@@ -326,6 +326,15 @@ fn locked_model(intent: &str) -> aifab::model::FabricModel {
 }
 
 fn run_lab(model: &aifab::model::FabricModel, failures: Option<usize>) -> aifab::twin::Report {
+    run_lab_grouped(model, failures, 0)
+}
+
+/// [`run_lab`] that also fails `grouped` groups of parallel links and `grouped` whole switches.
+fn run_lab_grouped(
+    model: &aifab::model::FabricModel,
+    failures: Option<usize>,
+    grouped: usize,
+) -> aifab::twin::Report {
     let cat = aifab::platform::Catalog::builtin();
     let configs = Renderer::new(cat)
         .expect("templates")
@@ -334,6 +343,7 @@ fn run_lab(model: &aifab::model::FabricModel, failures: Option<usize>) -> aifab:
         .expect("render");
     let opts = aifab::twin::Options {
         failures,
+        grouped,
         timeout: std::time::Duration::from_secs(60),
         faults: aifab::twin::faults::Faults::default(),
         state: None,
@@ -427,7 +437,8 @@ fn plan_seed() -> u64 {
 
 /// Random small fabrics with random ASN pins (one switch moved to another tier's or another
 /// switch's ASN, or its own): FRR installs, switch by switch and prefix by prefix, the next hops the
-/// path-vector computes, with every link up and after a sample of link failures. The seed is printed
+/// path-vector computes, with every link up and after a sample of each failure kind (single links, a
+/// group of parallel links, a whole switch). The seed is printed
 /// (`AIFAB_TWIN_SEED=<seed>` replays it).
 #[test]
 fn random_pinned_plans_agree_with_frr() {
@@ -481,8 +492,25 @@ fn random_pinned_plans_agree_with_frr() {
             m.summary.super_spines,
             m.devices[i].hostname
         );
-        let report = run_lab(&m, Some(3));
+        // Three single links, then one group of parallel links (where the fabric has one) and one
+        // whole switch.
+        let report = run_lab_grouped(&m, Some(3), 1);
         assert!(report.mismatches.is_empty(), "{what}\n{}", report.text());
+        let fabric = aifab::check::paths::Fabric::new(&m);
+        let parallel = fabric
+            .failure_sets()
+            .iter()
+            .any(|f| matches!(f, aifab::check::failures::Failure::Parallel(..)));
+        let kinds = 3.min(fabric.links.len()) + usize::from(parallel) + 1;
+        assert_eq!(report.failures.len(), kinds, "{what}\n{}", report.text());
+        assert!(
+            report
+                .failures
+                .iter()
+                .any(|f| f.link.starts_with("switch ")),
+            "{what}\n{}",
+            report.text()
+        );
         for f in &report.failures {
             assert!(f.mismatches.is_empty(), "{what}\n{}", report.text());
         }
