@@ -105,6 +105,11 @@ pub fn symmetric(fabric: &Fabric) -> bool {
 
 /// The analysis of `fabric`.
 pub fn analyse(fabric: &Fabric) -> Analysis {
+    analyse_within(fabric, EXHAUSTIVE_BUDGET)
+}
+
+/// The analysis of `fabric` with `budget` switch and link visits for a plan the proof does not cover.
+pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     if symmetric(fabric) {
         let (cuts, loopbacks) = reach::symmetric(fabric);
         return Analysis {
@@ -117,10 +122,10 @@ pub fn analyse(fabric: &Fabric) -> Analysis {
     let leaves: Vec<Node> = fabric.leaves().collect();
     let per_case = (fabric.links.len() as u64 * 2 + fabric.len() as u64).max(1);
     let all = (failures.len() as u64 + 1) * leaves.len() as u64;
-    let (origins, failures) = if all.saturating_mul(per_case) <= EXHAUSTIVE_BUDGET {
+    let (origins, failures) = if all.saturating_mul(per_case) <= budget {
         (leaves, failures)
     } else {
-        targeted(fabric, failures, EXHAUSTIVE_BUDGET / per_case)
+        targeted(fabric, failures, budget / per_case)
     };
     let mut search = Search::new(fabric);
     // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
@@ -211,9 +216,17 @@ impl<'a> Search<'a> {
 
 /// On a fabric too large for every case: around every switch whose neighbors above have different
 /// ASNs, the failures of it, its links and its neighbors above, with the leaves below those neighbors
-/// as destinations (then the other leaves), within `cases` (leaf, failure) cases.
-fn targeted(fabric: &Fabric, all: Vec<Failure>, cases: u64) -> (Vec<Node>, Vec<Failure>) {
+/// as destinations (then the other leaves), within `cases` (leaf, failure) cases. Where several
+/// switches break the proof, their destinations take turns, so each is searched around, not only the
+/// first.
+pub(super) fn targeted(
+    fabric: &Fabric,
+    all: Vec<Failure>,
+    cases: u64,
+) -> (Vec<Node>, Vec<Failure>) {
     let mut near = vec![false; fabric.len()];
+    // Per switch that breaks the proof, the leaves below its neighbors above.
+    let mut regions: Vec<Vec<Node>> = Vec::new();
     for n in 0..fabric.len() as Node {
         let above: Vec<Node> = fabric
             .links_of(n)
@@ -226,9 +239,14 @@ fn targeted(fabric: &Fabric, all: Vec<Failure>, cases: u64) -> (Vec<Node>, Vec<F
             .any(|&x| fabric.asn[x as usize] != fabric.asn[above[0] as usize])
         {
             near[n as usize] = true;
-            for x in above {
+            let mut below: Vec<Node> = Vec::new();
+            for &x in &above {
                 near[x as usize] = true;
+                below.extend(fabric.links_of(x).iter().map(|&(y, _)| y));
             }
+            below.push(n);
+            below.retain(|&y| fabric.is_leaf(y));
+            regions.push(below);
         }
     }
     let touches = |f: &Failure| match *f {
@@ -240,17 +258,21 @@ fn targeted(fabric: &Fabric, all: Vec<Failure>, cases: u64) -> (Vec<Node>, Vec<F
         Failure::Switch(n) => near[n as usize],
     };
     let failures: Vec<Failure> = all.into_iter().filter(touches).collect();
-    let mut origins: Vec<Node> = (0..fabric.len() as Node)
-        .filter(|&x| near[x as usize])
-        .flat_map(|x| fabric.links_of(x).iter().map(|&(y, _)| y))
-        .filter(|&y| fabric.tier[y as usize] == 0)
-        .chain(fabric.leaves())
-        .collect();
+    let mut origins = take_turns(&regions);
+    origins.extend(fabric.leaves());
     let mut seen = vec![false; fabric.len()];
     origins.retain(|&n| !std::mem::replace(&mut seen[n as usize], true));
     let fit = (cases / (failures.len() as u64 + 1)).max(1) as usize;
     origins.truncate(fit);
     (origins, failures)
+}
+
+/// The first of each list, then the second of each, and so on.
+fn take_turns(lists: &[Vec<Node>]) -> Vec<Node> {
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    (0..longest)
+        .flat_map(|i| lists.iter().filter_map(move |l| l.get(i).copied()))
+        .collect()
 }
 
 fn valley_finding(fabric: &Fabric, failure: Option<Failure>, origin: Node, v: &Valley) -> Finding {

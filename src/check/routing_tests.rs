@@ -275,3 +275,45 @@ fn a_leaf_reaches_only_the_loopbacks_bgp_passes_on() {
     );
     assert_eq!(analyse(&both).loopbacks.steady, None);
 }
+
+#[test]
+fn a_search_too_large_for_every_case_takes_each_broken_zone_in_turn() {
+    // Both zones have spines of two ASNs, so both break the proof.
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("b1", 0, 65203, 3),
+        ("b2", 0, 65204, 4),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, 65030, 21),
+        ("B1", 1, 65021, 30),
+        ("B2", 1, 65031, 31),
+        ("X1", 2, 65001, 40),
+    ];
+    let mut links = Vec::new();
+    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
+        for s in spines {
+            links.push((leaf, s));
+        }
+    }
+    for s in 4..8 {
+        links.push((s, 8));
+    }
+    let f = Fabric::hand(&switches, &links);
+    let all = f.failure_sets();
+    // Room for two destinations: one of each zone, not both of the first.
+    let (origins, failures) =
+        super::deadlock::targeted(&f, all.clone(), 2 * (all.len() as u64 + 1));
+    let names: Vec<&str> = origins.iter().map(|&o| &*f.names[o as usize]).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with('a')), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with('b')), "{names:?}");
+    assert!(!failures.is_empty());
+    // With a budget that small, the analysis still finds zone B's valley or zone A's, and says so.
+    let a = super::deadlock::analyse_within(&f, 1);
+    assert!(
+        matches!(a.verdict, Verdict::Valley { .. }),
+        "{:?}",
+        a.verdict
+    );
+}
