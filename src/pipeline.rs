@@ -8,7 +8,7 @@
 //! faulted are left out: they would repeat that fault).
 
 use crate::check;
-use crate::compile::compile_locked;
+use crate::compile::{addressing, compile_locked};
 use crate::diag::{Finding, Source, Span, has_errors};
 use crate::intent::Intent;
 use crate::load::{self, SpanMap};
@@ -294,6 +294,13 @@ fn later_stages(
             .is_none_or(|s| !spoiled.contains(&s))
     };
     let earlier_errors = has_errors(&findings);
+    // Port arithmetic that failed hides no pool or ASN range too small for the device counts.
+    let unshaped = match &shape {
+        Err(_) => shape::counts(intent)
+            .map(|c| addressing::without_shape(intent, &addressing::Sizes::of_counts(&c)))
+            .unwrap_or_default(),
+        Ok(_) => Vec::new(),
+    };
     let compiled = shape.and_then(|s| compile_locked(intent, catalog, &s, placement, only, lock));
     match compiled {
         Ok(model) => {
@@ -310,9 +317,9 @@ fn later_stages(
         }
         Err(errs) => {
             if earlier_errors {
-                findings.extend(errs.into_iter().filter(fresh));
+                findings.extend(errs.into_iter().chain(unshaped).filter(fresh));
             } else {
-                findings.extend(errs);
+                findings.extend(errs.into_iter().chain(unshaped));
             }
             Err(findings)
         }

@@ -23,7 +23,7 @@ use crate::model::{
     AddressPool, LinkTier, ManagementAddr, Name, Neighbor, Peer, PoolUse, ServerSubnet,
 };
 use crate::rules::Rule;
-use crate::shape::Shape;
+use crate::shape::{Counts, Shape};
 use crate::spell;
 use foldhash::{HashSet, HashSetExt as _};
 use rayon::prelude::*;
@@ -118,28 +118,82 @@ struct Needs {
     server_addresses: u64,
 }
 
+/// The fabric's sizes the pool and ASN checks compare with: from the [`Shape`], or from the
+/// [`Counts`] alone when the port arithmetic failed (then the switch links are unknown and their pool
+/// is not checked), so a wrong spine count does not hide a pool or an ASN range that is too small.
+pub struct Sizes {
+    three_tier: bool,
+    zones: u32,
+    leaves: u64,
+    switches: u64,
+    ports_per_leaf: u64,
+    /// Leaf-spine plus spine-super-spine links, when the port arithmetic gave them.
+    switch_links: Option<u64>,
+}
+
+impl Sizes {
+    /// The sizes of a whole shape with `switches` placed switches.
+    fn of_shape(s: &Shape, switches: usize) -> Sizes {
+        Sizes {
+            three_tier: s.three_tier,
+            zones: s.zones,
+            leaves: s.leaves() as u64,
+            switches: switches as u64,
+            ports_per_leaf: s.ports_per_leaf() as u64,
+            switch_links: Some(
+                s.leaves() as u64 * s.leaf_up as u64 + s.spines() as u64 * s.spine_up as u64,
+            ),
+        }
+    }
+
+    /// The sizes the device counts give.
+    pub fn of_counts(c: &Counts) -> Sizes {
+        Sizes {
+            three_tier: c.three_tier,
+            zones: c.zones,
+            leaves: c.leaves() as u64,
+            switches: c.leaves() as u64 + c.spines() as u64 + c.super_spines as u64,
+            ports_per_leaf: c.homes.ports_per_leaf() as u64,
+            switch_links: None,
+        }
+    }
+}
+
+/// The pool and ASN range findings an intent whose port arithmetic failed can still be given (its
+/// device counts are known): pools too small for the switches and the servers, overlapping pools,
+/// ASN ranges too small.
+pub fn without_shape(intent: &Intent, sizes: &Sizes) -> Vec<Finding> {
+    let a = &intent.fabric.addressing;
+    let mut errs = match Pools::new(a) {
+        Ok(pools) => {
+            let needs = Needs::of(a, sizes);
+            let mut e = capacity(&pools, &needs, a.server_mode, sizes);
+            e.extend(overlaps(&pools));
+            e
+        }
+        Err(e) => e,
+    };
+    errs.extend(asn_ranges(&intent.fabric.bgp, sizes));
+    errs
+}
+
 impl Needs {
-    fn of(a: &Addressing, s: &Shape, switches: usize) -> Needs {
+    fn of(a: &Addressing, s: &Sizes) -> Needs {
         let mode = a.server_mode;
-        let switch_links =
-            s.leaves() as u64 * s.leaf_up as u64 + s.spines() as u64 * s.spine_up as u64;
         // network + gateway + servers (and their pods' addresses) + broadcast
         let per_port = 1 + u64::from(a.pod_addresses_per_port);
-        let hosts = s.ports_per_leaf() as u64 * per_port + 3;
+        let hosts = s.ports_per_leaf * per_port + 3;
         let server_subnet_bits = 64 - (hosts - 1).leading_zeros();
         let (server_blocks, server_addresses) = match mode {
             ServerMode::Routed => {
-                let nics = s.leaves() as u64 * s.ports_per_leaf() as u64;
+                let nics = s.leaves * s.ports_per_leaf;
                 (nics, 2 * nics)
             }
-            ServerMode::RailSubnet => {
-                let leaves = s.leaves() as u64;
-                (leaves, leaves * (1u64 << server_subnet_bits))
-            }
+            ServerMode::RailSubnet => (s.leaves, s.leaves * (1u64 << server_subnet_bits)),
         };
         Needs {
-            switches: switches as u64,
-            switch_links,
+            switches: s.switches,
+            switch_links: s.switch_links.unwrap_or(0),
             server_blocks,
             server_subnet_bits,
             server_addresses,
@@ -168,10 +222,11 @@ pub fn assign(
     let a = &intent.fabric.addressing;
     let bgp = &intent.fabric.bgp;
     let pools = Pools::new(a)?;
-    let needs = Needs::of(a, s, f.devices.len());
-    let mut errs = capacity(&pools, &needs, a.server_mode, s);
+    let sizes = Sizes::of_shape(s, f.devices.len());
+    let needs = Needs::of(a, &sizes);
+    let mut errs = capacity(&pools, &needs, a.server_mode, &sizes);
     errs.extend(overlaps(&pools));
-    errs.extend(asn_ranges(bgp, s));
+    errs.extend(asn_ranges(bgp, &sizes));
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -202,7 +257,7 @@ pub fn assign(
 }
 
 /// Pools too small for the fabric.
-fn capacity(p: &Pools, need: &Needs, mode: ServerMode, s: &Shape) -> Vec<Finding> {
+fn capacity(p: &Pools, need: &Needs, mode: ServerMode, s: &Sizes) -> Vec<Finding> {
     let mut errs = Vec::new();
     if p.lo.size < need.loopbacks() {
         errs.push(p.lo.too_small(
@@ -210,7 +265,7 @@ fn capacity(p: &Pools, need: &Needs, mode: ServerMode, s: &Shape) -> Vec<Finding
             &format!("{} switches (plus network and broadcast)", need.switches),
         ));
     }
-    if p.fl.size < need.fabric_links() {
+    if s.switch_links.is_some() && p.fl.size < need.fabric_links() {
         errs.push(p.fl.too_small(
             need.fabric_links(),
             &format!("{} switch links", need.switch_links),
@@ -221,7 +276,7 @@ fn capacity(p: &Pools, need: &Needs, mode: ServerMode, s: &Shape) -> Vec<Finding
             ServerMode::Routed => format!("{} server /31s", need.server_blocks),
             ServerMode::RailSubnet => format!(
                 "{} rail-leaf subnets of /{}",
-                s.leaves(),
+                s.leaves,
                 32 - need.server_subnet_bits
             ),
         };
@@ -253,9 +308,9 @@ fn overlaps(p: &Pools) -> Vec<Finding> {
 }
 
 /// ASN ranges too small for the fabric, and a missing super-spine ASN.
-fn asn_ranges(bgp: &Bgp, s: &Shape) -> Vec<Finding> {
+fn asn_ranges(bgp: &Bgp, s: &Sizes) -> Vec<Finding> {
     let mut errs = Vec::new();
-    if bgp.leaf_asn.len() < s.leaves() as u64 {
+    if bgp.leaf_asn.len() < s.leaves {
         errs.push(
             Finding::new(
                 Rule::LeafAsnsTooFew,
@@ -263,7 +318,7 @@ fn asn_ranges(bgp: &Bgp, s: &Shape) -> Vec<Finding> {
                     "leaf ASN range {} holds {} ASNs; the fabric has {} leaves",
                     bgp.leaf_asn,
                     bgp.leaf_asn.len(),
-                    s.leaves()
+                    s.leaves
                 ),
             )
             .at("/fabric/bgp/leaf_asn")

@@ -705,3 +705,43 @@ fn intent_errors_and_lock_range_errors_come_together() {
     let has = |code: &str| findings.iter().any(|f| f["code"] == code);
     assert!(has("AIF-QOS-001") && has("AIF-LOCK-004"), "{findings:#?}");
 }
+
+/// A spine count the uplinks do not spread over (the port arithmetic fails) hides neither a server
+/// pool nor a leaf ASN range too small for the fabric's device counts: all three come back from one
+/// run, each at its line, in `validate` and in `render` (which writes nothing).
+#[test]
+fn a_wrong_spine_count_hides_no_pool_or_asn_range() {
+    let text = read("intents/three-tier-small.yaml")
+        .replacen(
+            "hostname: \"z{zone}-spine{index}\"\n      count: 2",
+            "hostname: \"z{zone}-spine{index}\"\n      count: 3",
+            1,
+        )
+        .replace("server_links: 10.22.0.0/24", "server_links: 10.22.0.0/28")
+        .replace("leaf_asn: 65200-65299", "leaf_asn: 65200-65203");
+    let scratch = common::Scratch::new("validate-unshaped");
+    let file = scratch.join("unshaped.yaml");
+    std::fs::write(&file, &text).expect("write");
+    let file = file.to_str().expect("utf-8").to_string();
+    let (code, findings) = validate_json(&file);
+    assert_eq!(code, Some(1));
+    expect_at(&findings, &file, "AIF-FAB-004", "count: 3", 0, 7);
+    expect_at(&findings, &file, "AIF-ADDR-002", "10.22.0.0/28", 0, 0);
+    expect_at(&findings, &file, "AIF-BGP-001", "65200-65203", 0, 0);
+    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    assert_eq!(errors, 3, "{findings:#?}");
+    let out = scratch.join("out");
+    let r = aifab(&[
+        "render",
+        &file,
+        "--no-lock",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    for code in ["AIF-FAB-004", "AIF-ADDR-002", "AIF-BGP-001"] {
+        assert!(stderr.contains(code), "{code}: {stderr}");
+    }
+    assert!(!out.exists(), "render wrote {}", out.display());
+}
