@@ -282,16 +282,18 @@ fn later_stages(
         findings.extend(check::ecmp_rules(intent, s));
         findings.extend(shape::warnings(s));
     }
-    let spoiled: Vec<&str> = findings
+    // Where an earlier stage found an error: a compiler finding at the same place, or around it or
+    // inside it, is that error again in other words; one elsewhere in the same section is not.
+    let spoiled: Vec<String> = findings
         .iter()
         .filter(|f| f.is_error())
-        .filter_map(|f| f.pointer.as_deref().and_then(validate::section_of))
+        .filter_map(|f| f.pointer.clone())
+        .filter(|p| validate::section_of(p).is_some())
         .collect();
     let fresh = |f: &Finding| {
         f.pointer
             .as_deref()
-            .and_then(validate::section_of)
-            .is_none_or(|s| !spoiled.contains(&s))
+            .is_none_or(|p| !spoiled.iter().any(|s| nested(s, p) || nested(p, s)))
     };
     let earlier_errors = has_errors(&findings);
     // Port arithmetic that failed hides no pool or ASN range too small for the device counts.
@@ -324,6 +326,13 @@ fn later_stages(
             Err(findings)
         }
     }
+}
+
+/// Whether JSON pointer `inner` is `outer` or inside it (`/fabric/bgp/leaf_asn` in `/fabric/bgp`).
+fn nested(outer: &str, inner: &str) -> bool {
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Fills in file, span, line and column of findings that only carry a JSON pointer; sorts by position.

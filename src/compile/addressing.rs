@@ -125,6 +125,8 @@ pub struct Sizes {
     three_tier: bool,
     zones: u32,
     leaves: u64,
+    spines: u64,
+    super_spines: u64,
     switches: u64,
     ports_per_leaf: u64,
     /// Leaf-spine plus spine-super-spine links, when the port arithmetic gave them.
@@ -138,6 +140,8 @@ impl Sizes {
             three_tier: s.three_tier,
             zones: s.zones,
             leaves: s.leaves() as u64,
+            spines: s.spines() as u64,
+            super_spines: s.super_spines as u64,
             switches: switches as u64,
             ports_per_leaf: s.ports_per_leaf() as u64,
             switch_links: Some(
@@ -152,6 +156,8 @@ impl Sizes {
             three_tier: c.three_tier,
             zones: c.zones,
             leaves: c.leaves() as u64,
+            spines: c.spines() as u64,
+            super_spines: c.super_spines as u64,
             switches: c.leaves() as u64 + c.spines() as u64 + c.super_spines as u64,
             ports_per_leaf: c.homes.ports_per_leaf() as u64,
             switch_links: None,
@@ -174,7 +180,38 @@ pub fn without_shape(intent: &Intent, sizes: &Sizes) -> Vec<Finding> {
         Err(e) => e,
     };
     errs.extend(asn_ranges(&intent.fabric.bgp, sizes));
+    if let Some(m) = &intent.fabric.management {
+        errs.extend(management_span(m, sizes));
+    }
     errs
+}
+
+/// `AIF-ADDR-004` from the device counts alone: each role's management addresses run from its first
+/// address for as many switches as the role has, and the last must stay inside the subnet.
+fn management_span(m: &Management, s: &Sizes) -> Option<Finding> {
+    let roles = [
+        ("leaves", Some(m.first.leaf), s.leaves),
+        ("spines", Some(m.first.spine), s.spines),
+        ("super-spines", m.first.super_spine, s.super_spines),
+    ];
+    roles.into_iter().find_map(|(what, first, n)| {
+        let IpAddr::V4(first) = first? else {
+            return None;
+        };
+        let last = u32::from(first).checked_add(u32::try_from(n.checked_sub(1)?).ok()?);
+        let outside = last.is_none_or(|l| !m.subnet.0.contains(IpAddr::V4(Ipv4Addr::from(l))));
+        outside.then(|| {
+            Finding::new(
+                Rule::ManagementOutsideSubnet,
+                format!(
+                    "the management addresses of the {n} {what} run from {first} past {}",
+                    m.subnet
+                ),
+            )
+            .at("/fabric/management/first")
+            .hint("move the role's first address down or widen the subnet")
+        })
+    })
 }
 
 impl Needs {
@@ -228,6 +265,8 @@ pub fn assign(
     errs.extend(overlaps(&pools));
     errs.extend(asn_ranges(bgp, &sizes));
     if !errs.is_empty() {
+        // The management addresses need no pool: a pool too small hides none of their problems.
+        errs.extend(management(intent, f, lock));
         return Err(errs);
     }
     loopbacks(&pools.lo, s, f);

@@ -80,6 +80,20 @@ pub fn load_and_validate_partial(source: &Source) -> Result<(Intent, SpanMap), I
     let mut findings = doc.findings;
     findings.extend(validate_value(&doc.value, &doc.spans, source));
     if !findings.is_empty() {
+        // The sections that passed the schema are still read, so a value in them the schema accepts
+        // but that cannot be read (an address with a byte over 255) is found in the same run.
+        // What failed the schema is taken out first: its list item, or else its section.
+        sort_findings(&mut findings);
+        let mut value = doc.value.clone();
+        let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+        let skipped = findings.iter().all(|f| {
+            f.pointer
+                .as_deref()
+                .is_some_and(|p| skip_bad_value(&mut value, p, &mut taken).is_some())
+        });
+        if skipped {
+            findings.extend(bad_values(value, &doc.spans, source, taken));
+        }
         sort_findings(&mut findings);
         return Err(Invalid {
             partial: partial::partial(&doc.value, &findings),
@@ -91,13 +105,46 @@ pub fn load_and_validate_partial(source: &Source) -> Result<(Intent, SpanMap), I
         Ok(intent) => return Ok((intent, doc.spans)),
         Err(e) => e,
     };
-    // A value the schema accepts but that cannot be read (an address with a byte over 255): its
-    // section is stood in for and the rest read again, so every such value is found, and the rules
-    // whose sections are clean still run (partial::partial).
-    let mut findings = vec![bad_value(&first, &doc.spans, source, &BTreeMap::new())];
-    let mut value = doc.value.clone();
-    // Per list, how many items were taken out so far: later errors in it point at shifted indices.
-    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    let mut findings = bad_values_from(
+        &first,
+        doc.value.clone(),
+        &doc.spans,
+        source,
+        BTreeMap::new(),
+    );
+    sort_findings(&mut findings);
+    Err(Invalid {
+        partial: partial::partial(&doc.value, &findings),
+        findings,
+        spans: Some(doc.spans),
+    })
+}
+
+/// Every value of `value` the schema accepts but that cannot be read (`AIF-SCHEMA-009`), each at its
+/// place in the file: after each, its list item (or else its section) is taken out and the rest read
+/// again. Empty when `value` reads.
+fn bad_values(
+    value: Value,
+    spans: &SpanMap,
+    source: &Source,
+    taken: BTreeMap<String, usize>,
+) -> Vec<Finding> {
+    match serde_path_to_error::deserialize::<_, Intent>(&value) {
+        Ok(_) => Vec::new(),
+        Err(e) => bad_values_from(&e, value, spans, source, taken),
+    }
+}
+
+/// [`bad_values`] after the `first` error reading `value`, whose lists lost the items `taken` counts
+/// (later errors in them point at shifted indices).
+fn bad_values_from(
+    first: &serde_path_to_error::Error<serde_json::Error>,
+    mut value: Value,
+    spans: &SpanMap,
+    source: &Source,
+    mut taken: BTreeMap<String, usize>,
+) -> Vec<Finding> {
+    let mut findings = vec![bad_value(first, spans, source, &taken)];
     for _ in 0..256 {
         let Some(pointer) = findings.last().and_then(|f| f.pointer.clone()) else {
             break;
@@ -108,7 +155,7 @@ pub fn load_and_validate_partial(source: &Source) -> Result<(Intent, SpanMap), I
         match serde_path_to_error::deserialize::<_, Intent>(&value) {
             Ok(_) => break,
             Err(e) => {
-                let f = bad_value(&e, &doc.spans, source, &taken);
+                let f = bad_value(&e, spans, source, &taken);
                 if findings.iter().any(|g| g.pointer == f.pointer) {
                     break;
                 }
@@ -116,12 +163,7 @@ pub fn load_and_validate_partial(source: &Source) -> Result<(Intent, SpanMap), I
             }
         }
     }
-    sort_findings(&mut findings);
-    Err(Invalid {
-        partial: partial::partial(&doc.value, &findings),
-        findings,
-        spans: Some(doc.spans),
-    })
+    findings
 }
 
 /// Takes the value at `pointer` (as written) out of `value` so the rest can be read: the list item it

@@ -29,6 +29,7 @@ mod hosts;
 mod layers;
 mod lock;
 mod mask;
+mod matrix;
 mod meaning;
 mod only_fast;
 mod os_views;
