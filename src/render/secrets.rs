@@ -129,6 +129,17 @@ impl EnvSecrets {
     }
 }
 
+/// The refusal of every `{env: NAME}` of the intent that `policy` does not admit (each name once, at the
+/// first place that names it): what `aifab validate` reports without reading any variable.
+pub fn outside_prefix(intent: &Intent, policy: &EnvPolicy) -> Vec<Finding> {
+    let mut seen = std::collections::BTreeSet::new();
+    env_names(intent)
+        .into_iter()
+        .filter(|(name, _)| !policy.admits(name) && seen.insert(name.clone()))
+        .map(|(name, pointer)| policy.refusal(&name, &pointer))
+        .collect()
+}
+
 /// The values of the intent's environment secrets that are set (and usable) in `lookup`, the unset ones
 /// left out: what `render --check` hides in what it prints.
 pub fn set_values(intent: &Intent, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {

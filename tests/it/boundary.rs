@@ -410,6 +410,13 @@ fn an_environment_secret_outside_the_projects_prefix_is_not_read() {
         !text.contains("Leak3d") && !t.repo.join("out").exists(),
         "{text}"
     );
+    // `validate`, where a pull request's check runs, refuses it too, without the variable.
+    let (code, text) = t.run(&["validate", "fab.yaml"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("`GITHUB_TOKEN` does not start with `AIFAB_`"),
+        "{text}"
+    );
     // The project widens it on purpose: read and filled.
     std::fs::write(t.repo.join("aifab.yaml"), "secrets:\n  env_prefix: \"\"\n").expect("write");
     let (code, text) = t.run_in(&t.repo, &render, &token);
