@@ -156,14 +156,22 @@ impl Root {
 
     /// Whether `path` as typed (made absolute, `.` and `..` taken lexically) stays out of the root all
     /// the way: no folder on it resolves inside the root (so no link of the repository is on its way),
-    /// and it resolves where it says.
+    /// no folder on it below the working folder is a link (the tree around the intent's folder, when
+    /// that folder is the root, is no more trusted than the repository), and it resolves where it says.
     fn typed_outside(&self, path: &Path, resolved: Option<&Path>) -> bool {
         let typed = absolute(path);
         let enters = typed
             .ancestors()
             .filter_map(|a| std::fs::canonicalize(a).ok())
             .any(|a| a.starts_with(&self.dir));
-        !enters && resolved.is_some_and(|r| resolve(&typed).as_deref() == Some(r))
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let linked_below_cwd = typed
+            .ancestors()
+            .filter(|a| a.starts_with(&cwd) && *a != cwd)
+            .any(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()));
+        !enters
+            && !linked_below_cwd
+            && resolved.is_some_and(|r| resolve(&typed).as_deref() == Some(r))
     }
 }
 

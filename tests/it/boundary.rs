@@ -294,6 +294,28 @@ fn an_output_folder_through_a_link_out_of_the_repository_is_refused() {
 
 #[cfg(unix)]
 #[test]
+fn without_a_marked_root_the_tree_above_the_intent_still_cannot_lead_out() {
+    // No .git, no aifab.yaml: the root is intents/, yet the tarball's top, where the command runs, is
+    // no more trusted: a link there is not followed, a real sibling folder is the user's.
+    let t = Tree::new("bare-top", Kind::Bare);
+    std::fs::create_dir_all(t.repo.join("intents")).expect("mkdir");
+    std::fs::rename(t.repo.join("fab.yaml"), t.repo.join("intents/fab.yaml")).expect("mv");
+    std::fs::create_dir_all(t.outside.join("build")).expect("mkdir");
+    link(&t.outside.join("build"), &t.repo.join("build"));
+    t.refused(
+        &["render", "intents/fab.yaml", "--out", "build/x", "-q"],
+        "build/x",
+    );
+    assert!(
+        files(&t.outside.join("build")).is_empty(),
+        "nothing written"
+    );
+    let (code, text) = t.run(&["render", "intents/fab.yaml", "--out", "configs/x", "-q"]);
+    assert_eq!(code, 0, "a real folder beside the intents: {text}");
+}
+
+#[cfg(unix)]
+#[test]
 fn the_paths_a_user_types_keep_working() {
     for kind in [Kind::Git, Kind::Project] {
         let t = Tree::new("legit", kind);
