@@ -1,50 +1,20 @@
-//! Reading the files a user names (intents, locks, golden files, manifests, site files) safely: a
-//! symbolic link is followed only when its target lies inside the repository that holds the link (a
-//! link a clone can carry to `/proc/self/environ` or `/dev/zero` is refused with its path), only
-//! regular files are read, and every read stops at a size bound.
+//! Reading the files a user names (intents, locks, golden files, manifests, site files) safely: a path
+//! is read only when, fully resolved (every folder on the way, every link), it lies inside the
+//! repository around it ([`crate::boundary`]: git's work tree, else the folder of `aifab.yaml`, else the
+//! file's own folder), so a link a clone or a tarball carries to `/proc/self/environ` or `/dev/zero` is
+//! refused with its path; only regular files are read, and every read stops at a size bound.
 
+use crate::boundary::{Origin, Root};
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The git work tree that holds `dir` (the nearest ancestor with a `.git`), canonical; `None` outside
-/// any repository.
-pub fn repository_of(dir: &Path) -> Option<PathBuf> {
-    let dir = std::fs::canonicalize(dir).ok()?;
-    dir.ancestors()
-        .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok())
-        .map(Path::to_path_buf)
-}
-
-/// Refuses `path` when it is a symbolic link inside a git repository whose target lies outside that
-/// repository (a link a clone can carry to `/proc/self/environ`). A link outside any repository is the
-/// user's own (`/dev/stdin`), and anything that is not a link passes.
-pub fn link_inside_repository(path: &Path) -> Result<(), String> {
-    let Ok(m) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if !m.file_type().is_symlink() {
-        return Ok(());
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let Some(root) = repository_of(parent) else {
-        return Ok(());
-    };
-    match std::fs::canonicalize(path) {
-        Ok(target) if target.starts_with(&root) => Ok(()),
-        Ok(target) => Err(format!(
-            "{} is a symbolic link to {}, outside the repository {}: aifab reads no link that leaves the repository it is in; copy the file in instead",
-            path.display(),
-            target.display(),
-            root.display()
-        )),
-        Err(e) => Err(format!(
-            "{} is a symbolic link that cannot be followed: {e}",
-            path.display()
-        )),
-    }
+/// Refuses `path` when, fully resolved, it lies outside the repository around it (see
+/// [`Root::of`]): a link, or a folder on the way that is a link, that leaves it. The message names the
+/// path, where it resolves to and the root.
+pub fn inside_repository(path: &Path) -> Result<(), String> {
+    Root::of(path)
+        .admit(path, Origin::Repository)
+        .map_err(|e| e.to_string())
 }
 
 /// The largest site file read (the project file, a site platform file, a site template): 4 MiB, as an
@@ -81,7 +51,7 @@ impl ReadError {
 /// (a FIFO or `/dev/zero` can never make it read forever), and a file that grows while it is read
 /// stops at the bound.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    link_inside_repository(path).map_err(ReadError::Refused)?;
+    inside_repository(path).map_err(ReadError::Refused)?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::Missing,
         _ => ReadError::Refused(format!("{}: {e}", path.display())),
@@ -122,7 +92,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 /// [`read_text`] as shared text, read straight into the shared allocation: a lock of tens of MB is not
 /// copied a second time (as `Arc::from(String)` would).
 pub fn read_shared_text(path: &Path, limit: u64) -> Result<std::sync::Arc<str>, ReadError> {
-    link_inside_repository(path).map_err(ReadError::Refused)?;
+    inside_repository(path).map_err(ReadError::Refused)?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::Missing,
         _ => ReadError::Refused(format!("{}: {e}", path.display())),
@@ -173,6 +143,22 @@ pub fn read_own(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
         return Err(ReadError::TooLarge(limit + 1));
     }
     Ok(bytes)
+}
+
+/// Reads the text of a file below a folder already admitted ([`crate::boundary::Root::admit`]), at
+/// most `limit` bytes: opened without following a link, so no resolution per file (a golden folder of
+/// thousands of files is checked once); a link is read by [`read_text`], with its full check.
+pub fn read_text_below(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = match read_own(path, limit) {
+        Err(ReadError::Refused(_))
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) =>
+        {
+            return read_text(path, limit);
+        }
+        other => other?,
+    };
+    String::from_utf8(bytes)
+        .map_err(|_| ReadError::Refused(format!("{}: not UTF-8 text", path.display())))
 }
 
 /// Opens `path` for reading without waiting on a FIFO's writer (the caller checks the kind).
@@ -233,6 +219,7 @@ pub fn pid_alive(_: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn scratch(name: &str) -> PathBuf {
         let t = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -12,6 +12,7 @@
 // its size does not matter, and boxing it everywhere would only add noise.
 #![allow(clippy::result_large_err)]
 
+pub mod boundary;
 pub mod check;
 pub mod compile;
 pub mod delivery;

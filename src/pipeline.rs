@@ -64,13 +64,19 @@ impl From<crate::lock::read::LockError> for FrontError {
     }
 }
 
-/// Reads an intent file, refusing to read more than [`load::MAX_FILE_BYTES`] or through a link that
-/// leaves the repository. `Ok(Err(finding))` when
+/// The names of standard input an intent may be read from (`aifab validate /dev/stdin < x.yaml`).
+const STDIN: [&str; 2] = ["/dev/stdin", "/dev/fd/0"];
+
+/// Reads an intent file, refusing to read more than [`load::MAX_FILE_BYTES`] or a path that leaves the
+/// repository around it ([`crate::boundary`]). `Ok(Err(finding))` when
 /// the file is too large or not UTF-8; `Err` on an I/O error.
 pub fn read_bounded(path: &Path) -> std::io::Result<Result<Source, (Source, Finding)>> {
     let name = path.display().to_string();
-    // A link a repository carries out of itself (to `/proc/self/environ`, say) is not read.
-    crate::files::link_inside_repository(path).map_err(std::io::Error::other)?;
+    // A path that leaves the repository around it (a link, or a linked folder, to
+    // `/proc/self/environ`, say) is not read; standard input, typed as such, is the user's own.
+    if !STDIN.iter().any(|s| path == Path::new(s)) {
+        crate::files::inside_repository(path).map_err(std::io::Error::other)?;
+    }
     let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {

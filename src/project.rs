@@ -5,15 +5,20 @@
 //! ```yaml
 //! platforms: site/platforms   # extra <os>.yaml platform files (like --platforms)
 //! templates: site/templates   # <os>/<name>.j2 templates (like --templates)
+//! secrets:
+//!   env_prefix: AIFAB_        # the only environment variables `{env: NAME}` may name (the default)
 //! ```
 //!
-//! Paths are relative to the project file. Command-line flags win over the file.
+//! Paths are relative to the project file and must stay inside the repository (docs/security.md).
+//! Command-line flags win over the file. The file may be empty: without git, it marks the top of the
+//! repository.
 
+use crate::render::secrets::EnvPolicy;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// The project file's name.
-pub const FILE: &str = "aifab.yaml";
+pub const FILE: &str = crate::boundary::PROJECT_FILE;
 
 /// Where a site's extensions are, after the project file and the flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,40 +29,44 @@ pub struct Extensions {
     pub templates: Option<PathBuf>,
     /// The project file these came from, if any.
     pub project_file: Option<PathBuf>,
+    /// The prefix every `{env: NAME}` secret must have (`""`: any name).
+    pub env_prefix: EnvPolicy,
 }
 
 /// The project file's contents.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProjectFile {
     #[serde(default)]
     platforms: Option<PathBuf>,
     #[serde(default)]
     templates: Option<PathBuf>,
+    #[serde(default)]
+    secrets: Option<SecretsSettings>,
+}
+
+/// `secrets:` of the project file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SecretsSettings {
+    env_prefix: String,
 }
 
 /// The project file that applies to `intent`: beside it or in a folder above, stopping after the first
-/// folder that holds `.git`.
+/// folder that holds `.git` (the folders as written: a linked folder on the way is passed over, as
+/// [`crate::boundary::Root::of`] passes it over).
 pub fn find(intent: &Path) -> Option<PathBuf> {
-    let start = intent
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let start = std::fs::canonicalize(start).ok()?;
-    for dir in start.ancestors() {
-        let candidate = dir.join(FILE);
-        if candidate.is_file() {
-            return Some(candidate);
-        }
-        if dir.join(".git").exists() {
-            return None;
-        }
-    }
-    None
+    crate::boundary::Root::of(intent)
+        .project_file()
+        .map(Path::to_path_buf)
 }
 
+/// The hint every problem of the project file carries.
+const HELP: &str = "the project file has three optional keys: `platforms` and `templates` (folders, relative to it) and `secrets: {env_prefix: AIFAB_}`";
+
 /// The extensions for `intent`: the flags where given, else the project file's settings (paths made
-/// relative to it). Errors name the project file with line and column.
+/// relative to it), and the environment prefix of its secrets. Errors name the project file with line
+/// and column.
 pub fn extensions(
     intent: &Path,
     platforms: Option<PathBuf>,
@@ -67,27 +76,95 @@ pub fn extensions(
         platforms,
         templates,
         project_file: None,
+        env_prefix: EnvPolicy::default(),
     };
-    if ext.platforms.is_some() && ext.templates.is_some() {
-        return Ok(ext);
-    }
     let Some(file) = find(intent) else {
         return Ok(ext);
     };
     let text = crate::files::read_text(&file, crate::files::SITE_FILE_BYTES)
         .map_err(|e| e.describe(&file, crate::files::SITE_FILE_BYTES))?;
-    let p: ProjectFile = serde_norway::from_str(&text).map_err(|e| {
-        let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-        let msg = e.to_string();
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        format!(
-            "{}:{l}:{c}: {msg}\n  help: the project file has two optional keys, `platforms` and `templates` (folders, relative to it)",
-            file.display()
-        )
-    })?;
+    let p = parse(&file, &text)?;
     let base = file.parent().unwrap_or(Path::new("."));
     ext.platforms = ext.platforms.or(p.platforms.map(|d| base.join(d)));
     ext.templates = ext.templates.or(p.templates.map(|d| base.join(d)));
+    if let Some(s) = p.secrets {
+        let (l, c) = key_position(&text, "env_prefix");
+        let at = format!("{}:{l}:{c}", file.display());
+        if !valid_prefix(&s.env_prefix) {
+            return Err(format!(
+                "{at}: env_prefix `{}` is not the start of an environment variable name\n  help: give capital letters, digits and `_` (e.g. `AIFAB_`), or `\"\"` to allow any name",
+                s.env_prefix
+            ));
+        }
+        ext.env_prefix = EnvPolicy {
+            prefix: s.env_prefix,
+            set_at: Some(at),
+        };
+    }
     ext.project_file = Some(file);
     Ok(ext)
+}
+
+/// The project file's settings; an empty file (or one of comments) sets nothing.
+fn parse(file: &Path, text: &str) -> Result<ProjectFile, String> {
+    let blank = text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+    if blank {
+        return Ok(ProjectFile::default());
+    }
+    serde_norway::from_str(text).map_err(|e| {
+        let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        let msg = e.to_string();
+        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+        format!("{}:{l}:{c}: {msg}\n  help: {HELP}", file.display())
+    })
+}
+
+/// Whether `p` can start an environment variable name: empty, or capital letters, digits and `_`, not
+/// starting with a digit.
+fn valid_prefix(p: &str) -> bool {
+    p.chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && !p.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Line and column (1-based) of the first `key:` in `text`, or 1:1.
+fn key_position(text: &str, key: &str) -> (usize, usize) {
+    let pat = format!("{key}:");
+    text.lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find(&pat).map(|c| (i + 1, c + 1)))
+        .unwrap_or((1, 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_files_parse_with_a_located_prefix() {
+        let f = Path::new("aifab.yaml");
+        assert!(
+            parse(f, "# only a comment\n").is_ok(),
+            "a blank file marks the root"
+        );
+        let p = parse(f, "secrets:\n  env_prefix: CI_AIFAB_\n").expect("parses");
+        assert_eq!(
+            p.secrets.map(|s| s.env_prefix).as_deref(),
+            Some("CI_AIFAB_")
+        );
+        let e = parse(f, "secrets: {prefix: X}\n").expect_err("unknown key");
+        assert!(e.starts_with("aifab.yaml:1:"), "{e}");
+        assert_eq!(
+            key_position("a: 1\nsecrets:\n  env_prefix: X\n", "env_prefix"),
+            (3, 3)
+        );
+        for ok in ["", "AIFAB_", "CI_2_"] {
+            assert!(valid_prefix(ok), "{ok}");
+        }
+        for bad in ["aifab_", "2X", "A-B", "A B"] {
+            assert!(!valid_prefix(bad), "{bad}");
+        }
+    }
 }

@@ -79,11 +79,15 @@ pub fn run(args: Args) -> Exit {
 fn compare(args: &Args) -> Result<bool, Exit> {
     let only = only_matcher(args.only.as_deref())?;
     let site = super::site::Site::load(args.intent.as_ref(), &args.site)?;
+    site.admit(&args.running)?;
+    if let Some(w) = &args.write {
+        site.admit(w)?;
+    }
     let front = front_or_exit(&args.intent, args.quiet, only.as_ref(), site.catalog)?;
     only_matches_some(&front.model, args.only.as_deref(), only.as_ref())?;
     let mut renderer = site.renderer()?;
     if args.write.is_some() {
-        renderer = super::render::with_secrets(renderer, &front, &args.intent)?;
+        renderer = super::render::with_secrets(renderer, &front, &args.intent, &site.env)?;
     }
     let meta = aifab::render::Meta::for_intent_path(&args.intent, &front.model.name);
     let files = renderer
@@ -96,7 +100,7 @@ fn compare(args: &Args) -> Result<bool, Exit> {
         Some(p) => values::read(p).map_err(|e| trouble(&format!("--secrets {e}")))?,
         None => BTreeMap::new(),
     };
-    let env = env_values(files.iter().map(|f| f.content.as_str()));
+    let env = env_values(files.iter().map(|f| f.content.as_str()), &site.env);
     let mut compared: Vec<Compared> = Vec::new();
     let (mut missing, mut skipped) = (Vec::new(), Vec::new());
     for d in &front.model.devices {
@@ -196,8 +200,12 @@ fn config_of(catalog: &Catalog, platform: &str, host: &str) -> Option<(Os, Strin
     Some((os, spec.file.replace("{hostname}", host)))
 }
 
-/// The environment's value of every `AIFAB_ENV(NAME)` the rendered texts name and the environment sets.
-fn env_values<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeMap<String, String> {
+/// The environment's value of every `AIFAB_ENV(NAME)` the rendered texts name, the project allows
+/// (`policy`: another name is never read) and the environment sets.
+fn env_values<'a>(
+    texts: impl Iterator<Item = &'a str>,
+    policy: &aifab::render::secrets::EnvPolicy,
+) -> BTreeMap<String, String> {
     let token = aifab::model::baseline::ENV_TOKEN;
     let mut out = BTreeMap::new();
     for text in texts {
@@ -205,6 +213,9 @@ fn env_values<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeMap<String, Stri
             let Some((name, _)) = part.split_once(')') else {
                 continue;
             };
+            if !policy.admits(name) {
+                continue;
+            }
             if let Ok(v) = std::env::var(name) {
                 out.insert(name.to_string(), v);
             }

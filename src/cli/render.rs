@@ -187,6 +187,9 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     let only = only_matcher(args.only.as_deref())?;
     let site = super::site::Site::load(args.intent.as_ref(), &args.site)?;
     let writes = matches!(target, Target::Out(_)) || args.bless;
+    match target {
+        Target::Out(d) | Target::Check(d) => site.admit(d)?,
+    }
     if writes {
         aifab::write::interrupt::install();
         let folder = match target {
@@ -233,7 +236,7 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     };
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
     let renderer = match target {
-        Target::Out(_) => with_secrets(renderer, &front, &args.intent)?,
+        Target::Out(_) => with_secrets(renderer, &front, &args.intent, &site.env)?,
         Target::Check(_) => renderer,
     };
     // An --only inventory lists the devices with a config in the folder (src/render/inventory.rs).
@@ -250,14 +253,16 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
 }
 
 /// The renderer with the values of the environment secrets the intent names (`{env: NAME}`); an unset
-/// or unusable one is refused, located in the intent. (`aifab drift --write` fills them the same way.)
+/// or unusable one, or one outside the prefix the project allows (`policy`, never read), is refused,
+/// located in the intent. (`aifab drift --write` fills them the same way.)
 pub(super) fn with_secrets(
     renderer: aifab::render::Renderer,
     front: &aifab::pipeline::Front,
     intent: &str,
+    policy: &aifab::render::secrets::EnvPolicy,
 ) -> Result<aifab::render::Renderer, Exit> {
     let lookup = |k: &str| std::env::var(k).ok();
-    match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup) {
+    match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup, policy) {
         Ok(values) => Ok(renderer.with_env_secrets(values)),
         Err(mut findings) => {
             aifab::pipeline::locate(&mut findings, &front.spans, &front.source);

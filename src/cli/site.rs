@@ -1,7 +1,10 @@
 //! `--platforms DIR` and `--templates DIR` (render, validate, compile, diff), merged with the project
-//! file (`aifab.yaml`, see [`aifab::project`]) into the catalog and renderer a command uses.
+//! file (`aifab.yaml`, see [`aifab::project`]) into the catalog and renderer a command uses; and the
+//! repository root of the run ([`aifab::boundary`]), which every folder a command reads or writes is
+//! checked against.
 
 use super::Exit;
+use aifab::boundary::{Origin, Root};
 use aifab::platform::Catalog;
 use aifab::render::Renderer;
 use std::path::{Path, PathBuf};
@@ -25,6 +28,10 @@ pub struct Site {
     pub catalog: &'static Catalog,
     /// The site's templates, if any.
     pub templates: Option<PathBuf>,
+    /// The repository root around the intent: nothing outside it is read or written.
+    pub root: Root,
+    /// Which environment variables `{env: NAME}` secrets may name.
+    pub env: aifab::render::secrets::EnvPolicy,
 }
 
 impl Site {
@@ -37,6 +44,20 @@ impl Site {
                     eprintln!("error: {e}");
                     Exit::Trouble
                 })?;
+        let root = Root::of(intent);
+        // A folder typed as a flag may lie outside the repository; one the project file names may not.
+        let origin = |flag: &Option<PathBuf>| match flag {
+            Some(_) => Origin::CommandLine,
+            None => Origin::Repository,
+        };
+        for (dir, flag) in [
+            (&ext.platforms, &args.platforms),
+            (&ext.templates, &args.templates),
+        ] {
+            if let Some(dir) = dir {
+                admit(&root, dir, origin(flag))?;
+            }
+        }
         let catalog = match &ext.platforms {
             None => Catalog::builtin(),
             Some(dir) => match Catalog::with_extensions(dir) {
@@ -53,7 +74,15 @@ impl Site {
         Ok(Site {
             catalog,
             templates: ext.templates,
+            root,
+            env: ext.env_prefix,
         })
+    }
+
+    /// Refuses (exit 2, the refusal printed) a folder typed on the command line that leaves the
+    /// repository through a link of it ([`Root::admit`]).
+    pub fn admit(&self, path: &Path) -> Result<(), Exit> {
+        admit(&self.root, path, Origin::CommandLine)
     }
 
     /// The renderer with the site's templates.
@@ -66,6 +95,14 @@ impl Site {
     pub fn build_renderer(&self) -> Result<Renderer, String> {
         Renderer::with_templates(self.catalog, self.templates.as_deref())
     }
+}
+
+/// [`Root::admit`], the refusal printed: nothing is read or written.
+fn admit(root: &Root, path: &Path, origin: Origin) -> Result<(), Exit> {
+    root.admit(path, origin).map_err(|e| {
+        eprintln!("error: {e}; nothing read or written");
+        Exit::Trouble
+    })
 }
 
 /// Prints why the renderer could not be built; the command could not run.

@@ -83,6 +83,14 @@ pub fn run(args: Args) -> Exit {
     let Some(intent) = args.intent.as_deref() else {
         return Exit::Trouble;
     };
+    // The state folder is written: a link of the repository may not lead it out (docs/security.md).
+    if let Some(dir) = &args.state
+        && let Err(e) = aifab::boundary::Root::of(intent.as_ref())
+            .admit(dir, aifab::boundary::Origin::CommandLine)
+    {
+        eprintln!("error: {e}; nothing written");
+        return Exit::Trouble;
+    }
     let catalog = Catalog::builtin();
     let front = match front_or_exit(intent, false, None, catalog) {
         Ok(f) => f,

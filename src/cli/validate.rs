@@ -52,10 +52,11 @@ pub struct Outcome {
     pub lock: Option<(Source, Vec<Finding>)>,
 }
 
-/// Checks one intent file against `catalog`: YAML, schema, then the semantic rules of
+/// Checks one intent file against the site's catalog (and its `{env: NAME}` names against the site's
+/// prefix): YAML, schema, then the semantic rules of
 /// [`aifab::check::run`], with the allocation lock beside it (as `render` reads it: whole, inside the
 /// intent's pools) unless `no_lock`.
-pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog, no_lock: bool) -> Outcome {
+pub fn check_file(path: &Path, site: &super::site::Site, no_lock: bool) -> Outcome {
     let lock_path = aifab::lock::path_for(path);
     let mut lock_findings = None;
     let lock = if no_lock {
@@ -97,7 +98,7 @@ pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog, no_lock: bool
             }
         }
     };
-    let mut outcome = check_with_lock(path, catalog, lock.as_ref());
+    let mut outcome = check_with_lock(path, site, lock.as_ref());
     if outcome.lock.is_none() {
         outcome.lock = lock_findings;
     }
@@ -107,7 +108,7 @@ pub fn check_file(path: &Path, catalog: &aifab::platform::Catalog, no_lock: bool
 /// [`check_file`] with the lock given.
 fn check_with_lock(
     path: &Path,
-    catalog: &aifab::platform::Catalog,
+    site: &super::site::Site,
     lock: Option<&aifab::lock::read::Loaded>,
 ) -> Outcome {
     let source = match aifab::pipeline::read_bounded(path) {
@@ -133,8 +134,15 @@ fn check_with_lock(
     // platform support) and unverified-syntax warnings come from the compile stage.
     let mut lock_findings = None;
     let findings =
-        match aifab::pipeline::front_source_locked_in(source.clone(), None, catalog, lock) {
-            Ok(front) => front.warnings,
+        match aifab::pipeline::front_source_locked_in(source.clone(), None, site.catalog, lock) {
+            // An `{env: NAME}` outside the project's prefix fails here already, where a pull request's
+            // check runs, not only at the render that would read it.
+            Ok(front) => {
+                let mut refused = aifab::render::secrets::outside_prefix(&front.intent, &site.env);
+                aifab::pipeline::locate(&mut refused, &front.spans, &front.source);
+                refused.extend(front.warnings);
+                refused
+            }
             Err(aifab::pipeline::FrontError::Invalid(_, findings)) => findings,
             // The intent's errors and the lock's own problems with it (out of a pool, held twice),
             // in the same run.
@@ -290,7 +298,7 @@ pub fn run(args: Args) -> Exit {
             io_failed = true;
             continue;
         }
-        let mut outcome = check_file(path, site.catalog, args.no_lock);
+        let mut outcome = check_file(path, &site, args.no_lock);
         if let Some(msg) = &outcome.io_error {
             io_failed = true;
             let _ = writeln!(stderr, "aifab validate: {msg}");

@@ -78,6 +78,7 @@ fn verify(args: &Args) -> Result<Exit, Exit> {
     let Some(dir) = &args.state else {
         return Err(Exit::Trouble);
     };
+    site.admit(dir)?;
     let opts = Options {
         checks: args.checks.clone(),
         only: only.clone(),

@@ -13,17 +13,70 @@ use std::collections::BTreeMap;
 /// The longest secret aifab accepts from the environment.
 pub const MAX_LEN: usize = 64;
 
+/// The prefix an `{env: NAME}` secret must have unless the project file says otherwise
+/// (`secrets: {env_prefix: ...}` in `aifab.yaml`): a pull request that names `GITHUB_TOKEN` or
+/// `AWS_SECRET_ACCESS_KEY` in the intent cannot pull it into a config.
+pub const DEFAULT_ENV_PREFIX: &str = "AIFAB_";
+
+/// Which environment variables `{env: NAME}` may name: those starting with `prefix`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvPolicy {
+    /// The prefix (`""`: any name).
+    pub prefix: String,
+    /// `file:line:col` of `env_prefix` in the project file; `None` for the default.
+    pub set_at: Option<String>,
+}
+
+impl Default for EnvPolicy {
+    fn default() -> EnvPolicy {
+        EnvPolicy {
+            prefix: DEFAULT_ENV_PREFIX.to_string(),
+            set_at: None,
+        }
+    }
+}
+
+impl EnvPolicy {
+    /// Whether `name` may be read.
+    pub fn admits(&self, name: &str) -> bool {
+        name.starts_with(&self.prefix)
+    }
+
+    /// The refusal of `name` at `pointer`: the variable is never read.
+    fn refusal(&self, name: &str, pointer: &str) -> Finding {
+        let widen = match &self.set_at {
+            Some(at) => format!("change `env_prefix` at {at}"),
+            None => format!(
+                "set `secrets: {{env_prefix: <prefix>}}` in aifab.yaml (the default is `{DEFAULT_ENV_PREFIX}`)"
+            ),
+        };
+        Finding::new(
+            Rule::EnvSecretUnusable,
+            format!(
+                "environment variable `{name}` does not start with `{}`, the prefix the project allows: it is not read",
+                self.prefix
+            ),
+        )
+        .at(pointer)
+        .hint(format!(
+            "export the secret as `{}{name}` and name that, or {widen}; the prefix keeps a pull request from pulling CI's own variables (GITHUB_TOKEN) into a config",
+            self.prefix
+        ))
+    }
+}
+
 /// The values of the intent's environment secrets, by variable name.
 #[derive(Clone, Debug, Default)]
 pub struct EnvSecrets(BTreeMap<String, String>);
 
 impl EnvSecrets {
     /// Reads every `{env: NAME}` of the intent through `lookup` (the process environment in the CLI).
-    /// Every unset or unsafe variable is an `AIF-BASE-004` error at the place the intent names it; the
-    /// message never shows the value.
+    /// Every unset or unsafe variable, and every name `policy` does not admit (never looked up), is an
+    /// `AIF-BASE-004` error at the place the intent names it; the message never shows the value.
     pub fn read(
         intent: &Intent,
         lookup: &dyn Fn(&str) -> Option<String>,
+        policy: &EnvPolicy,
     ) -> Result<EnvSecrets, Vec<Finding>> {
         let mut values = BTreeMap::new();
         let mut errs = Vec::new();
@@ -31,6 +84,10 @@ impl EnvSecrets {
         for (name, pointer) in env_names(intent) {
             // Each variable once, at the first place that names it.
             if !seen.insert(name.clone()) {
+                continue;
+            }
+            if !policy.admits(&name) {
+                errs.push(policy.refusal(&name, &pointer));
                 continue;
             }
             match lookup(&name).map(|v| check_value(&v).map(|()| v)) {
@@ -70,6 +127,17 @@ impl EnvSecrets {
     pub fn values(&self) -> impl Iterator<Item = &str> {
         self.0.values().map(String::as_str)
     }
+}
+
+/// The refusal of every `{env: NAME}` of the intent that `policy` does not admit (each name once, at the
+/// first place that names it): what `aifab validate` reports without reading any variable.
+pub fn outside_prefix(intent: &Intent, policy: &EnvPolicy) -> Vec<Finding> {
+    let mut seen = std::collections::BTreeSet::new();
+    env_names(intent)
+        .into_iter()
+        .filter(|(name, _)| !policy.admits(name) && seen.insert(name.clone()))
+        .map(|(name, pointer)| policy.refusal(&name, &pointer))
+        .collect()
 }
 
 /// The values of the intent's environment secrets that are set (and usable) in `lookup`, the unset ones
@@ -164,6 +232,37 @@ mod tests {
         assert_eq!(
             s.fill("key 0 AIFAB_ENV(K) AIFAB_ENV(L) AIFAB_SECRET(K)".into()),
             "key 0 v1 AIFAB_ENV(L) AIFAB_SECRET(K)"
+        );
+    }
+
+    #[test]
+    fn the_prefix_admits_its_names_and_says_how_to_widen() {
+        let default = EnvPolicy::default();
+        assert!(default.admits("AIFAB_KEY") && !default.admits("GITHUB_TOKEN"));
+        assert!(
+            EnvPolicy {
+                prefix: String::new(),
+                set_at: None
+            }
+            .admits("GITHUB_TOKEN")
+        );
+        let f = default.refusal("GITHUB_TOKEN", "/baseline/aaa/servers/0/key/env");
+        assert!(
+            f.message
+                .contains("`GITHUB_TOKEN` does not start with `AIFAB_`"),
+            "{}",
+            f.message
+        );
+        let set = EnvPolicy {
+            prefix: "CI_".into(),
+            set_at: Some("aifab.yaml:3:3".into()),
+        };
+        let f = set.refusal("AIFAB_KEY", "/x");
+        assert!(
+            f.hint
+                .as_deref()
+                .is_some_and(|h| h.contains("aifab.yaml:3:3")),
+            "{f:?}"
         );
     }
 }

@@ -18,8 +18,8 @@ pub fn unified(path: &str, old: &str, new: &str) -> String {
 /// The largest file `--check` reads from a folder (a 100K-GPU SONiC config_db.json is a few MB).
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Reads every file of `dir` that `wanted` accepts (by path relative to `base`) into `out`, never
-/// following a link out of the repository and at most [`MAX_FILE_BYTES`] each; the manifest is left out.
+/// Reads every file of `dir` (a folder inside the repository) that `wanted` accepts (by path relative to
+/// `base`) into `out`, never following a link out of the repository and at most [`MAX_FILE_BYTES`] each; the manifest is left out.
 fn read_tree(
     dir: &Path,
     base: &Path,
@@ -40,7 +40,9 @@ fn read_tree(
         if rel == MARKER || !wanted(&rel) {
             continue;
         }
-        let content = crate::files::read_text(&p, MAX_FILE_BYTES)
+        // The folder was admitted once (below): its files are opened without following a link, and
+        // only a link is resolved.
+        let content = crate::files::read_text_below(&p, MAX_FILE_BYTES)
             .map_err(|e| std::io::Error::other(e.describe(&p, MAX_FILE_BYTES)))?;
         out.push(OutFile {
             path: rel,
@@ -76,7 +78,7 @@ pub fn compare_tree_masked(
     wanted: &dyn Fn(&str) -> bool,
     masker: Option<&mask::Masker>,
 ) -> std::io::Result<Vec<FileChange>> {
-    crate::files::link_inside_repository(dir).map_err(std::io::Error::other)?;
+    crate::files::inside_repository(dir).map_err(std::io::Error::other)?;
     let mut disk = Vec::new();
     if dir.exists() {
         read_tree(dir, dir, wanted, &mut disk)?;

@@ -9,7 +9,7 @@ use std::path::Path;
 /// Top-level modules in dependency order: each may use only the ones before it.
 const LAYERS: &[&str] = &[
     // leaves: vocabulary every stage shares
-    "kinds", "units", "spell", "rules", "diag", "output", "files",
+    "kinds", "units", "spell", "rules", "diag", "output", "boundary", "files",
     // front: reading and checking the intent
     // (`hosts` is the host plan; its files are printed by `render::hosts`)
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",

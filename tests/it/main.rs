@@ -14,6 +14,7 @@ mod fuzz_harness;
 
 mod ansible;
 mod baseline;
+mod boundary;
 mod breakout;
 mod checks;
 mod compile;
