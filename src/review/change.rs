@@ -6,7 +6,7 @@
 
 use crate::lock::build::{Renumbered, from_model, renumbered};
 use crate::model::baseline::BaselinePlan;
-use crate::model::{Device, Direction, FabricModel, Interface, PortKind};
+use crate::model::{Device, Direction, FabricModel, Interface, PortKind, QueuePlan, WatchdogPlan};
 use crate::platform::Catalog;
 use crate::units::Size;
 use serde::Serialize;
@@ -562,28 +562,110 @@ fn dscp(s: &Sides) -> Vec<Change> {
 
 /// `CHG-SCHED`: strict queues, their rate limits (`max_rate`) or bandwidth shares changed.
 fn sched(s: &Sides) -> Vec<Change> {
-    let n = s.changed(|a, b| {
-        a.qos.queues.iter().zip(b.qos.queues.iter()).any(|(x, y)| {
-            (x.strict, x.max_rate, x.bandwidth) != (y.strict, y.max_rate, y.bandwidth)
-        })
-    });
-    switches(ChangeRule::Sched, Impact::NonDisruptive, &n, |sw| {
-        format!(
-            "queue scheduling (strict queues, their rate limits or bandwidth shares) changed on {sw}"
+    grouped(s, |a, b| {
+        let parts: Vec<String> = a
+            .qos
+            .queues
+            .iter()
+            .zip(b.qos.queues.iter())
+            .filter_map(|(x, y)| queue_text(x, y))
+            .collect();
+        // In class order, whatever queue each OS gives a class.
+        let parts: BTreeSet<String> = parts.into_iter().collect();
+        parts.into_iter().collect::<Vec<_>>().join("; ")
+    })
+    .into_iter()
+    .map(|(what, names)| {
+        Change::per_switch(
+            ChangeRule::Sched,
+            Impact::NonDisruptive,
+            format!("queue scheduling changed: {what}, on {}", named(&names)),
+            &names,
         )
     })
+    .collect()
 }
 
-/// `CHG-WATCHDOG`: PFC watchdog on/off, timers or action changed.
+/// What changed in one queue's scheduling, old→new: `class cts: max rate 5%→3%`.
+fn queue_text(x: &QueuePlan, y: &QueuePlan) -> Option<String> {
+    let mut parts = Vec::new();
+    if x.strict != y.strict {
+        let on = |b: bool| if b { "strict" } else { "weighted" };
+        parts.push(format!("{}→{}", on(x.strict), on(y.strict)));
+    }
+    if x.max_rate != y.max_rate {
+        let rate = |r: Option<u8>| r.map_or("none".to_string(), |r| format!("{r}%"));
+        parts.push(format!(
+            "max rate {}→{}",
+            rate(x.max_rate),
+            rate(y.max_rate)
+        ));
+    }
+    if x.bandwidth != y.bandwidth {
+        parts.push(format!("bandwidth {}%→{}%", x.bandwidth, y.bandwidth));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    // By class: its queue number differs between OSes (CNP on 6 here, on 7 there).
+    let name = match y.class.as_deref().or(x.class.as_deref()) {
+        Some(c) => format!("class {c}"),
+        None => format!("queue {}", y.queue),
+    };
+    Some(format!("{name}: {}", parts.join(", ")))
+}
+
+/// The switches on both sides whose `what` (empty: no change) is not empty, grouped by it.
+fn grouped<'a>(
+    s: &'a Sides,
+    what: impl Fn(&Device, &Device) -> String,
+) -> BTreeMap<String, Vec<&'a str>> {
+    let mut out: BTreeMap<String, Vec<&'a str>> = BTreeMap::new();
+    for (a, b) in s.same_platform() {
+        let w = what(a, b);
+        if !w.is_empty() {
+            out.entry(w).or_default().push(b.hostname.as_str());
+        }
+    }
+    out
+}
+
+/// `CHG-WATCHDOG`: PFC watchdog on/off, timers or action changed, old→new.
 fn watchdog(s: &Sides) -> Vec<Change> {
-    let n = s.changed(|a, b| {
-        let (x, y) = (&a.qos.watchdog, &b.qos.watchdog);
-        (x.enabled, x.detect_ms, x.restore_ms, x.action)
-            != (y.enabled, y.detect_ms, y.restore_ms, y.action)
-    });
-    switches(ChangeRule::Watchdog, Impact::NonDisruptive, &n, |sw| {
-        format!("PFC watchdog settings changed on {sw}")
-    })
+    grouped(s, |a, b| watchdog_text(&a.qos.watchdog, &b.qos.watchdog))
+        .into_iter()
+        .map(|(what, names)| {
+            Change::per_switch(
+                ChangeRule::Watchdog,
+                Impact::NonDisruptive,
+                format!("PFC watchdog changed: {what}, on {}", named(&names)),
+                &names,
+            )
+        })
+        .collect()
+}
+
+/// What changed in the watchdog, old→new: `detect 300ms→400ms, action drop→alert`.
+fn watchdog_text(x: &WatchdogPlan, y: &WatchdogPlan) -> String {
+    let action = |a: crate::kinds::WatchdogAction| match a {
+        crate::kinds::WatchdogAction::Drop => "drop",
+        crate::kinds::WatchdogAction::Alert => "alert",
+    };
+    let mut parts = Vec::new();
+    if x.enabled != y.enabled {
+        let on = |b: bool| if b { "on" } else { "off" };
+        parts.push(format!("{}→{}", on(x.enabled), on(y.enabled)));
+    }
+    if x.detect_ms != y.detect_ms {
+        parts.push(format!("detect {}ms→{}ms", x.detect_ms, y.detect_ms));
+    }
+    if x.restore_ms != y.restore_ms {
+        parts.push(format!("restore {}ms→{}ms", x.restore_ms, y.restore_ms));
+    }
+    if x.action != y.action {
+        parts.push(format!("action {}→{}", action(x.action), action(y.action)));
+    }
+    parts.join(", ")
 }
 
 /// `CHG-DLB`: DLB changed; reload required where the platform says so, else non-disruptive. Where

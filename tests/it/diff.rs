@@ -426,6 +426,12 @@ fn platform_scheduling_watchdog_and_hash_changes_are_reported() {
     }
     let s = only(&changes(&a, &b), "CHG-SCHED");
     assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
+    // Each queue that changed, with its class and the old and new share.
+    let old_share = |c: &str| a.qos.classes[c].bandwidth.map(|p| p.0).expect("a share");
+    for (class, share) in [("roce", 80), ("default", 20)] {
+        let want = format!("class {class}: bandwidth {}%→{share}%", old_share(class));
+        assert!(s.summary.contains(&want), "{want}: {s:?}");
+    }
 
     // A strict class's shaper is scheduling too: a wrong rate starves CNP or lets it starve RoCE.
     let mut b = a.clone();
@@ -434,11 +440,17 @@ fn platform_scheduling_watchdog_and_hash_changes_are_reported() {
     cnp.max_rate = Some(aifab::units::Percent(10));
     let s = only(&changes(&a, &b), "CHG-SCHED");
     assert_eq!((s.impact, s.switches), (Impact::NonDisruptive, 48), "{s:?}");
+    let old_rate = a.qos.classes["cnp"].max_rate.map(|p| p.0).expect("a rate");
+    let want = format!("class cnp: max rate {old_rate}%→10%");
+    assert!(s.summary.contains(&want), "{want}: {s:?}");
 
     let mut b = a.clone();
     b.qos.pfc_watchdog.detect = aifab::units::Duration(300_000);
     let w = only(&changes(&a, &b), "CHG-WATCHDOG");
     assert_eq!((w.impact, w.switches), (Impact::NonDisruptive, 48), "{w:?}");
+    let was = a.qos.pfc_watchdog.detect.0 / 1000;
+    let want = format!("detect {was}ms→300ms");
+    assert!(w.summary.contains(&want), "{want}: {w:?}");
 
     let mut b = a.clone();
     b.load_balancing.hash.roce_dest_qp = false;
