@@ -312,6 +312,28 @@ mod tests {
         t
     }
 
+    /// A process is the recorded one only with the recorded start time; a later one under its id
+    /// (another start time) is not, and a file it could not have made says so by its time.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_is_known_by_its_id_and_start_time() {
+        let me = std::process::id();
+        let start = process_start(me).expect("this process's start time");
+        assert!(process_alive(me, Some(start)));
+        assert!(process_alive(me, None));
+        assert!(
+            !process_alive(me, Some(start + 1)),
+            "another start: another process"
+        );
+        let started = process_started_at(me).expect("a wall-clock start");
+        let long_ago = started - std::time::Duration::from_secs(3600);
+        assert!(process_alive_before(me, Some(std::time::SystemTime::now())));
+        assert!(
+            !process_alive_before(me, Some(long_ago)),
+            "made before it started"
+        );
+    }
+
     #[cfg(unix)]
     #[test]
     fn links_out_of_the_repository_and_special_files_are_refused() {
