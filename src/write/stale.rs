@@ -26,9 +26,26 @@ pub(super) fn gone(pid: u32, path: &Path) -> bool {
     pid != std::process::id() && !crate::files::process_alive_before(pid, changed(path))
 }
 
-/// When `path` (never followed through a link) last changed.
+/// When `path` (never followed through a link) last changed: the later of its modification and status
+/// change times (renaming a claimed spare to a staging folder changes only the latter).
 fn changed(path: &Path) -> Option<std::time::SystemTime> {
-    std::fs::symlink_metadata(path).ok()?.modified().ok()
+    let m = std::fs::symlink_metadata(path).ok()?;
+    let modified = m.modified().ok()?;
+    Some(status_changed(&m).map_or(modified, |c| c.max(modified)))
+}
+
+/// When the status of the entry `m` describes last changed (a rename, a new link, a new mode).
+#[cfg(unix)]
+fn status_changed(m: &std::fs::Metadata) -> Option<std::time::SystemTime> {
+    use std::os::unix::fs::MetadataExt as _;
+    let secs = u64::try_from(m.ctime()).ok()?;
+    let nanos = u32::try_from(m.ctime_nsec()).ok()?;
+    std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
+}
+
+#[cfg(not(unix))]
+fn status_changed(_: &std::fs::Metadata) -> Option<std::time::SystemTime> {
+    None
 }
 
 /// Removes the temporary folders of output folder `name` in `parent` that belong to processes that no

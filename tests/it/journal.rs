@@ -302,6 +302,17 @@ fn a_planted_render_journal_swaps_no_lock() {
                 "case {n}: both left alone"
             );
         }
+        // `validate` names it too, and reads the lock as it is.
+        let (_, text) = run(&d, &["validate", "fab.yaml"]);
+        assert!(
+            text.contains("warning: ") && text.contains("aifab-journal: not acted on: "),
+            "case {n}: {text}"
+        );
+        assert_eq!(
+            std::fs::read(&lock).expect("lock"),
+            before,
+            "case {n}: the lock stays"
+        );
     }
     std::fs::remove_file(&journal).expect("rm");
     std::fs::remove_file(&staged).expect("rm");
