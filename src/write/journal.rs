@@ -24,8 +24,7 @@
 //! verifies: the output folder's manifest holds one of the two records; finishing renames the staged
 //! lock only when its bytes hash to the journal's hash and the new record names that hash, and undoing
 //! removes it only when they do. A journal that does not verify (another format, an absolute path or
-//! one that leaves through a folder below, an output that records neither lock, a staged lock with other
-//! bytes) is reported with its reason and left alone, and nothing is moved or removed. The process is
+//! a `..` after a name, an output that records neither lock, a staged lock with other bytes) is reported with its reason and left alone, and nothing is moved or removed. The process is
 //! recorded with its start time ([`crate::files::process_start`]): a live process that took the id
 //! since is not the writer, and does not hold the lock's journal. Only aifab's own names (a temporary
 //! folder holding aifab's manifest, a staged lock that is a regular file) are ever removed or renamed.
@@ -139,7 +138,8 @@ pub(super) fn out_from_lock(lock: &Path, out: &Path) -> Option<String> {
     for c in &t[common..] {
         parts.push(c.as_os_str().to_str()?);
     }
-    Some(parts.join("/"))
+    let text = parts.join("/");
+    (!text.contains(['\n', '\r'])).then_some(text)
 }
 
 /// The output folder a journal's `out` names, from the folder of lock `lock`: a relative path of
@@ -283,20 +283,18 @@ enum Decision {
 /// lock and the lock, and what it asks for; an error says why it does not.
 fn decide(lock: &Path, out: &Path, entry: &Entry) -> Result<Decision, String> {
     let staged = staged_lock(lock, entry.pid);
-    let staged_hash = match std::fs::symlink_metadata(&staged) {
-        Ok(m) if m.is_file() => super::sums::of_file(&staged),
-        Ok(_) => return Err(format!("{} is not a regular file", staged.display())),
-        Err(_) => None,
+    // Whether the staged lock is there, as aifab wrote it; anything else there is not acted on.
+    let ours = match std::fs::symlink_metadata(&staged) {
+        Err(_) => false,
+        Ok(m) if m.is_file() && super::sums::holds(&staged, entry.lock) => true,
+        Ok(_) => {
+            return Err(format!(
+                "{} is not the lock the journal records (a regular file, xxh3-128 {:032x})",
+                staged.display(),
+                entry.lock
+            ));
+        }
     };
-    let staged_present = std::fs::symlink_metadata(&staged).is_ok();
-    let ours = staged_hash == Some(entry.lock);
-    if staged_present && !ours {
-        return Err(format!(
-            "{} does not hold the lock the journal records (xxh3-128 {:032x})",
-            staged.display(),
-            entry.lock
-        ));
-    }
     let now = super::manifest::read(out).and_then(|m| m.lock);
     if now.as_deref() == Some(entry.record.as_str()) {
         if !names_hash(&entry.record, entry.lock) {
