@@ -216,6 +216,75 @@ pub fn pid_alive(_: u32) -> bool {
     true
 }
 
+/// When process `pid` started: field 22 of Linux's `/proc/PID/stat` (clock ticks since boot), which
+/// tells a process from a later one given the same id. `None` when it is gone or this cannot be known.
+#[cfg(target_os = "linux")]
+pub fn process_start(pid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces and parentheses: the fields
+    // after the last `)` start at field 3.
+    let (_, rest) = text.rsplit_once(')')?;
+    rest.split_whitespace().nth(22 - 3)?.parse().ok()
+}
+
+/// No start time here: a recorded process id is judged by [`pid_alive`] alone.
+#[cfg(not(target_os = "linux"))]
+pub fn process_start(_: u32) -> Option<u64> {
+    None
+}
+
+/// When process `pid` started, by the wall clock (to the second: the boot time of `/proc/stat` plus
+/// [`process_start`]'s clock ticks); `None` when it is gone or this cannot be known.
+#[cfg(target_os = "linux")]
+pub fn process_started_at(pid: u32) -> Option<std::time::SystemTime> {
+    let ticks = process_start(pid)?;
+    // SAFETY: sysconf only reads a system constant.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let boot: u64 = stat
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    let secs = boot.checked_add(ticks / per_second.max(1))?;
+    std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(secs))
+}
+
+/// No start time here.
+#[cfg(not(target_os = "linux"))]
+pub fn process_started_at(_: u32) -> Option<std::time::SystemTime> {
+    None
+}
+
+/// Whether process `pid` may be the one that last changed a file or folder at `changed` (its
+/// modification time): [`pid_alive`], and where start times can be read, the process now under that
+/// id started no later than two seconds after that change (one that started later got the id of a
+/// process that has ended, and did not make the file).
+pub fn process_alive_before(pid: u32, changed: Option<std::time::SystemTime>) -> bool {
+    if !pid_alive(pid) {
+        return false;
+    }
+    match (changed, process_started_at(pid)) {
+        (Some(changed), Some(started)) => started <= changed + std::time::Duration::from_secs(2),
+        _ => true,
+    }
+}
+
+/// Whether the process that recorded itself as `pid`, started at `start` ([`process_start`], when it
+/// was known), still runs: [`pid_alive`], and where start times can be read, the process now under
+/// that id started when the recorded one did (an id the system gave to another process since is not
+/// the recorded process).
+pub fn process_alive(pid: u32, start: Option<u64>) -> bool {
+    if !pid_alive(pid) {
+        return false;
+    }
+    match (start, process_start(pid)) {
+        (Some(then), Some(now)) => then == now,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +297,28 @@ mod tests {
         let _ = std::fs::remove_dir_all(&t);
         std::fs::create_dir_all(&t).expect("mkdir");
         t
+    }
+
+    /// A process is the recorded one only with the recorded start time; a later one under its id
+    /// (another start time) is not, and a file it could not have made says so by its time.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_is_known_by_its_id_and_start_time() {
+        let me = std::process::id();
+        let start = process_start(me).expect("this process's start time");
+        assert!(process_alive(me, Some(start)));
+        assert!(process_alive(me, None));
+        assert!(
+            !process_alive(me, Some(start + 1)),
+            "another start: another process"
+        );
+        let started = process_started_at(me).expect("a wall-clock start");
+        let long_ago = started - std::time::Duration::from_secs(3600);
+        assert!(process_alive_before(me, Some(std::time::SystemTime::now())));
+        assert!(
+            !process_alive_before(me, Some(long_ago)),
+            "made before it started"
+        );
     }
 
     #[cfg(unix)]

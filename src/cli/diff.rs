@@ -142,6 +142,15 @@ pub fn run(args: Args) -> Exit {
 /// Runs the diff and prints its report; `Ok(true)` when any rendered file differs.
 fn diff(args: &Args) -> Result<bool, Exit> {
     let (old_src, new_path) = sides(args)?;
+    // As every command that reads a lock: an interrupted render's commit is finished or undone first,
+    // so the lock read is the one its output was rendered with.
+    let beside = match (&args.against, args.intents.as_slice()) {
+        (None, [old, _]) => vec![old.as_str(), new_path.as_str()],
+        _ => vec![new_path.as_str()],
+    };
+    for intent in beside {
+        lockfile::settle(intent, false)?;
+    }
     let new_src = pipeline::read_source(&new_path).map_err(cannot_diff)?;
     let site = super::site::Site::load(new_path.as_ref(), &args.site)?;
     let (old, new) = fronts(args, &new_path, &old_src, new_src, site.catalog)?;

@@ -412,6 +412,8 @@ pub fn text(lock: &Lock, intent: &str) -> String {
 pub struct Staged {
     /// The manifest's record of the new lock ([`record`]).
     pub record: String,
+    /// The hash of the new lock's text, as the record names it (the journal records it).
+    hash: u128,
     /// The staged file and the lock it replaces; `None` when the lock already holds the text.
     files: Option<(PathBuf, PathBuf)>,
 }
@@ -422,6 +424,7 @@ impl Staged {
         aifab::write::Companion {
             record: self.record.clone(),
             staged: self.files.clone(),
+            hash: self.hash,
         }
     }
 
@@ -450,9 +453,11 @@ impl Drop for Staged {
 pub fn stage(intent: &str, lock: &Lock, text: &str, folder: &Path) -> Result<Staged, String> {
     let path = path(intent);
     let record = record(lock, text, intent, folder);
+    let hash = xxhash_rust::xxh3::xxh3_128(text.as_bytes());
     if aifab::write::holds(&path, text.as_bytes()) {
         return Ok(Staged {
             record,
+            hash,
             files: None,
         });
     }
@@ -466,6 +471,7 @@ pub fn stage(intent: &str, lock: &Lock, text: &str, folder: &Path) -> Result<Sta
     match written {
         Ok(()) => Ok(Staged {
             record,
+            hash,
             files: Some((tmp, path)),
         }),
         Err(e) => {

@@ -62,12 +62,14 @@ pub fn check_file(path: &Path, site: &super::site::Site, no_lock: bool) -> Outco
     let lock = if no_lock {
         None
     } else {
-        if let Ok(
-            aifab::write::journal::Recovery::Completed(m)
-            | aifab::write::journal::Recovery::RolledBack(m),
-        ) = aifab::write::journal::recover(&lock_path)
-        {
-            eprintln!("note: {m}");
+        match aifab::write::journal::recover(&lock_path) {
+            Ok(
+                aifab::write::journal::Recovery::Completed(m)
+                | aifab::write::journal::Recovery::RolledBack(m),
+            ) => eprintln!("note: {m}"),
+            // A journal that does not verify is named, and the lock read as it is.
+            Err(e) => eprintln!("warning: {e}"),
+            Ok(_) => {}
         }
         match aifab::lock::read::read_file(&lock_path) {
             Ok(Some(l)) => {

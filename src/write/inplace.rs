@@ -21,10 +21,28 @@
 //! At every named point the output folder is the old output or the new one, whole. A process killed
 //! anywhere leaves the journal, and the next render into (or check of) the folder ([`settle`])
 //! finishes the change (`commit`: every staged file still there is renamed into place) or undoes it
-//! (`staging`: the staging folder is removed). Only aifab's own names are removed or renamed: a
-//! regular file in the real folder `.NAME.aifab-only-PID`, renamed to a path inside the output folder
-//! with no link on the way, over nothing or over a file the folder's manifest lists (aifab's). A
-//! journal that came from elsewhere cannot move or remove anything else.
+//! (`staging`: the staging folder is removed).
+//!
+//! ```text
+//! aifab in-place journal 2
+//! pid: 4242 started 918273
+//! state: commit
+//! file: xxh3-128 77d1... z1-g1-r1.cfg
+//! file: xxh3-128 03be... .aifab-output
+//! ```
+//!
+//! The journal's own place names the output folder; each file is named relative to it (a plain path,
+//! never absolute, no `..`, no `.git`; the manifest only last) with the hash of the bytes aifab staged
+//! for it. A `commit` journal is acted on only when all of it verifies first: each staged file still
+//! there is a regular file of the real folder `.NAME.aifab-only-PID`, with no execute bit, whose bytes
+//! hash to the recorded hash, and goes to a path inside the output folder with no link on the way, over
+//! nothing or over a file the folder's manifest (as it is before the journal is replayed) lists and
+//! whose bytes are the ones aifab wrote there; each file no longer staged already holds its recorded
+//! bytes. A journal that does not verify is reported with its reason and left alone: nothing is moved
+//! or removed. A journal that came from elsewhere (planted, copied) can therefore put in place only
+//! files whose bytes its writer chose, over nothing of the user's. The process is recorded with its
+//! start time ([`crate::files::process_start`]): a live process that took the id since does not block
+//! the folder.
 //!
 //! The in-place write applies to a folder aifab rendered before (its manifest lists what aifab wrote)
 //! where the render only replaces or adds files in folders that exist; anything else (a new folder, a
@@ -40,7 +58,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 /// The first line of every in-place journal.
-const HEADER: &str = "aifab in-place journal 1";
+const HEADER: &str = "aifab in-place journal 2";
 
 /// The journal of output folder `out`: `.NAME.aifab-journal` beside it.
 pub fn journal_path(out: &Path) -> Option<PathBuf> {
@@ -74,58 +92,84 @@ enum State {
 #[derive(Debug, PartialEq, Eq)]
 struct Entry {
     pid: u32,
-    /// The output folder, absolute (for messages: the journal's own place names the folder).
-    out: PathBuf,
+    /// When that process started ([`crate::files::process_start`]), where known.
+    start: Option<u64>,
     state: State,
-    /// The files replaced, relative to the output folder; the `i`-th is staged as `i`.
-    files: Vec<String>,
+    /// The files replaced, relative to the output folder, each with the hash of its staged bytes; the
+    /// `i`-th is staged as `i`.
+    files: Vec<(String, u128)>,
 }
 
 impl Entry {
     fn text(&self) -> String {
+        use std::fmt::Write as _;
         let state = match self.state {
             State::Staging => "staging",
             State::Commit => "commit",
         };
-        let mut s = format!(
-            "{HEADER}\npid: {}\nout: {}\nstate: {state}\n",
-            self.pid,
-            self.out.display()
-        );
-        for f in &self.files {
-            s.push_str("file: ");
-            s.push_str(f);
-            s.push('\n');
+        let start = self
+            .start
+            .map_or_else(String::new, |s| format!(" started {s}"));
+        let mut s = format!("{HEADER}\npid: {}{start}\nstate: {state}\n", self.pid);
+        for (f, h) in &self.files {
+            let _ = writeln!(s, "file: xxh3-128 {h:032x} {f}");
         }
         s
     }
 
-    fn parse(text: &str) -> Option<Entry> {
+    /// The journal in `text`, or why it is not one this aifab acts on.
+    fn parse(text: &str) -> Result<Entry, String> {
+        let not_ours = || format!("not a journal this aifab writes (`{HEADER}`)");
         let mut lines = text.lines();
-        (lines.next()? == HEADER).then_some(())?;
-        let pid = lines.next()?.strip_prefix("pid: ")?.parse().ok()?;
-        let out = PathBuf::from(lines.next()?.strip_prefix("out: ")?);
-        let state = match lines.next()?.strip_prefix("state: ")? {
-            "staging" => State::Staging,
-            "commit" => State::Commit,
-            _ => return None,
+        (lines.next() == Some(HEADER))
+            .then_some(())
+            .ok_or_else(not_ours)?;
+        let (pid, start) = lines
+            .next()
+            .and_then(|l| l.strip_prefix("pid: "))
+            .and_then(super::journal::pid_line)
+            .ok_or_else(not_ours)?;
+        let state = match lines.next().and_then(|l| l.strip_prefix("state: ")) {
+            Some("staging") => State::Staging,
+            Some("commit") => State::Commit,
+            _ => return Err(not_ours()),
         };
-        let files = lines
-            .map(|l| l.strip_prefix("file: ").map(str::to_string))
-            .collect::<Option<Vec<_>>>()?;
-        Some(Entry {
+        let files = lines.map(file_line).collect::<Result<Vec<_>, _>>()?;
+        if let Some(i) = files.iter().position(|(f, _)| f == MARKER)
+            && i + 1 != files.len()
+        {
+            return Err(format!("it puts {MARKER} in place before other files"));
+        }
+        Ok(Entry {
             pid,
-            out,
+            start,
             state,
             files,
         })
     }
 }
 
+/// One `file:` line of a journal: its path (plain, relative, no `.git`) and hash.
+fn file_line(line: &str) -> Result<(String, u128), String> {
+    let bad = || format!("`{line}` is not a file line of a journal");
+    let rest = line.strip_prefix("file: xxh3-128 ").ok_or_else(bad)?;
+    let (hex, rel) = rest.split_once(' ').ok_or_else(bad)?;
+    let hash = (hex.len() == 32)
+        .then(|| u128::from_str_radix(hex, 16).ok())
+        .flatten()
+        .ok_or_else(bad)?;
+    safe_relative(rel).map_err(|e| format!("it names {e}"))?;
+    if rel.split('/').any(|p| p == ".git") {
+        return Err(format!("it names `{rel}`, inside a git folder"));
+    }
+    Ok((rel.to_string(), hash))
+}
+
 /// Finishes or undoes the in-place write a journal beside `out` records, when the process that wrote
-/// it no longer runs (see the module doc), and removes journal texts of processes that are gone.
-/// `Ok(Some(message))` says what it did; an error names a journal of a process that still runs (another
-/// render is writing the folder) or one aifab cannot read.
+/// it no longer runs and the journal verifies (see the module doc), and removes journal texts of
+/// processes that are gone. `Ok(Some(message))` says what it did; an error names a journal of a process
+/// that still runs (another render is writing the folder), or one that does not verify and why (it is
+/// left alone).
 pub fn settle(out: &Path) -> Result<Option<String>, String> {
     let Some(journal) = journal_path(out) else {
         return Ok(None);
@@ -136,17 +180,18 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
         Err(crate::files::ReadError::Missing) => return Ok(None),
         Err(e) => return Err(e.describe(&journal, 16 * 1024 * 1024)),
     };
+    let refuse = |why: String| {
+        format!(
+            "{}: not acted on: {why}; nothing was moved or removed. If no aifab render runs, check {} (render --check) and remove the journal",
+            journal.display(),
+            out.display()
+        )
+    };
     let entry = std::str::from_utf8(&bytes)
-        .ok()
+        .map_err(|_| "not text".to_string())
         .and_then(Entry::parse)
-        .ok_or_else(|| {
-            format!(
-                "{}: not a journal aifab can read; if no aifab render runs, check {} (render --check) and remove the journal",
-                journal.display(),
-                out.display()
-            )
-        })?;
-    if entry.pid != std::process::id() && crate::files::pid_alive(entry.pid) {
+        .map_err(refuse)?;
+    if entry.pid != std::process::id() && crate::files::process_alive(entry.pid, entry.start) {
         return Err(format!(
             "another aifab render (pid {}) is writing {} right now ({}); wait for it to finish",
             entry.pid,
@@ -156,7 +201,10 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
     }
     let staging = staging_path(out, entry.pid);
     let renamed = match (entry.state, &staging) {
-        (State::Commit, Some(dir)) => replay(out, dir, &entry.files),
+        (State::Commit, Some(dir)) => {
+            let moves = verify(out, dir, &entry.files).map_err(refuse)?;
+            replay(out, dir, &entry.files, &moves)
+        }
         _ => 0,
     };
     if let Some(dir) = &staging {
@@ -177,39 +225,77 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
     )))
 }
 
-/// Renames every file still staged in `staging` (a real folder) into place in `out`; returns how many.
-/// A staged file is a regular file named by its index in `files`; its target is a path inside `out`
-/// under real folders, where nothing stands or a file the manifest of `out` lists (the old manifest
-/// until the new one, renamed last, is in place: it lists every file the render replaces).
-fn replay(out: &Path, staging: &Path, files: &[String]) -> usize {
-    if !std::fs::symlink_metadata(staging).is_ok_and(|m| m.is_dir()) {
-        return 0;
-    }
-    let mut listed = manifest::read(out).and_then(|m| m.files);
-    let mut renamed = 0;
-    for (i, rel) in files.iter().enumerate() {
+/// Checks a `commit` journal's `files` against the staging folder `staging` and the output folder `out`
+/// before anything is moved (see the module doc); returns which of them are still staged (to rename),
+/// or why the journal does not verify.
+fn verify(out: &Path, staging: &Path, files: &[(String, u128)]) -> Result<Vec<bool>, String> {
+    let real = match std::fs::symlink_metadata(staging) {
+        Ok(m) if m.is_dir() => true,
+        Ok(_) => return Err(format!("{} is not a folder", staging.display())),
+        Err(_) => false,
+    };
+    let before = manifest::read(out);
+    let mut moves = Vec::with_capacity(files.len());
+    for (i, (rel, hash)) in files.iter().enumerate() {
         let staged = staging.join(i.to_string());
-        if !std::fs::symlink_metadata(&staged).is_ok_and(|m| m.is_file()) {
-            continue;
-        }
-        let Ok(path) = safe_relative(rel) else {
-            continue;
-        };
-        let target = out.join(&path);
-        if !folders_are_real(out, &path) {
-            continue;
-        }
-        let ours = rel == MARKER || listed.as_ref().is_some_and(|l| l.contains(rel));
-        match std::fs::symlink_metadata(&target) {
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Ok(m) if !m.is_dir() && ours => {}
-            _ => continue,
-        }
-        if std::fs::rename(&staged, &target).is_ok() {
-            renamed += 1;
-            if rel == MARKER {
-                listed = manifest::read(out).and_then(|m| m.files);
+        let target = out.join(rel);
+        let here = real && std::fs::symlink_metadata(&staged).is_ok();
+        if !here {
+            if super::sums::holds(&target, *hash) {
+                moves.push(false);
+                continue;
             }
+            return Err(format!(
+                "{rel} is neither staged ({}) nor in place",
+                staged.display()
+            ));
+        }
+        if !super::sums::plain_mode(&staged) || !super::sums::holds(&staged, *hash) {
+            return Err(format!(
+                "{} is not the file aifab staged for {rel} (a regular file, no execute bit, xxh3-128 {hash:032x})",
+                staged.display()
+            ));
+        }
+        if !folders_are_real(out, Path::new(rel)) || !replaceable(&target, rel, before.as_ref()) {
+            return Err(format!(
+                "{} is not a file aifab wrote there (its manifest's hash), nor free",
+                target.display()
+            ));
+        }
+        moves.push(true);
+    }
+    Ok(moves)
+}
+
+/// Whether `target` (the file `rel` of the output folder) may be replaced by a staged file: nothing
+/// stands there, or it is the manifest, or a regular file the folder's manifest `before` lists whose
+/// bytes are the ones aifab wrote there (a file listed without a hash, by an earlier aifab, when no
+/// file of that manifest has one).
+fn replaceable(target: &Path, rel: &str, before: Option<&manifest::Manifest>) -> bool {
+    let m = match std::fs::symlink_metadata(target) {
+        Err(e) => return e.kind() == ErrorKind::NotFound,
+        Ok(m) => m,
+    };
+    if !m.is_file() {
+        return false;
+    }
+    if rel == MARKER {
+        return true;
+    }
+    match before.and_then(|b| b.entry(rel).map(|h| (b, h))) {
+        Some((_, Some(h))) => super::sums::holds(target, h),
+        Some((b, None)) => b.hashes.is_empty(),
+        None => false,
+    }
+}
+
+/// Renames every file still staged in `staging` (`moves`, verified by [`verify`]) into place in `out`,
+/// the manifest last; returns how many.
+fn replay(out: &Path, staging: &Path, files: &[(String, u128)], moves: &[bool]) -> usize {
+    let mut renamed = 0;
+    for (i, ((rel, _), go)) in files.iter().zip(moves).enumerate() {
+        if *go && std::fs::rename(staging.join(i.to_string()), out.join(rel)).is_ok() {
+            renamed += 1;
         }
     }
     renamed
@@ -264,8 +350,7 @@ fn remove_dead_journal_texts(journal: &Path) {
         else {
             continue;
         };
-        let gone = pid != std::process::id() && !crate::files::pid_alive(pid);
-        if gone && e.file_type().is_ok_and(|t| t.is_file()) {
+        if super::stale::gone(pid, &e.path()) && e.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -280,11 +365,13 @@ pub enum Outcome {
     Staged(String),
 }
 
-/// One file the render replaces: its path relative to the folder, where it goes, its bytes.
+/// One file the render replaces: its path relative to the folder, where it goes, its bytes and their
+/// hash.
 struct Change<'a> {
     rel: String,
     target: PathBuf,
     bytes: &'a [u8],
+    hash: u128,
 }
 
 /// What a partial render changes in the folder.
@@ -324,8 +411,7 @@ pub fn write(out: &Path, options: &Options, files: &[OutFile]) -> Result<Outcome
         notes: settled.into_iter().collect(),
         ..Report::default()
     };
-    let record = previous.lock.as_deref();
-    let plan = match plan(out, record, listed, keep, files, options.secrets)? {
+    let plan = match plan(out, &previous, listed, keep, files, options.secrets)? {
         Ok(plan) => plan,
         Err(why) => return staged(why),
     };
@@ -335,6 +421,7 @@ pub fn write(out: &Path, options: &Options, files: &[OutFile]) -> Result<Outcome
             rel: MARKER.to_string(),
             target: out.join(MARKER),
             bytes: text.as_bytes(),
+            hash: super::index::hash(text.as_bytes()),
         });
     }
     report.written.unchanged = plan.unchanged;
@@ -362,7 +449,7 @@ pub fn write(out: &Path, options: &Options, files: &[OutFile]) -> Result<Outcome
 /// the in-place write does not apply; an error for an entry of the user's where the render writes.
 fn plan<'a>(
     out: &Path,
-    record: Option<&str>,
+    previous: &manifest::Manifest,
     listed: &HashSet<String>,
     keep: &dyn Fn(&str) -> bool,
     files: &'a [OutFile],
@@ -412,6 +499,7 @@ fn plan<'a>(
             rel: f.path.clone(),
             target,
             bytes,
+            hash: super::index::hash(bytes),
         });
     }
     if !clash.is_empty() {
@@ -438,7 +526,7 @@ fn plan<'a>(
             "a file of a matched device the render no longer writes",
         ));
     }
-    let manifest = new_manifest(out, record, kept, &put);
+    let manifest = new_manifest(out, previous, kept, files);
     Ok(Ok(Plan {
         changes,
         manifest,
@@ -491,23 +579,34 @@ fn owner_only(_: &std::fs::Metadata, _: bool) -> bool {
     true
 }
 
-/// The manifest after the render, when its text differs from the folder's: what the render wrote and
-/// every file of the folder's manifest the render keeps (`kept`) that is still a file there (as the
-/// staged write lists what it carried over; looked at in parallel). The lock record stays: `--only`
-/// writes no lock.
+/// The manifest after the render, when its text differs from the folder's: what the render wrote
+/// (`files`, with the hash of their bytes) and every file of the folder's manifest `previous` the render
+/// keeps (`kept`) that is still a file there, with the hash that manifest has for it (as the staged
+/// write lists what it carried over; looked at in parallel). The lock record stays: `--only` writes no
+/// lock.
 fn new_manifest(
     out: &Path,
-    record: Option<&str>,
+    previous: &manifest::Manifest,
     kept: Vec<&str>,
-    put: &HashSet<&str>,
+    files: &[OutFile],
 ) -> Option<String> {
     use rayon::prelude::*;
-    let kept: Vec<&str> = kept
+    let kept: Vec<(&str, Option<u128>)> = kept
         .into_par_iter()
         .filter(|f| std::fs::symlink_metadata(out.join(f)).is_ok_and(|m| m.is_file()))
+        .map(|f| (f, previous.hashes.get(f).copied()))
         .collect();
-    let mut files: Vec<&str> = put.iter().copied().chain(kept).collect();
-    let text = manifest::text(record, &mut files);
+    let mut listed: Vec<(&str, Option<u128>)> = files
+        .par_iter()
+        .map(|f| {
+            (
+                f.path.as_str(),
+                Some(super::index::hash(f.content.as_bytes())),
+            )
+        })
+        .collect();
+    listed.extend(kept);
+    let text = manifest::text(previous.lock.as_deref(), &mut listed);
     (!super::holds(&out.join(MARKER), text.as_bytes())).then_some(text)
 }
 
@@ -520,12 +619,11 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     let staging = staging_path(out, pid).ok_or_else(not_a_name)?;
     let mut entry = Entry {
         pid,
-        out: std::path::absolute(out)
-            .map_err(|e| Failure::unchanged(format!("{}: {e}", out.display())))?,
+        start: crate::files::process_start(pid),
         state: State::Staging,
-        files: changes.iter().map(|c| c.rel.clone()).collect(),
+        files: changes.iter().map(|c| (c.rel.clone(), c.hash)).collect(),
     };
-    put_journal(&journal, &entry, false).map_err(Failure::unchanged)?;
+    put_journal(&journal, &entry, false, out).map_err(Failure::unchanged)?;
     let undo = |message: String| {
         remove_staging(&staging);
         let _ = std::fs::remove_file(&journal);
@@ -567,7 +665,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
         )));
     }
     entry.state = State::Commit;
-    put_journal(&journal, &entry, true).map_err(undo)?;
+    put_journal(&journal, &entry, true, out).map_err(undo)?;
     super::interrupt::point("journaled");
     // Decided: every rename below is done now, or by the next render from the journal.
     let mut failed = Vec::new();
@@ -609,9 +707,10 @@ fn fail_after(i: usize) -> Result<(), String> {
     }
 }
 
-/// Puts the journal in place: its text written whole to a file of this process first, then linked
-/// into place (`replace` false: a journal already there is an error) or renamed over it.
-fn put_journal(journal: &Path, entry: &Entry, replace: bool) -> Result<(), String> {
+/// Puts the journal of output folder `out` in place: its text written whole to a file of this process
+/// first, then linked into place (`replace` false: a journal already there is an error) or renamed
+/// over it.
+fn put_journal(journal: &Path, entry: &Entry, replace: bool, out: &Path) -> Result<(), String> {
     let new = journal_new(journal, entry.pid);
     let _ = std::fs::remove_file(&new);
     let placed = std::fs::OpenOptions::new()
@@ -628,7 +727,7 @@ fn put_journal(journal: &Path, entry: &Entry, replace: bool) -> Result<(), Strin
         ErrorKind::AlreadyExists => format!(
             "{}: another aifab render is writing {} right now; wait for it to finish",
             journal.display(),
-            entry.out.display()
+            out.display()
         ),
         _ => format!("{}: {e}", journal.display()),
     })
@@ -642,15 +741,16 @@ mod tests {
     fn journals_round_trip_and_sit_beside_the_folder() {
         let e = Entry {
             pid: 42,
-            out: PathBuf::from("/x/out"),
+            start: Some(7),
             state: State::Commit,
-            files: vec!["a.cfg".into(), "g/config_db.json".into(), MARKER.into()],
+            files: vec![
+                ("a.cfg".into(), 1),
+                ("g/config_db.json".into(), 2),
+                (MARKER.into(), 3),
+            ],
         };
-        assert_eq!(Entry::parse(&e.text()), Some(e));
-        assert_eq!(
-            Entry::parse(&format!("{HEADER}\npid: 1\nout: /o\nstate: maybe\n")),
-            None
-        );
+        assert_eq!(Entry::parse(&e.text()), Ok(e));
+        assert!(Entry::parse(&format!("{HEADER}\npid: 1\nstate: maybe\n")).is_err());
         assert_eq!(
             journal_path(Path::new("d/out")),
             Some(PathBuf::from("d/.out.aifab-journal"))
@@ -659,5 +759,27 @@ mod tests {
             staging_path(Path::new("d/out"), 7),
             Some(PathBuf::from("d/.out.aifab-only-7"))
         );
+    }
+
+    /// A journal naming a path out of the folder, into a git folder, or the manifest before other
+    /// files, or a journal of the format before hashes, is not one aifab acts on.
+    #[test]
+    fn journals_that_name_odd_paths_are_refused() {
+        let h = format!("{:032x}", 1);
+        for files in [
+            vec!["../x"],
+            vec!["/etc/passwd"],
+            vec![".git/hooks/post-checkout"],
+            vec!["a/.git/config"],
+            vec![MARKER, "a.cfg"],
+        ] {
+            let mut text = format!("{HEADER}\npid: 1\nstate: commit\n");
+            for f in &files {
+                text.push_str(&format!("file: xxh3-128 {h} {f}\n"));
+            }
+            assert!(Entry::parse(&text).is_err(), "{files:?}");
+        }
+        let old = "aifab in-place journal 1\npid: 1\nout: /o\nstate: commit\nfile: a.cfg\n";
+        assert!(Entry::parse(old).is_err());
     }
 }

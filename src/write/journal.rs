@@ -9,15 +9,30 @@
 //! swapped and the staged lock is renamed into place; otherwise the staged lock and the temporary folder
 //! are removed, and output and lock stay as they were. Either way they match again.
 //!
-//! The journal names no file but the output folder: the staged lock's path follows from the lock's and
-//! the process id, and only aifab's own names (a temporary folder holding aifab's manifest, a staged
-//! lock that is a regular file) are ever removed or renamed, so a journal that came from elsewhere
-//! (committed to a repository, say) cannot move or remove anything else.
+//! ```text
+//! aifab render journal 2
+//! pid: 4242 started 918273
+//! out: ../configs
+//! was: x.lock.yaml, 48 devices, 512 links, 1024 servers, xxh3-128 5f0c...
+//! record: x.lock.yaml, 49 devices, 520 links, 1040 servers, xxh3-128 77d1...
+//! lock: xxh3-128 77d1...
+//! ```
+//!
+//! The journal names the output folder relative to its own folder (the lock's), so it still names it
+//! after the tree moved; the record of the lock the output had before (`was`, `none` for none) and
+//! after (`record`); and the hash of the staged lock as aifab wrote it. It is acted on only when it
+//! verifies: the output folder's manifest holds one of the two records; finishing renames the staged
+//! lock only when its bytes hash to the journal's hash and the new record names that hash, and undoing
+//! removes it only when they do. A journal that does not verify (another format, an absolute path or
+//! a `..` after a name, an output that records neither lock, a staged lock with other bytes) is reported with its reason and left alone, and nothing is moved or removed. The process is
+//! recorded with its start time ([`crate::files::process_start`]): a live process that took the id
+//! since is not the writer, and does not hold the lock's journal. Only aifab's own names (a temporary
+//! folder holding aifab's manifest, a staged lock that is a regular file) are ever removed or renamed.
 
 use std::path::{Path, PathBuf};
 
 /// The first line of every journal.
-const HEADER: &str = "aifab render journal 1";
+const HEADER: &str = "aifab render journal 2";
 
 /// The journal of lock file `lock`.
 pub fn path(lock: &Path) -> PathBuf {
@@ -49,30 +64,111 @@ pub(super) fn tmp_folder(out: &Path, pid: u32) -> Option<PathBuf> {
 pub(super) struct Entry {
     /// The process that wrote it.
     pub pid: u32,
-    /// The output folder, absolute.
-    pub out: PathBuf,
+    /// When that process started ([`crate::files::process_start`]), where known.
+    pub start: Option<u64>,
+    /// The output folder, relative to the lock's folder (`/`-separated; `..` only at its start).
+    pub out: String,
+    /// The manifest's record of the lock the output had before (`None`: no output, or no record).
+    pub was: Option<String>,
     /// The manifest's record of the new lock.
     pub record: String,
+    /// The hash of the staged lock's bytes ([`super::index::hash`]).
+    pub lock: u128,
 }
 
 impl Entry {
     fn text(&self) -> String {
+        let start = self
+            .start
+            .map_or_else(String::new, |s| format!(" started {s}"));
         format!(
-            "{HEADER}\npid: {}\nout: {}\nrecord: {}\n",
+            "{HEADER}\npid: {}{start}\nout: {}\nwas: {}\nrecord: {}\nlock: xxh3-128 {:032x}\n",
             self.pid,
-            self.out.display(),
-            self.record
+            self.out,
+            self.was.as_deref().unwrap_or("none"),
+            self.record,
+            self.lock
         )
     }
 
     fn parse(text: &str) -> Option<Entry> {
         let mut lines = text.lines();
         (lines.next()? == HEADER).then_some(())?;
-        let pid = lines.next()?.strip_prefix("pid: ")?.parse().ok()?;
-        let out = PathBuf::from(lines.next()?.strip_prefix("out: ")?);
+        let (pid, start) = pid_line(lines.next()?.strip_prefix("pid: ")?)?;
+        let out = lines.next()?.strip_prefix("out: ")?.to_string();
+        let was = match lines.next()?.strip_prefix("was: ")? {
+            "none" => None,
+            w => Some(w.to_string()),
+        };
         let record = lines.next()?.strip_prefix("record: ")?.to_string();
-        out.is_absolute().then_some(Entry { pid, out, record })
+        let lock = lines.next()?.strip_prefix("lock: xxh3-128 ")?;
+        let lock = (lock.len() == 32).then(|| u128::from_str_radix(lock, 16).ok())??;
+        lines.next().is_none().then_some(Entry {
+            pid,
+            start,
+            out,
+            was,
+            record,
+            lock,
+        })
     }
+}
+
+/// A journal's `pid:` line after its name: `4242` or `4242 started 918273`.
+pub(super) fn pid_line(text: &str) -> Option<(u32, Option<u64>)> {
+    match text.split_once(" started ") {
+        Some((pid, start)) => Some((pid.parse().ok()?, Some(start.parse().ok()?))),
+        None => Some((text.parse().ok()?, None)),
+    }
+}
+
+/// The path of output folder `out` from the folder of lock file `lock` (`configs`, `../configs`),
+/// `/`-separated, both resolved through the links of their folders; `None` when either cannot be
+/// resolved or the path is not UTF-8.
+pub(super) fn out_from_lock(lock: &Path, out: &Path) -> Option<String> {
+    let folder = |p: &Path| match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => std::fs::canonicalize(d).ok(),
+        _ => std::fs::canonicalize(".").ok(),
+    };
+    let base = folder(lock)?;
+    let target = folder(out)?.join(out.file_name()?);
+    let (b, t): (Vec<_>, Vec<_>) = (base.components().collect(), target.components().collect());
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<&str> = vec![".."; b.len() - common];
+    for c in &t[common..] {
+        parts.push(c.as_os_str().to_str()?);
+    }
+    let text = parts.join("/");
+    (!text.contains(['\n', '\r'])).then_some(text)
+}
+
+/// The output folder a journal's `out` names, from the folder of lock `lock`: a relative path of
+/// plain names, `..` only at its start. Anything else (absolute, `.`, a `..` after a name) is an error
+/// saying why.
+fn out_folder(lock: &Path, out: &str) -> Result<PathBuf, String> {
+    let p = Path::new(out);
+    let mut names = 0;
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir if names == 0 => {}
+            std::path::Component::Normal(_) => names += 1,
+            _ => {
+                return Err(format!(
+                    "its output folder `{out}` is not a plain relative path"
+                ));
+            }
+        }
+    }
+    if names == 0 || out.contains('\\') {
+        return Err(format!(
+            "its output folder `{out}` is not a plain relative path"
+        ));
+    }
+    let dir = match lock.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Ok(dir.join(p))
 }
 
 /// Writes the journal of lock `lock` (a new file: a journal there is an error).
@@ -126,47 +222,110 @@ fn replay(lock: &Path) -> Result<Recovery, String> {
         Err(crate::files::ReadError::Missing) => return Ok(Recovery::Clean),
         Err(e) => return Err(e.describe(&journal, 64 * 1024)),
     };
+    let refuse = |why: &str| {
+        format!(
+            "{}: not acted on: {why}; nothing was moved or removed. If no aifab render runs, compare the lock with the output (render --check) and remove the journal",
+            journal.display()
+        )
+    };
     let entry = std::str::from_utf8(&bytes)
         .ok()
         .and_then(Entry::parse)
-        .ok_or_else(|| {
-            format!(
-                "{}: not a journal aifab can read; if no aifab render runs, compare the lock with the output (render --check) and remove it",
-                journal.display()
-            )
-        })?;
-    if entry.pid != std::process::id() && crate::files::pid_alive(entry.pid) {
+        .ok_or_else(|| refuse(&format!("not a journal this aifab writes (`{HEADER}`)")))?;
+    if entry.pid != std::process::id() && crate::files::process_alive(entry.pid, entry.start) {
         return Ok(Recovery::Busy(entry.pid));
     }
+    let out = out_folder(lock, &entry.out).map_err(|why| refuse(&why))?;
+    let decision = decide(lock, &out, &entry).map_err(|why| refuse(&why))?;
     let staged = staged_lock(lock, entry.pid);
-    let swapped = super::manifest::read(&entry.out).and_then(|m| m.lock) == Some(entry.record);
-    let staged_is_file = std::fs::symlink_metadata(&staged).is_ok_and(|m| m.is_file());
-    let result = if swapped {
-        if staged_is_file {
-            std::fs::rename(&staged, lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+    let result = match decision {
+        Decision::Finish { rename } => {
+            if rename {
+                std::fs::rename(&staged, lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+            }
+            Recovery::Completed(format!(
+                "an interrupted render (pid {}) had put its output in place in {}: its lock is now in place too, {}",
+                entry.pid,
+                out.display(),
+                lock.display()
+            ))
         }
-        Recovery::Completed(format!(
-            "an interrupted render (pid {}) had put its output in place in {}: its lock is now in place too, {}",
-            entry.pid,
-            entry.out.display(),
-            lock.display()
-        ))
-    } else {
-        if staged_is_file {
-            let _ = std::fs::remove_file(&staged);
+        Decision::Undo { remove } => {
+            if remove {
+                let _ = std::fs::remove_file(&staged);
+            }
+            Recovery::RolledBack(format!(
+                "an interrupted render (pid {}) had not changed {} or {}: what it staged is removed",
+                entry.pid,
+                out.display(),
+                lock.display()
+            ))
         }
-        Recovery::RolledBack(format!(
-            "an interrupted render (pid {}) had not changed {} or {}: what it staged is removed",
-            entry.pid,
-            entry.out.display(),
-            lock.display()
-        ))
     };
-    if let Some(tmp) = tmp_folder(&entry.out, entry.pid) {
+    if let Some(tmp) = tmp_folder(&out, entry.pid) {
         super::stale::remove_if_ours(&tmp);
     }
     std::fs::remove_file(&journal).map_err(|e| format!("{}: {e}", journal.display()))?;
     Ok(result)
+}
+
+/// What a journal that verifies asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Decision {
+    /// The folders were swapped: the staged lock is renamed into place (`rename`; false when the lock
+    /// already holds it).
+    Finish { rename: bool },
+    /// The folders were not swapped: the staged lock is removed (`remove`; false when there is none).
+    Undo { remove: bool },
+}
+
+/// Whether the journal `entry` of lock `lock` verifies against the output folder `out`, the staged
+/// lock and the lock, and what it asks for; an error says why it does not.
+fn decide(lock: &Path, out: &Path, entry: &Entry) -> Result<Decision, String> {
+    let staged = staged_lock(lock, entry.pid);
+    // Whether the staged lock is there, as aifab wrote it; anything else there is not acted on.
+    let ours = match std::fs::symlink_metadata(&staged) {
+        Err(_) => false,
+        Ok(m) if m.is_file() && super::sums::holds(&staged, entry.lock) => true,
+        Ok(_) => {
+            return Err(format!(
+                "{} is not the lock the journal records (a regular file, xxh3-128 {:032x})",
+                staged.display(),
+                entry.lock
+            ));
+        }
+    };
+    let now = super::manifest::read(out).and_then(|m| m.lock);
+    if now.as_deref() == Some(entry.record.as_str()) {
+        if !names_hash(&entry.record, entry.lock) {
+            return Err("its new record does not name the hash of its staged lock".into());
+        }
+        if ours {
+            return Ok(Decision::Finish { rename: true });
+        }
+        if super::sums::holds(lock, entry.lock) {
+            return Ok(Decision::Finish { rename: false });
+        }
+        return Err(format!(
+            "{} records the new lock, but neither {} nor {} holds it",
+            out.display(),
+            staged.display(),
+            lock.display()
+        ));
+    }
+    if now == entry.was {
+        return Ok(Decision::Undo { remove: ours });
+    }
+    Err(format!(
+        "{} records neither the lock this render wrote nor the one before it (moved, or not this journal's folder)",
+        out.display()
+    ))
+}
+
+/// Whether the manifest record `record` names the lock hash `hash` (its `xxh3-128 HEX` part).
+fn names_hash(record: &str, hash: u128) -> bool {
+    let want = format!("xxh3-128 {hash:032x}");
+    record.split(", ").any(|part| part == want)
 }
 
 #[cfg(test)]
@@ -177,14 +336,23 @@ mod tests {
     fn entries_round_trip_and_names_sit_beside_the_lock() {
         let e = Entry {
             pid: 42,
-            out: PathBuf::from("/x/out"),
-            record: "x.lock.yaml, 1 devices".into(),
+            start: Some(9),
+            out: "../out".into(),
+            was: None,
+            record: "x.lock.yaml, 1 devices, xxh3-128 0000000000000000000000000000000a".into(),
+            lock: 10,
         };
         assert_eq!(Entry::parse(&e.text()), Some(e));
         assert_eq!(
-            Entry::parse("aifab render journal 1\npid: 1\nout: rel\nrecord: r\n"),
-            None
+            Entry::parse("aifab render journal 1\npid: 1\nout: /abs\nrecord: r\n"),
+            None,
+            "the format before hashes is not acted on"
         );
+        assert!(names_hash(
+            "x.lock.yaml, 1 devices, xxh3-128 0000000000000000000000000000000a",
+            10
+        ));
+        assert!(!names_hash("x.lock.yaml, 1 devices, xxh3-128 0b", 11));
         assert_eq!(
             path(Path::new("i/x.lock.yaml")),
             PathBuf::from("i/.x.lock.yaml.aifab-journal")
@@ -193,5 +361,19 @@ mod tests {
             staged_lock(Path::new("i/x.lock.yaml"), 7),
             PathBuf::from("i/.x.lock.yaml.aifab-tmp-7")
         );
+    }
+
+    /// An output folder is a relative path of names, `..` only at its start.
+    #[test]
+    fn only_plain_relative_output_folders_are_followed() {
+        let lock = Path::new("i/x.lock.yaml");
+        assert_eq!(out_folder(lock, "out"), Ok(PathBuf::from("i/out")));
+        assert_eq!(
+            out_folder(lock, "../configs/a"),
+            Ok(PathBuf::from("i/../configs/a"))
+        );
+        for bad in ["/etc", "a/../b", ".", "..", "./a", ""] {
+            assert!(out_folder(lock, bad).is_err(), "{bad}");
+        }
     }
 }

@@ -35,6 +35,7 @@ mod manifest;
 mod reuse;
 mod spare;
 mod stale;
+mod sums;
 mod swap;
 mod user;
 
@@ -469,6 +470,9 @@ pub struct Companion {
     /// The staged new lock's text and the lock file it replaces; `None` when the lock file already
     /// holds the text.
     pub staged: Option<(PathBuf, PathBuf)>,
+    /// The hash of the new lock's text ([`index`]'s hash, as the record names it), recorded in the
+    /// journal: the staged lock is renamed into place only while it holds those bytes.
+    pub hash: u128,
 }
 
 /// What a write did.
@@ -527,6 +531,8 @@ pub struct Staged {
     aside: PathBuf,
     spare: Option<PathBuf>,
     companion: Option<Companion>,
+    /// The previous output's record of the lock (its manifest's `lock:` line), for the journal.
+    was: Option<String>,
     report: Report,
 }
 
@@ -594,7 +600,11 @@ pub fn stage(
                 .filter(|_| options.keep.is_some());
             let record = companion.as_ref().map(|c| c.record.as_str());
             let record = record.or(kept_record);
-            finish_stage(&stage, out, exists, options, known, users, record)
+            let before = Before {
+                known,
+                manifest: previous.as_ref(),
+            };
+            finish_stage(&stage, out, exists, options, before, users, record)
                 .map(|kept| (companion, kept))
         });
     let (companion, kept) = match filled {
@@ -623,6 +633,7 @@ pub fn stage(
         aside,
         spare: spare_dir,
         companion,
+        was: previous.and_then(|m| m.lock),
         report,
     })
 }
@@ -650,20 +661,34 @@ fn spare_for(parent: &Path, name: &str, options: &Options, report: &mut Report) 
     (options.previous == Previous::KeepAsSpare).then_some(path)
 }
 
+/// What the folder being replaced says of itself: whether anything says what aifab wrote there
+/// (`known`: a listing, an index, or the caller's `ours`), and its manifest.
+struct Before<'a> {
+    known: bool,
+    manifest: Option<&'a Manifest>,
+}
+
 /// After `fill`: carries the `--only` files and the user's entries `users` over (refusing a file
-/// written where one of the user's stands) and writes the manifest; returns the user's entries kept.
+/// written where one of the user's stands) and writes the manifest, each file with the hash of its
+/// bytes; returns the user's entries kept. A file the previous manifest lists that this render does not
+/// write, and whose bytes are not the ones aifab wrote there, is the user's ([`user::unverified`]).
 fn finish_stage(
     stage: &Staging,
     out: &Path,
     exists: bool,
     options: &Options,
-    known: bool,
+    before: Before,
     mut users: Vec<user::Entry>,
     lock: Option<&str>,
 ) -> Result<Vec<String>, String> {
     let hashes = stage.hashes.lock().map_err(|_| "a render thread failed")?;
     let put: std::collections::HashSet<&str> = hashes.iter().map(|(r, _, _)| r.as_str()).collect();
-    user::collisions(out, &mut users, &put, known)?;
+    if let (Some(m), true) = (before.manifest, exists) {
+        users.extend(user::unverified(out, m, &put, &stage.index, options.ours));
+        users.sort();
+        users.dedup();
+    }
+    user::collisions(out, &mut users, &put, before.known)?;
     let mut carried = Vec::new();
     if let (Some(keep), true) = (options.keep, exists) {
         carried = carry::carry(out, &stage.dir, keep)?;
@@ -671,12 +696,16 @@ fn finish_stage(
     user::carry(out, &stage.dir, &users)?;
     let user_paths: std::collections::HashSet<&str> =
         users.iter().map(|(r, _)| r.as_str()).collect();
-    let mut files: Vec<&str> = put.iter().copied().collect();
+    let mut files: Vec<(&str, Option<u128>)> = hashes
+        .iter()
+        .map(|(r, h, _)| (r.as_str(), Some(*h)))
+        .collect();
     files.extend(
         carried
             .iter()
             .map(String::as_str)
-            .filter(|r| !user_paths.contains(r)),
+            .filter(|r| !user_paths.contains(r) && !put.contains(r))
+            .map(|r| (r, before.manifest.and_then(|m| m.entry(r)).flatten())),
     );
     let text = manifest::text(lock, &mut files);
     write_new(&stage.dir.join(MARKER), text.as_bytes(), false)
@@ -697,6 +726,7 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
         aside,
         spare,
         companion,
+        was,
         mut report,
     } = staged;
     let tmp = stage.dir.clone();
@@ -709,9 +739,17 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
         (Some((_, target)), Some(c)) => {
             let entry = journal::Entry {
                 pid: std::process::id(),
-                out: std::path::absolute(&out)
-                    .map_err(|e| abandon(format!("{}: {e}", out.display())))?,
+                start: crate::files::process_start(std::process::id()),
+                out: journal::out_from_lock(target, &out).ok_or_else(|| {
+                    abandon(format!(
+                        "{}: cannot name it from {}'s folder",
+                        out.display(),
+                        target.display()
+                    ))
+                })?,
+                was,
                 record: c.record.clone(),
+                lock: c.hash,
             };
             Some(journal::write(target, &entry).map_err(abandon)?)
         }

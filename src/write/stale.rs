@@ -3,7 +3,7 @@
 //! `--only` render whose journal is settled: [`super::inplace`]) and staged locks
 //! (`.NAME.lock.yaml.aifab-tmp-PID`, and `NAME.lock.yaml.tmp-PID` of earlier aifab versions) of
 //! processes that no longer run. Only entries with exactly those names, of a process id that is not
-//! alive, are removed: a folder only when it is a folder (never through a link), a staged lock only
+//! alive (or that a process took since the entry last changed: the id was reused), are removed: a folder only when it is a folder (never through a link), a staged lock only
 //! when it is a regular file.
 
 use std::path::{Path, PathBuf};
@@ -20,9 +20,32 @@ fn pid_after(name: &str, prefix: &str) -> Option<u32> {
         .flatten()
 }
 
-/// Whether `pid` is a process other than this one that no longer runs.
-fn gone(pid: u32) -> bool {
-    pid != std::process::id() && !crate::files::pid_alive(pid)
+/// Whether `pid` is a process other than this one that no longer runs, or a process that took the id
+/// since `path` last changed (it did not make it: [`crate::files::process_alive_before`]).
+pub(super) fn gone(pid: u32, path: &Path) -> bool {
+    pid != std::process::id() && !crate::files::process_alive_before(pid, changed(path))
+}
+
+/// When `path` (never followed through a link) last changed: the later of its modification and status
+/// change times (renaming a claimed spare to a staging folder changes only the latter).
+fn changed(path: &Path) -> Option<std::time::SystemTime> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    let modified = m.modified().ok()?;
+    Some(status_changed(&m).map_or(modified, |c| c.max(modified)))
+}
+
+/// When the status of the entry `m` describes last changed (a rename, a new link, a new mode).
+#[cfg(unix)]
+fn status_changed(m: &std::fs::Metadata) -> Option<std::time::SystemTime> {
+    use std::os::unix::fs::MetadataExt as _;
+    let secs = u64::try_from(m.ctime()).ok()?;
+    let nanos = u32::try_from(m.ctime_nsec()).ok()?;
+    std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
+}
+
+#[cfg(not(unix))]
+fn status_changed(_: &std::fs::Metadata) -> Option<std::time::SystemTime> {
+    None
 }
 
 /// Removes the temporary folders of output folder `name` in `parent` that belong to processes that no
@@ -41,7 +64,7 @@ pub(super) fn folders(parent: &Path, name: &str) -> Vec<PathBuf> {
         let pid = pid_after(n, &tmp)
             .or_else(|| pid_after(n, &old))
             .or_else(|| pid_after(n, &only));
-        if pid.is_some_and(gone) && remove_folder(&e.path()) {
+        if pid.is_some_and(|p| gone(p, &e.path())) && remove_folder(&e.path()) {
             removed.push(e.path());
         }
     }
@@ -54,7 +77,7 @@ pub(super) fn live_staging(parent: &Path, name: &str) -> Option<u32> {
     let tmp = format!(".{name}.aifab-tmp-");
     std::fs::read_dir(parent).ok()?.flatten().find_map(|e| {
         let pid = pid_after(e.file_name().to_str()?, &tmp)?;
-        (pid != std::process::id() && crate::files::pid_alive(pid)).then_some(pid)
+        (pid != std::process::id() && !gone(pid, &e.path())).then_some(pid)
     })
 }
 
@@ -78,7 +101,10 @@ pub(super) fn staged_locks(lock: &Path) -> Vec<PathBuf> {
         let Some(n) = file.to_str() else { continue };
         let pid = pid_after(n, &new).or_else(|| pid_after(n, &old));
         let is_file = e.file_type().is_ok_and(|t| t.is_file());
-        if pid.is_some_and(gone) && is_file && std::fs::remove_file(e.path()).is_ok() {
+        if pid.is_some_and(|p| gone(p, &e.path()))
+            && is_file
+            && std::fs::remove_file(e.path()).is_ok()
+        {
             removed.push(e.path());
         }
     }

@@ -4,9 +4,13 @@
 //! named. A render that would write where such a file stands, a git repository (`.git`) and a file aifab
 //! cannot carry (a FIFO, a socket, a device) are refused with their path, before anything changes.
 //!
-//! What aifab wrote is what the folder's manifest lists ([`super::manifest`]); a manifest of an earlier
-//! aifab lists nothing, and then the files the caller's `ours` accepts (the paths a render of this
-//! fabric writes) are taken for aifab's.
+//! What aifab wrote is what the folder's manifest lists ([`super::manifest`]), each file with the hash
+//! of the bytes aifab wrote: a listed file the render does not write again whose bytes differ from that
+//! hash is the user's, and kept ([`unverified`]), so a manifest that did not come from aifab (planted,
+//! or put in place by a planted journal) cannot have a file of the user's removed. A file listed without
+//! a hash (by an earlier aifab) is aifab's when the caller's `ours` accepts it, or when no file of the
+//! manifest has one. A manifest of an earlier aifab lists nothing, and then the files the caller's
+//! `ours` accepts (the paths a render of this fabric writes) are taken for aifab's.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -117,6 +121,62 @@ fn visit(
         }
     }
     Ok(())
+}
+
+/// The files `manifest` lists in `out` that this render does not write (`put`) and whose bytes are not
+/// the ones aifab wrote there, by the manifest's hash (known from the previous output's `index` while
+/// the file's status is the recorded one, read and hashed otherwise), and the links it lists (aifab
+/// writes none): the user's, to be kept. A file listed without a hash is aifab's when `ours` accepts
+/// it, or, without `ours`, when no file of the manifest has a hash (a manifest of an earlier aifab).
+/// Paths that leave the folder, or lie under a link, are not looked at.
+pub(super) fn unverified(
+    out: &Path,
+    manifest: &super::Manifest,
+    put: &HashSet<&str>,
+    index: &super::index::Index,
+    ours: Option<&(dyn Fn(&str) -> bool + Sync)>,
+) -> Vec<Entry> {
+    use rayon::prelude::*;
+    let Some(files) = &manifest.files else {
+        return Vec::new();
+    };
+    let hashed = !manifest.hashes.is_empty();
+    files
+        .par_iter()
+        .filter(|rel| rel.as_str() != super::MARKER && !put.contains(rel.as_str()))
+        .filter(|rel| super::safe_relative(rel).is_ok() && under_real_folders(out, rel))
+        .filter_map(|rel| {
+            let path = out.join(rel);
+            let m = std::fs::symlink_metadata(&path).ok()?;
+            if m.file_type().is_symlink() {
+                return Some((rel.clone(), Kind::Link));
+            }
+            if !m.is_file() {
+                return None;
+            }
+            let aifabs = match manifest.hashes.get(rel) {
+                Some(&h) => match index.holds(rel, super::index::stamp(&m), h) {
+                    super::index::Known::Same => true,
+                    super::index::Known::Different => false,
+                    super::index::Known::Unknown => super::sums::holds(&path, h),
+                },
+                None => ours.map_or(!hashed, |o| o(rel)),
+            };
+            (!aifabs).then(|| (rel.clone(), Kind::File))
+        })
+        .collect()
+}
+
+/// Whether every folder between `out` and the file `rel` (a safe relative path) is a real folder,
+/// not a link.
+pub(super) fn under_real_folders(out: &Path, rel: &str) -> bool {
+    let mut dir = out.to_path_buf();
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    parts.pop();
+    parts.into_iter().all(|p| {
+        dir.push(p);
+        std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
+    })
 }
 
 /// Refuses a render that writes where an entry of the user's stands (the same path, a folder above it,

@@ -27,6 +27,7 @@ mod fuzz_regressions;
 mod golden;
 mod homing;
 mod hosts;
+mod journal;
 mod layers;
 mod lock;
 mod mask;

@@ -534,32 +534,49 @@ fn dead_pid() -> u32 {
     pid
 }
 
-/// A journal that did not come from this folder's render (copied, or planted) renames only regular
-/// files of a real staging folder, to paths inside the output folder over nothing or over aifab's
-/// files: a file of the user's, a path out of the folder and a staging folder that is a link are left
-/// alone.
+/// A journal that did not come from this folder's render (copied, or planted) is acted on only when
+/// all of it verifies: each staged file a regular file of a real staging folder holding the bytes the
+/// journal records, renamed inside the output folder over nothing or over a file aifab wrote (its bytes
+/// the manifest's hash). One that names a file of the user's, a path out of the folder or a folder not
+/// there, or whose staging folder is a link, is reported and left alone: nothing moves.
 #[cfg(unix)]
 #[test]
 fn a_planted_journal_moves_nothing_of_the_users() {
     let d = rendered("planted");
     let pid = dead_pid();
     std::fs::write(d.join("out/NOTES.txt"), "mine\n").expect("write");
+    let staging = d.join(format!(".out.aifab-only-{pid}"));
     let journal = |files: &[&str]| {
-        let mut text = format!(
-            "aifab in-place journal 1\npid: {pid}\nout: {}\nstate: commit\n",
-            d.join("out").display()
-        );
-        for f in files {
-            text.push_str(&format!("file: {f}\n"));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir(&staging).expect("mkdir");
+        let mut text = format!("aifab in-place journal 2\npid: {pid}\nstate: commit\n");
+        for (i, f) in files.iter().enumerate() {
+            let bytes = format!("staged {i}\n");
+            std::fs::write(staging.join(i.to_string()), &bytes).expect("write");
+            let hash = xxhash_rust::xxh3::xxh3_128(bytes.as_bytes());
+            text.push_str(&format!("file: xxh3-128 {hash:032x} {f}\n"));
         }
         std::fs::write(d.join(".out.aifab-journal"), text).expect("journal");
     };
-    let staging = d.join(format!(".out.aifab-only-{pid}"));
-    std::fs::create_dir(&staging).expect("mkdir");
-    for i in 0..4 {
-        std::fs::write(staging.join(i.to_string()), format!("staged {i}\n")).expect("write");
+    let before = tree(&d.join("out"));
+    for files in [
+        &["ss1.cfg", "NOTES.txt"][..],
+        &["ss1.cfg", "../escape.txt"][..],
+        &["ss1.cfg", "new/x.cfg"][..],
+    ] {
+        journal(files);
+        let (code, _, text) = run(&d, &["render", "fab.yaml", "--check", "out"], &[]);
+        assert_eq!(code, Some(2), "{files:?}: {text}");
+        assert!(text.contains("not acted on"), "{files:?}: {text}");
+        assert_eq!(tree(&d.join("out")), before, "{files:?}: nothing moved");
+        assert!(!d.join("escape.txt").exists() && !d.join("out/new").exists());
+        assert!(
+            d.join(".out.aifab-journal").is_file(),
+            "{files:?}: left alone"
+        );
     }
-    journal(&["NOTES.txt", "../escape.txt", "ss1.cfg", "new/x.cfg"]);
+    // A journal that verifies is acted on: aifab's file is replaced, as the journal decided.
+    journal(&["ss1.cfg"]);
     let (code, _, text) = run(&d, &["render", "fab.yaml", "--check", "out"], &[]);
     assert!(
         text.contains("note: an interrupted --only render"),
@@ -571,33 +588,29 @@ fn a_planted_journal_moves_nothing_of_the_users() {
         "ss1.cfg was replaced, and --check says so: {text}"
     );
     assert_eq!(
+        std::fs::read_to_string(d.join("out/ss1.cfg")).expect("read"),
+        "staged 0\n",
+    );
+    assert_eq!(
         std::fs::read_to_string(d.join("out/NOTES.txt")).expect("read"),
         "mine\n",
         "the user's file stays"
     );
-    assert!(!d.join("escape.txt").exists(), "nothing leaves the folder");
-    assert!(!d.join("out/new").exists(), "no folder is made");
-    assert_eq!(
-        std::fs::read_to_string(d.join("out/ss1.cfg")).expect("read"),
-        "staged 2\n",
-        "aifab's file is replaced, as the journal decided"
-    );
     assert_eq!(leftovers(&d), Vec::<String>::new(), "{text}");
     // A staging folder that is a link: nothing is read or removed through it.
-    std::fs::create_dir(d.join("victim")).expect("mkdir");
-    std::fs::write(d.join("victim/0"), "victim\n").expect("write");
-    std::os::unix::fs::symlink("victim", &staging).expect("link");
     journal(&["ss2.cfg"]);
+    std::fs::remove_dir_all(&staging).expect("rm");
+    std::fs::create_dir(d.join("victim")).expect("mkdir");
+    std::fs::write(d.join("victim/0"), "staged 0\n").expect("write");
+    std::os::unix::fs::symlink("victim", &staging).expect("link");
     let before = std::fs::read(d.join("out/ss2.cfg")).expect("read");
-    let (_, _, text) = run(&d, &["render", "fab.yaml", "--check", "out"], &[]);
-    assert!(
-        text.contains("note: an interrupted --only render"),
-        "{text}"
-    );
+    let (code, _, text) = run(&d, &["render", "fab.yaml", "--check", "out"], &[]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("is not a folder"), "{text}");
     assert_eq!(std::fs::read(d.join("out/ss2.cfg")).expect("read"), before);
     assert_eq!(
         std::fs::read_to_string(d.join("victim/0")).expect("read"),
-        "victim\n"
+        "staged 0\n"
     );
     assert!(
         std::fs::symlink_metadata(&staging)
@@ -605,5 +618,5 @@ fn a_planted_journal_moves_nothing_of_the_users() {
             .file_type()
             .is_symlink()
     );
-    assert!(!d.join(".out.aifab-journal").exists());
+    assert!(d.join(".out.aifab-journal").is_file(), "left alone");
 }
