@@ -28,6 +28,7 @@ mod homing;
 mod hosts;
 mod layers;
 mod lock;
+mod lock_history;
 mod mask;
 mod meaning;
 mod only_fast;
