@@ -230,23 +230,23 @@ fn git_renamed_from(intent: &str) -> Option<String> {
 
 /// The manifest's record of a lock: its path from the output folder `folder` (the same on every machine
 /// that has the same layout, however the paths were typed), the entries of each list, the hash of its
-/// text, and its lineage and serial (read back from `text`'s history lines).
+/// text, and its lineage and serial (read back from `text`'s history lines) before the hash.
 pub fn record(lock: &Lock, text: &str, intent: &str, folder: &Path) -> String {
     let t = lock::Total::of(lock);
     let head = &text.as_bytes()[..text.len().min(history::HEAD_BYTES as usize)];
     let h = aifab::lock::history::of_head(head);
-    let mut r = format!(
-        "{}, {} devices, {} links, {} servers, xxh3-128 {:032x}",
+    let stamp = h
+        .lineage
+        .map(|l| format!("lineage {l}, serial {}, ", h.serial))
+        .unwrap_or_default();
+    format!(
+        "{}, {} devices, {} links, {} servers, {stamp}xxh3-128 {:032x}",
         from_folder(intent, folder),
         t.devices,
         t.links,
         t.servers,
         xxhash_rust::xxh3::xxh3_128(text.as_bytes())
-    );
-    if let Some(l) = h.lineage {
-        r.push_str(&format!(", lineage {l}, serial {}", h.serial));
-    }
-    r
+    )
 }
 
 /// The path of the lock of `intent` relative to output folder `folder` (`../intents/x.lock.yaml`),

@@ -126,7 +126,7 @@ fn the_lineage_is_the_same_in_two_fresh_repositories_and_the_serial_counts_chang
     // The output folder's manifest records the lineage and the serial it was rendered with.
     let manifest = std::fs::read_to_string(a.join("out/.aifab-output")).expect("manifest");
     assert!(
-        manifest.contains(&format!(", lineage {lineage}, serial 2\n")),
+        manifest.contains(&format!(", lineage {lineage}, serial 2, xxh3-128 ")),
         "{manifest}"
     );
 }
@@ -263,8 +263,8 @@ fn a_pre_lineage_lock_upgrades_and_is_then_older_than_its_upgrade() {
     commit(&d, "an earlier aifab's lock");
     let manifest = d.join("out/.aifab-output");
     let m = std::fs::read_to_string(&manifest).expect("manifest");
-    let cut = m.find(", lineage ").expect("a lineage in the record");
-    let end = cut + m[cut..].find('\n').expect("line end");
+    let cut = m.find("lineage ").expect("a lineage in the record");
+    let end = cut + m[cut..].find("xxh3-128").expect("the hash after it");
     std::fs::write(&manifest, format!("{}{}", &m[..cut], &m[end..])).expect("write");
     // The next render upgrades it: the lock a first render writes.
     for folder in ["out", "fresh"] {
