@@ -56,8 +56,7 @@ fn git_show_bounded(rev: &str, path: &str, max: u64) -> Result<Option<Source>, S
     if !git(dir, &["cat-file", "-e", &spec])?.status.success() {
         return Ok(None);
     }
-    let bytes = read_blob(dir, &spec, max)
-        .map_err(|e| format!("{path} at {rev}: {e}"))?;
+    let bytes = read_blob(dir, &spec, max).map_err(|e| format!("{path} at {rev}: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
     Ok(Some(Source::new(format!("{path}@{rev}"), text)))
 }
@@ -192,4 +191,54 @@ pub(super) fn renamed_from(rev: &str, path: &str) -> Option<String> {
         (status.starts_with('R') && to == name)
             .then(|| dir.join(from).to_string_lossy().into_owned())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch repository with one commit holding `x.txt` of `size` bytes.
+    fn repo(name: &str, size: usize) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("aifab-git-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        std::fs::write(dir.join("x.txt"), "a".repeat(size)).expect("write");
+        for args in [
+            &["init", "-q"][..],
+            &["add", "x.txt"],
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+                "commit",
+                "-qm",
+                "one",
+            ],
+        ] {
+            assert!(git(&dir, args).expect("git").status.success(), "{args:?}");
+        }
+        dir
+    }
+
+    #[test]
+    fn a_file_at_a_revision_is_read_no_further_than_its_bound() {
+        let dir = repo("bound", 200_000);
+        let path = dir.join("x.txt").to_string_lossy().into_owned();
+        assert_eq!(
+            read_head(&dir, "HEAD:./x.txt", 100).expect("head").len(),
+            100
+        );
+        let err = git_show_bounded("HEAD", &path, 1000).expect_err("over the bound");
+        assert!(err.contains("larger than 1000 bytes"), "{err}");
+        let whole = git_show_bounded("HEAD", &path, 200_000).expect("at the bound");
+        assert_eq!(whole.map(|s| s.text.len()), Some(200_000));
+        let versions = history(&dir.join("x.txt"), 4, 10);
+        assert_eq!(versions.len(), 1);
+        assert_eq!(versions[0].head.as_deref(), Some(&b"aaaaaaaaaa"[..]));
+        assert!(history(&dir.join("absent.txt"), 4, 10).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -387,13 +387,18 @@ fn behind_record(p: &Path, out: &Path, lock: Option<&Loaded>, r: &Record) -> Vec
     let mut problems = Vec::new();
     let marker = out.join(aifab::write::MARKER);
     if let Some(stamp) = &r.stamp {
-        problems.extend(history::behind(p, &l.history, stamp, &format!(
-            "{} was rendered with serial {} of lineage {} (as {} records)",
-            out.display(),
-            stamp.serial,
-            stamp.lineage,
-            marker.display()
-        )));
+        problems.extend(history::behind(
+            p,
+            &l.history,
+            stamp,
+            &format!(
+                "{} was rendered with serial {} of lineage {} (as {} records)",
+                out.display(),
+                stamp.serial,
+                stamp.lineage,
+                marker.display()
+            ),
+        ));
     }
     let t = lock::Total::of(&l.lock);
     let now = [t.devices, t.links, t.servers];

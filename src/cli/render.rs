@@ -207,9 +207,11 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     // and `--bless` read it whole.
     let narrow = only.as_ref().filter(|_| matches!(target, Target::Out(_)));
     let mut prev = lockfile::load_for(&args.intent, args.no_lock, args.allow_renumber, narrow)?;
+    // A lock behind the folder's record or its committed history is refused by `--check` too: CI
+    // compares with it.
     let floor = match (target, args.no_lock) {
-        (Target::Out(out), false) => {
-            lockfile::matches_output(&args.intent, out, prev.as_ref(), args.allow_renumber)?
+        (Target::Out(dir) | Target::Check(dir), false) => {
+            lockfile::matches_output(&args.intent, dir, prev.as_ref(), args.allow_renumber)?
         }
         _ => None,
     };

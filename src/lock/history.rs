@@ -31,9 +31,16 @@ pub struct History {
 impl History {
     /// The history lines of lock text `text` (lineage, serial and digest as its parsed fields say),
     /// and the digest of the body it holds.
-    pub fn of(text: &str, lineage: Option<&str>, serial: Option<u64>, digest: Option<&str>) -> History {
+    pub fn of(
+        text: &str,
+        lineage: Option<&str>,
+        serial: Option<u64>,
+        digest: Option<&str>,
+    ) -> History {
         let serial = serial.unwrap_or(0);
-        let actual = lineage.zip(body(text)).map(|(l, b)| digest_of(l, serial, b));
+        let actual = lineage
+            .zip(body(text))
+            .map(|(l, b)| digest_of(l, serial, b));
         History {
             lineage: lineage.map(str::to_string),
             serial,
@@ -157,7 +164,8 @@ pub fn is_hex(v: &str) -> bool {
 mod tests {
     use super::*;
 
-    const BODY: &str = "devices: []\nlinks: []\nservers: []\ntotal: {devices: 0, links: 0, servers: 0}\n";
+    const BODY: &str =
+        "devices: []\nlinks: []\nservers: []\ntotal: {devices: 0, links: 0, servers: 0}\n";
 
     fn written(lineage: &str, serial: u64, body: &str) -> History {
         let text = format!(
@@ -202,8 +210,15 @@ mod tests {
         );
         let e = History::of(&text, Some(&l), Some(3), h.digest.as_deref());
         assert!(e.edited());
-        assert_eq!(next(Some(&e), None, "x.yaml", BODY).serial, 3, "written back as it was");
+        assert_eq!(
+            next(Some(&e), None, "x.yaml", BODY).serial,
+            3,
+            "written back as it was"
+        );
         let head = of_head(text.as_bytes());
-        assert_eq!((head.lineage, head.serial, head.digest), (Some(l), 3, h.digest));
+        assert_eq!(
+            (head.lineage, head.serial, head.digest),
+            (Some(l), 3, h.digest)
+        );
     }
 }

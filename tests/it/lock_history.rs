@@ -91,7 +91,11 @@ fn shortened(text: &str) -> String {
 /// The lock as an aifab before lineages wrote it: version 2, no history lines.
 fn pre_lineage(text: &str) -> String {
     text.lines()
-        .filter(|l| !["lineage: ", "serial: ", "digest: "].iter().any(|k| l.starts_with(k)))
+        .filter(|l| {
+            !["lineage: ", "serial: ", "digest: "]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
         .map(|l| match l.starts_with("version: ") {
             true => "version: 2\n".to_string(),
             false => format!("{l}\n"),
@@ -154,6 +158,10 @@ fn a_put_back_older_lock_is_refused_whatever_folder_it_renders_into() {
         "{out}"
     );
     assert_eq!(lock_text(&d), old, "nothing written");
+    // `--check` against that folder (what CI runs) refuses it the same way.
+    let (code, out) = run(&d, &["render", "three-tier-small.yaml", "--check", "out"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("an older lock was put back"), "{out}");
     // A new folder: git's history of the lock holds serial 2.
     let (code, out) = render(&d, "fresh", &[]);
     assert_eq!(code, 2, "{out}");
@@ -175,7 +183,10 @@ fn a_put_back_older_lock_is_refused_whatever_folder_it_renders_into() {
     let after = lock_text(&d);
     assert_eq!(header(&after, "serial"), Some("3"), "{after}");
     assert_eq!(header(&after, "lineage"), header(&new, "lineage"));
-    assert!(after.contains("loopback: 10.20.0.1,"), "the older allocation");
+    assert!(
+        after.contains("loopback: 10.20.0.1,"),
+        "the older allocation"
+    );
     assert_eq!(render(&d, "fresh2", &[]).0, 0, "then renders as any lock");
 }
 
@@ -258,7 +269,10 @@ fn a_pre_lineage_lock_upgrades_and_is_then_older_than_its_upgrade() {
     let fresh = lock_text(&d);
     // What an earlier aifab left: a version 2 lock, committed, and a folder record without a lineage.
     let v2 = pre_lineage(&fresh);
-    assert!(!v2.contains("lineage") && v2.contains("version: 2\n"), "{v2}");
+    assert!(
+        !v2.contains("lineage") && v2.contains("version: 2\n"),
+        "{v2}"
+    );
     write_lock(&d, &v2);
     commit(&d, "an earlier aifab's lock");
     let manifest = d.join("out/.aifab-output");
@@ -297,4 +311,76 @@ fn a_lock_at_a_revision_is_read_up_to_the_locks_limit() {
     let (code, out) = run(&d, &["diff", "--against", "HEAD", "three-tier-small.yaml"]);
     assert_eq!(code, 0, "the same lock on both sides: {out}");
     assert!(out.contains("0 devices changed"), "{out}");
+}
+
+/// A version 3 lock that lost its history lines (the lines removed by hand, to pass it off as a lock
+/// of no history) is refused, located; one that says version 2 is read as a lock before lineages.
+#[test]
+fn a_version_3_lock_without_its_history_lines_is_refused() {
+    let d = scratch("no-history", false);
+    assert_eq!(render(&d, "out", &[]).0, 0);
+    let good = lock_text(&d);
+    let stripped = pre_lineage(&good).replacen("version: 2\n", "version: 3\n", 1);
+    write_lock(&d, &stripped);
+    let (code, out) = render(&d, "fresh", &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("AIF-LOCK-006")
+            && out.contains("has no `lineage:`, `serial:`, `digest:` line")
+            && out.contains("three-tier-small.lock.yaml:3:"),
+        "{out}"
+    );
+    // A lineage that is not one is a bad value.
+    let lineage = header(&good, "lineage").expect("lineage");
+    write_lock(&d, &good.replacen(lineage, "not-a-lineage", 1));
+    let (code, out) = render(&d, "fresh", &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("AIF-LOCK-002") && out.contains("is not a lineage"),
+        "{out}"
+    );
+}
+
+/// A committed lock deleted from the work tree: a new folder would be rendered from the arithmetic.
+#[test]
+fn a_deleted_committed_lock_is_refused_for_a_new_folder() {
+    let d = scratch("deleted", true);
+    assert_eq!(render(&d, "out", &[]).0, 0);
+    let good = lock_text(&d);
+    commit(&d, "first");
+    std::fs::remove_file(d.join(LOCK)).expect("rm");
+    let (code, out) = render(&d, "fresh", &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("three-tier-small.lock.yaml is missing, but git holds it"),
+        "{out}"
+    );
+    assert!(
+        !d.join(LOCK).exists() && !d.join("fresh").exists(),
+        "nothing written"
+    );
+    // Allowed: the allocation afresh continues the committed lineage.
+    let (code, out) = render(&d, "fresh", &["--allow-renumber"]);
+    assert_eq!(code, 0, "{out}");
+    let after = lock_text(&d);
+    assert_eq!(header(&after, "lineage"), header(&good, "lineage"));
+    assert_eq!(header(&after, "serial"), Some("2"), "{after}");
+}
+
+/// Without git and without a folder rendered with it, an edit by hand is known by the digest: said,
+/// kept (a pin), and written as the next serial.
+#[test]
+fn an_edit_by_hand_is_said_and_written_as_the_next_serial() {
+    let d = scratch("edited", false);
+    assert_eq!(render(&d, "out", &[]).0, 0);
+    write_lock(&d, &pinned(&lock_text(&d)));
+    let (code, out) = render(&d, "fresh", &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("was edited by hand since aifab wrote its serial 1"),
+        "{out}"
+    );
+    let after = lock_text(&d);
+    assert!(after.contains("loopback: 10.20.0.100"), "the pin is kept");
+    assert_eq!(header(&after, "serial"), Some("2"), "{after}");
 }
