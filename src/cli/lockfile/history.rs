@@ -105,8 +105,7 @@ fn lost_since(p: &Path, lock: &Loaded, known: &[(&str, History)], lineage: &str)
     let same_serial = known
         .iter()
         .filter(ours)
-        .filter(|(_, c)| c.serial == h.serial && c.digest != h.actual)
-        .last();
+        .rfind(|(_, c)| c.serial == h.serial && c.digest != h.actual);
     let older = || {
         let edited = h.edited();
         known
