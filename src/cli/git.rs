@@ -3,6 +3,8 @@
 //! as a read of the work tree is: the intent by its 4 MiB, the lock by its 256 MiB, the history by a
 //! count of commits and the bytes read of each.
 
+pub(super) mod history;
+
 use aifab::diag::Source;
 use std::io::Read as _;
 use std::path::Path;
@@ -123,50 +125,6 @@ fn read_head(dir: &Path, spec: &str, max: u64) -> Result<Vec<u8>, String> {
     }
 }
 
-/// One commit of a file's history: the commit, and the first bytes of the file there (`None` where the
-/// commit removed it).
-pub(super) struct Version {
-    /// The commit's id.
-    pub commit: String,
-    /// The first bytes of the file at that commit.
-    pub head: Option<Vec<u8>>,
-}
-
-/// The newest `limit` commits reachable from HEAD that changed `path`, newest first, with the first
-/// `head_bytes` of the file at each: a bounded look at a file's history. Empty outside a git work
-/// tree, before the first commit, and for a file git never held.
-pub(super) fn history(path: &Path, limit: usize, head_bytes: u64) -> Vec<Version> {
-    let Some(path) = path.to_str() else {
-        return Vec::new();
-    };
-    let Ok((dir, name)) = dir_and_name(path) else {
-        return Vec::new();
-    };
-    let file = format!("./{name}");
-    let log = git(
-        dir,
-        &[
-            "log",
-            &format!("-n{limit}"),
-            "--format=%H",
-            "HEAD",
-            "--",
-            &file,
-        ],
-    );
-    let Some(log) = log.ok().filter(|o| o.status.success()) else {
-        return Vec::new();
-    };
-    String::from_utf8_lossy(&log.stdout)
-        .lines()
-        .filter(|c| !c.is_empty())
-        .map(|commit| Version {
-            commit: commit.to_string(),
-            head: read_head(dir, &format!("{commit}:{file}"), head_bytes).ok(),
-        })
-        .collect()
-}
-
 /// The path `path` had at `rev` when git sees it renamed since (`git mv`, committed or not), beside
 /// `path`'s folder as the caller names it; `None` when git sees no rename.
 pub(super) fn renamed_from(rev: &str, path: &str) -> Option<String> {
@@ -235,10 +193,6 @@ mod tests {
         assert!(err.contains("larger than 1000 bytes"), "{err}");
         let whole = git_show_bounded("HEAD", &path, 200_000).expect("at the bound");
         assert_eq!(whole.map(|s| s.text.len()), Some(200_000));
-        let versions = history(&dir.join("x.txt"), 4, 10);
-        assert_eq!(versions.len(), 1);
-        assert_eq!(versions[0].head.as_deref(), Some(&b"aaaaaaaaaa"[..]));
-        assert!(history(&dir.join("absent.txt"), 4, 10).is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -38,9 +38,8 @@ impl History {
         digest: Option<&str>,
     ) -> History {
         let serial = serial.unwrap_or(0);
-        let actual = lineage
-            .zip(body(text))
-            .map(|(l, b)| digest_of(l, serial, b));
+        // A lock without a lineage (before lineages) has no digest line to look for.
+        let actual = lineage.and_then(|l| Some(digest_of(l, serial, body(text)?)));
         History {
             lineage: lineage.map(str::to_string),
             serial,

@@ -1,18 +1,26 @@
 //! The lock's history against what it must not be behind (docs/lock.md, "A lock knows its history"):
 //! the record of the output folder rendered with it, or, for a new folder, the lock's committed
-//! versions in git, read in part and bounded (the newest [`COMMITS`] commits that changed it, the first
-//! [`HEAD_BYTES`] of each; one committed version read whole, up to the lock's own limit, when the
-//! lock's body differs from it).
+//! versions in git, bounded ([`BOUNDS`]: the newest commits that changed it, the first bytes of each,
+//! a budget of bytes; one committed version read whole, up to the lock's own limit, when the lock's
+//! body differs from it).
 
 use super::super::git;
+use super::super::git::history::{Blob, Bounds};
 use aifab::lock::history::{History, Stamp, of_head};
 use aifab::lock::read::Loaded;
 use std::path::Path;
 
-/// The commits of the lock's history looked at: the newest that changed it.
-pub(super) const COMMITS: usize = 16;
+/// How far the lock's committed history is looked at: the newest 16 commits that changed it, the first
+/// 4 KiB of each version (its history lines are in the first few hundred bytes), and versions of 32 MiB
+/// together at most (git inflates a whole version to show any of it: at 100K GPUs the lock is tens of
+/// MB, so one version besides the work tree's).
+const BOUNDS: Bounds = Bounds {
+    commits: 16,
+    head_bytes: HEAD_BYTES,
+    budget: 32 * 1024 * 1024,
+};
 
-/// The bytes read of each committed version: its history lines are in the first few hundred.
+/// The bytes read of each committed version, and of a lock's text for its history lines.
 pub(super) const HEAD_BYTES: u64 = 4096;
 
 /// Why `h` (the history of the lock at `p`) is behind `reference` (`where_` says what holds it, for
@@ -39,18 +47,26 @@ pub(super) fn behind(p: &Path, h: &History, reference: &Stamp, where_: &str) -> 
 /// history in git, and the newest history git holds (the highest serial of the newest committed
 /// lineage). Nothing outside a git work tree or for a lock never committed.
 pub(super) fn against_git(p: &Path, lock: Option<&Loaded>) -> (Vec<String>, Option<Stamp>) {
-    let versions = git::history(p, COMMITS, HEAD_BYTES);
+    let versions = git::history::history(p, &BOUNDS);
     let known: Vec<(&str, History)> = versions
         .iter()
         .filter_map(|v| {
-            let h = of_head(v.head.as_deref()?);
+            let h = match &v.blob {
+                Blob::Head(head) => of_head(head),
+                // The work tree's own lock: its body is the committed one, whatever its digest says.
+                Blob::WorkTree => lock.map(|l| History {
+                    digest: l.history.actual.clone(),
+                    ..l.history.clone()
+                })?,
+                Blob::Removed | Blob::NotRead => return None,
+            };
             h.lineage.is_some().then_some((v.commit.as_str(), h))
         })
         .collect();
     let newest = newest_history(&known);
     let stamp = newest.as_ref().map(|(_, s)| s.clone());
     let Some(lock) = lock else {
-        let at_head = versions.first().filter(|v| v.head.is_some());
+        let at_head = versions.first().filter(|v| v.blob != Blob::Removed);
         let problem = at_head.map(|v| {
             format!(
                 "{} is missing, but git holds it (committed in {}): rendering without it renumbers what it holds",
