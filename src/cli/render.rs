@@ -207,28 +207,34 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     // and `--bless` read it whole.
     let narrow = only.as_ref().filter(|_| matches!(target, Target::Out(_)));
     let mut prev = lockfile::load_for(&args.intent, args.no_lock, args.allow_renumber, narrow)?;
-    // A lock behind the folder's record or its committed history is refused by `--check` too: CI
-    // compares with it.
-    let floor = match (target, args.no_lock) {
-        (Target::Out(dir) | Target::Check(dir), false) => {
-            lockfile::matches_output(&args.intent, dir, prev.as_ref(), args.allow_renumber)?
-        }
-        _ => None,
-    };
     // The templates compile (1-2 ms) on a second thread while this one reads and checks the intent;
-    // their error, if any, is printed only for an intent that passed.
-    let (front, renderer) = rayon::join(
+    // their error, if any, is printed only for an intent that passed. The lock is compared with its
+    // history meanwhile (git runs in processes of its own); `--check` refuses a lock behind the
+    // folder's record or its committed history too: CI compares with it.
+    let history = || match (target, args.no_lock) {
+        (Target::Out(dir) | Target::Check(dir), false) => {
+            lockfile::matches_output(&args.intent, dir, prev.as_ref(), args.allow_renumber)
+        }
+        _ => Ok(None),
+    };
+    let ((front, renderer), floor) = rayon::join(
         || {
-            front_locked_or_exit(
-                &args.intent,
-                args.quiet,
-                only.as_ref(),
-                prev.as_ref(),
-                site.catalog,
+            rayon::join(
+                || {
+                    front_locked_or_exit(
+                        &args.intent,
+                        args.quiet,
+                        only.as_ref(),
+                        prev.as_ref(),
+                        site.catalog,
+                    )
+                },
+                || site.build_renderer(),
             )
         },
-        || site.build_renderer(),
+        history,
     );
+    let floor = floor?;
     let front = front?;
     only_matches_some(&front.model, args.only.as_deref(), only.as_ref())?;
     if let Some(p) = &mut prev {
