@@ -314,10 +314,10 @@ fn read_record(r: &str) -> Option<Record<'_>> {
 }
 
 /// Refuses (unless `allow`) a render into `out` with a lock of `intent` that is behind what the
-/// folder was rendered with, or behind the lock's committed history when the folder records none
-/// (a new folder): a lock that is gone, holds fewer entries, is of another lineage (another fabric's)
-/// or of an older serial (an older lock put back) would renumber what runs. Gives the newest history
-/// known (the folder's record, or git's), which the lock written is numbered past.
+/// folder was rendered with, or behind the lock's committed history in git (a new folder too): a
+/// lock that is gone, holds fewer entries, is of another lineage (another fabric's) or of an older
+/// serial (an older lock put back) would renumber what runs. Gives the newest history known (the
+/// folder's record, git's), which the lock written is numbered past.
 pub fn matches_output(
     intent: &str,
     out: &Path,
@@ -336,14 +336,13 @@ pub fn matches_output(
     if let Some(r) = &record {
         problems.extend(behind_record(&p, out, lock, r));
     }
-    let floor = match record.as_ref().and_then(|r| r.stamp.clone()) {
-        Some(stamp) => Some(stamp),
-        None => {
-            let (found, floor) = history::against_git(&p, lock);
-            problems.extend(found);
-            floor
-        }
-    };
+    // The committed history too, whatever the folder: a record can be edited as a lock can. A lock
+    // missing is said once.
+    let (found, committed) = history::against_git(&p, lock);
+    if lock.is_some() || record.is_none() {
+        problems.extend(found);
+    }
+    let floor = newest(committed, record.and_then(|r| r.stamp));
     if problems.is_empty() {
         if let Some(l) = lock.filter(|l| l.history.edited()) {
             eprintln!(
@@ -368,6 +367,20 @@ pub fn matches_output(
         p.display()
     );
     Err(Exit::Trouble)
+}
+
+/// The history a lock written now is numbered past: git's lineage (the repository's history outlives
+/// a folder), at the highest serial git or the folder's record knows of it; the record's alone
+/// without git.
+fn newest(committed: Option<Stamp>, recorded: Option<Stamp>) -> Option<Stamp> {
+    match (committed, recorded) {
+        (Some(c), Some(r)) if c.lineage == r.lineage => Some(Stamp {
+            serial: c.serial.max(r.serial),
+            ..c
+        }),
+        (Some(c), _) => Some(c),
+        (None, r) => r,
+    }
 }
 
 /// What is wrong with `lock` against the record `r` of output folder `out`: missing, fewer entries,

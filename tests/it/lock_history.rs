@@ -158,6 +158,16 @@ fn a_put_back_older_lock_is_refused_whatever_folder_it_renders_into() {
         "{out}"
     );
     assert_eq!(lock_text(&d), old, "nothing written");
+    // The folder's record edited to say nothing of the lineage: git's history still holds serial 2.
+    let manifest = d.join("out/.aifab-output");
+    let m = std::fs::read_to_string(&manifest).expect("manifest");
+    let cut = m.find("lineage ").expect("a lineage in the record");
+    let end = cut + m[cut..].find("xxh3-128").expect("the hash after it");
+    std::fs::write(&manifest, format!("{}{}", &m[..cut], &m[end..])).expect("write");
+    let (code, out) = render(&d, "out", &[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("git's history of it holds serial 2"), "{out}");
+    std::fs::write(&manifest, &m).expect("restore");
     // `--check` against that folder (what CI runs) refuses it the same way.
     let (code, out) = run(&d, &["render", "three-tier-small.yaml", "--check", "out"]);
     assert_eq!(code, 2, "{out}");
