@@ -394,3 +394,25 @@ fn an_edit_by_hand_is_said_and_written_as_the_next_serial() {
     assert!(after.contains("loopback: 10.20.0.100"), "the pin is kept");
     assert_eq!(header(&after, "serial"), Some("2"), "{after}");
 }
+
+/// The history follows the lock across a rename (`git mv` of the intent and its lock): a shortened
+/// lock under the new name is compared with the versions under the old one.
+#[test]
+fn the_history_follows_a_renamed_lock() {
+    let d = scratch("renamed", true);
+    assert_eq!(render(&d, "out", &[]).0, 0);
+    let good = lock_text(&d);
+    commit(&d, "first");
+    git(&d, &["mv", "three-tier-small.yaml", "fabric.yaml"]);
+    git(&d, &["mv", LOCK, "fabric.lock.yaml"]);
+    git(&d, &["commit", "-qm", "renamed"]);
+    std::fs::write(d.join("fabric.lock.yaml"), shortened(&good)).expect("write");
+    git(&d, &["commit", "-qam", "shortened"]);
+    let (code, out) = run(&d, &["render", "fabric.yaml", "--out", "fresh", "-q"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("fabric.lock.yaml holds fewer entries than serial 1")
+            && out.contains("21 devices where it held 22"),
+        "{out}"
+    );
+}

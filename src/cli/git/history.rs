@@ -37,6 +37,18 @@ pub(in crate::cli) struct Version {
     pub commit: String,
     /// The file at that commit.
     pub blob: Blob,
+    /// Where git has it: `commit:path`.
+    spec: String,
+}
+
+impl Version {
+    /// The whole file at this commit, read from git no further than `max` bytes (`path` the file's
+    /// path in the work tree, which gives the repository); `None` when git cannot show it, it is
+    /// larger, or it is not UTF-8.
+    pub(in crate::cli) fn read_whole(&self, path: &Path, max: u64) -> Option<String> {
+        let (dir, _) = dir_and_name(path.to_str()?).ok()?;
+        String::from_utf8(super::read_blob(dir, &self.spec, max).ok()?).ok()
+    }
 }
 
 /// The newest [`Bounds::commits`] commits reachable from HEAD that changed `path`, newest first, with
@@ -47,17 +59,9 @@ pub(in crate::cli) fn history(path: &Path, bounds: &Bounds) -> Vec<Version> {
         return Vec::new();
     };
     let file = format!("./{name}");
-    let limit = format!("-n{}", bounds.commits);
-    let log = git(dir, &["log", &limit, "--format=%H", "HEAD", "--", &file]);
-    let Some(log) = log.ok().filter(|o| o.status.success()) else {
+    let Some((commits, specs)) = commits(dir, &file, bounds.commits) else {
         return Vec::new();
     };
-    let commits: Vec<String> = String::from_utf8_lossy(&log.stdout)
-        .lines()
-        .filter(|c| !c.is_empty())
-        .map(str::to_string)
-        .collect();
-    let specs: Vec<String> = commits.iter().map(|c| format!("{c}:{file}")).collect();
     let objects = objects(dir, &specs);
     // `git diff --quiet` compares by the index's file stamps: no read of an unchanged file.
     let unchanged =
@@ -97,8 +101,50 @@ pub(in crate::cli) fn history(path: &Path, bounds: &Bounds) -> Vec<Version> {
         .map(|((commit, spec), object)| Version {
             commit: commit.clone(),
             blob: blob_of(spec, object),
+            spec: spec.clone(),
         })
         .collect()
+}
+
+/// The newest `limit` commits reachable from HEAD that changed `file` (`./name` in `dir`), followed
+/// across renames (`git mv` of an intent and its lock), and the spec of the file at each
+/// (`commit:path`, the path it had there from the repository's root); `None` outside a git work tree.
+fn commits(dir: &Path, file: &str, limit: usize) -> Option<(Vec<String>, Vec<String>)> {
+    let prefix = git(dir, &["rev-parse", "--show-prefix"]).ok()?;
+    let prefix = String::from_utf8_lossy(&prefix.stdout).trim().to_string();
+    let name = file.strip_prefix("./").unwrap_or(file);
+    let limit = format!("-n{limit}");
+    let args = [
+        "log",
+        "--follow",
+        &limit,
+        "--name-only",
+        "--format=commit %H",
+        "HEAD",
+        "--",
+        file,
+    ];
+    let log = git(dir, &args).ok().filter(|o| o.status.success())?;
+    let (mut commits, mut paths): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    // Newest first; a commit that names no path (a merge) holds the path of the one after it.
+    let mut path = format!("{prefix}{name}");
+    for line in String::from_utf8_lossy(&log.stdout).lines() {
+        if let Some(c) = line.strip_prefix("commit ") {
+            commits.push(c.to_string());
+            paths.push(path.clone());
+        } else if !line.is_empty()
+            && let Some(last) = paths.last_mut()
+        {
+            path = line.to_string();
+            *last = path.clone();
+        }
+    }
+    let specs = commits
+        .iter()
+        .zip(&paths)
+        .map(|(c, p)| format!("{c}:{p}"))
+        .collect();
+    Some((commits, specs))
 }
 
 /// The blob id and size of each of `specs` (`rev:./path`), `None` for one git does not have (the file
@@ -203,6 +249,14 @@ mod tests {
         assert_eq!(y[0].blob, Blob::Removed);
         assert_eq!(y[1].blob, Blob::Head(b"y".to_vec()));
         assert!(history(&dir.join("absent.txt"), &all).is_empty());
+        // Renamed: the history goes on under the old name.
+        std::fs::write(&x, "4".repeat(40)).expect("restore");
+        run(&dir, &["mv", "x.txt", "z.txt"]);
+        run(&dir, &["commit", "-qm", "renamed"]);
+        let z = history(&dir.join("z.txt"), &all);
+        let blobs: Vec<&Blob> = z.iter().map(|v| &v.blob).collect();
+        assert_eq!(blobs.len(), 5, "{blobs:?}");
+        assert_eq!(blobs[2], &Blob::Head(b"3333".to_vec()));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -5,7 +5,7 @@
 //! body differs from it).
 
 use super::super::git;
-use super::super::git::history::{Blob, Bounds};
+use super::super::git::history::{Blob, Bounds, Version};
 use aifab::lock::history::{History, Stamp, of_head};
 use aifab::lock::read::Loaded;
 use std::path::Path;
@@ -48,7 +48,7 @@ pub(super) fn behind(p: &Path, h: &History, reference: &Stamp, where_: &str) -> 
 /// lineage). Nothing outside a git work tree or for a lock never committed.
 pub(super) fn against_git(p: &Path, lock: Option<&Loaded>) -> (Vec<String>, Option<Stamp>) {
     let versions = git::history::history(p, &BOUNDS);
-    let known: Vec<(&str, History)> = versions
+    let known: Vec<(&Version, History)> = versions
         .iter()
         .filter_map(|v| {
             let h = match &v.blob {
@@ -60,7 +60,7 @@ pub(super) fn against_git(p: &Path, lock: Option<&Loaded>) -> (Vec<String>, Opti
                 })?,
                 Blob::Removed | Blob::NotRead => return None,
             };
-            h.lineage.is_some().then_some((v.commit.as_str(), h))
+            h.lineage.is_some().then_some((v, h))
         })
         .collect();
     let newest = newest_history(&known);
@@ -94,15 +94,15 @@ pub(super) fn against_git(p: &Path, lock: Option<&Loaded>) -> (Vec<String>, Opti
 
 /// The highest serial of the lineage of the newest committed lock that has one, and the newest commit
 /// that holds it.
-fn newest_history<'k>(known: &[(&'k str, History)]) -> Option<(&'k str, Stamp)> {
+fn newest_history<'k>(known: &[(&'k Version, History)]) -> Option<(&'k str, Stamp)> {
     let lineage = known.first()?.1.lineage.clone()?;
-    let (commit, h) = known
+    let (version, h) = known
         .iter()
         .filter(|(_, h)| h.lineage.as_deref() == Some(lineage.as_str()))
         .rev()
         .max_by_key(|(_, h)| h.serial)?;
     Some((
-        commit,
+        version.commit.as_str(),
         Stamp {
             lineage,
             serial: h.serial,
@@ -115,9 +115,14 @@ fn newest_history<'k>(known: &[(&'k str, History)]) -> Option<(&'k str, Stamp)> 
 /// adjusted, committed or not), or, for a lock edited by hand (its digest does not match), the newest
 /// committed version of an older serial. The version compared with is read whole (bounded by the
 /// lock's limit) and only counted.
-fn lost_since(p: &Path, lock: &Loaded, known: &[(&str, History)], lineage: &str) -> Option<String> {
+fn lost_since(
+    p: &Path,
+    lock: &Loaded,
+    known: &[(&Version, History)],
+    lineage: &str,
+) -> Option<String> {
     let h = &lock.history;
-    let ours = |v: &&(&str, History)| v.1.lineage.as_deref() == Some(lineage);
+    let ours = |v: &&(&Version, History)| v.1.lineage.as_deref() == Some(lineage);
     let same_serial = known
         .iter()
         .filter(ours)
@@ -129,10 +134,9 @@ fn lost_since(p: &Path, lock: &Loaded, known: &[(&str, History)], lineage: &str)
             .filter(ours)
             .find(|(_, c)| edited && c.serial < h.serial)
     };
-    let (commit, committed) = same_serial.or_else(older)?;
-    let path = p.to_str()?;
-    let text = git::git_show_lock(commit, path).ok()??;
-    let then = aifab::lock::entry_counts(&text.text)?;
+    let (version, committed) = same_serial.or_else(older)?;
+    let text = version.read_whole(p, aifab::lock::read::MAX_LOCK_BYTES)?;
+    let then = aifab::lock::entry_counts(&text)?;
     let now = aifab::lock::Total::of(&lock.lock);
     let fewer: Vec<String> = [
         ("devices", now.devices, then.devices),
@@ -148,7 +152,7 @@ fn lost_since(p: &Path, lock: &Loaded, known: &[(&str, History)], lineage: &str)
             "{} holds fewer entries than serial {} of its lineage committed in {} ({}): entries were deleted by hand (the `total:` line changed to match) or lost",
             p.display(),
             committed.serial,
-            short(commit),
+            short(&version.commit),
             fewer.join(", ")
         )
     })
