@@ -569,7 +569,13 @@ pub fn is_current(intent: &str, text: &str) -> bool {
     if aifab::write::holds(&p, text.as_bytes()) {
         return true;
     }
-    if p.exists() {
+    if let Some(version) = earlier_version(&p) {
+        eprintln!(
+            "{}: stale: an earlier aifab wrote it (version {version}); this aifab writes version {} (its lineage and serial added, docs/lock.md): run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
+            p.display(),
+            lock::VERSION
+        );
+    } else if p.exists() {
         eprintln!(
             "{}: stale: this render allocates differently; run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
             p.display()
@@ -581,4 +587,28 @@ pub fn is_current(intent: &str, text: &str) -> bool {
         );
     }
     false
+}
+
+/// The version of the lock at `p` when an earlier aifab wrote it (its `version:` line, among its first
+/// bytes, below this aifab's).
+fn earlier_version(p: &Path) -> Option<u32> {
+    use std::io::Read as _;
+    // A regular file only (never a link, a FIFO or a device), its first bytes only.
+    if !std::fs::symlink_metadata(p).ok()?.is_file() {
+        return None;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(p)
+        .ok()?
+        .take(history::HEAD_BYTES)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let version: u32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("version: "))?
+        .trim()
+        .parse()
+        .ok()?;
+    (version < lock::VERSION).then_some(version)
 }

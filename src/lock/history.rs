@@ -122,7 +122,11 @@ pub fn next(prev: Option<&History>, floor: Option<&Stamp>, intent_name: &str, bo
                 && p.serial == base
                 && p.digest.as_deref() == Some(digest_of(&lineage, base, body).as_str())
         });
-    let serial = if unchanged { base } else { base + 1 };
+    let serial = if unchanged {
+        base
+    } else {
+        base.saturating_add(1)
+    };
     Stamp { lineage, serial }
 }
 

@@ -290,6 +290,13 @@ fn a_pre_lineage_lock_upgrades_and_is_then_older_than_its_upgrade() {
     let cut = m.find("lineage ").expect("a lineage in the record");
     let end = cut + m[cut..].find("xxh3-128").expect("the hash after it");
     std::fs::write(&manifest, format!("{}{}", &m[..cut], &m[end..])).expect("write");
+    // `--check` says why the lock is stale: an earlier aifab's, to be upgraded and committed.
+    let (code, out) = run(&d, &["render", "three-tier-small.yaml", "--check", "out"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("stale: an earlier aifab wrote it (version 2)"),
+        "{out}"
+    );
     // The next render upgrades it: the lock a first render writes.
     for folder in ["out", "fresh"] {
         let (code, out) = render(&d, folder, &[]);
