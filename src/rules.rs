@@ -251,7 +251,7 @@ rules! {
     LockCollision = ("AIF-LOCK-003", Error, Lock, "No name, address, leaf ASN or port is held twice in the lock"),
     LockOutOfPool = ("AIF-LOCK-004", Error, Lock, "Lock addresses and ASNs stay inside the intent's pools and ranges"),
     LockNeedsFullRender = ("AIF-LOCK-005", Error, Lock, "`--only` needs a lock that already holds every cable it renders"),
-    LockNotWhole = ("AIF-LOCK-006", Error, Lock, "A lock is whole: no entry lost or deleted, not cut short, not behind the output rendered with it"),
+    LockNotWhole = ("AIF-LOCK-006", Error, Lock, "A lock is whole: no entry lost or deleted, not cut short, not behind the output rendered with it or its own history"),
 }
 
 /// Ids of rules aifab no longer reports, with what became of each. An id is never given to another

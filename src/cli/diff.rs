@@ -106,7 +106,7 @@ fn sides_locks(
     let old = match (&args.against, args.intents.as_slice()) {
         (Some(rev), _) => {
             let p = lockfile::path(rev_path).to_string_lossy().into_owned();
-            match git_show(rev, &p) {
+            match super::git::git_show_lock(rev, &p) {
                 Ok(Some(src)) => Some(aifab::lock::read::parse(src)?),
                 Ok(None) | Err(_) => None,
             }

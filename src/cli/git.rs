@@ -1,7 +1,14 @@
-//! Reading an intent as it was at a git revision, for `diff --against` and `plan --against`.
+//! Reading an intent or its lock as it was at a git revision, for `diff --against` and `plan
+//! --against`, and the lock's committed history for `render` (docs/lock.md). Every read is bounded
+//! as a read of the work tree is: the intent by its 4 MiB, the lock by its 256 MiB, the history by a
+//! count of commits and the bytes read of each.
+
+pub(super) mod history;
 
 use aifab::diag::Source;
+use std::io::Read as _;
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// Runs `git -C dir <args>`; its output, or why it could not run.
 fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
@@ -13,19 +20,23 @@ fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
         .map_err(|e| format!("running git: {e}"))
 }
 
-/// Reads `path` as it was at `rev`, through `git show`, from the folder that holds it; `None` when the
+/// Reads `path` as it was at `rev`, through git, from the folder that holds it; `None` when the
 /// revision exists but the file did not (an intent added since: every device is new). A revision git
-/// does not know is an error.
+/// does not know is an error, and so is a file over the intent's limit
+/// ([`aifab::load::MAX_FILE_BYTES`]), read no further than that.
 pub(super) fn git_show(rev: &str, path: &str) -> Result<Option<Source>, String> {
-    let p = Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = p
-        .file_name()
-        .ok_or_else(|| format!("{path}: not a file"))?
-        .to_string_lossy();
+    git_show_bounded(rev, path, aifab::load::MAX_FILE_BYTES as u64)
+}
+
+/// [`git_show`] of a lock file, bounded by the lock's own limit
+/// ([`aifab::lock::read::MAX_LOCK_BYTES`]: a large fabric's lock is tens of MB).
+pub(super) fn git_show_lock(rev: &str, path: &str) -> Result<Option<Source>, String> {
+    git_show_bounded(rev, path, aifab::lock::read::MAX_LOCK_BYTES)
+}
+
+/// [`git_show`] with at most `max` bytes read.
+fn git_show_bounded(rev: &str, path: &str, max: u64) -> Result<Option<Source>, String> {
+    let (dir, name) = dir_and_name(path)?;
     if rev.starts_with('-') {
         return Err(format!("revision `{rev}` looks like an option"));
     }
@@ -47,22 +58,71 @@ pub(super) fn git_show(rev: &str, path: &str) -> Result<Option<Source>, String> 
     if !git(dir, &["cat-file", "-e", &spec])?.status.success() {
         return Ok(None);
     }
-    let out = git(dir, &["show", &spec])?;
-    if !out.status.success() {
-        return Err(format!(
-            "git show {rev}:{path}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    if out.stdout.len() > aifab::load::MAX_FILE_BYTES {
-        return Err(format!(
-            "{path} at {rev} is larger than {} bytes",
-            aifab::load::MAX_FILE_BYTES
-        ));
-    }
-    let text =
-        String::from_utf8(out.stdout).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
+    let bytes = read_blob(dir, &spec, max).map_err(|e| format!("{path} at {rev}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{path} at {rev} is not UTF-8"))?;
     Ok(Some(Source::new(format!("{path}@{rev}"), text)))
+}
+
+/// The folder that holds `path` (`.` for a bare name) and its file name.
+fn dir_and_name(path: &str) -> Result<(&Path, String), String> {
+    let p = Path::new(path);
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = p
+        .file_name()
+        .ok_or_else(|| format!("{path}: not a file"))?
+        .to_string_lossy()
+        .into_owned();
+    Ok((dir, name))
+}
+
+/// The blob `spec` (`rev:./name`), refused when git says it is larger than `max` bytes, and never read
+/// past `max` bytes whatever git says.
+fn read_blob(dir: &Path, spec: &str, max: u64) -> Result<Vec<u8>, String> {
+    let size = git(dir, &["cat-file", "-s", spec])?;
+    let size: u64 = String::from_utf8_lossy(&size.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| format!("git cat-file -s {spec}: no size"))?;
+    if size > max {
+        return Err(format!("larger than {max} bytes ({size})"));
+    }
+    let bytes = read_head(dir, spec, max.saturating_add(1))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("larger than {max} bytes"));
+    }
+    Ok(bytes)
+}
+
+/// At most the first `max` bytes of blob `spec`, read from `git cat-file` (stopped once that many are
+/// read); an error when git cannot show it.
+fn read_head(dir: &Path, spec: &str, max: u64) -> Result<Vec<u8>, String> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["cat-file", "blob", spec])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("running git: {e}"))?;
+    let mut bytes = Vec::new();
+    let read = child
+        .stdout
+        .take()
+        .map(|out| out.take(max).read_to_end(&mut bytes));
+    // Whatever git has not written yet is not wanted: it is stopped, and waited for.
+    if bytes.len() as u64 >= max {
+        let _ = child.kill();
+    }
+    let status = child.wait().map_err(|e| format!("running git: {e}"))?;
+    match read {
+        Some(Ok(_)) if status.success() || bytes.len() as u64 >= max => Ok(bytes),
+        Some(Err(e)) => Err(format!("reading git's output: {e}")),
+        _ => Err(format!("git cat-file blob {spec} failed")),
+    }
 }
 
 /// The path `path` had at `rev` when git sees it renamed since (`git mv`, committed or not), beside
@@ -89,4 +149,50 @@ pub(super) fn renamed_from(rev: &str, path: &str) -> Option<String> {
         (status.starts_with('R') && to == name)
             .then(|| dir.join(from).to_string_lossy().into_owned())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch repository with one commit holding `x.txt` of `size` bytes.
+    fn repo(name: &str, size: usize) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("aifab-git-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch");
+        std::fs::write(dir.join("x.txt"), "a".repeat(size)).expect("write");
+        for args in [
+            &["init", "-q"][..],
+            &["add", "x.txt"],
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+                "commit",
+                "-qm",
+                "one",
+            ],
+        ] {
+            assert!(git(&dir, args).expect("git").status.success(), "{args:?}");
+        }
+        dir
+    }
+
+    #[test]
+    fn a_file_at_a_revision_is_read_no_further_than_its_bound() {
+        let dir = repo("bound", 200_000);
+        let path = dir.join("x.txt").to_string_lossy().into_owned();
+        assert_eq!(
+            read_head(&dir, "HEAD:./x.txt", 100).expect("head").len(),
+            100
+        );
+        let err = git_show_bounded("HEAD", &path, 1000).expect_err("over the bound");
+        assert!(err.contains("larger than 1000 bytes"), "{err}");
+        let whole = git_show_bounded("HEAD", &path, 200_000).expect("at the bound");
+        assert_eq!(whole.map(|s| s.text.len()), Some(200_000));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -4,7 +4,10 @@
 
 use super::Exit;
 use super::exit::front_failed;
+mod history;
+
 use aifab::lock::build::{Renumbered, from_model, renumbered};
+use aifab::lock::history::Stamp;
 use aifab::lock::read::{Loaded, read_file_for};
 use aifab::lock::{self, Lock};
 use aifab::model::FabricModel;
@@ -226,12 +229,18 @@ fn git_renamed_from(intent: &str) -> Option<String> {
 }
 
 /// The manifest's record of a lock: its path from the output folder `folder` (the same on every machine
-/// that has the same layout, however the paths were typed), the entries of each list, and the hash of
-/// its text.
+/// that has the same layout, however the paths were typed), the entries of each list, the hash of its
+/// text, and its lineage and serial (read back from `text`'s history lines) before the hash.
 pub fn record(lock: &Lock, text: &str, intent: &str, folder: &Path) -> String {
     let t = lock::Total::of(lock);
+    let head = &text.as_bytes()[..text.len().min(history::HEAD_BYTES as usize)];
+    let h = aifab::lock::history::of_head(head);
+    let stamp = h
+        .lineage
+        .map(|l| format!("lineage {l}, serial {}, ", h.serial))
+        .unwrap_or_default();
     format!(
-        "{}, {} devices, {} links, {} servers, xxh3-128 {:032x}",
+        "{}, {} devices, {} links, {} servers, {stamp}xxh3-128 {:032x}",
         from_folder(intent, folder),
         t.devices,
         t.links,
@@ -269,82 +278,159 @@ fn from_folder(intent: &str, folder: &Path) -> String {
     parts.join("/")
 }
 
-/// The entry counts of a [`record`] and the lock file it names.
-fn read_record(r: &str) -> Option<(&str, [usize; 3])> {
+/// A [`record`] read back: the lock file it names, its entry counts, and its lineage and serial (a
+/// record of an aifab before lineages has none).
+struct Record<'r> {
+    name: &'r str,
+    had: [usize; 3],
+    stamp: Option<Stamp>,
+}
+
+/// The [`Record`] of manifest line `r`.
+fn read_record(r: &str) -> Option<Record<'_>> {
     let mut parts = r.split(", ");
     let name = parts.next()?;
-    let mut n = [0; 3];
-    for (slot, word) in n.iter_mut().zip(["devices", "links", "servers"]) {
+    let mut had = [0; 3];
+    for (slot, word) in had.iter_mut().zip(["devices", "links", "servers"]) {
         *slot = parts
             .next()?
             .strip_suffix(&format!(" {word}"))?
             .parse()
             .ok()?;
     }
-    Some((name, n))
+    let mut stamp = (None, None);
+    for part in parts {
+        if let Some(l) = part.strip_prefix("lineage ") {
+            stamp.0 = Some(l.to_string());
+        } else if let Some(n) = part.strip_prefix("serial ") {
+            stamp.1 = n.parse().ok();
+        }
+    }
+    let stamp = match stamp {
+        (Some(lineage), Some(serial)) => Some(Stamp { lineage, serial }),
+        _ => None,
+    };
+    Some(Record { name, had, stamp })
 }
 
-/// Refuses (unless `allow`) a render into `out` whose manifest records the lock of `intent` with
-/// entries the lock no longer holds, or a lock that is gone: the output was rendered with it, and a
-/// lock behind it would renumber what runs.
+/// Refuses (unless `allow`) a render into `out` with a lock of `intent` that is behind what the
+/// folder was rendered with, or behind the lock's committed history in git (a new folder too): a
+/// lock that is gone, holds fewer entries, is of another lineage (another fabric's) or of an older
+/// serial (an older lock put back) would renumber what runs. Gives the newest history known (the
+/// folder's record, git's), which the lock written is numbered past.
 pub fn matches_output(
     intent: &str,
     out: &Path,
     lock: Option<&Loaded>,
     allow: bool,
-) -> Result<(), Exit> {
-    let Some(recorded) = aifab::write::read_manifest(out).and_then(|m| m.lock) else {
-        return Ok(());
-    };
-    let Some((name, had)) = read_record(&recorded) else {
-        return Ok(());
-    };
+) -> Result<Option<Stamp>, Exit> {
     let p = path(intent);
-    // Another intent's lock (another fabric rendered into this folder before).
-    if name != from_folder(intent, out) {
-        return Ok(());
+    let recorded = aifab::write::read_manifest(out).and_then(|m| m.lock);
+    // A record of another intent's lock (another fabric rendered into this folder before) says
+    // nothing of this one.
+    let record = recorded
+        .as_deref()
+        .and_then(read_record)
+        .filter(|r| r.name == from_folder(intent, out));
+    let mut problems = Vec::new();
+    if let Some(r) = &record {
+        problems.extend(behind_record(&p, out, lock, r));
     }
-    let problem = match lock {
-        None => Some(format!(
+    // The committed history too, whatever the folder: a record can be edited as a lock can. A lock
+    // missing is said once.
+    let (found, committed) = history::against_git(&p, lock);
+    if lock.is_some() || record.is_none() {
+        problems.extend(found);
+    }
+    let floor = newest(committed, record.and_then(|r| r.stamp));
+    if problems.is_empty() {
+        if let Some(l) = lock.filter(|l| l.history.edited()) {
+            eprintln!(
+                "note: {} was edited by hand since aifab wrote its serial {} (its digest line no longer matches): the edit is kept, and this render writes it as the next serial",
+                p.display(),
+                l.history.serial
+            );
+        }
+        return Ok(floor);
+    }
+    if allow {
+        for problem in &problems {
+            eprintln!("note: {problem}; rendering with it (--allow-renumber)");
+        }
+        return Ok(floor);
+    }
+    for problem in &problems {
+        eprintln!("error [AIF-LOCK-006]: {problem}");
+    }
+    eprintln!(
+        "  help: restore the newest lock from git (`git checkout -- {}`); if this lock is meant (entries released or deleted on purpose, an older allocation brought back), render with --allow-renumber, which writes it as the next serial; nothing written",
+        p.display()
+    );
+    Err(Exit::Trouble)
+}
+
+/// The history a lock written now is numbered past: git's lineage (the repository's history outlives
+/// a folder), at the highest serial git or the folder's record knows of it; the record's alone
+/// without git.
+fn newest(committed: Option<Stamp>, recorded: Option<Stamp>) -> Option<Stamp> {
+    match (committed, recorded) {
+        (Some(c), Some(r)) if c.lineage == r.lineage => Some(Stamp {
+            serial: c.serial.max(r.serial),
+            ..c
+        }),
+        (Some(c), _) => Some(c),
+        (None, r) => r,
+    }
+}
+
+/// What is wrong with `lock` against the record `r` of output folder `out`: missing, fewer entries,
+/// another lineage, an older serial.
+fn behind_record(p: &Path, out: &Path, lock: Option<&Loaded>, r: &Record) -> Vec<String> {
+    let (name, had) = (r.name, r.had);
+    let Some(l) = lock else {
+        return vec![format!(
             "{} is missing, but {} was rendered with it ({name}: {} devices, {} links, {} servers)",
             p.display(),
             out.display(),
             had[0],
             had[1],
             had[2]
-        )),
-        Some(l) => {
-            let t = lock::Total::of(&l.lock);
-            let now = [t.devices, t.links, t.servers];
-            let short: Vec<String> = ["devices", "links", "servers"]
-                .iter()
-                .zip(now.iter().zip(had))
-                .filter(|(_, (n, h))| **n < *h)
-                .map(|(w, (n, h))| format!("{n} {w} where it held {h}"))
-                .collect();
-            (!short.is_empty()).then(|| {
-                format!(
-                    "{} holds fewer entries than when {} was rendered with it ({}, as {} records): entries were lost, or an older lock was put back",
-                    p.display(),
-                    out.display(),
-                    short.join(", "),
-                    out.join(aifab::write::MARKER).display()
-                )
-            })
-        }
+        )];
     };
-    let Some(problem) = problem else {
-        return Ok(());
-    };
-    if allow {
-        eprintln!("note: {problem}; allocating afresh (--allow-renumber)");
-        return Ok(());
+    let mut problems = Vec::new();
+    let marker = out.join(aifab::write::MARKER);
+    if let Some(stamp) = &r.stamp {
+        problems.extend(history::behind(
+            p,
+            &l.history,
+            stamp,
+            &format!(
+                "{} was rendered with serial {} of lineage {} (as {} records)",
+                out.display(),
+                stamp.serial,
+                stamp.lineage,
+                marker.display()
+            ),
+        ));
     }
-    eprintln!(
-        "error [AIF-LOCK-006]: {problem}\n  help: restore the lock from git (`git checkout -- {}`); if the entries were released or deleted on purpose, render with --allow-renumber; nothing written",
-        p.display()
-    );
-    Err(Exit::Trouble)
+    let t = lock::Total::of(&l.lock);
+    let now = [t.devices, t.links, t.servers];
+    let short: Vec<String> = ["devices", "links", "servers"]
+        .iter()
+        .zip(now.iter().zip(had))
+        .filter(|(_, (n, h))| **n < *h)
+        .map(|(w, (n, h))| format!("{n} {w} where it held {h}"))
+        .collect();
+    if !short.is_empty() {
+        problems.push(format!(
+            "{} holds fewer entries than when {} was rendered with it ({}, as {} records): entries were lost, or an older lock was put back",
+            p.display(),
+            out.display(),
+            short.join(", "),
+            marker.display()
+        ));
+    }
+    problems
 }
 
 /// The lock a full render of `model` writes: the model's allocation plus `prev`'s retired entries
@@ -395,13 +481,15 @@ pub fn guard(prev: Option<&Loaded>, new: &Lock, allow: bool) -> Result<(), Exit>
     Err(Exit::Trouble)
 }
 
-/// The lock's text for the intent at `intent`.
-pub fn text(lock: &Lock, intent: &str) -> String {
+/// The lock's text for the intent at `intent`, written after the lock `prev` (the one read, if any)
+/// and past `floor` (the newest history [`matches_output`] knows): its lineage kept, its serial one
+/// more when its entries changed.
+pub fn text(lock: &Lock, intent: &str, prev: Option<&Loaded>, floor: Option<&Stamp>) -> String {
     let name = Path::new(intent)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    lock.to_yaml(&name)
+    lock.to_yaml_after(&name, prev.map(|l| &l.history), floor)
 }
 
 /// A new lock waiting for the render that made it to succeed: nothing to do when the file already holds
@@ -487,7 +575,13 @@ pub fn is_current(intent: &str, text: &str) -> bool {
     if aifab::write::holds(&p, text.as_bytes()) {
         return true;
     }
-    if p.exists() {
+    if let Some(version) = earlier_version(&p) {
+        eprintln!(
+            "{}: stale: an earlier aifab wrote it (version {version}); this aifab writes version {} (its lineage and serial added, docs/lock.md): run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
+            p.display(),
+            lock::VERSION
+        );
+    } else if p.exists() {
         eprintln!(
             "{}: stale: this render allocates differently; run `aifab render {intent} --out DIR` (or --check --bless) and commit the lock",
             p.display()
@@ -499,4 +593,28 @@ pub fn is_current(intent: &str, text: &str) -> bool {
         );
     }
     false
+}
+
+/// The version of the lock at `p` when an earlier aifab wrote it (its `version:` line, among its first
+/// bytes, below this aifab's).
+fn earlier_version(p: &Path) -> Option<u32> {
+    use std::io::Read as _;
+    // A regular file only (never a link, a FIFO or a device), its first bytes only.
+    if !std::fs::symlink_metadata(p).ok()?.is_file() {
+        return None;
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(p)
+        .ok()?
+        .take(history::HEAD_BYTES)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let version: u32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("version: "))?
+        .trim()
+        .parse()
+        .ok()?;
+    (version < lock::VERSION).then_some(version)
 }

@@ -171,7 +171,7 @@ fn old_front(
     let Some(src) = src else { return Ok(None) };
     // The lock as it was at `rev`, when git has one: the old side's allocation.
     let lock_path = super::lockfile::path(path).to_string_lossy().into_owned();
-    let lock = match super::git::git_show(rev, &lock_path) {
+    let lock = match super::git::git_show_lock(rev, &lock_path) {
         Ok(Some(l)) => Some(aifab::lock::read::parse(l)),
         Ok(None) | Err(_) => None,
     };

@@ -105,6 +105,9 @@ struct Prepared {
     front: aifab::pipeline::Front,
     renderer: aifab::render::Renderer,
     prev: Option<aifab::lock::read::Loaded>,
+    /// The newest history of the lock known elsewhere (the output folder's record, git's), which the
+    /// lock written is numbered past.
+    floor: Option<aifab::lock::history::Stamp>,
 }
 
 impl Prepared {
@@ -207,23 +210,34 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
     // and `--bless` read it whole.
     let narrow = only.as_ref().filter(|_| matches!(target, Target::Out(_)));
     let mut prev = lockfile::load_for(&args.intent, args.no_lock, args.allow_renumber, narrow)?;
-    if let (Target::Out(out), false) = (target, args.no_lock) {
-        lockfile::matches_output(&args.intent, out, prev.as_ref(), args.allow_renumber)?;
-    }
     // The templates compile (1-2 ms) on a second thread while this one reads and checks the intent;
-    // their error, if any, is printed only for an intent that passed.
-    let (front, renderer) = rayon::join(
+    // their error, if any, is printed only for an intent that passed. The lock is compared with its
+    // history meanwhile (git runs in processes of its own); `--check` refuses a lock behind the
+    // folder's record or its committed history too: CI compares with it.
+    let history = || match (target, args.no_lock) {
+        (Target::Out(dir) | Target::Check(dir), false) => {
+            lockfile::matches_output(&args.intent, dir, prev.as_ref(), args.allow_renumber)
+        }
+        _ => Ok(None),
+    };
+    let ((front, renderer), floor) = rayon::join(
         || {
-            front_locked_or_exit(
-                &args.intent,
-                args.quiet,
-                only.as_ref(),
-                prev.as_ref(),
-                site.catalog,
+            rayon::join(
+                || {
+                    front_locked_or_exit(
+                        &args.intent,
+                        args.quiet,
+                        only.as_ref(),
+                        prev.as_ref(),
+                        site.catalog,
+                    )
+                },
+                || site.build_renderer(),
             )
         },
-        || site.build_renderer(),
+        history,
     );
+    let floor = floor?;
     let front = front?;
     only_matches_some(&front.model, args.only.as_deref(), only.as_ref())?;
     if let Some(p) = &mut prev {
@@ -249,6 +263,7 @@ fn prepare(args: &Args, target: &Target) -> Result<Prepared, Exit> {
         front,
         renderer,
         prev,
+        floor,
     })
 }
 
@@ -285,11 +300,12 @@ fn write_out(args: &Args, p: Prepared, out: &std::path::Path) -> Exit {
         front,
         renderer,
         prev,
+        floor,
     } = p;
     // The previous lock is freed as soon as the new one is built and compared: during the render,
     // while the model and the files in flight hold the most memory.
     let lock_step = || {
-        let next = lock_text(args, &front.model, prev.as_ref(), full);
+        let next = lock_text(args, &front.model, (prev.as_ref(), floor.as_ref()), full);
         drop(prev);
         next
     };
@@ -556,7 +572,8 @@ fn written_by_render(catalog: &Catalog, path: &str) -> bool {
 /// file, no secret shown); with `--bless`, rewrites the folder and the lock together instead. Files of
 /// the folder aifab did not write (not in its manifest) are not compared.
 fn check_folder(args: &Args, p: Prepared, dir: &std::path::Path) -> Exit {
-    let next = match lock_text(args, &p.front.model, p.prev.as_ref(), p.writes_lock(args)) {
+    let history = (p.prev.as_ref(), p.floor.as_ref());
+    let next = match lock_text(args, &p.front.model, history, p.writes_lock(args)) {
         Ok(next) => next,
         Err(status) => return status,
     };
@@ -706,11 +723,15 @@ fn print_diffs(dir: &std::path::Path, diffs: &[aifab::review::FileChange]) {
 }
 
 /// The lock a full render (`full`) writes and its text, after refusing (exit 2, the list printed) a
-/// renumbering the operator did not allow; `None` for a partial render or with `--no-lock`.
+/// renumbering the operator did not allow; `None` for a partial render or with `--no-lock`. `history`
+/// is the lock read and the newest history known elsewhere (see `lockfile::text`).
 fn lock_text(
     args: &Args,
     model: &aifab::model::FabricModel,
-    prev: Option<&aifab::lock::read::Loaded>,
+    (prev, floor): (
+        Option<&aifab::lock::read::Loaded>,
+        Option<&aifab::lock::history::Stamp>,
+    ),
     full: bool,
 ) -> Result<Option<(aifab::lock::Lock, String)>, Exit> {
     if !full {
@@ -718,7 +739,7 @@ fn lock_text(
     }
     let next = lockfile::next(model, prev, args.release);
     lockfile::guard(prev, &next, args.allow_renumber)?;
-    let text = lockfile::text(&next, &args.intent);
+    let text = lockfile::text(&next, &args.intent, prev, floor);
     Ok(Some((next, text)))
 }
 

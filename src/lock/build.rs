@@ -36,6 +36,9 @@ fn live(model: &FabricModel) -> Lock {
     let (links, servers) = cable_entries(model);
     Lock {
         version: VERSION,
+        lineage: None,
+        serial: None,
+        digest: None,
         devices,
         links,
         servers,

@@ -15,7 +15,7 @@ type Fields<'t> = Vec<(&'t str, Scalar<'t>)>;
 /// The lock, when `text` is in the form aifab writes; `None` otherwise. The top-level lines are read in
 /// order; each section's entry lines are then parsed in parallel (they are independent), in file order.
 pub fn parse(text: &str) -> Option<Lock> {
-    let (version, sections, total) = outline(text)?;
+    let (top, sections) = outline(text)?;
     let (devices, (links, servers)) = rayon::join(
         || entries(sections.devices, device),
         || {
@@ -26,12 +26,27 @@ pub fn parse(text: &str) -> Option<Lock> {
         },
     );
     Some(Lock {
-        version,
+        version: top.version,
+        lineage: top.lineage,
+        serial: top.serial,
+        digest: top.digest,
         devices: devices?,
         links: links?,
         servers: servers?,
-        total,
+        total: top.total,
         narrowed: None,
+    })
+}
+
+/// The entries each list of `text` holds (blank and comment lines skipped), counted, not read;
+/// `None` where [`parse`] would give `None` on the top-level lines.
+pub fn counts(text: &str) -> Option<Total> {
+    let (_, sections) = outline(text)?;
+    let n = |body: &str| entry_lines(body).count();
+    Some(Total {
+        devices: n(sections.devices),
+        links: n(sections.links),
+        servers: n(sections.servers),
     })
 }
 
@@ -42,7 +57,7 @@ pub fn parse(text: &str) -> Option<Lock> {
 /// is a few hundred of its 230,000 lines. `None` where [`parse`] would give `None`, and where an
 /// entry left out has no /31 to take: the caller then reads the whole lock.
 pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> Option<Lock> {
-    let (version, sections, total) = outline(text)?;
+    let (top, sections) = outline(text)?;
     let devices = entries(sections.devices, device)?;
     // Each name is matched once (a glob match costs more than a look-up).
     let memo: foldhash::HashMap<&str, bool> = devices
@@ -67,7 +82,10 @@ pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> O
     let ((links, links_at, n_links), _) = links?;
     let ((servers, servers_at, n_servers), server_blocks) = servers?;
     Some(Lock {
-        version,
+        version: top.version,
+        lineage: top.lineage,
+        serial: top.serial,
+        digest: top.digest,
         narrowed: Some(super::Narrowed {
             total: Total {
                 devices: devices.len(),
@@ -81,7 +99,7 @@ pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> O
         devices,
         links,
         servers,
-        total,
+        total: top.total,
     })
 }
 
@@ -218,12 +236,21 @@ struct Sections<'t> {
     servers: &'t str,
 }
 
-/// Reads the top-level lines (`version: N`, `devices:`, `links: []`, ...) and finds where each
-/// section's entry lines are; `None` on anything outside the written form, including an entry line
-/// outside a section or a key given twice.
-fn outline(text: &str) -> Option<(u32, Sections<'_>, Option<Total>)> {
+/// The top-level values of a lock: its version, history lines and `total:` line.
+struct Top {
+    version: u32,
+    lineage: Option<String>,
+    serial: Option<u64>,
+    digest: Option<String>,
+    total: Option<Total>,
+}
+
+/// Reads the top-level lines (`version: N`, `lineage: "..."`, `devices:`, `links: []`, ...) and finds
+/// where each section's entry lines are; `None` on anything outside the written form, including an
+/// entry line outside a section or a key given twice.
+fn outline(text: &str) -> Option<(Top, Sections<'_>)> {
     let (mut version, mut seen, mut sections) = (None, Vec::new(), Sections::default());
-    let mut total = None;
+    let (mut total, mut lineage, mut serial, mut digest) = (None, None, None, None);
     // The open section (`""`: none, where an entry line is refused) and where its lines start.
     let (mut open, mut start, mut offset) = ("", 0, 0);
     for line in text.split_inclusive('\n') {
@@ -248,11 +275,21 @@ fn outline(text: &str) -> Option<(u32, Sections<'_>, Option<Total>)> {
             ("devices" | "links" | "servers", "") => open = key,
             ("devices" | "links" | "servers", "[]") => {}
             ("total", v) => total = Some(total_of(&flow_map(v)?)?),
+            ("lineage", v) => lineage = Some(scalar(v)?.text()?.to_string()),
+            ("serial", v) => serial = Some(scalar(v)?.number()?),
+            ("digest", v) => digest = Some(scalar(v)?.text()?.to_string()),
             _ => return None,
         }
     }
     set_section(&mut sections, open, &text[start..])?;
-    Some((version?, sections, total))
+    let top = Top {
+        version: version?,
+        lineage,
+        serial,
+        digest,
+        total,
+    };
+    Some((top, sections))
 }
 
 fn total_of(f: &Fields) -> Option<Total> {

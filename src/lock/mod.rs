@@ -10,6 +10,7 @@
 pub mod build;
 pub mod check;
 mod fast;
+pub mod history;
 pub mod prefix;
 pub mod read;
 
@@ -22,16 +23,29 @@ use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
-/// The lock format version this aifab writes: 2, which ends with the [`Total`] line. It also reads
-/// version 1, an earlier aifab's (no `total:`), and rewrites it as version 2.
-pub const VERSION: u32 = 2;
+/// The lock format version this aifab writes: 3, whose history lines (`lineage:`, `serial:`,
+/// `digest:`, [`history`]) follow the version and whose last line is the [`Total`] line. It also reads
+/// the versions of earlier aifabs, 1 (no `total:`) and 2 (no history: lineage unknown, serial 0), and
+/// rewrites them as version 3.
+pub const VERSION: u32 = 3;
 
 /// Everything allocated to devices and links, sorted by name, one line per entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Lock {
-    /// Lock format version (1).
+    /// Lock format version (1, 2 or 3).
     pub version: u32,
+    /// Which fabric's lock this is (version 3): set by the first lock aifab writes for the intent and
+    /// kept by every later one ([`history`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<String>,
+    /// How many times aifab wrote a changed lock of this lineage (version 3; 0 without the line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<u64>,
+    /// The hash of the lines after this one as aifab wrote them at this serial (version 3): a lock
+    /// edited by hand is known by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
     /// One entry per switch.
     #[serde(default)]
     pub devices: Vec<LockDevice>,
@@ -153,6 +167,12 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// The entries each list of lock text holds, counted without reading them, when the text is in the
+/// form aifab writes (a committed version compared with the lock: [`history`]); `None` otherwise.
+pub fn entry_counts(text: &str) -> Option<Total> {
+    fast::counts(text)
+}
+
 /// The lock file of an intent: `dir/x.yaml` → `dir/x.lock.yaml`.
 pub fn path_for(intent: &Path) -> PathBuf {
     let stem = intent
@@ -231,15 +251,39 @@ impl Lock {
         );
     }
 
-    /// The lock file's text: a header naming the intent, then one flow mapping per line, so a grow is a
-    /// diff of added lines.
+    /// The lock file's text as the first lock of its intent: a header naming the intent, a new
+    /// lineage at serial 1, then one flow mapping per line, so a grow is a diff of added lines.
     pub fn to_yaml(&self, intent_name: &str) -> String {
-        let mut s = format!(
+        self.to_yaml_after(intent_name, None, None)
+    }
+
+    /// The lock file's text, written after the lock whose history is `prev` (the lock read, if any)
+    /// and past `floor` (the newest history known elsewhere, when the render was allowed past it):
+    /// its lineage kept, its serial one more when the entries changed ([`history::next`]).
+    pub fn to_yaml_after(
+        &self,
+        intent_name: &str,
+        prev: Option<&history::History>,
+        floor: Option<&history::Stamp>,
+    ) -> String {
+        let body = self.body();
+        let stamp = history::next(prev, floor, intent_name, &body);
+        let digest = history::digest_of(&stamp.lineage, stamp.serial, &body);
+        let mut s = String::with_capacity(body.len() + 512);
+        let _ = write!(
+            s,
             "# aifab allocation lock for {intent_name}: what render allocated to whom.\n\
              # Commit it with the intent; see docs/lock.md (pin by editing, release with --release).\n\
-             version: {}\n",
-            self.version
+             version: {VERSION}\nlineage: \"{}\"\nserial: {}\ndigest: \"{digest}\"\n",
+            stamp.lineage, stamp.serial
         );
+        s.push_str(&body);
+        s
+    }
+
+    /// The lines the digest covers: every list, one entry per line, and the `total:` line.
+    fn body(&self) -> String {
+        let mut s = String::new();
         section(&mut s, "devices", &self.devices, device_line);
         section(&mut s, "links", &self.links, link_line);
         section(&mut s, "servers", &self.servers, server_line);

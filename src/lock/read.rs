@@ -5,6 +5,7 @@
 //! line by line ([`super::fast`]), any other clean YAML is deserialized straight into its types, and
 //! the loader, which records a span for every node, runs only when there is a problem to locate.
 
+use super::history::{self, History};
 use super::prefix::subnet;
 use super::{Lock, VERSION};
 use crate::diag::{Finding, Source, Span};
@@ -25,13 +26,22 @@ pub struct Loaded {
     pub not_whole: Vec<Finding>,
     /// The intent its first line names, when it has that line.
     pub header_intent: Option<String>,
+    /// Its history lines, and whether its body is still the one aifab wrote ([`History::edited`]).
+    pub history: History,
 }
 
 impl Loaded {
     /// The lock read from `source`, its spans not loaded yet.
     fn new(lock: Lock, source: Source) -> Loaded {
+        let history = History::of(
+            &source.text,
+            lock.lineage.as_deref(),
+            lock.serial,
+            lock.digest.as_deref(),
+        );
         Loaded {
             lock,
+            history,
             header_intent: Lock::header_intent(&source.text).map(str::to_string),
             source,
             spans: std::sync::OnceLock::new(),
@@ -215,6 +225,26 @@ fn lost(l: &Loaded) -> Vec<Finding> {
             ))],
         };
     }
+    let missing: Vec<&str> = [
+        ("lineage", l.lock.lineage.is_none()),
+        ("serial", l.lock.serial.is_none()),
+        ("digest", l.lock.digest.is_none()),
+    ]
+    .into_iter()
+    .filter(|(_, gone)| l.lock.version >= 3 && *gone)
+    .map(|(k, _)| k)
+    .collect();
+    if !missing.is_empty() {
+        return vec![l.finding(
+            Rule::LockNotWhole,
+            "/version",
+            format!(
+                "the lock has no `{}:` line: a version 3 lock names its lineage, serial and digest after its version (lines removed by hand, or the lock cut short)",
+                missing.join(":`, `")
+            ),
+            HINT,
+        )];
+    }
     let Some(total) = l.lock.total else {
         return vec![at_end(
             "the lock does not end with its `total:` line: it was cut short (truncated) or emptied"
@@ -288,15 +318,16 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
 fn values(l: &Loaded) -> Vec<Finding> {
     let lock = &l.lock;
     let mut problems: Vec<(String, String)> = Vec::new();
-    if lock.version != VERSION && lock.version != 1 {
+    if !(1..=VERSION).contains(&lock.version) {
         problems.push((
             "/version".into(),
             format!(
-                "lock version {} (this aifab reads 1 and {VERSION})",
+                "lock version {} (this aifab reads 1 to {VERSION})",
                 lock.version
             ),
         ));
     }
+    problems.extend(history_problems(lock));
     let each = |section: &'static str, problems: Vec<(usize, &'static str, String)>| {
         problems
             .into_iter()
@@ -325,6 +356,34 @@ fn values(l: &Loaded) -> Vec<Finding> {
             )
         })
         .collect()
+}
+
+/// The history lines' bad values: a lineage or digest that is not 32 hex digits, or history lines in
+/// a lock of a version before them.
+fn history_problems(lock: &Lock) -> Vec<(String, String)> {
+    let mut p = Vec::new();
+    for (key, v) in [("lineage", &lock.lineage), ("digest", &lock.digest)] {
+        if let Some(v) = v.as_deref().filter(|v| !history::is_hex(v)) {
+            p.push((
+                format!("/{key}"),
+                format!(
+                    "`{v}` is not a {key} ({} lowercase hex digits)",
+                    history::HEX_LEN
+                ),
+            ));
+        }
+    }
+    let any = lock.lineage.is_some() || lock.serial.is_some() || lock.digest.is_some();
+    if any && lock.version < 3 {
+        p.push((
+            "/version".into(),
+            format!(
+                "a version {} lock has no history lines (`lineage:`, `serial:`, `digest:` are version 3's)",
+                lock.version
+            ),
+        ));
+    }
+    p
 }
 
 /// Every problem `check` finds in `entries`, with the entry's index, in order.

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! written by aifab 0.1.0: aifab replaces this folder on every render and keeps the files it did not write
-//! lock: x.lock.yaml, 48 devices, 512 links, 1024 servers, xxh3-128 5f0c...
+//! lock: x.lock.yaml, 48 devices, 512 links, 1024 servers, lineage e170..., serial 4, xxh3-128 5f0c...
 //! file: inventory.yml
 //! hash: xxh3-128 9a41... inventory.yml
 //! file: leaf1.cfg

@@ -210,7 +210,7 @@ fn a_hand_edited_lock_is_refused_with_its_location() {
             "subnet: 10.99.0.2/31}",
             "AIF-LOCK-004",
         ),
-        ("version: 2", "version: 2\nextra: 2", "AIF-LOCK-001"),
+        ("version: 3", "version: 3\nextra: 2", "AIF-LOCK-001"),
         ("devices:\n", "devices: [\n", "AIF-YAML-001"),
     ];
     for (from, to, rule) in cases {

@@ -30,6 +30,7 @@ mod hosts;
 mod journal;
 mod layers;
 mod lock;
+mod lock_history;
 mod mask;
 mod matrix;
 mod meaning;
