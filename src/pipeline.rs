@@ -180,7 +180,20 @@ pub fn front_source_locked_in(
     let (intent, spans) = match validate::load_and_validate_partial(&source) {
         Ok(x) => x,
         Err(invalid) => {
+            // A lock is checked against the intent's sections that passed the schema too, when
+            // every section that failed is one the compiler reads past (a `qos` mistake hides no
+            // lock entry outside its pool).
+            let lock_errs = match (lock, &invalid.partial) {
+                (Some(l), Some(p)) if p.compilable() => crate::lock::check::against(l, &p.intent),
+                _ => Vec::new(),
+            };
             let findings = with_partial_rules(invalid, &source, catalog);
+            if let (Some(l), false) = (lock, lock_errs.is_empty()) {
+                return Err(FrontError::Both {
+                    intent: (Box::new(source), findings),
+                    lock: (Box::new(l.source.clone()), lock_errs),
+                });
+            }
             return Err(FrontError::Invalid(Box::new(source), findings));
         }
     };

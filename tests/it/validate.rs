@@ -745,3 +745,43 @@ fn a_wrong_spine_count_hides_no_pool_or_asn_range() {
     }
     assert!(!out.exists(), "render wrote {}", out.display());
 }
+
+/// A schema error in `qos` (a section the compiler reads past) hides no lock problem: the lock beside
+/// the intent is checked against the sections that passed, and `validate` and `render` report both
+/// files' errors at their places.
+#[test]
+fn a_qos_schema_error_hides_no_lock_error() {
+    let scratch = common::Scratch::new("validate-qos-lock");
+    let intent =
+        read("intents/three-tier-small.yaml").replacen("priority: 3\n", "priority: 33\n", 1);
+    let lock = read("intents/three-tier-small.lock.yaml").replacen(
+        "router_id: 10.20.0.3, asn: 65202,",
+        "router_id: 10.20.0.3, asn: 64000,",
+        1,
+    );
+    let file = scratch.join("three-tier-small.yaml");
+    std::fs::write(&file, &intent).expect("write");
+    std::fs::write(scratch.join("three-tier-small.lock.yaml"), &lock).expect("write");
+    let file = file.to_str().expect("utf-8").to_string();
+    let out = aifab(&["validate", &file]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("AIF-SCHEMA-004"), "{stderr}");
+    assert!(
+        stderr.contains("AIF-LOCK-004") && stderr.contains("ASN 64000 is outside"),
+        "{stderr}"
+    );
+    let r = aifab(&[
+        "render",
+        &file,
+        "--out",
+        scratch.join("out").to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("AIF-SCHEMA-004") && stderr.contains("AIF-LOCK-004"),
+        "{stderr}"
+    );
+    assert!(!scratch.join("out").exists());
+}
