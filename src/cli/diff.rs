@@ -180,7 +180,12 @@ fn diff(args: &Args) -> Result<bool, Exit> {
         super::emit(&sonic_patches(&plans, release, assumed && !args.quiet));
         return Ok(changed);
     }
-    let mut changes = change::report(&old_model, &new.model, site.catalog);
+    let rendered: BTreeSet<&str> = files
+        .iter()
+        .map(|f| f.device.as_str())
+        .filter(|d| !d.is_empty())
+        .collect();
+    let mut changes = change::report_rendered(&old_model, &new.model, site.catalog, &rendered);
     changes.extend(route::change(&plans, release, assumed));
     let unexplained = aifab::review::uncovered::uncovered(&changes, &files);
     changes.extend(unexplained);

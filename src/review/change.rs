@@ -286,6 +286,25 @@ pub fn report(old: &FabricModel, new: &FabricModel, catalog: &Catalog) -> Vec<Ch
     out
 }
 
+/// [`report`] on the switches whose rendered files changed (`rendered`, by hostname), as `aifab diff`
+/// reports: a model difference a switch's OS does not render (a user's password hash on SONiC, a
+/// priority NX-OS maps to the same queue) names no switch whose config stays the same. Switches
+/// added or removed are named whatever their files.
+pub fn report_rendered(
+    old: &FabricModel,
+    new: &FabricModel,
+    catalog: &Catalog,
+    rendered: &BTreeSet<&str>,
+) -> Vec<Change> {
+    let mut sides = Sides::new(old, new, catalog);
+    sides
+        .both
+        .retain(|(_, b)| rendered.contains(b.hostname.as_str()));
+    let mut out: Vec<Change> = MODEL_RULES.iter().flat_map(|rule| rule(&sides)).collect();
+    sort(&mut out);
+    out
+}
+
 /// Orders a report most severe first, then by rule and summary (after adding a change from elsewhere).
 /// A change whose impact its rule does not declare is a defect the test suite catches here.
 pub fn sort(changes: &mut [Change]) {
