@@ -60,10 +60,25 @@ pub enum Command {
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
+/// Any other failure (a full disk under `>file`) is said on stderr and makes the exit code 2
+/// ([`output_failed`]).
 pub fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        OUTPUT.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = writeln!(std::io::stderr(), "aifab: cannot write to stdout: {e}");
+    }
+}
+
+/// Set when [`emit`] could not write stdout.
+static OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether stdout could not be written: the binary then exits with code 2.
+pub fn output_failed() -> bool {
+    OUTPUT.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Runs the pipeline front with the lock beside the intent (when there is one); on failure prints what
