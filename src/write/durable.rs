@@ -71,9 +71,7 @@ pub fn start(fh: &File) {
 /// Makes the file at `path` (never through a symbolic link) durable: its data and status.
 pub fn file(path: &Path) -> Result<(), String> {
     let named = |e: std::io::Error| format!("{}: making it durable (fsync): {e}", path.display());
-    open(path, false)
-        .and_then(|f| f.sync_all())
-        .map_err(named)
+    open(path, false).and_then(|f| f.sync_all()).map_err(named)
 }
 
 /// Makes folder `dir`'s entries durable (the names created, renamed or removed in it). Nothing where
@@ -171,7 +169,8 @@ impl Pending {
         let mut at = path.parent();
         while let Some(dir) = at {
             // A folder already marked had its whole chain marked with it.
-            if !folders.insert(dir.to_path_buf()) || dir == self.root || dir.as_os_str().is_empty() {
+            if !folders.insert(dir.to_path_buf()) || dir == self.root || dir.as_os_str().is_empty()
+            {
                 break;
             }
             if !dir.starts_with(&self.root) {

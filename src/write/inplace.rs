@@ -572,7 +572,9 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
         }
     }
     // The staged files and their folder on the disk before the journal decides ([`super::durable`]).
-    let staged: Vec<PathBuf> = (0..changes.len()).map(|i| staging.join(i.to_string())).collect();
+    let staged: Vec<PathBuf> = (0..changes.len())
+        .map(|i| staging.join(i.to_string()))
+        .collect();
     super::durable::all(&staged, super::durable::file)
         .and_then(|()| super::durable::folder(&staging))
         .and_then(|()| super::durable::parent(&staging))

@@ -138,7 +138,8 @@ fn writable(dir: &Path) -> Result<(), String> {
         let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         // SAFETY: a NUL-terminated path that outlives the call, which only reads it.
-        let rc = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
+        let rc =
+            unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
         if rc != 0 {
             return Err(refused());
         }

@@ -22,6 +22,7 @@ mod deadlock;
 mod delivery;
 mod diff;
 mod drift;
+mod durable;
 mod fuzz_regressions;
 mod golden;
 mod homing;
