@@ -76,9 +76,33 @@ pub fn emit(text: &str) {
 /// Set when [`emit`] could not write stdout.
 static OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether stdout could not be written: the binary then exits with code 2.
+/// Whether stdout or stderr could not be written ([`emit`], [`Stderr`]): the binary then exits with
+/// code 2.
 pub fn output_failed() -> bool {
     OUTPUT.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// stderr for a command that writes it piece by piece and goes on when a piece fails: a failure is
+/// remembered, and the binary exits with code 2 ([`output_failed`]) instead of its own code.
+pub struct Stderr(std::io::StderrLock<'static>);
+
+/// stderr, locked, remembering failures ([`Stderr`]).
+pub fn stderr() -> Stderr {
+    Stderr(std::io::stderr().lock())
+}
+
+impl std::io::Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.0.write(buf);
+        if r.is_err() {
+            OUTPUT.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        r
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Runs the pipeline front with the lock beside the intent (when there is one); on failure prints what

@@ -74,6 +74,22 @@ pub fn file(path: &Path) -> Result<(), String> {
     open(path, false).and_then(|f| f.sync_all()).map_err(named)
 }
 
+/// [`folder`] of a folder the write may have removed since it named it (a spare's folder pruned, a
+/// folder a replayed journal names that is gone): a folder that is gone has nothing to sync, and its
+/// removal is in its parent, which is synced too.
+pub fn folder_if_there(dir: &Path) -> Result<(), String> {
+    unless_gone(dir, folder)
+}
+
+/// `op` on `path` unless nothing is there any more (see [`folder_if_there`]; a file written where
+/// the new output then needs a folder is removed the same way).
+fn unless_gone(path: &Path, op: fn(&Path) -> Result<(), String>) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        _ => op(path),
+    }
+}
+
 /// Makes folder `dir`'s entries durable (the names created, renamed or removed in it). Nothing where
 /// folders cannot be opened (Windows) or the file system does not sync them.
 pub fn folder(dir: &Path) -> Result<(), String> {
@@ -184,7 +200,7 @@ impl Pending {
     /// the disk as it stands. The first failure is returned, naming its path.
     pub fn sync(&self) -> Result<(), String> {
         let files = self.files.lock().map(|f| f.clone()).unwrap_or_default();
-        all(&files, file)?;
+        all(&files, |p| unless_gone(p, file))?;
         let mut folders: Vec<PathBuf> = self
             .folders
             .lock()
@@ -193,7 +209,7 @@ impl Pending {
         if !folders.contains(&self.root) {
             folders.push(self.root.clone());
         }
-        all(&folders, folder)
+        all(&folders, folder_if_there)
     }
 
     /// How many files are waiting for their fsync.

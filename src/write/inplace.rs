@@ -169,7 +169,7 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
             .collect();
         folders.sort();
         folders.dedup();
-        super::durable::all(&folders, super::durable::folder)?;
+        super::durable::all(&folders, super::durable::folder_if_there)?;
     }
     if let Some(dir) = &staging {
         remove_staging(dir);

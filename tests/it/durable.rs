@@ -91,7 +91,9 @@ fn leftovers(dir: &Path) -> Vec<String> {
 }
 
 /// Output and lock, as a pair.
-fn state(d: &Path) -> (Vec<(String, Vec<u8>)>, Option<Vec<u8>>) {
+type State = (Vec<(String, Vec<u8>)>, Option<Vec<u8>>);
+
+fn state(d: &Path) -> State {
     (
         tree(&d.join("out")),
         std::fs::read(d.join("fab.lock.yaml")).ok(),
@@ -415,6 +417,7 @@ fn a_full_disk_under_stdout_or_stderr_ends_with_a_code_not_a_panic() {
     for args in [
         &["render", "fab.yaml", "--out", "out"][..],
         &["plan", "fab.yaml"],
+        &["validate", "fab.yaml"],
     ] {
         let o = aifab_in(&d, args)
             .stderr(full())
