@@ -10,8 +10,11 @@
 //! claimed under that name) and writes its manifest; nothing the user sees has changed. **Commit**
 //! swaps it in and, when the render changed the allocation lock, renames the staged lock over it under
 //! a journal ([`journal`]): output and lock change together, and a process killed in between is
-//! finished or undone by the next aifab command. SIGINT and SIGTERM during staging remove what the run
-//! created ([`interrupt`]).
+//! finished or undone by the next aifab command. SIGINT, SIGTERM, SIGHUP and SIGQUIT during staging
+//! remove what the run created ([`interrupt`]). Every file written and every folder whose entries
+//! changed is fsynced before the rename that publishes it, the staged lock and the journal before the
+//! commit begins, in the order [`durable`] gives: a power cut too leaves the old or the new pair. An
+//! output folder (or its parent) that is read-only is refused before anything is staged.
 //!
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
