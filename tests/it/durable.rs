@@ -1,7 +1,8 @@
 //! Writes that survive a power cut, and the edges of a render's I/O (issue 47): the order of fsyncs and
 //! renames of a render, read from the system calls under strace (each file written fsynced before the
 //! swap that publishes it, the folders around the swap, the staged lock and the journal before it, the
-//! lock's folder before the journal goes); SIGQUIT stops a render as SIGTERM does; a read-only output
+//! lock's folder before the journal goes; for `--only`, the staged files and the `commit` journal
+//! before the first rename, the folders renamed into before the journal goes); SIGQUIT stops a render as SIGTERM does; a read-only output
 //! folder or parent is refused with nothing left behind; a full disk under stdout or stderr ends with
 //! exit code 2, not a panic.
 //!
@@ -201,6 +202,11 @@ fn have_strace() -> bool {
 
 /// Runs `aifab render fab.yaml --out out` in `dir` under strace; returns its calls and the folder.
 fn traced_render(dir: &Path) -> (Vec<Call>, PathBuf) {
+    traced(dir, &[])
+}
+
+/// [`traced_render`] with `extra` arguments.
+fn traced(dir: &Path, extra: &[&str]) -> (Vec<Call>, PathBuf) {
     let dir = std::fs::canonicalize(dir).expect("canonical");
     let log = dir.with_extension("strace");
     let exe = common::aifab_command().get_program().to_owned();
@@ -213,6 +219,7 @@ fn traced_render(dir: &Path) -> (Vec<Call>, PathBuf) {
         ])
         .arg(&exe)
         .args(["render", "fab.yaml", "--out", "out", "-q"])
+        .args(extra)
         .current_dir(&dir)
         .env("NO_COLOR", "1")
         .env("AIFAB_CACHE_DIR", dir.with_extension("cache"))
@@ -434,5 +441,69 @@ fn a_full_disk_under_stdout_or_stderr_ends_with_a_code_not_a_panic() {
         assert_eq!(o.status.code(), Some(2), "{args:?} >/dev/full: {said}");
         assert!(!said.contains("panicked"), "{said}");
         assert!(said.contains("No space left"), "{said}");
+    }
+}
+
+/// A render of one switch (`--only`) in place: each staged file fsynced before the `commit` journal
+/// is put in place, the journal and its folder fsynced before the first rename into the output, and
+/// every folder renamed into fsynced before the journal is removed.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_only_render_in_place_syncs_before_each_step() {
+    if !have_strace() {
+        return;
+    }
+    let d = scratch("only");
+    render_ok(&d);
+    let p = d.join("fab.yaml");
+    let t = std::fs::read_to_string(&p).expect("read");
+    assert!(t.contains("mtu: 9214"), "three-tier-small sets mtu 9214");
+    std::fs::write(&p, t.replacen("mtu: 9214", "mtu: 9100", 1)).expect("write");
+    let (calls, dir) = traced(&d, &["--only", "z1-g1-r1"]);
+    let out = dir.join("out");
+    let journal = dir.join(".out.aifab-journal");
+    let into_place: Vec<usize> = (0..calls.len())
+        .filter(|&i| {
+            let c = &calls[i];
+            c.ok && c.name.starts_with("rename")
+                && c.paths.len() == 2
+                && c.paths[1].starts_with(&out)
+                && c.paths[0].to_string_lossy().contains(".out.aifab-only-")
+        })
+        .collect();
+    assert!(
+        !into_place.is_empty(),
+        "the leaf's config renamed into place"
+    );
+    let (first_in, last_in) = (into_place[0], into_place[into_place.len() - 1]);
+    let decided = first(&calls, "the commit journal put in place", |c| {
+        c.ok && c.name.starts_with("rename") && c.paths.get(1) == Some(&journal)
+    });
+    for &i in &into_place {
+        let staged = &calls[i].paths[0];
+        assert!(
+            calls[..decided].iter().any(|c| c.is("fsync", staged)),
+            "{} fsynced before the journal decides",
+            staged.display()
+        );
+    }
+    let synced_journal = first(&calls, "fsync of the journal", |c| c.is("fsync", &journal));
+    assert!(decided < synced_journal && synced_journal < first_in);
+    assert!(
+        calls[synced_journal..first_in]
+            .iter()
+            .any(|c| c.is("fsync", &dir)),
+        "the journal's folder synced before the first rename"
+    );
+    let gone = first(&calls, "removal of the journal", |c| {
+        c.is("unlink", &journal)
+    });
+    for &i in &into_place {
+        let folder = calls[i].paths[1].parent().expect("a folder");
+        assert!(
+            calls[last_in..gone].iter().any(|c| c.is("fsync", folder)),
+            "{} synced after the renames, before the journal goes",
+            folder.display()
+        );
     }
 }
