@@ -777,25 +777,7 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
         Failure::unchanged(message)
     };
     let lock = companion.as_ref().and_then(|c| c.staged.clone());
-    let journal = match (&lock, &companion) {
-        (Some((staged_lock, target)), Some(c)) => {
-            let entry = journal::Entry {
-                pid: std::process::id(),
-                out: std::path::absolute(&out)
-                    .map_err(|e| abandon(format!("{}: {e}", out.display())))?,
-                record: c.record.clone(),
-            };
-            // The staged lock on the disk before the journal that names it ([`durable`], step 3).
-            durable::file(staged_lock).map_err(abandon)?;
-            let j = journal::write(target, &entry).map_err(abandon)?;
-            if let Err(e) = durable::file(&j).and_then(|()| durable::parent(&j)) {
-                let _ = std::fs::remove_file(&j);
-                return Err(abandon(e));
-            }
-            Some(j)
-        }
-        _ => None,
-    };
+    let journal = durable_journal(&out, companion.as_ref()).map_err(abandon)?;
     interrupt::point("journaled");
     let old = match swap::swap(&tmp, &out, &aside, exists) {
         Ok(old) => old,
@@ -819,17 +801,9 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
         unsynced.extend(durable::parent(target).err());
     }
     interrupt::point("locked");
-    match (&journal, unsynced.is_empty()) {
-        (Some(j), true) => {
-            let _ = std::fs::remove_file(j);
-        }
-        (Some(j), false) => report.notes.push(format!(
-            "{}; the journal {} stays for the next aifab command",
-            unsynced.join("; "),
-            j.display()
-        )),
-        (None, _) => report.notes.extend(unsynced),
-    }
+    report
+        .notes
+        .extend(remove_journal(journal.as_deref(), unsynced));
     interrupt::point("committed");
     let mut written = stage.done();
     written.written = written.written.max(1);
@@ -850,6 +824,46 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
     Ok(report)
 }
 
+/// With a changed lock (`companion` names a staged one): the staged lock made durable, then the
+/// journal of output `out` written and made durable with its folder ([`durable`], step 3); its path.
+/// `None` without a lock to commit. On an error nothing of the journal is left.
+fn durable_journal(out: &Path, companion: Option<&Companion>) -> Result<Option<PathBuf>, String> {
+    let Some((c, (staged_lock, target))) =
+        companion.and_then(|c| c.staged.as_ref().map(|s| (c, s)))
+    else {
+        return Ok(None);
+    };
+    let entry = journal::Entry {
+        pid: std::process::id(),
+        out: std::path::absolute(out).map_err(|e| format!("{}: {e}", out.display()))?,
+        record: c.record.clone(),
+    };
+    durable::file(staged_lock)?;
+    let j = journal::write(target, &entry)?;
+    if let Err(e) = durable::file(&j).and_then(|()| durable::parent(&j)) {
+        let _ = std::fs::remove_file(&j);
+        return Err(e);
+    }
+    Ok(Some(j))
+}
+
+/// The last step of a commit: removes the journal, unless a sync after the swap failed (`unsynced`):
+/// then it stays for the next aifab command to settle. Returns the notes to print.
+fn remove_journal(journal: Option<&Path>, unsynced: Vec<String>) -> Vec<String> {
+    match (journal, unsynced.is_empty()) {
+        (Some(j), true) => {
+            let _ = std::fs::remove_file(j);
+            Vec::new()
+        }
+        (Some(j), false) => vec![format!(
+            "{}; the journal {} stays for the next aifab command",
+            unsynced.join("; "),
+            j.display()
+        )],
+        (None, _) => unsynced,
+    }
+}
+
 /// After a swap whose lock could not be renamed into place (`e`): swaps the previous output back and
 /// removes the staged files, so nothing changed; when even that fails, the journal stays for the next
 /// aifab command to finish the change.
@@ -867,8 +881,11 @@ fn undo_swap(
         None => std::fs::rename(out, tmp).is_ok().then(|| tmp.to_path_buf()),
     };
     if let Some(new) = back {
+        // The previous output back, and the staged lock gone, on the disk before the journal goes.
+        let _ = durable::parent(out);
         remove_tree(&new);
         let _ = std::fs::remove_file(staged_lock);
+        let _ = durable::parent(staged_lock);
         if let Some(j) = journal {
             let _ = std::fs::remove_file(j);
         }
