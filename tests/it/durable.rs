@@ -21,13 +21,13 @@ fn scratch(name: &str) -> common::Scratch {
     d
 }
 
-/// aifab in `dir`, its index cache outside the folder (its writes are not part of the commit).
+/// aifab in `dir`, its index cache in `dir/cache` (removed with the scratch folder).
 fn aifab_in(dir: &Path, args: &[&str]) -> Command {
     let mut c = common::aifab_command();
     c.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .env("AIFAB_CACHE_DIR", dir.with_extension("cache"));
+        .env("AIFAB_CACHE_DIR", dir.join("cache"));
     c
 }
 
@@ -223,7 +223,7 @@ fn traced(dir: &Path, extra: &[&str]) -> (Vec<Call>, PathBuf) {
         .args(extra)
         .current_dir(&dir)
         .env("NO_COLOR", "1")
-        .env("AIFAB_CACHE_DIR", dir.with_extension("cache"))
+        .env("AIFAB_CACHE_DIR", dir.join("cache"))
         .output()
         .expect("run strace");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
@@ -300,7 +300,7 @@ fn a_render_syncs_every_file_and_folder_before_it_publishes_them() {
         "the lock's folder synced after its rename, before the journal goes"
     );
     // The journal goes last: nothing of the commit in this folder after it.
-    let cache = dir.with_extension("cache");
+    let cache = dir.join("cache");
     let late = calls[journal_gone + 1..].iter().find(|c| {
         c.ok && c.name != "openat"
             && c.paths
