@@ -16,7 +16,7 @@ pub enum Exit {
     /// 2: could not run: bad arguments, a file that cannot be read or written, an intent `diff` cannot
     /// compare.
     Trouble,
-    /// 128 + the signal: SIGINT, SIGTERM or SIGHUP stopped a render (what it had created is removed).
+    /// 128 + the signal: SIGINT, SIGTERM, SIGHUP or SIGQUIT stopped a render (what it had created is removed).
     Interrupted(i32),
 }
 

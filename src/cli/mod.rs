@@ -60,10 +60,49 @@ pub enum Command {
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
+/// Any other failure (a full disk under `>file`) is said on stderr and makes the exit code 2
+/// ([`output_failed`]).
 pub fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        OUTPUT.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = writeln!(std::io::stderr(), "aifab: cannot write to stdout: {e}");
+    }
+}
+
+/// Set when [`emit`] could not write stdout.
+static OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether stdout or stderr could not be written ([`emit`], [`Stderr`]): the binary then exits with
+/// code 2.
+pub fn output_failed() -> bool {
+    OUTPUT.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// stderr for a command that writes it piece by piece and goes on when a piece fails: a failure is
+/// remembered, and the binary exits with code 2 ([`output_failed`]) instead of its own code.
+pub struct Stderr(std::io::StderrLock<'static>);
+
+/// stderr, locked, remembering failures ([`Stderr`]).
+pub fn stderr() -> Stderr {
+    Stderr(std::io::stderr().lock())
+}
+
+impl std::io::Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.0.write(buf);
+        if r.is_err() {
+            OUTPUT.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        r
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Runs the pipeline front with the lock beside the intent (when there is one); on failure prints what

@@ -257,10 +257,10 @@ pub fn run(args: Args) -> Exit {
     let mut all = Vec::new();
     let mut io_failed = false;
     let mut invalid = false;
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = super::stderr();
     let mut targets: Vec<PathBuf> = Vec::new();
     for given in &args.intents {
-        let note = |stderr: &mut std::io::StderrLock, text: String| {
+        let note = |stderr: &mut super::Stderr, text: String| {
             if !args.quiet && args.format == Format::Text {
                 let _ = writeln!(stderr, "{}: {text}", given.display());
             }

@@ -207,6 +207,18 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
         }
         _ => 0,
     };
+    if renamed > 0 {
+        // What the replay renamed, on the disk before the journal goes ([`super::durable`]).
+        let mut folders: Vec<PathBuf> = entry
+            .files
+            .iter()
+            .filter_map(|(rel, _)| safe_relative(rel).ok())
+            .filter_map(|rel| out.join(rel).parent().map(Path::to_path_buf))
+            .collect();
+        folders.sort();
+        folders.dedup();
+        super::durable::all(&folders, super::durable::folder_if_there)?;
+    }
     if let Some(dir) = &staging {
         remove_staging(dir);
     }
@@ -657,6 +669,14 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
             return Err(undo(e));
         }
     }
+    // The staged files and their folder on the disk before the journal decides ([`super::durable`]).
+    let staged: Vec<PathBuf> = (0..changes.len())
+        .map(|i| staging.join(i.to_string()))
+        .collect();
+    super::durable::all(&staged, super::durable::file)
+        .and_then(|()| super::durable::folder(&staging))
+        .and_then(|()| super::durable::parent(&staging))
+        .map_err(undo)?;
     super::interrupt::point("staged");
     if let Some(sig) = super::interrupt::pending() {
         return Err(undo(format!(
@@ -666,6 +686,9 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     }
     entry.state = State::Commit;
     put_journal(&journal, &entry, true, out).map_err(undo)?;
+    super::durable::file(&journal)
+        .and_then(|()| super::durable::parent(&journal))
+        .map_err(undo)?;
     super::interrupt::point("journaled");
     // Decided: every rename below is done now, or by the next render from the journal.
     let mut failed = Vec::new();
@@ -673,6 +696,12 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
         if let Err(e) = std::fs::rename(staging.join(i.to_string()), &c.target) {
             failed.push(format!("{}: {e}", c.target.display()));
         }
+    }
+    // The renames on the disk before the journal goes.
+    let folders: HashSet<&Path> = changes.iter().filter_map(|c| c.target.parent()).collect();
+    let folders: Vec<PathBuf> = folders.into_iter().map(Path::to_path_buf).collect();
+    if let Err(e) = super::durable::all(&folders, super::durable::folder) {
+        failed.push(e);
     }
     super::interrupt::point("swapped");
     super::interrupt::point("locked");

@@ -1,4 +1,5 @@
-//! SIGINT, SIGTERM and SIGHUP during a render. Before a write starts, nothing of the run exists yet and
+//! SIGINT, SIGTERM, SIGHUP and SIGQUIT during a render (SIGQUIT, Ctrl-\\, is a request to stop like the
+//! others: no core dump, the same clean-up). Before a write starts, nothing of the run exists yet and
 //! the process ends at once (status 128 + the signal). While a write runs, the signal is remembered:
 //! a write still filling its temporary folder stops at the next file and removes everything the run
 //! created (the temporary folder, the staged lock), leaving the output and the lock as they were; a
@@ -7,7 +8,8 @@
 //! by the next render (its journal, or the temporary folders of a process that no longer runs).
 //!
 //! Tests stop a render at named points ([`point`]): `AIFAB_TEST_KILL_AT=<point>` kills the process
-//! there (SIGKILL, as a crash or `kill -9` would), `AIFAB_TEST_SIGNAL_AT=<point>` sends it SIGTERM.
+//! there (SIGKILL, as a crash or `kill -9` would), `AIFAB_TEST_SIGNAL_AT=<point>` sends it SIGTERM (or
+//! the signal `AIFAB_TEST_SIGNAL` names: `INT`, `HUP`, `QUIT`).
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -15,6 +17,12 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 pub const KILL_AT_ENV: &str = "AIFAB_TEST_KILL_AT";
 /// Test hook: the point at which the process sends itself SIGTERM.
 pub const SIGNAL_AT_ENV: &str = "AIFAB_TEST_SIGNAL_AT";
+/// Test hook: the signal [`SIGNAL_AT_ENV`] sends, by name without `SIG` (default `TERM`).
+pub const SIGNAL_ENV: &str = "AIFAB_TEST_SIGNAL";
+
+/// The signals handled as the module doc says.
+#[cfg(unix)]
+pub const HANDLED: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
 /// The named points of a write, in order: the first file put (`fill`), everything staged and the
 /// manifest written (`staged`), the journal written (`journaled`), the folders swapped (`swapped`), the
@@ -33,7 +41,7 @@ static BUSY: AtomicBool = AtomicBool::new(false);
 /// The signal received while busy (0: none).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-/// Handles SIGINT, SIGTERM and SIGHUP as the module doc says, from now on (called once by `aifab
+/// Handles SIGINT, SIGTERM, SIGHUP and SIGQUIT as the module doc says, from now on (called once by `aifab
 /// render`).
 #[cfg(unix)]
 pub fn install() {
@@ -44,7 +52,7 @@ pub fn install() {
         act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         act.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut act.sa_mask);
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        for sig in HANDLED {
             libc::sigaction(sig, &act, std::ptr::null_mut());
         }
     }
@@ -79,6 +87,7 @@ pub fn name(sig: i32) -> &'static str {
     match sig {
         1 => "SIGHUP",
         2 => "SIGINT",
+        3 => "SIGQUIT",
         15 => "SIGTERM",
         _ => "a signal",
     }
@@ -101,9 +110,15 @@ pub(super) fn point(name: &str) {
             }
         }
         if wanted(SIGNAL_AT_ENV) && pending().is_none() {
+            let sig = match std::env::var(SIGNAL_ENV).as_deref() {
+                Ok("INT") => libc::SIGINT,
+                Ok("HUP") => libc::SIGHUP,
+                Ok("QUIT") => libc::SIGQUIT,
+                _ => libc::SIGTERM,
+            };
             // SAFETY: sends a signal to this process, handled by `on_signal` when installed.
             unsafe {
-                libc::raise(libc::SIGTERM);
+                libc::raise(sig);
             }
         }
     }

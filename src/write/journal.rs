@@ -242,6 +242,8 @@ fn replay(lock: &Path) -> Result<Recovery, String> {
         Decision::Finish { rename } => {
             if rename {
                 std::fs::rename(&staged, lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+                // The lock in place on the disk before the journal goes ([`super::durable`]).
+                super::durable::parent(lock)?;
             }
             Recovery::Completed(format!(
                 "an interrupted render (pid {}) had put its output in place in {}: its lock is now in place too, {}",

@@ -10,8 +10,11 @@
 //! claimed under that name) and writes its manifest; nothing the user sees has changed. **Commit**
 //! swaps it in and, when the render changed the allocation lock, renames the staged lock over it under
 //! a journal ([`journal`]): output and lock change together, and a process killed in between is
-//! finished or undone by the next aifab command. SIGINT and SIGTERM during staging remove what the run
-//! created ([`interrupt`]).
+//! finished or undone by the next aifab command. SIGINT, SIGTERM, SIGHUP and SIGQUIT during staging
+//! remove what the run created ([`interrupt`]). Every file written and every folder whose entries
+//! changed is fsynced before the rename that publishes it, the staged lock and the journal before the
+//! commit begins, in the order [`durable`] gives: a power cut too leaves the old or the new pair. An
+//! output folder (or its parent) that is read-only is refused before anything is staged.
 //!
 //! A re-render writes only the files whose bytes changed: every unchanged file of the previous output
 //! is hard-linked into the new folder (no data written, no inode allocated, the file keeps its
@@ -27,6 +30,7 @@
 //! the whole folder for one switch's files would cost as much as a full re-render.
 
 mod carry;
+pub mod durable;
 mod index;
 pub mod inplace;
 pub mod interrupt;
@@ -89,6 +93,10 @@ pub fn safe_relative(path: &str) -> Result<PathBuf, String> {
 /// folder, false when there is nothing there; an error for a link, a file, or a folder of someone
 /// else's.
 fn may_replace(out: &Path) -> Result<bool, String> {
+    let (parent, _) = parent_and_name(out)?;
+    if std::fs::symlink_metadata(&parent).is_ok_and(|m| m.is_dir()) {
+        writable(&parent)?;
+    }
     match std::fs::symlink_metadata(out) {
         Err(_) => Ok(false),
         Ok(m) if m.file_type().is_symlink() => Err(format!(
@@ -97,6 +105,7 @@ fn may_replace(out: &Path) -> Result<bool, String> {
         )),
         Ok(m) if !m.is_dir() => Err(format!("{} exists and is not a folder", out.display())),
         Ok(_) => {
+            writable(out)?;
             let mut entries =
                 std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?;
             let marked = std::fs::symlink_metadata(out.join(MARKER)).is_ok_and(|m| m.is_file());
@@ -110,6 +119,40 @@ fn may_replace(out: &Path) -> Result<bool, String> {
             }
         }
     }
+}
+
+/// Refuses folder `dir` when this process cannot write it (its permissions, a read-only mount) or
+/// when its permissions grant no one write access (`chmod a-w`: marked read-only, which root would
+/// otherwise write through). Checked before anything is staged, so nothing is left behind.
+fn writable(dir: &Path) -> Result<(), String> {
+    let refused = || {
+        format!(
+            "{} is read-only: aifab stages the new output beside the output folder and swaps it in, and changes nothing in a read-only folder; make it writable (chmod u+w) or choose another folder",
+            dir.display()
+        )
+    };
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        use std::os::unix::fs::PermissionsExt as _;
+        if meta.permissions().mode() & 0o222 == 0 {
+            return Err(refused());
+        }
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        // SAFETY: a NUL-terminated path that outlives the call, which only reads it.
+        let rc =
+            unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
+        if rc != 0 {
+            return Err(refused());
+        }
+    }
+    #[cfg(not(unix))]
+    if meta.permissions().readonly() {
+        return Err(refused());
+    }
+    Ok(())
 }
 
 /// What becomes of the previous output after the swap.
@@ -158,6 +201,8 @@ pub struct Staging {
     secrets: bool,
     /// Set until the first file is put (the `fill` point of [`interrupt::point`]).
     first: AtomicBool,
+    /// The files written and the folders whose entries changed: synced before the swap ([`durable`]).
+    pending: durable::Pending,
 }
 
 impl Staging {
@@ -208,7 +253,7 @@ impl Staging {
             && reuse::only_link(m)
             && let Ok(fh) = reuse::rewrite(&path, bytes)
         {
-            self.wrote(&f.path, hash, &fh);
+            self.wrote(&f.path, &path, hash, &fh);
             return Ok(());
         }
         if self.linked_from_previous(&f.path, &rel, &path, bytes, hash) {
@@ -225,7 +270,7 @@ impl Staging {
             _ => write_new(&path, bytes, self.secrets),
         };
         let fh = fh.map_err(|e| format!("{}: {e}", path.display()))?;
-        self.wrote(&f.path, hash, &fh);
+        self.wrote(&f.path, &path, hash, &fh);
         Ok(())
     }
 
@@ -249,6 +294,8 @@ impl Staging {
         }
         match link_new(&old, path) {
             Ok(()) => {
+                // A new name for bytes already on the disk: only its folder is synced.
+                self.pending.named(path);
                 self.unchanged.fetch_add(1, Ordering::Relaxed);
                 // Read after the link, which changed it (the previous output's removal would
                 // change it again: see `write_indexes`).
@@ -271,8 +318,9 @@ impl Staging {
         }
     }
 
-    /// Counts and records a file written (anew or in place) through the open handle `fh`.
-    fn wrote(&self, rel: &str, hash: u128, fh: &File) {
+    /// Counts and records a file written (anew or in place) at `path` through the open handle `fh`.
+    fn wrote(&self, rel: &str, path: &Path, hash: u128, fh: &File) {
+        self.pending.wrote(path, fh);
         self.written.fetch_add(1, Ordering::Relaxed);
         self.record(
             rel,
@@ -407,7 +455,8 @@ fn write_new(path: &Path, bytes: &[u8], private: bool) -> std::io::Result<File> 
         }
         r => r?,
     };
-    // No fsync per file: atomicity comes from the final swap; a crash before it leaves the old output.
+    // Durability is the caller's: a staged write syncs its files together before the swap
+    // ([`durable`]).
     fh.write_all(bytes)?;
     Ok(fh)
 }
@@ -606,6 +655,13 @@ pub fn stage(
             };
             finish_stage(&stage, out, exists, options, before, users, record)
                 .map(|kept| (companion, kept))
+        })
+        .and_then(|done| {
+            // Every byte and name of the staged tree on the disk, and the temporary folder's own
+            // name beside the output, before anything publishes them ([`durable`], step 2).
+            stage.pending.sync()?;
+            durable::folder(&parent)?;
+            Ok(done)
         });
     let (companion, kept) = match filled {
         Ok(x) => x,
@@ -707,9 +763,25 @@ fn finish_stage(
             .filter(|r| !user_paths.contains(r) && !put.contains(r))
             .map(|r| (r, before.manifest.and_then(|m| m.entry(r)).flatten())),
     );
+    // Carried files are new names for bytes already on the disk, unless the file system refused the
+    // links and they were copied.
+    let copied = !stage.links_work.load(Ordering::Relaxed);
+    for rel in carried
+        .iter()
+        .map(String::as_str)
+        .chain(user_paths.iter().copied())
+    {
+        let path = stage.dir.join(rel);
+        match copied && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            true => stage.pending.copied(&path),
+            false => stage.pending.named(&path),
+        }
+    }
     let text = manifest::text(lock, &mut files);
-    write_new(&stage.dir.join(MARKER), text.as_bytes(), false)
+    let marker = stage.dir.join(MARKER);
+    let fh = write_new(&marker, text.as_bytes(), false)
         .map_err(|e| format!("{}: {e}", stage.dir.display()))?;
+    stage.pending.wrote(&marker, &fh);
     stage.written.fetch_add(1, Ordering::Relaxed);
     Ok(users.into_iter().map(|(r, _)| r).collect())
 }
@@ -735,26 +807,7 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
         Failure::unchanged(message)
     };
     let lock = companion.as_ref().and_then(|c| c.staged.clone());
-    let journal = match (&lock, &companion) {
-        (Some((_, target)), Some(c)) => {
-            let entry = journal::Entry {
-                pid: std::process::id(),
-                start: crate::files::process_start(std::process::id()),
-                out: journal::out_from_lock(target, &out).ok_or_else(|| {
-                    abandon(format!(
-                        "{}: cannot name it from {}'s folder",
-                        out.display(),
-                        target.display()
-                    ))
-                })?,
-                was,
-                record: c.record.clone(),
-                lock: c.hash,
-            };
-            Some(journal::write(target, &entry).map_err(abandon)?)
-        }
-        _ => None,
-    };
+    let journal = durable_journal(&out, companion.as_ref(), was).map_err(abandon)?;
     interrupt::point("journaled");
     let old = match swap::swap(&tmp, &out, &aside, exists) {
         Ok(old) => old,
@@ -765,18 +818,22 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
             return Err(abandon(e));
         }
     };
+    // The swap on the disk before the lock moves (step 4); a failure here or after keeps the journal,
+    // which the next aifab command settles.
+    let mut unsynced: Vec<String> = durable::parent(&out).err().into_iter().collect();
     interrupt::point("swapped");
-    if let Some((staged_lock, target)) = &lock
-        && let Err(e) = std::fs::rename(staged_lock, target)
-    {
-        let paths = (tmp.as_path(), out.as_path(), aside.as_path());
-        let lock = (staged_lock.as_path(), target.as_path());
-        return Err(undo_swap(paths, old, journal.as_deref(), lock, &e));
+    if let Some((staged_lock, target)) = &lock {
+        if let Err(e) = std::fs::rename(staged_lock, target) {
+            let paths = (tmp.as_path(), out.as_path(), aside.as_path());
+            let lock = (staged_lock.as_path(), target.as_path());
+            return Err(undo_swap(paths, old, journal.as_deref(), lock, &e));
+        }
+        unsynced.extend(durable::parent(target).err());
     }
     interrupt::point("locked");
-    if let Some(j) = &journal {
-        let _ = std::fs::remove_file(j);
-    }
+    report
+        .notes
+        .extend(remove_journal(journal.as_deref(), unsynced));
     interrupt::point("committed");
     let mut written = stage.done();
     written.written = written.written.max(1);
@@ -797,6 +854,59 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
     Ok(report)
 }
 
+/// With a changed lock (`companion` names a staged one): the staged lock made durable, then the
+/// journal of output `out` written and made durable with its folder ([`durable`], step 3); its path.
+/// `None` without a lock to commit. On an error nothing of the journal is left.
+fn durable_journal(
+    out: &Path,
+    companion: Option<&Companion>,
+    was: Option<String>,
+) -> Result<Option<PathBuf>, String> {
+    let Some((c, (staged_lock, target))) =
+        companion.and_then(|c| c.staged.as_ref().map(|s| (c, s)))
+    else {
+        return Ok(None);
+    };
+    let entry = journal::Entry {
+        pid: std::process::id(),
+        start: crate::files::process_start(std::process::id()),
+        out: journal::out_from_lock(target, out).ok_or_else(|| {
+            format!(
+                "{}: cannot name it from {}'s folder",
+                out.display(),
+                target.display()
+            )
+        })?,
+        was,
+        record: c.record.clone(),
+        lock: c.hash,
+    };
+    durable::file(staged_lock)?;
+    let j = journal::write(target, &entry)?;
+    if let Err(e) = durable::file(&j).and_then(|()| durable::parent(&j)) {
+        let _ = std::fs::remove_file(&j);
+        return Err(e);
+    }
+    Ok(Some(j))
+}
+
+/// The last step of a commit: removes the journal, unless a sync after the swap failed (`unsynced`):
+/// then it stays for the next aifab command to settle. Returns the notes to print.
+fn remove_journal(journal: Option<&Path>, unsynced: Vec<String>) -> Vec<String> {
+    match (journal, unsynced.is_empty()) {
+        (Some(j), true) => {
+            let _ = std::fs::remove_file(j);
+            Vec::new()
+        }
+        (Some(j), false) => vec![format!(
+            "{}; the journal {} stays for the next aifab command",
+            unsynced.join("; "),
+            j.display()
+        )],
+        (None, _) => unsynced,
+    }
+}
+
 /// After a swap whose lock could not be renamed into place (`e`): swaps the previous output back and
 /// removes the staged files, so nothing changed; when even that fails, the journal stays for the next
 /// aifab command to finish the change.
@@ -814,8 +924,11 @@ fn undo_swap(
         None => std::fs::rename(out, tmp).is_ok().then(|| tmp.to_path_buf()),
     };
     if let Some(new) = back {
+        // The previous output back, and the staged lock gone, on the disk before the journal goes.
+        let _ = durable::parent(out);
         remove_tree(&new);
         let _ = std::fs::remove_file(staged_lock);
+        let _ = durable::parent(staged_lock);
         if let Some(j) = journal {
             let _ = std::fs::remove_file(j);
         }
@@ -877,6 +990,7 @@ impl Staging {
             unchanged: AtomicUsize::new(0),
             secrets: false,
             first: AtomicBool::new(true),
+            pending: durable::Pending::new(tmp),
         }
     }
 
@@ -887,7 +1001,10 @@ impl Staging {
         };
         let put: std::collections::HashSet<&str> =
             hashes.iter().map(|(r, _, _)| r.as_str()).collect();
-        spare::prune(&self.dir, held, &put);
+        // The spare's files and folders the render did not put are gone: their folders changed.
+        for gone in spare::prune(&self.dir, held, &put) {
+            self.pending.named(&self.dir.join(gone));
+        }
     }
 
     /// Writes the index of the new output `out` and, when the previous output was parked as the spare

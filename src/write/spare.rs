@@ -138,15 +138,20 @@ fn visit(base: &Path, path: &Path, kind: Option<std::fs::FileType>, held: &mut H
 }
 
 /// Removes from the filled folder `dir` every file of `held` the render did not put (`put`), then
-/// every folder left without a put file, children first.
-pub(super) fn prune(dir: &Path, held: &Held, put: &std::collections::HashSet<&str>) {
+/// every folder left without a put file, children first. Returns what it removed.
+pub(super) fn prune<'a>(
+    dir: &Path,
+    held: &'a Held,
+    put: &std::collections::HashSet<&str>,
+) -> Vec<&'a str> {
     use rayon::prelude::*;
-    held.files
+    let mut removed: Vec<&str> = held
+        .files
         .par_iter()
         .filter(|f| !put.contains(f.as_str()))
-        .for_each(|f| {
-            let _ = std::fs::remove_file(dir.join(f));
-        });
+        .filter(|f| std::fs::remove_file(dir.join(f)).is_ok())
+        .map(String::as_str)
+        .collect();
     let mut used: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for f in put {
         let mut p = *f;
@@ -163,6 +168,9 @@ pub(super) fn prune(dir: &Path, held: &Held, put: &std::collections::HashSet<&st
         .rev()
         .filter(|d| !used.contains(d.as_str()))
     {
-        let _ = std::fs::remove_dir(dir.join(d));
+        if std::fs::remove_dir(dir.join(d)).is_ok() {
+            removed.push(d);
+        }
     }
+    removed
 }

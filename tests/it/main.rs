@@ -23,6 +23,7 @@ mod deadlock;
 mod delivery;
 mod diff;
 mod drift;
+mod durable;
 mod every_field;
 mod fuzz_regressions;
 mod golden;
