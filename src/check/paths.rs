@@ -198,6 +198,22 @@ impl Fabric {
         (0..self.len() as Node).filter(|&n| self.is_leaf(n))
     }
 
+    /// The same fabric without the links `gone` names (a thinned cabling, for what-if analyses and
+    /// tests); link ids are renumbered.
+    pub fn without_links(&self, gone: impl Fn(&FabricLink) -> bool) -> Fabric {
+        let links: Vec<FabricLink> = self.links.iter().filter(|k| !gone(k)).cloned().collect();
+        let mut adj: Vec<Vec<(Node, LinkId)>> = vec![Vec::new(); self.len()];
+        for (i, k) in links.iter().enumerate() {
+            adj[k.a as usize].push((k.b, i as LinkId));
+            adj[k.b as usize].push((k.a, i as LinkId));
+        }
+        Fabric {
+            links,
+            adj,
+            ..self.clone()
+        }
+    }
+
     /// Whether switch `n` is a leaf (the lowest tier).
     pub fn is_leaf(&self, n: Node) -> bool {
         self.tier[n as usize] == 0

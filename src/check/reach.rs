@@ -11,6 +11,7 @@ use super::pathvector::{Computed, Refusal};
 use crate::diag::Finding;
 use crate::model::FabricModel;
 use crate::rules::Rule;
+use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// How many leaf pairs a finding names.
@@ -65,6 +66,19 @@ impl Cut {
             if self.drop.is_none() {
                 self.drop = drop_point(fabric, c, s, self.failure);
             }
+        }
+    }
+}
+
+impl Cut {
+    /// Adds `other`'s pairs (of the same case) after this cut's, as [`Cut::add`] would have.
+    pub fn merge(&mut self, other: Cut) {
+        self.pairs += other.pairs;
+        self.joined += other.joined;
+        let room = NAMED.saturating_sub(self.first.len());
+        self.first.extend(other.first.into_iter().take(room));
+        if self.drop.is_none() {
+            self.drop = other.drop;
         }
     }
 }
@@ -131,42 +145,34 @@ fn drop_point(
 /// (a failure at one twin's link treats the twins apart); the other failures are only counted.
 pub fn symmetric(fabric: &Fabric) -> (Cuts, Cuts) {
     let comp = fabric.components(None);
+    let failures = fabric.failure_sets();
+    // Each set of twins on its own thread, merged in their order (the same as one after the other).
+    let per_rep: Vec<RepCuts> = twins(fabric)
+        .into_iter()
+        .filter(|&(rep, _)| fabric.is_leaf(rep))
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(rep, weight)| rep_cuts(fabric, &comp, &failures, rep, weight))
+        .collect();
     // [leaf destinations, the other switches' loopbacks]
     let mut steady = [Cut::new(None), Cut::new(None)];
-    let failures = fabric.failure_sets();
     // Per (failure index, destination kind), the pairs of the destinations computed.
     let mut cut_by: BTreeMap<(usize, usize), Cut> = BTreeMap::new();
-    for (rep, weight) in twins(fabric) {
-        let kind = usize::from(!fabric.is_leaf(rep));
-        let c = fabric.compute(rep, None, &|_| false, None);
-        steady[kind].add(fabric, &c, &comp, weight);
-        if kind == 1 {
-            // Loopbacks with every link up only ([`super::deadlock::Analysis::loopbacks`]).
-            continue;
-        }
-        let order = by_length(&c.routes);
-        for (i, &f) in failures.iter().enumerate() {
-            if f.switch() == Some(rep) || !takes_all(fabric, &c.routes, f) {
-                continue;
-            }
-            let down = |l| f.takes(fabric, l);
-            let Some(cf) = fabric.repair(&c, &order, &down, f.switch()) else {
-                continue;
-            };
-            let lost = fabric.leaves().any(|s| {
-                cf.routes.dist[s as usize] == UNREACHABLE
-                    && c.routes.dist[s as usize] != UNREACHABLE
-            });
-            if lost {
-                let cut = cut_by.entry((i, kind)).or_insert_with(|| Cut::new(Some(f)));
-                cut.add(fabric, &cf, &fabric.components(Some(f)), 1);
+    for r in per_rep {
+        steady[r.kind].merge(r.steady);
+        for (i, c) in r.lost {
+            match cut_by.entry((i, r.kind)) {
+                std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(c),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(c);
+                }
             }
         }
     }
-    let [servers, loopbacks] = steady;
+    let [servers, _] = steady;
     let mut out = [Cuts::default(), Cuts::default()];
     out[0].push(servers);
-    out[1].push(loopbacks);
+    out[1].push(loopbacks_symmetric(fabric, &comp));
     // The failure a finding names (the first whose pairs the cabling still joins) is counted again
     // over every destination of its kind: twins are not all alike once a link of one of them is down.
     let mut named = [false, false];
@@ -180,6 +186,135 @@ pub fn symmetric(fabric: &Fabric) -> (Cuts, Cuts) {
     }
     let [servers, loopbacks] = out;
     (servers, loopbacks)
+}
+
+/// Leaves without a route to a spine's or super-spine's loopback with every link up, in a symmetric
+/// plan, from its structure instead of one path-vector computation per switch (a 100K-GPU fabric has
+/// hundreds of spines, none the twin of another): no ASN serves two tiers and the switches above each
+/// switch share one, so a loopback reaches a leaf only down from its own switch, or (a spine's) up to
+/// a super-spine and down through another spine of another ASN (a path through a second super-spine
+/// holds the super-spines' ASN twice, one back down through a leaf is refused by the next spine above
+/// it, which shares the first one's ASN). A super-spine's loopback reaches the leaves below every spine
+/// below it. [`loopbacks_computed`] is the same cut by computation; tests hold them equal.
+pub fn loopbacks_symmetric(fabric: &Fabric, comp: &[u32]) -> Cut {
+    let n = fabric.len();
+    let tier = |v: Node| fabric.tier[v as usize];
+    let below = |v: Node| {
+        fabric
+            .links_of(v)
+            .iter()
+            .map(|&(x, _)| x)
+            .filter(move |&x| tier(x) + 1 == tier(v))
+    };
+    let above = |v: Node| {
+        fabric
+            .links_of(v)
+            .iter()
+            .map(|&(x, _)| x)
+            .filter(move |&x| tier(x) == tier(v) + 1)
+    };
+    let mut cut = Cut::new(None);
+    let mut reached = vec![false; n];
+    let mut via = vec![false; n];
+    for s in (0..n as Node).filter(|&s| !fabric.is_leaf(s)) {
+        reached.fill(false);
+        via.fill(false);
+        // The spines whose leaves get the loopback.
+        match tier(s) {
+            1 => {
+                via[s as usize] = true;
+                for x in above(s) {
+                    for t in below(x) {
+                        via[t as usize] |= fabric.asn[t as usize] != fabric.asn[s as usize];
+                    }
+                }
+            }
+            _ => {
+                for t in below(s) {
+                    via[t as usize] = true;
+                }
+            }
+        }
+        for t in (0..n as Node).filter(|&t| via[t as usize]) {
+            for l in below(t) {
+                reached[l as usize] = true;
+            }
+        }
+        for l in fabric
+            .leaves()
+            .filter(|&l| comp[l as usize] == comp[s as usize])
+        {
+            cut.joined += 1;
+            if !reached[l as usize] {
+                cut.pairs += 1;
+                if cut.first.len() < NAMED {
+                    cut.first.push((l, s));
+                }
+            }
+        }
+    }
+    if let Some(&(l, s)) = cut.first.first() {
+        let c = fabric.compute(s, None, &|_| false, None);
+        cut.drop = drop_point(fabric, &c, l, None);
+    }
+    cut
+}
+
+/// [`loopbacks_symmetric`]'s cut by one path-vector computation per spine and super-spine.
+pub fn loopbacks_computed(fabric: &Fabric) -> Cut {
+    let comp = fabric.components(None);
+    let mut cut = Cut::new(None);
+    for s in (0..fabric.len() as Node).filter(|&s| !fabric.is_leaf(s)) {
+        let c = fabric.compute(s, None, &|_| false, None);
+        cut.add(fabric, &c, &comp, 1);
+    }
+    cut
+}
+
+/// What one set of twins contributes: its destinations' kind, their cut with every link up, and the
+/// failures (by index) after which they lose a route.
+struct RepCuts {
+    kind: usize,
+    steady: Cut,
+    lost: Vec<(usize, Cut)>,
+}
+
+/// The cuts of destination `rep`, standing for `weight` twins.
+fn rep_cuts(
+    fabric: &Fabric,
+    comp: &[u32],
+    failures: &[Failure],
+    rep: Node,
+    weight: u64,
+) -> RepCuts {
+    let kind = usize::from(!fabric.is_leaf(rep));
+    let c = fabric.compute(rep, None, &|_| false, None);
+    let mut steady = Cut::new(None);
+    steady.add(fabric, &c, comp, weight);
+    let mut lost = Vec::new();
+    if kind == 1 {
+        // Loopbacks with every link up only ([`super::deadlock::Analysis::loopbacks`]).
+        return RepCuts { kind, steady, lost };
+    }
+    let order = by_length(&c.routes);
+    for (i, &f) in failures.iter().enumerate() {
+        if f.switch() == Some(rep) || !takes_all(fabric, &c.routes, f) {
+            continue;
+        }
+        let down = |l| f.takes(fabric, l);
+        let Some(cf) = fabric.repair(&c, &order, &down, f.switch()) else {
+            continue;
+        };
+        let gone = fabric.leaves().any(|s| {
+            cf.routes.dist[s as usize] == UNREACHABLE && c.routes.dist[s as usize] != UNREACHABLE
+        });
+        if gone {
+            let mut cut = Cut::new(Some(f));
+            cut.add(fabric, &cf, &fabric.components(Some(f)), 1);
+            lost.push((i, cut));
+        }
+    }
+    RepCuts { kind, steady, lost }
 }
 
 /// The cut of `failure` with every leaf (`leaves`), or every other switch, as a destination.

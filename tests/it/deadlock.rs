@@ -187,6 +187,52 @@ fn random_fabrics_are_proven_and_the_exhaustive_search_agrees() {
     }
 }
 
+/// On symmetric plans the loopback cut read from the fabric's structure is the computed one: the
+/// random fabrics, the examples, and each with one spine's cables to the leaves cut down to half (so
+/// some leaves lose a spine's loopback).
+#[test]
+fn the_loopback_cut_of_a_symmetric_plan_is_the_computed_one() {
+    use aifab::check::reach::{loopbacks_computed, loopbacks_symmetric};
+    let mut models: Vec<(String, aifab::model::FabricModel)> = random_models(0..40);
+    for f in [
+        "intents/pod1-1024.yaml",
+        "intents/three-tier-small.yaml",
+        "intents/hpn-dual-plane.yaml",
+    ] {
+        models.push((f.to_string(), common::model(f)));
+    }
+    let mut cut_somewhere = 0;
+    for (text, m) in &models {
+        for thin in [false, true] {
+            let mut fabric = Fabric::new(m);
+            if thin {
+                // Leaves cabled to only some of the spines: every other leaf loses its links to the
+                // first spine.
+                let first = (0..fabric.len() as u32).find(|&n| fabric.tier[n as usize] == 1);
+                let Some(spine) = first else { continue };
+                fabric = fabric
+                    .without_links(|k| (k.a == spine || k.b == spine) && k.other(spine) % 2 == 0);
+            }
+            if !aifab::check::deadlock::symmetric(&fabric) {
+                continue;
+            }
+            let comp = fabric.components(None);
+            let by_structure = loopbacks_symmetric(&fabric, &comp);
+            let computed = loopbacks_computed(&fabric);
+            assert_eq!(
+                (by_structure.pairs, by_structure.joined, &by_structure.first),
+                (computed.pairs, computed.joined, &computed.first),
+                "{text} (thinned: {thin})"
+            );
+            cut_somewhere += usize::from(computed.pairs > 0);
+        }
+    }
+    assert!(
+        cut_somewhere > 0,
+        "no fabric where a leaf misses a loopback"
+    );
+}
+
 /// The proof's converse, on the same fabrics with one switch's ASN changed at random: wherever the
 /// exhaustive search finds a valley the analysis reports one (a real one: down, then up), and where it
 /// finds none the analysis does not claim one.
