@@ -17,7 +17,7 @@
 //! not covered.
 
 use super::failures::Failure;
-use super::paths::{Fabric, Node, Valley};
+use super::paths::{Fabric, LinkId, Node, Valley};
 use super::reach::{self, Cuts};
 use crate::diag::Finding;
 use crate::model::FabricModel;
@@ -120,6 +120,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     }
     let failures = fabric.failure_sets();
     let leaves: Vec<Node> = fabric.leaves().collect();
+    let leaf_count = leaves.len();
     let per_case = (fabric.links.len() as u64 * 2 + fabric.len() as u64).max(1);
     let all = (failures.len() as u64 + 1) * leaves.len() as u64;
     let (origins, failures) = if all.saturating_mul(per_case) <= budget {
@@ -130,10 +131,25 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     let mut search = Search::new(fabric);
     // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
     // that spine's loopback after a failure under any plan that gives a tier one ASN).
+    // Within the budget: on a large fabric the cases around the switches that break the proof come
+    // first, and the loopbacks are left out (docs/checks.md#aif-route-004).
     let others: Vec<Node> = (0..fabric.len() as Node)
         .filter(|&n| !fabric.is_leaf(n))
         .collect();
-    search.run(&[origins.as_slice(), &others].concat(), None);
+    let steady = if ((origins.len() + others.len()) as u64).saturating_mul(per_case) <= budget {
+        [origins.as_slice(), &others].concat()
+    } else {
+        origins.clone()
+    };
+    search.run(&steady, None);
+    if origins.len() < leaf_count {
+        // Not every case fits: first, around each switch whose ASN differs from the other switches
+        // above a leaf, that leaf's own failures towards it, with the leaf as the destination (the
+        // classic valley: its link to that switch fails, and the switch reaches it down and up).
+        for (o, f) in paired(fabric) {
+            search.run(&[o], Some(f));
+        }
+    }
     for f in failures {
         search.run(&origins, Some(f));
     }
@@ -224,7 +240,8 @@ pub(super) fn targeted(
     all: Vec<Failure>,
     cases: u64,
 ) -> (Vec<Node>, Vec<Failure>) {
-    let mut near = vec![false; fabric.len()];
+    // Per switch, the first region (switch that breaks the proof) it is near.
+    let mut near: Vec<Option<usize>> = vec![None; fabric.len()];
     // Per switch that breaks the proof, the leaves below its neighbors above.
     let mut regions: Vec<Vec<Node>> = Vec::new();
     for n in 0..fabric.len() as Node {
@@ -238,10 +255,11 @@ pub(super) fn targeted(
             .iter()
             .any(|&x| fabric.asn[x as usize] != fabric.asn[above[0] as usize])
         {
-            near[n as usize] = true;
+            let r = regions.len();
+            near[n as usize].get_or_insert(r);
             let mut below: Vec<Node> = Vec::new();
             for &x in &above {
-                near[x as usize] = true;
+                near[x as usize].get_or_insert(r);
                 below.extend(fabric.links_of(x).iter().map(|&(y, _)| y));
             }
             below.push(n);
@@ -249,15 +267,24 @@ pub(super) fn targeted(
             regions.push(below);
         }
     }
-    let touches = |f: &Failure| match *f {
+    // The region a failure touches first, if any.
+    let region = |f: &Failure| match *f {
         Failure::Link(l) => {
             let k = &fabric.links[l as usize];
-            near[k.a as usize] || near[k.b as usize]
+            near[k.a as usize].or(near[k.b as usize])
         }
-        Failure::Parallel(a, b) => near[a as usize] || near[b as usize],
+        Failure::Parallel(a, b) => near[a as usize].or(near[b as usize]),
         Failure::Switch(n) => near[n as usize],
     };
-    let failures: Vec<Failure> = all.into_iter().filter(touches).collect();
+    let mut by_region: Vec<Vec<Failure>> = vec![Vec::new(); regions.len()];
+    for f in all {
+        if let Some(r) = region(&f) {
+            by_region[r].push(f);
+        }
+    }
+    // The regions take turns, and the failures leave room for one destination at least.
+    let mut failures = take_turns(&by_region);
+    failures.truncate(cases.saturating_sub(1).max(1) as usize);
     let mut origins = take_turns(&regions);
     origins.extend(fabric.leaves());
     let mut seen = vec![false; fabric.len()];
@@ -267,8 +294,44 @@ pub(super) fn targeted(
     (origins, failures)
 }
 
+/// Per switch whose ASN is the odd one among the switches above some leaf (a pin), the first such
+/// leaf with the failures between them: its link, the group of its parallel links, the switch.
+fn paired(fabric: &Fabric) -> Vec<(Node, Failure)> {
+    let mut done = vec![false; fabric.len()];
+    let mut out = Vec::new();
+    for n in fabric.leaves() {
+        let above: Vec<(Node, LinkId)> = fabric
+            .links_of(n)
+            .iter()
+            .copied()
+            .filter(|&(x, _)| fabric.tier[x as usize] > 0)
+            .collect();
+        let count = |asn: u32| {
+            above
+                .iter()
+                .filter(|&&(y, _)| fabric.asn[y as usize] == asn)
+                .count()
+        };
+        for &(x, l) in &above {
+            let asn = fabric.asn[x as usize];
+            let odd = above
+                .iter()
+                .any(|&(y, _)| count(fabric.asn[y as usize]) > count(asn));
+            if !odd || std::mem::replace(&mut done[x as usize], true) {
+                continue;
+            }
+            out.push((n, Failure::Link(l)));
+            if above.iter().filter(|&&(y, _)| y == x).count() > 1 {
+                out.push((n, Failure::Parallel(n.min(x), n.max(x))));
+            }
+            out.push((n, Failure::Switch(x)));
+        }
+    }
+    out
+}
+
 /// The first of each list, then the second of each, and so on.
-fn take_turns(lists: &[Vec<Node>]) -> Vec<Node> {
+fn take_turns<T: Copy>(lists: &[Vec<T>]) -> Vec<T> {
     let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
     (0..longest)
         .flat_map(|i| lists.iter().filter_map(move |l| l.get(i).copied()))
