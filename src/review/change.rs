@@ -341,17 +341,19 @@ fn devices(s: &Sides) -> Vec<Change> {
         .collect();
     let mut out = Vec::new();
     if !added.is_empty() {
-        let summary = format!(
-            "{} added ({}), {} existing {} renumbered",
-            plural(added.len(), Counted::Device),
-            preview(&added),
-            s.renumbered.len(),
-            if s.renumbered.len() == 1 {
-                "device"
-            } else {
-                "devices"
-            }
-        );
+        // Renumbering is disruptive: CHG-RENUMBER reports it under its own heading, not here.
+        let summary = match s.renumbered.len() {
+            0 => format!(
+                "{} added ({}); no existing switch renumbered",
+                plural(added.len(), Counted::Device),
+                preview(&added)
+            ),
+            n => format!(
+                "{} added ({}); {n} existing renumbered or re-cabled: see CHG-RENUMBER (disruptive)",
+                plural(added.len(), Counted::Device),
+                preview(&added)
+            ),
+        };
         out.push(Change::per_switch(
             ChangeRule::Devices,
             Impact::NonDisruptive,
@@ -813,6 +815,16 @@ fn changed_ports<'a>(
     (links, sw)
 }
 
+/// `3 links of 2 switches (a, b)`, or only the switches when no fabric or server link is among the
+/// ports (a loopback, a VLAN interface): never "0 links".
+fn ports_of(links: usize, names: &[&str]) -> String {
+    if links == 0 {
+        format!("ports other than fabric and server links on {}", named(names))
+    } else {
+        format!("{} of {}", plural(links, Counted::Link), named(names))
+    }
+}
+
 /// `CHG-MTU`: port MTUs changed.
 fn mtu(s: &Sides) -> Vec<Change> {
     let (links, sw) = changed_ports(s, |a, b| a.mtu != b.mtu);
@@ -821,9 +833,8 @@ fn mtu(s: &Sides) -> Vec<Change> {
     }
     let names: Vec<&str> = sw.into_iter().collect();
     let summary = format!(
-        "MTU changed on {} of {} (BGP sessions flap; both ends must change together)",
-        plural(links, Counted::Link),
-        named(&names)
+        "MTU changed on {} (BGP sessions flap; both ends must change together)",
+        ports_of(links, &names)
     );
     vec![Change {
         rule: ChangeRule::Mtu,
@@ -843,9 +854,8 @@ fn addr(s: &Sides) -> Vec<Change> {
     }
     let names: Vec<&str> = sw.into_iter().collect();
     let summary = format!(
-        "addresses changed on {} of {} (sessions and server routes on them reset)",
-        plural(links, Counted::Link),
-        named(&names)
+        "addresses changed on {} (sessions and server routes on them reset)",
+        ports_of(links, &names)
     );
     vec![Change {
         rule: ChangeRule::Addr,

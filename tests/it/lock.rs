@@ -418,14 +418,14 @@ fn diff_against_a_revision_reads_the_lock_at_that_revision() {
     let (code, out) = run(&d, &["diff", "--against", "HEAD", "three-tier-small.yaml"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("10 devices added (") && out.contains("0 existing devices renumbered"),
+        out.contains("10 devices added (") && out.contains("no existing switch renumbered"),
         "{out}"
     );
     assert!(!out.contains("CHG-RENUMBER"), "{out}");
     // Removing the committed lock: the new side has none and the old side's lock is used.
     std::fs::remove_file(d.join("three-tier-small.lock.yaml")).expect("rm");
     let (_, out2) = run(&d, &["diff", "--against", "HEAD", "three-tier-small.yaml"]);
-    assert!(out2.contains("0 existing devices renumbered"), "{out2}");
+    assert!(out2.contains("no existing switch renumbered"), "{out2}");
     // More spines re-cable existing devices: CHG-RENUMBER names them.
     git(&d, &["checkout", "-q", "--", "."]);
     more_spines(&d);
@@ -712,7 +712,7 @@ fn an_intent_renamed_without_its_lock_is_refused_until_the_lock_follows() {
     let (code, out) = run(&d, &["diff", "--against", "HEAD~1", "fabric.yaml"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("10 devices added (") && out.contains("0 existing devices renumbered"),
+        out.contains("10 devices added (") && out.contains("no existing switch renumbered"),
         "{out}"
     );
 }
