@@ -819,7 +819,10 @@ fn changed_ports<'a>(
 /// ports (a loopback, a VLAN interface): never "0 links".
 fn ports_of(links: usize, names: &[&str]) -> String {
     if links == 0 {
-        format!("ports other than fabric and server links on {}", named(names))
+        format!(
+            "ports other than fabric and server links on {}",
+            named(names)
+        )
     } else {
         format!("{} of {}", plural(links, Counted::Link), named(names))
     }
