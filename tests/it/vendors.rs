@@ -444,3 +444,31 @@ fn sonic_2x400g_children_are_the_128_port_skus_rows() {
         .collect();
     assert_eq!(modes, ["2x400G", "4x200G", "8x100G"]);
 }
+
+/// Every built-in platform has its row in the `## Platforms` table of its OS's page
+/// (`docs/platforms/<os>.md`): a SKU added to vendors/ without its documentation fails here.
+#[test]
+fn every_platform_has_a_row_in_its_oss_platform_table() {
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for name in aifab::platform::Catalog::builtin().names() {
+        let Some((os, id)) = name.split_once('/') else {
+            missing.push(format!("{name}: no OS prefix"));
+            continue;
+        };
+        let page = format!("docs/platforms/{os}.md");
+        let text = std::fs::read_to_string(&page).unwrap_or_default();
+        let table = text
+            .split_once("\n## Platforms\n")
+            .map(|(_, rest)| rest.split("\n## ").next().unwrap_or(rest))
+            .unwrap_or("");
+        seen += 1;
+        if !table.contains(&format!("\n| `{id}` |")) {
+            missing.push(format!(
+                "{name}: no row `| `{id}` |` under `## Platforms` in {page}"
+            ));
+        }
+    }
+    assert!(seen >= 10, "only {seen} built-in platforms");
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
