@@ -16,8 +16,6 @@ use std::collections::{BTreeMap, HashMap};
 
 /// How many leaf pairs a finding names.
 const NAMED: usize = 4;
-/// Set in a twin key's last entry, which holds the switch's tier rather than a neighbor.
-const TIER_MARK: Node = 1 << 31;
 
 /// The leaf pairs without a route in one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,20 +146,16 @@ pub fn symmetric(fabric: &Fabric) -> (Cuts, Cuts) {
     let failures = fabric.failure_sets();
     // Each set of twins on its own thread, merged in their order (the same as one after the other).
     let per_rep: Vec<RepCuts> = twins(fabric)
-        .into_iter()
-        .filter(|&(rep, _)| fabric.is_leaf(rep))
-        .collect::<Vec<_>>()
         .into_par_iter()
         .map(|(rep, weight)| rep_cuts(fabric, &comp, &failures, rep, weight))
         .collect();
-    // [leaf destinations, the other switches' loopbacks]
-    let mut steady = [Cut::new(None), Cut::new(None)];
-    // Per (failure index, destination kind), the pairs of the destinations computed.
-    let mut cut_by: BTreeMap<(usize, usize), Cut> = BTreeMap::new();
+    let mut steady = Cut::new(None);
+    // Per failure (by index), the pairs of the destinations computed.
+    let mut cut_by: BTreeMap<usize, Cut> = BTreeMap::new();
     for r in per_rep {
-        steady[r.kind].merge(r.steady);
+        steady.merge(r.steady);
         for (i, c) in r.lost {
-            match cut_by.entry((i, r.kind)) {
+            match cut_by.entry(i) {
                 std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(c),
                 std::collections::btree_map::Entry::Vacant(e) => {
                     e.insert(c);
@@ -169,22 +163,21 @@ pub fn symmetric(fabric: &Fabric) -> (Cuts, Cuts) {
             }
         }
     }
-    let [servers, _] = steady;
-    let mut out = [Cuts::default(), Cuts::default()];
-    out[0].push(servers);
-    out[1].push(loopbacks_symmetric(fabric, &comp));
+    let mut servers = Cuts::default();
+    servers.push(steady);
     // The failure a finding names (the first whose pairs the cabling still joins) is counted again
-    // over every destination of its kind: twins are not all alike once a link of one of them is down.
-    let mut named = [false, false];
-    for ((_, kind), c) in cut_by {
-        if c.pairs > 0 && !named[kind] {
-            named[kind] = true;
-            out[kind].push(every_destination(fabric, c.failure, kind == 0));
+    // over every leaf: twins are not all alike once a link of one of them is down.
+    let mut named = false;
+    for c in cut_by.into_values() {
+        if c.pairs > 0 && !named {
+            named = true;
+            servers.push(every_leaf(fabric, c.failure));
         } else {
-            out[kind].push(c);
+            servers.push(c);
         }
     }
-    let [servers, loopbacks] = out;
+    let mut loopbacks = Cuts::default();
+    loopbacks.push(loopbacks_symmetric(fabric, &comp));
     (servers, loopbacks)
 }
 
@@ -271,10 +264,9 @@ pub fn loopbacks_computed(fabric: &Fabric) -> Cut {
     cut
 }
 
-/// What one set of twins contributes: its destinations' kind, their cut with every link up, and the
-/// failures (by index) after which they lose a route.
+/// What one set of twin leaves contributes: their cut with every link up, and the failures (by index)
+/// after which they lose a route.
 struct RepCuts {
-    kind: usize,
     steady: Cut,
     lost: Vec<(usize, Cut)>,
 }
@@ -287,15 +279,10 @@ fn rep_cuts(
     rep: Node,
     weight: u64,
 ) -> RepCuts {
-    let kind = usize::from(!fabric.is_leaf(rep));
     let c = fabric.compute(rep, None, &|_| false, None);
     let mut steady = Cut::new(None);
     steady.add(fabric, &c, comp, weight);
     let mut lost = Vec::new();
-    if kind == 1 {
-        // Loopbacks with every link up only ([`super::deadlock::Analysis::loopbacks`]).
-        return RepCuts { kind, steady, lost };
-    }
     let order = by_length(&c.routes);
     for (i, &f) in failures.iter().enumerate() {
         if f.switch() == Some(rep) || !takes_all(fabric, &c.routes, f) {
@@ -314,31 +301,29 @@ fn rep_cuts(
             lost.push((i, cut));
         }
     }
-    RepCuts { kind, steady, lost }
+    RepCuts { steady, lost }
 }
 
-/// The cut of `failure` with every leaf (`leaves`), or every other switch, as a destination.
-fn every_destination(fabric: &Fabric, failure: Option<Failure>, leaves: bool) -> Cut {
+/// The cut of `failure` with every leaf as a destination.
+fn every_leaf(fabric: &Fabric, failure: Option<Failure>) -> Cut {
     let mut cut = Cut::new(failure);
     let comp = fabric.components(failure);
     let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
     let dead = failure.and_then(Failure::switch);
-    for o in (0..fabric.len() as Node).filter(|&o| fabric.is_leaf(o) == leaves && Some(o) != dead) {
+    for o in fabric.leaves().filter(|&o| Some(o) != dead) {
         let c = fabric.compute(o, failure.and_then(Failure::link), &down, dead);
         cut.add(fabric, &c, &comp, 1);
     }
     cut
 }
 
-/// One switch of each set of twins (the same links to the same switches, the same tier), with the
-/// size of the set.
+/// One leaf of each set of twins (the same links to the same switches), with the size of the set.
 fn twins(fabric: &Fabric) -> Vec<(Node, u64)> {
     let mut sets: HashMap<Vec<Node>, usize> = HashMap::new();
     let mut out: Vec<(Node, u64)> = Vec::new();
-    for s in 0..fabric.len() as Node {
+    for s in fabric.leaves() {
         let mut key: Vec<Node> = fabric.links_of(s).iter().map(|&(x, _)| x).collect();
         key.sort_unstable();
-        key.push(Node::from(fabric.tier[s as usize]) | TIER_MARK);
         match sets.get(&key) {
             Some(&i) => out[i].1 += 1,
             None => {
