@@ -3,27 +3,14 @@
 //! to exchange); a neighbour where none is planned, and a server's neighbour where the intent has hosts.
 
 use super::Check;
-use super::expect::{Plan, sent_port_id};
+use super::expect::Plan;
 use super::finding::{Finding, Kind};
-use super::observed::Observed;
+use super::portmap::{Lldp, Port, PortIds, Seen};
 use crate::model::PortKind;
-use crate::platform::Catalog;
 use std::collections::{BTreeSet, HashMap};
 
 /// A switch port: (device index, port name).
 pub type End = (usize, String);
-
-/// A switch port borrowed from the model or a switch's report (no copy per port at 275,000 ports).
-type E<'a> = (usize, &'a str);
-
-/// What LLDP says is at the other end of a port.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Seen<'a> {
-    /// A port of a switch of the fabric.
-    Port(E<'a>),
-    /// Something the fabric does not know (a system and port ID as sent).
-    Other(String),
-}
 
 /// What the cabling check found: its findings, and the switch ports of the planned cables it found
 /// broken, whose sessions, ports and paths these findings then explain.
@@ -36,46 +23,56 @@ pub struct Cabling {
     pub owner: HashMap<End, usize>,
 }
 
-/// Runs the check over the switches whose LLDP was read (`observed[i]` is `None` for a switch whose
-/// LLDP is missing or unreadable, or which `--only` left out).
-pub fn check<'a>(
-    plan: &'a Plan,
-    catalog: &Catalog,
-    observed: &[Option<&'a Observed>],
-    hosts: &[Option<&Observed>],
-) -> Cabling {
-    let model = plan.model;
-    let planned = planned_ends(plan);
-    let aliases = aliases(plan, catalog);
-    let mut seen: HashMap<E<'a>, Option<Seen<'a>>> = HashMap::new();
-    for (i, o) in observed.iter().enumerate() {
-        let Some(lldp) = o.and_then(|o| o.lldp.as_ref()) else {
-            continue;
-        };
-        let d = &model.devices[i];
-        for p in d
-            .interfaces
-            .iter()
-            .map(|p| &p.name)
-            .chain(d.unused_ports.iter().map(|u| &u.name))
-        {
-            seen.insert((i, &**p), None);
+/// What LLDP shows at every port of the fabric: `None` where the switch's LLDP was not read,
+/// `Some(None)` at a port with no neighbour.
+struct Slots<'a> {
+    at: Vec<Option<Option<Seen>>>,
+    observed: &'a [Option<&'a Lldp>],
+}
+
+impl<'a> Slots<'a> {
+    fn new(ids: &PortIds, observed: &'a [Option<&'a Lldp>]) -> Slots<'a> {
+        let mut at = vec![None; ids.total()];
+        for (i, lldp) in observed.iter().enumerate() {
+            let Some(lldp) = lldp else { continue };
+            let (first, last) = (ids.id(i, 0), ids.id(i + 1, 0));
+            at[first as usize..last as usize].fill(Some(None));
+            for &(k, s) in &lldp.at {
+                at[ids.id(i, k) as usize] = Some(Some(s));
+            }
         }
-        for n in lldp {
-            let sys = n.system_name.as_deref().unwrap_or("");
-            let short = sys.split('.').next().unwrap_or(sys);
-            let id = n.port_id.as_deref().unwrap_or("");
-            let at = plan.index.get(short).and_then(|&j| {
-                let by_name = planned.far.get_key_value(&(j, id)).map(|(k, _)| k.1);
-                let port = by_name
-                    .or_else(|| aliases.get(&j)?.get(id).copied())
-                    .or_else(|| any_port(&model.devices[j], id))?;
-                Some(Seen::Port((j, port)))
-            });
-            let what = at.unwrap_or_else(|| Seen::Other(format!("{sys} {id}").trim().to_string()));
-            seen.insert((i, n.local_port.as_str()), Some(what));
+        Slots { at, observed }
+    }
+
+    fn get(&self, g: Port) -> Option<Option<Seen>> {
+        self.at[g as usize]
+    }
+
+    /// Whether `x` sees `y`.
+    fn sees(&self, x: Port, y: Port) -> bool {
+        self.get(x) == Some(Some(Seen::Port(y)))
+    }
+
+    /// What switch `i` saw as `s`, named for the report.
+    fn text(&self, plan: &Plan, ids: &PortIds, i: usize, s: Seen) -> String {
+        match (s, self.observed[i]) {
+            (Seen::Port(q), _) => name(plan, ids, q),
+            (Seen::Other(k), Some(l)) => l.other(k).text(),
+            (Seen::Other(_), None) => String::new(),
+            (Seen::Host, _) => "the planned server".into(),
         }
     }
+}
+
+/// Runs the check over the switches whose LLDP was read (`observed[i]` is `None` for a switch whose
+/// LLDP is missing or unreadable, or which `--only` left out), their neighbours resolved by `ids`.
+pub fn check(
+    plan: &Plan,
+    ids: &PortIds,
+    observed: &[Option<&Lldp>],
+    hosts: &[Option<&Lldp>],
+) -> Cabling {
+    let seen = Slots::new(ids, observed);
     let mut out = Cabling {
         findings: Vec::new(),
         broken: BTreeSet::new(),
@@ -83,124 +80,61 @@ pub fn check<'a>(
     };
     let mut broken_links: BTreeSet<usize> = BTreeSet::new();
     let mut done: BTreeSet<usize> = BTreeSet::new();
-    for (l, link) in model.links.iter().enumerate() {
-        let (Some(a), Some(b)) = planned.link_ends[l] else {
+    for l in 0..plan.model.links.len() {
+        let (Some(a), Some(b)) = ids.link_ends(l) else {
             continue;
         };
-        debug_assert_eq!(plan.model.devices[a.0].hostname, *link.a);
         if done.contains(&l) {
             continue;
         }
-        let (sa, sb) = (seen.get(&a), seen.get(&b));
+        let (sa, sb) = (seen.get(a), seen.get(b));
         if sa.is_none() && sb.is_none() {
             continue; // neither end's LLDP was read
         }
-        let ok_a = sa.is_none_or(|s| *s == Some(Seen::Port(b)));
-        let ok_b = sb.is_none_or(|s| *s == Some(Seen::Port(a)));
+        let ok_a = sa.is_none() || seen.sees(a, b);
+        let ok_b = sb.is_none() || seen.sees(b, a);
         if ok_a && ok_b {
             continue;
         }
         let before: BTreeSet<usize> = broken_links.clone();
         broken_links.insert(l);
-        let f = crossed(
-            plan,
-            &planned,
-            &seen,
-            l,
-            &a,
-            &b,
-            &mut done,
-            &mut broken_links,
-        )
-        .unwrap_or_else(|| single(plan, &a, &b, sa, sb));
+        let f = crossed(plan, ids, &seen, l, a, b, &mut done, &mut broken_links)
+            .unwrap_or_else(|| single(plan, ids, &seen, a, b));
         let k = out.findings.len();
         out.findings.push(f);
         for &m in broken_links.difference(&before) {
-            if let (Some(x), Some(y)) = &planned.link_ends[m] {
+            if let (Some(x), Some(y)) = ids.link_ends(m) {
                 for e in [x, y] {
-                    out.broken.insert((e.0, e.1.to_string()));
-                    out.owner.insert((e.0, e.1.to_string()), k);
+                    let end = (ids.device(e), ids.name(e).to_string());
+                    out.broken.insert(end.clone());
+                    out.owner.insert(end, k);
                 }
             }
         }
     }
-    unplanned(plan, &planned, &seen, &mut out.findings);
-    servers(plan, hosts, &mut out.findings);
+    unplanned(plan, ids, &seen, observed, &mut out.findings);
+    servers(plan, ids, hosts, &mut out.findings);
     out
 }
 
-/// The port of `d` named `id` that no planned cable uses (a server or unused port): looked up only for
-/// a neighbour no planned port explains, which is rare.
-fn any_port<'a>(d: &'a crate::model::Device, id: &str) -> Option<&'a str> {
-    let names = d
-        .interfaces
-        .iter()
-        .map(|p| &p.name)
-        .chain(d.unused_ports.iter().map(|u| &u.name));
-    names.map(|n| &**n).find(|n| *n == id)
-}
-
-/// The port IDs SONiC switches send for their ports (the SKU's alias, SONiC's lldpmgrd), per device:
-/// alias to port name. Other ports are known by their name.
-fn aliases<'a>(plan: &'a Plan, catalog: &Catalog) -> HashMap<usize, HashMap<String, &'a str>> {
-    let mut out: HashMap<usize, HashMap<String, &'a str>> = HashMap::new();
-    for (j, d) in plan.model.devices.iter().enumerate() {
-        if d.os != crate::kinds::Os::Sonic {
-            continue;
-        }
-        let m = out.entry(j).or_default();
-        for p in &d.interfaces {
-            let sent = sent_port_id(catalog, d, p);
-            if sent != *p.name {
-                m.insert(sent, &*p.name);
-            }
-        }
-    }
-    out
-}
-
-/// The planned ends of every fabric link, and the planned far end of every switch port.
-struct Planned<'a> {
-    /// Per link of the model: both switch ends (None for a server end).
-    link_ends: Vec<(Option<E<'a>>, Option<E<'a>>)>,
-    /// Far end and link of each switch port with a planned fabric cable.
-    far: HashMap<E<'a>, (E<'a>, usize)>,
-}
-
-fn planned_ends<'a>(plan: &'a Plan) -> Planned<'a> {
-    let mut far = HashMap::new();
-    let link_ends = plan
-        .model
-        .links
-        .iter()
-        .enumerate()
-        .map(|(l, k)| {
-            let a = plan.index.get(&*k.a).map(|&i| (i, &*k.a_port));
-            let b = plan.index.get(&*k.b).map(|&i| (i, &*k.b_port));
-            if let (Some(a), Some(b)) = (a, b) {
-                far.insert(a, (b, l));
-                far.insert(b, (a, l));
-            }
-            (a, b)
-        })
-        .collect();
-    Planned { link_ends, far }
-}
-
-fn name(plan: &Plan, e: &E) -> String {
-    format!("{}:{}", plan.model.devices[e.0].hostname, e.1)
+fn name(plan: &Plan, ids: &PortIds, e: Port) -> String {
+    format!(
+        "{}:{}",
+        plan.model.devices[ids.device(e)].hostname,
+        ids.name(e)
+    )
 }
 
 /// A crossing that explains link `l` = `a`—`b`: LLDP at `a` shows `q`, the far end of another planned
 /// link `q'`—`q`, and `b` and `q'` are cabled together. Both links are marked done.
 #[allow(clippy::too_many_arguments)]
-fn crossed<'a>(
+fn crossed(
     plan: &Plan,
-    planned: &Planned<'a>,
-    seen: &HashMap<E<'a>, Option<Seen<'a>>>,
+    ids: &PortIds,
+    seen: &Slots,
     l: usize,
-    a: &E<'a>,
-    b: &E<'a>,
+    a: Port,
+    b: Port,
     done: &mut BTreeSet<usize>,
     broken: &mut BTreeSet<usize>,
 ) -> Option<Finding> {
@@ -208,81 +142,80 @@ fn crossed<'a>(
         let Some(Some(Seen::Port(q))) = seen.get(p) else {
             continue;
         };
-        let Some((q_far, l2)) = planned.far.get(q) else {
+        let Some((q_far, l2)) = ids.far(q) else {
             continue;
         };
-        if *l2 == l {
+        if l2 == l {
             continue;
         }
-        let linked = |x: &E<'a>, y: &E<'a>| seen.get(x).is_some_and(|s| *s == Some(Seen::Port(*y)));
-        if !(linked(p_far, q_far) || linked(q_far, p_far)) {
+        if !(seen.sees(p_far, q_far) || seen.sees(q_far, p_far)) {
             continue;
         }
         done.insert(l);
-        done.insert(*l2);
-        broken.insert(*l2);
-        // Exchanging the plugs at p and q_far (or at p_far and q) restores both: name the pair on one switch.
-        let (x, y) = if p.0 == q_far.0 || p_far.0 != q.0 {
-            (p, q_far)
-        } else {
-            (p_far, q)
-        };
-        let ports = format!("{} {}", x.1, y.1);
-        let site = if x.0 == y.0 {
-            format!(
-                "swap the plugs at {} {} and {}",
-                plan.model.devices[x.0].hostname, x.1, y.1
-            )
-        } else {
-            format!("swap the plugs at {} and {}", name(plan, x), name(plan, y))
-        };
-        let f = Finding::new(
-            Check::Cabling,
-            Kind::Crossed,
-            &plan.model.devices[x.0].hostname,
-        )
-        .at(ports)
-        .saw(
-            format!(
-                "{}—{} and {}—{}",
-                name(plan, p),
-                name(plan, p_far),
-                name(plan, q_far),
-                name(plan, q)
-            ),
-            format!(
-                "{}—{} and {}—{}: the cables are crossed; {site}",
-                name(plan, p),
-                name(plan, q),
-                name(plan, q_far),
-                name(plan, p_far)
-            ),
-        );
-        return Some(f);
+        done.insert(l2);
+        broken.insert(l2);
+        return Some(crossing(plan, ids, [p, p_far, q, q_far]));
     }
     None
 }
 
-fn describe(plan: &Plan, s: Option<&Option<Seen<'_>>>) -> String {
-    match s {
+/// The finding for two crossed cables `p`—`p_far` and `q_far`—`q` where `p` sees `q`.
+fn crossing(plan: &Plan, ids: &PortIds, [p, p_far, q, q_far]: [Port; 4]) -> Finding {
+    let dev = |e: Port| ids.device(e);
+    // Exchanging the plugs at p and q_far (or at p_far and q) restores both: name the pair on one switch.
+    let (x, y) = if dev(p) == dev(q_far) || dev(p_far) != dev(q) {
+        (p, q_far)
+    } else {
+        (p_far, q)
+    };
+    let ports = format!("{} {}", ids.name(x), ids.name(y));
+    let n = |e: Port| name(plan, ids, e);
+    let site = if dev(x) == dev(y) {
+        format!(
+            "swap the plugs at {} {} and {}",
+            plan.model.devices[dev(x)].hostname,
+            ids.name(x),
+            ids.name(y)
+        )
+    } else {
+        format!("swap the plugs at {} and {}", n(x), n(y))
+    };
+    Finding::new(
+        Check::Cabling,
+        Kind::Crossed,
+        &plan.model.devices[dev(x)].hostname,
+    )
+    .at(ports)
+    .saw(
+        format!("{}—{} and {}—{}", n(p), n(p_far), n(q_far), n(q)),
+        format!(
+            "{}—{} and {}—{}: the cables are crossed; {site}",
+            n(p),
+            n(q),
+            n(q_far),
+            n(p_far)
+        ),
+    )
+}
+
+/// What LLDP shows at port `g`, for the report.
+fn describe(plan: &Plan, ids: &PortIds, seen: &Slots, g: Port) -> String {
+    match seen.get(g) {
         None => "LLDP not read".into(),
         Some(None) => "no neighbour".into(),
-        Some(Some(Seen::Port(e))) => name(plan, e),
-        Some(Some(Seen::Other(t))) => format!("`{t}` (not a switch port of this fabric)"),
+        Some(Some(s @ Seen::Port(_))) => seen.text(plan, ids, ids.device(g), s),
+        Some(Some(s @ (Seen::Other(_) | Seen::Host))) => format!(
+            "`{}` (not a switch port of this fabric)",
+            seen.text(plan, ids, ids.device(g), s)
+        ),
     }
 }
 
 /// The finding for one planned link that is not seen as planned and no crossing explains.
-fn single<'a>(
-    plan: &Plan,
-    a: &E<'a>,
-    b: &E<'a>,
-    sa: Option<&Option<Seen<'a>>>,
-    sb: Option<&Option<Seen<'a>>>,
-) -> Finding {
-    let none = |s: Option<&Option<Seen>>| matches!(s, Some(None)) || s.is_none();
-    let right =
-        |s: Option<&Option<Seen<'a>>>, e: &E<'a>| s.is_some_and(|s| *s == Some(Seen::Port(*e)));
+fn single(plan: &Plan, ids: &PortIds, seen: &Slots, a: Port, b: Port) -> Finding {
+    let (sa, sb) = (seen.get(a), seen.get(b));
+    let none = |s: Option<Option<Seen>>| matches!(s, Some(None) | None);
+    let right = |s: Option<Option<Seen>>, e: Port| s == Some(Some(Seen::Port(e)));
     let (kind, at) = if none(sa) && none(sb) {
         (Kind::NoNeighbor, a)
     } else if (right(sa, b) && matches!(sb, Some(None)))
@@ -297,77 +230,93 @@ fn single<'a>(
     let far = if at == a { b } else { a };
     let found = format!(
         "{} sees {}; {} sees {}",
-        name(plan, a),
-        describe(plan, sa),
-        name(plan, b),
-        describe(plan, sb)
+        name(plan, ids, a),
+        describe(plan, ids, seen, a),
+        name(plan, ids, b),
+        describe(plan, ids, seen, b)
     );
     let found = if kind == Kind::NoNeighbor {
         format!("no neighbour at either end: the cable is missing or its link is down ({found})")
     } else {
         found
     };
-    Finding::new(Check::Cabling, kind, &plan.model.devices[at.0].hostname)
-        .at(at.1.to_string())
-        .saw(format!("cable to {}", name(plan, far)), found)
+    Finding::new(
+        Check::Cabling,
+        kind,
+        &plan.model.devices[ids.device(at)].hostname,
+    )
+    .at(ids.name(at).to_string())
+    .saw(format!("cable to {}", name(plan, ids, far)), found)
 }
 
-/// Neighbours at ports with no planned fabric cable: unused ports, and server ports seeing a switch.
-fn unplanned<'a>(
+/// Neighbours at ports with no planned fabric cable: unused ports, server ports seeing a switch, and
+/// port names the model does not have.
+fn unplanned(
     plan: &Plan,
-    planned: &Planned<'a>,
-    seen: &HashMap<E<'a>, Option<Seen<'a>>>,
+    ids: &PortIds,
+    seen: &Slots,
+    observed: &[Option<&Lldp>],
     out: &mut Vec<Finding>,
 ) {
-    let mut extra: Vec<(&E<'a>, &Seen<'a>)> = seen
-        .iter()
-        .filter(|(e, _)| !planned.far.contains_key(*e))
-        .filter_map(|(e, s)| Some((e, s.as_ref()?)))
-        .filter(|(e, s)| {
-            let is_server = plan.model.devices[e.0]
+    let mut extra: Vec<(usize, &str, Seen)> = Vec::new();
+    for (i, lldp) in observed.iter().enumerate() {
+        let Some(lldp) = lldp else { continue };
+        let d = &plan.model.devices[i];
+        for k in 0..(d.interfaces.len() + d.unused_ports.len()) as u32 {
+            let g = ids.id(i, k);
+            let Some(Some(s)) = seen.get(g) else { continue };
+            let server = d
                 .interfaces
-                .iter()
-                .any(|p| *p.name == *e.1 && p.kind == PortKind::Server);
-            !is_server || matches!(s, Seen::Port(_))
-        })
-        .collect();
-    extra.sort_by(|x, y| x.0.cmp(y.0));
-    for (e, s) in extra {
-        let what = match s {
-            Seen::Port(q) => name(plan, q),
-            Seen::Other(t) => t.clone(),
-        };
+                .get(k as usize)
+                .is_some_and(|p| p.kind == PortKind::Server);
+            if ids.far(g).is_none() && (!server || matches!(s, Seen::Port(_))) {
+                extra.push((i, ids.name(g), s));
+            }
+        }
+        // The last neighbour reported at a name stands, as at a port of the model.
+        for (port, s) in lldp.stray.iter().rev() {
+            extra.push((i, port, *s));
+        }
+    }
+    extra.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    extra.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
+    for (i, port, s) in extra {
+        let what = seen.text(plan, ids, i, s);
         out.push(
             Finding::new(
                 Check::Cabling,
                 Kind::Unplanned,
-                &plan.model.devices[e.0].hostname,
+                &plan.model.devices[i].hostname,
             )
-            .at(e.1.to_string())
+            .at(port.to_string())
             .saw("no neighbour (no cable planned at this port)", what),
         );
     }
 }
 
 /// Server ports, where the intent has hosts: the planned server (its hostname) at each.
-fn servers(plan: &Plan, observed: &[Option<&Observed>], out: &mut Vec<Finding>) {
+fn servers(plan: &Plan, ids: &PortIds, observed: &[Option<&Lldp>], out: &mut Vec<Finding>) {
     if plan.model.hosts.is_none() {
         return;
     }
     for (i, o) in observed.iter().enumerate() {
-        let Some(lldp) = o.and_then(|o| o.lldp.as_ref()) else {
-            continue;
-        };
+        let Some(lldp) = o else { continue };
         let d = &plan.model.devices[i];
-        for p in d.interfaces.iter().filter(|p| p.kind == PortKind::Server) {
-            let n = lldp.iter().find(|n| n.local_port == *p.name);
-            let sys = n
-                .and_then(|n| n.system_name.as_deref())
-                .map(|s| s.split('.').next().unwrap_or(s));
+        for (k, p) in d.interfaces.iter().enumerate() {
+            if p.kind != PortKind::Server {
+                continue;
+            }
+            // The system name the neighbour sent (a fabric switch's is its hostname).
+            let sys = lldp.first_at(k as u32).and_then(|s| match s {
+                Seen::Port(g) => Some(plan.model.devices[ids.device(g)].hostname.as_str()),
+                Seen::Other(o) => lldp.other(o).sys.as_deref(),
+                Seen::Host => Some(&*p.peer),
+            });
+            let sys = sys.map(|s| s.split('.').next().unwrap_or(s));
             if sys == Some(&*p.peer) {
                 continue;
             }
-            let nics = plan.nics.get(&(&*p.peer, d.hostname.as_str()));
+            let nics = plan.nics(&p.peer, &d.hostname);
             let expected = match nics {
                 Some(n) if n.len() == 1 => format!("server {} ({})", p.peer, n[0]),
                 _ => format!("server {}", p.peer),

@@ -18,8 +18,9 @@ pub struct Plan<'m> {
     pub model: &'m FabricModel,
     /// Device index by hostname.
     pub index: HashMap<&'m str, usize>,
-    /// The netdev names a server sends towards each leaf, by (server, leaf) (`hosts:` intents only).
-    pub nics: HashMap<(&'m str, &'m str), Vec<&'m str>>,
+    /// The netdev names a server sends towards each leaf, by (server, leaf) (`hosts:` intents only):
+    /// computed when a finding first names one ([`Plan::nics`]; 100,000 NICs at 100K GPUs).
+    nics: std::sync::OnceLock<HashMap<(&'m str, &'m str), Vec<&'m str>>>,
     /// The routing analysis of the model (every link up).
     pub fabric: Fabric,
 }
@@ -33,24 +34,32 @@ impl<'m> Plan<'m> {
             .enumerate()
             .map(|(i, d)| (d.hostname.as_str(), i))
             .collect();
-        let mut nics: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
-        if model.hosts.is_some()
-            && let Ok(servers) = crate::hosts::servers::servers(model)
-        {
-            for s in servers {
-                for n in s.nics {
-                    nics.entry((s.name, n.leaf.hostname.as_str()))
-                        .or_default()
-                        .push(n.name);
-                }
-            }
-        }
         Plan {
             model,
             index,
-            nics,
+            nics: std::sync::OnceLock::new(),
             fabric: Fabric::new(model),
         }
+    }
+
+    /// The netdev names server `server` sends towards leaf `leaf` (`hosts:` intents only).
+    pub fn nics(&self, server: &'m str, leaf: &'m str) -> Option<&[&'m str]> {
+        let all = self.nics.get_or_init(|| {
+            let mut nics: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+            if self.model.hosts.is_some()
+                && let Ok(servers) = crate::hosts::servers::servers(self.model)
+            {
+                for s in servers {
+                    for n in s.nics {
+                        nics.entry((s.name, n.leaf.hostname.as_str()))
+                            .or_default()
+                            .push(n.name);
+                    }
+                }
+            }
+            nics
+        });
+        all.get(&(server, leaf)).map(Vec::as_slice)
     }
 
     /// The device named `name`.

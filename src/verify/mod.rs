@@ -10,6 +10,7 @@ pub mod expect;
 pub mod finding;
 pub mod lossless;
 pub mod observed;
+pub mod portmap;
 pub mod ports;
 pub mod read;
 pub mod report;

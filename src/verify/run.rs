@@ -1,9 +1,9 @@
 //! One `aifab verify` run: which checks, which switches, and the steps of [`super::verify`]: each
 //! switch read (its own checks made as it is read), then the checks across switches, then the notes.
 
-use super::observed::Observed;
+use super::observed::{Observed, RouteWidth};
 use super::{
-    Check, Finding, Kind, Options, cabling, expect, lossless, ports, read, sessions, state,
+    Check, Finding, Kind, Options, cabling, expect, lossless, portmap, ports, read, sessions, state,
 };
 use crate::kinds::Os;
 use crate::model::{Device, FabricModel};
@@ -24,6 +24,8 @@ pub(super) struct Run<'m> {
     /// Per switch (model order): `--only` selects it.
     pub(super) in_scope: Vec<bool>,
     plan: expect::Plan<'m>,
+    /// The fabric's ports numbered, to resolve each switch's LLDP neighbours as it is read.
+    ports: portmap::PortIds<'m>,
 }
 
 impl<'m> Run<'m> {
@@ -38,12 +40,15 @@ impl<'m> Run<'m> {
             .iter()
             .map(|d| opts.only.as_ref().is_none_or(|g| g.is_match(&d.hostname)))
             .collect();
+        let plan = expect::Plan::new(model);
+        let ports = portmap::PortIds::new(&plan, catalog);
         Run {
             model,
             catalog,
             checks,
             in_scope,
-            plan: expect::Plan::new(model),
+            plan,
+            ports,
         }
     }
 
@@ -63,8 +68,9 @@ impl<'m> Run<'m> {
     }
 
     /// Every switch in scope read, in parallel, its ports and lossless state checked against its
-    /// ideal state as it is read and then dropped: only LLDP, BGP and routes, which the checks across
-    /// switches need, stay in memory (2,144 switches of a 100K-GPU fabric).
+    /// ideal state as it is read and then dropped, its LLDP neighbours resolved to port numbers: only
+    /// those, BGP and routes, which the checks across switches need, stay in memory (2,144 switches of
+    /// a 100K-GPU fabric).
     pub(super) fn read_all(&self, dir: &Path) -> Vec<Read> {
         self.model
             .devices
@@ -92,6 +98,16 @@ impl<'m> Run<'m> {
         }
         c.observed.ports = Default::default();
         c.observed.qos = Default::default();
+        c.lldp = c
+            .observed
+            .lldp
+            .take()
+            .map(|l| self.ports.resolve_all(&self.plan, i, &l));
+        c.routes = c
+            .observed
+            .routes
+            .take()
+            .map(|r| r.into_iter().map(Into::into).collect());
         (c, local)
     }
 
@@ -120,23 +136,32 @@ impl<'m> Run<'m> {
             .collect()
     }
 
+    /// Per switch, its resolved LLDP neighbours where `check` runs on it.
+    fn lldp<'c>(&self, collected: &'c [Read], check: Check) -> Vec<Option<&'c portmap::Lldp>> {
+        if !self.checks.contains(&check) {
+            return vec![None; self.model.devices.len()];
+        }
+        collected
+            .iter()
+            .zip(&self.model.devices)
+            .map(|(c, d)| {
+                c.as_ref()
+                    .filter(|(c, _)| self.reads(c, d, check))
+                    .and_then(|(c, _)| c.lldp.as_ref())
+            })
+            .collect()
+    }
+
     /// The checks across switches (cabling, hosts, sessions), and each switch's own findings with
     /// those a broken cable explains moved under its finding.
     pub(super) fn cross_checks(&self, collected: &[Read]) -> Vec<Finding> {
-        let lldp = |c: Check| {
-            if self.checks.contains(&c) {
-                self.view(collected, c)
-            } else {
-                vec![None; self.model.devices.len()]
-            }
-        };
         let mut cabling =
             if self.checks.contains(&Check::Cabling) || self.checks.contains(&Check::Hosts) {
                 cabling::check(
                     &self.plan,
-                    self.catalog,
-                    &lldp(Check::Cabling),
-                    &lldp(Check::Hosts),
+                    &self.ports,
+                    &self.lldp(collected, Check::Cabling),
+                    &self.lldp(collected, Check::Hosts),
                 )
             } else {
                 cabling::Cabling {
@@ -145,11 +170,13 @@ impl<'m> Run<'m> {
                     owner: Default::default(),
                 }
             };
-        let sessions = sessions::check(
-            &self.plan,
-            &self.view(collected, Check::Sessions),
-            &mut cabling,
-        );
+        let read = self.view(collected, Check::Sessions);
+        let routes: Vec<Option<&[RouteWidth]>> = collected
+            .iter()
+            .zip(&read)
+            .map(|(c, o)| o.and(c.as_ref()?.0.routes.as_deref()))
+            .collect();
+        let sessions = sessions::check(&self.plan, &read, &routes, &mut cabling);
         let local: Vec<Finding> = collected
             .iter()
             .flatten()

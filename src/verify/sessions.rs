@@ -7,15 +7,21 @@ use super::Check;
 use super::cabling::{Cabling, End};
 use super::expect::Plan;
 use super::finding::{Finding, Kind};
-use super::observed::Observed;
+use super::observed::{Observed, RouteWidth};
 use crate::check::paths::Node;
 use crate::kinds::Role;
 use std::collections::{BTreeMap, HashMap};
 use std::net::Ipv4Addr;
 
-/// Runs the check over the switches whose BGP summary was read; findings a broken cable explains are
-/// added to that cable's finding in `cabling` instead.
-pub fn check(plan: &Plan, observed: &[Option<&Observed>], cabling: &mut Cabling) -> Vec<Finding> {
+/// Runs the check over the switches whose BGP summary was read (and the routes, `routes[i]`, of those
+/// whose routes were); findings a broken cable explains are added to that cable's finding in
+/// `cabling` instead.
+pub fn check(
+    plan: &Plan,
+    observed: &[Option<&Observed>],
+    routes: &[Option<&[RouteWidth]>],
+    cabling: &mut Cabling,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let wrong_as = identity(plan, observed, &mut out);
     for (i, o) in observed.iter().enumerate() {
@@ -82,7 +88,7 @@ pub fn check(plan: &Plan, observed: &[Option<&Observed>], cabling: &mut Cabling)
             );
         }
     }
-    out.extend(ecmp(plan, observed, cabling));
+    out.extend(ecmp(plan, routes, cabling));
     out
 }
 
@@ -127,13 +133,11 @@ fn identity(
 /// selects with every cable up but the broken ones.
 ///
 /// [`FabricModel::route_samples`]: crate::model::FabricModel::route_samples
-fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<Finding> {
+fn ecmp(plan: &Plan, routes: &[Option<&[RouteWidth]>], cabling: &Cabling) -> Vec<Finding> {
     let model = plan.model;
     let fabric = &plan.fabric;
     let leaves: Vec<usize> = (0..model.devices.len())
-        .filter(|&i| {
-            model.devices[i].role == Role::Leaf && observed[i].is_some_and(|o| o.routes.is_some())
-        })
+        .filter(|&i| model.devices[i].role == Role::Leaf && routes[i].is_some())
         .collect();
     if leaves.is_empty() {
         return Vec::new();
@@ -171,12 +175,8 @@ fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<F
     // The origins to compute paths towards: the samples and any whose prefix a leaf reported.
     let mut origins: std::collections::BTreeSet<usize> = samples.iter().copied().collect();
     for &s in &leaves {
-        for r in observed[s]
-            .and_then(|o| o.routes.as_ref())
-            .into_iter()
-            .flatten()
-        {
-            if let Some(&o) = origin_of.get(&r.prefix) {
+        for r in routes[s].into_iter().flatten() {
+            if let Some(&o) = origin_of.get(&*r.prefix) {
                 origins.insert(o);
             }
         }
@@ -190,27 +190,19 @@ fn ecmp(plan: &Plan, observed: &[Option<&Observed>], cabling: &Cabling) -> Vec<F
         .collect();
     let mut out = Vec::new();
     for &s in &leaves {
-        let routes = observed[s]
-            .and_then(|o| o.routes.as_ref())
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let got: HashMap<&str, usize> = routes
-            .iter()
-            .map(|r| (r.prefix.as_str(), r.next_hops.len()))
-            .collect();
+        let routes = routes[s].unwrap_or(&[]);
+        let got: HashMap<&str, usize> = routes.iter().map(|r| (&*r.prefix, r.hops)).collect();
         let mut short = Vec::new();
         let mut missing = Vec::new();
         for r in routes {
-            let Some(&o) = origin_of.get(&r.prefix) else {
+            let Some(&o) = origin_of.get(&*r.prefix) else {
                 continue;
             };
             let want = width[&o][s];
-            if o != s && r.next_hops.len() < want {
+            if o != s && r.hops < want {
                 short.push(format!(
                     "{} ({}): {} of {want} next hops",
-                    r.prefix,
-                    model.devices[o].hostname,
-                    r.next_hops.len()
+                    r.prefix, model.devices[o].hostname, r.hops
                 ));
             }
         }

@@ -24,6 +24,11 @@ pub struct Collected {
     pub findings: Vec<Finding>,
     /// The documents were the lldpd/FRR form of a switch of another OS (the twin).
     pub daemon_form: bool,
+    /// The LLDP neighbours resolved to the fabric's ports ([`super::portmap`]), once read: the
+    /// observed names are then dropped.
+    pub lldp: Option<super::portmap::Lldp>,
+    /// The routes' prefixes and widths, once read: the observed routes are then dropped.
+    pub routes: Option<Vec<super::observed::RouteWidth>>,
 }
 
 /// Refuses a state folder verify cannot use: missing, not a folder, a link, or one that holds no

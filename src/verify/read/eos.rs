@@ -13,7 +13,7 @@ use super::cursor::{Esc, Node, Q, ip_text};
 use super::{Document, ReadError, json};
 use crate::verify::Check;
 use crate::verify::observed::{
-    BgpPeer, BgpSummary, LldpNeighbor, Observed, PortState, Route, canonical_port,
+    BgpPeer, BgpSummary, LldpNeighbor, Observed, PortState, Route, canonical_port, peer_state,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -164,7 +164,7 @@ fn bgp_peer(ip: Ipv4Addr, peer: &Node) -> Result<BgpPeer, ReadError> {
     Ok(BgpPeer {
         ip,
         remote_as: peer.opt("asn")?.map(|n| n.asn()).transpose()?,
-        state: state.to_string(),
+        state: peer_state(state),
         established: state == "Established",
         prefixes_received: peer.opt("prefixReceived")?.map(|n| n.u32()).transpose()?,
     })
@@ -530,7 +530,7 @@ mod tests {
         assert_eq!(bgp.local_as, Some(65001));
         let first = &bgp.peers[0];
         assert_eq!(
-            (first.ip, first.remote_as, first.state.as_str()),
+            (first.ip, first.remote_as, &*first.state),
             (ip("10.0.0.1"), Some(65002), "Established")
         );
         assert_eq!(
@@ -539,7 +539,7 @@ mod tests {
         );
         let second = &bgp.peers[1];
         assert_eq!(
-            (second.ip, second.remote_as, second.state.as_str()),
+            (second.ip, second.remote_as, &*second.state),
             (ip("10.0.0.3"), Some(65003), "Active")
         );
         assert_eq!(
@@ -641,7 +641,7 @@ mod tests {
         let peer = |addr: &str, asn: u32, state: &str, received: Option<u32>| BgpPeer {
             ip: ip(addr),
             remote_as: Some(asn),
-            state: state.into(),
+            state: peer_state(state),
             established: state == "Established",
             prefixes_received: received,
         };

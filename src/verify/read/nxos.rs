@@ -13,7 +13,7 @@ use super::cursor::{Esc, Node, Q};
 use super::{Document, ReadError, json};
 use crate::verify::Check;
 use crate::verify::observed::{
-    BgpPeer, BgpSummary, LldpNeighbor, Observed, PortState, Route, canonical_port,
+    BgpPeer, BgpSummary, LldpNeighbor, Observed, PortState, Route, canonical_port, peer_state,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -188,7 +188,7 @@ fn bgp_peer(row: &Node) -> Result<Option<BgpPeer>, ReadError> {
     Ok(Some(BgpPeer {
         ip,
         remote_as: row.opt("neighboras")?.map(|n| n.asn()).transpose()?,
-        state: state.to_string(),
+        state: peer_state(state),
         established: state == "Established",
         prefixes_received: row.opt("prefixreceived")?.map(|n| n.u32()).transpose()?,
     }))
@@ -620,7 +620,7 @@ mod tests {
                 (
                     p.ip,
                     p.remote_as,
-                    p.state.as_str(),
+                    &*p.state,
                     p.established,
                     p.prefixes_received,
                 )
@@ -730,7 +730,7 @@ mod tests {
         let peer = |addr: &str, asn: u32, state: &str, received: Option<u32>| BgpPeer {
             ip: ip(addr),
             remote_as: Some(asn),
-            state: state.into(),
+            state: peer_state(state),
             established: state == "Established",
             prefixes_received: received,
         };

@@ -11,6 +11,7 @@ use super::{Document, ReadError, json};
 use crate::verify::Check;
 use crate::verify::observed::{
     BgpPeer, BgpSummary, DscpMap, EcnMap, EcnState, LldpNeighbor, Observed, Route, canonical_port,
+    peer_state,
 };
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -209,7 +210,7 @@ fn peer(ip: &str, p: &Value) -> Result<BgpPeer, ReadError> {
     Ok(BgpPeer {
         ip,
         remote_as: num("remoteAs"),
-        state: state.to_string(),
+        state: peer_state(state),
         established: state == "Established",
         prefixes_received: num("pfxRcd"),
     })
