@@ -3,7 +3,6 @@
 //! fact by fact ([`Catalog::from_files`]); the JSON Schema of a platform file; "did you mean" hints.
 
 use super::owned::{ConfigDbOwnership, OwnedSections};
-use super::release;
 use super::types::{OutputSpec, Platform, VendorFile};
 use crate::kinds::Os;
 use serde::Deserialize;
@@ -203,7 +202,7 @@ impl Catalog {
             ));
             for (name, p) in file.platforms {
                 if check {
-                    let release_problems = release::problems(file.os, &p);
+                    let release_problems = p.release_problems(file.os);
                     for e in p
                         .problems(&file.references)
                         .into_iter()

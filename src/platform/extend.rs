@@ -3,7 +3,7 @@
 //! same checks (every fact with a source citing a `references` key, consistent port tables, known
 //! minimum releases). Every problem is reported at once, each as `file:line:col: message` with a hint.
 
-use super::{Catalog, Os, VENDOR_FILES, VendorFile, release};
+use super::{Catalog, Os, VENDOR_FILES, VendorFile};
 use std::path::Path;
 
 /// The hint every "missing or wrong fact" problem of a site platform carries.
@@ -92,7 +92,7 @@ impl Catalog {
             let problems: Vec<String> = p
                 .problems(&refs)
                 .into_iter()
-                .chain(release::problems(os, &p))
+                .chain(p.release_problems(os))
                 .collect();
             if problems.is_empty() {
                 self.platforms.insert(full, super::Entry::new(os, p));
