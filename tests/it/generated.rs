@@ -79,6 +79,11 @@ const GENERATED: &[Generated] = &[
         test: "plan::committed_pictures_are_fresh",
     },
     Generated {
+        files: "tests/vendors/resolved.json",
+        from: "every built-in platform as the catalog resolves vendors/<os>.yaml (families included)",
+        test: "vendors::every_platform_resolves_as_its_snapshot",
+    },
+    Generated {
         files: "ansible/filter_plugins/aifab_mask.json",
         from: "the masking table (src/review/mask/words.rs)",
         test: "mask::the_filters_table_is_the_one_aifab_masks_with",

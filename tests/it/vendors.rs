@@ -472,3 +472,41 @@ fn every_platform_has_a_row_in_its_oss_platform_table() {
     assert!(seen >= 10, "only {seen} built-in platforms");
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
+
+/// Every built-in platform as the catalog resolves it (a family's values beneath the platform's own),
+/// against `tests/vendors/resolved.json`: an edit of `vendors/<os>.yaml`, of a family or of one SKU,
+/// shows here as the profiles it changes, to review like a golden (`AIFAB_BLESS=1` rewrites it). It
+/// was written before the families were introduced, so the families changed no profile.
+#[test]
+fn every_platform_resolves_as_its_snapshot() {
+    let cat = catalog();
+    let resolved: std::collections::BTreeMap<&str, &Platform> = platforms(&cat)
+        .into_iter()
+        .map(|(name, _, p)| (name, p))
+        .collect();
+    let fresh = serde_json::to_string_pretty(&resolved).expect("JSON of the platforms") + "\n";
+    let path = crate::common::root().join("tests/vendors/resolved.json");
+    if std::env::var_os("AIFAB_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&path, &fresh).expect("write tests/vendors/resolved.json");
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    let first = on_disk
+        .lines()
+        .zip(fresh.lines())
+        .position(|(a, b)| a != b)
+        .map(|i| {
+            format!(
+                "line {}: {:?} is now {:?}",
+                i + 1,
+                on_disk.lines().nth(i),
+                fresh.lines().nth(i)
+            )
+        });
+    assert!(
+        on_disk == fresh,
+        "tests/vendors/resolved.json differs from the resolved platforms ({}): review, then AIFAB_BLESS=1 cargo test --test it vendors::every_platform_resolves",
+        first.unwrap_or_else(|| "a different length".into())
+    );
+}
