@@ -112,6 +112,18 @@ fn read_vendor<T>(
         .ok()
 }
 
+/// A vendor file's YAML as its types read it, the per-family defaults resolved first
+/// ([`super::family`]); an error names the path of the value it is about
+/// (`platforms.n9k-c9364d-gx2a.ports: missing field \`count\``).
+fn read_yaml(text: &str) -> Result<VendorFile, String> {
+    let mut value: serde_json::Value = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+    super::family::inherit(&mut value)?;
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let at = e.path().to_string();
+        format!("{at}: {}", e.into_inner())
+    })
+}
+
 /// What is wrong with vendor file `os` apart from its platforms: it says another OS (`said`), renders
 /// no file, names an output that is neither a template nor a builder, or owns a section a push must
 /// keep.
@@ -190,7 +202,7 @@ impl Catalog {
         let mut owned = BTreeMap::new();
         let mut owned_tables = BTreeMap::new();
         for (os, text) in files {
-            let read = || serde_norway::from_str::<VendorFile>(text).map_err(|e| e.to_string());
+            let read = || read_yaml(text);
             let Some(file) = read_vendor(*os, read, &mut errors) else {
                 continue;
             };
