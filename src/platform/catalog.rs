@@ -29,10 +29,37 @@ pub struct Catalog {
 /// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
 /// `--platforms` files), pretty-printed with a final newline.
 pub fn schema_json() -> String {
-    let schema = schemars::schema_for!(VendorFile).to_value();
+    let mut schema = schemars::schema_for!(VendorFile).to_value();
+    with_families(&mut schema);
     let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The file's `families` and a platform's `family` ([`super::family`]), which are resolved before
+/// the types read the file and so are not fields of them: a platform is a whole profile, or names a
+/// family and states what is its own.
+fn with_families(schema: &mut serde_json::Value) {
+    let families = serde_json::json!({
+        "type": "object",
+        "description": "Values the switch models of one family share (a partial platform, with its sources), by family name; a platform naming `family` takes them beneath its own (src/platform/family.rs).",
+        "additionalProperties": {"type": "object"}
+    });
+    let of_family = serde_json::json!({
+        "type": "object",
+        "required": ["family"],
+        "properties": {"family": {"type": "string", "description": "A family of `families` (this file's, or for a site file the built-in file's): its values are taken beneath this platform's own, key by key at every depth."}}
+    });
+    if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        props.insert("families".into(), families);
+        if let Some(each) = props
+            .get_mut("platforms")
+            .and_then(|p| p.get_mut("additionalProperties"))
+        {
+            let whole = each.take();
+            *each = serde_json::json!({"anyOf": [whole, of_family]});
+        }
+    }
 }
 
 /// One platform of a [`Catalog`], with its OS. A built-in platform is parsed when it is first looked

@@ -538,3 +538,34 @@ fn every_platform_resolves_as_its_snapshot() {
         first.unwrap_or_else(|| "a different length".into())
     );
 }
+
+/// The built-in vendor files, families and all, follow the platform schema an editor checks them
+/// with (`schema/platform.schema.json`), and a platform that names no family must be whole.
+#[test]
+fn every_vendor_file_follows_the_platform_schema() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&aifab::platform::schema_json()).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    for (os, text) in VENDOR_FILES {
+        let file: serde_json::Value = serde_norway::from_str(text).expect("YAML");
+        let errors: Vec<String> = validator
+            .iter_errors(&file)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "vendors/{os}.yaml: {errors:#?}");
+    }
+    let nxos = VENDOR_FILES
+        .iter()
+        .find(|(os, _)| *os == Os::Nxos)
+        .expect("nxos")
+        .1;
+    let mut file: serde_json::Value = serde_norway::from_str(nxos).expect("YAML");
+    file["platforms"]["n9k-c9364d-gx2a"]
+        .as_object_mut()
+        .expect("a platform")
+        .remove("family");
+    assert!(
+        !validator.is_valid(&file),
+        "a partial platform without its family passes"
+    );
+}
