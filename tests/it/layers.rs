@@ -1,7 +1,9 @@
 //! The code map holds: every top-level module of `src/` has its place in the pipeline order below
 //! ([`LAYERS`], the order ARCHITECTURE.md's code map gives), and a module uses only modules before it.
 //! A new `crate::x` use that points forward (a cycle in the making) or a new top-level module missing
-//! from the list fails here with the file that made it.
+//! from the list fails here with the file and line that made it; inside every folder, at every depth,
+//! the files form no cycle. The code is read with a Rust parser ([`code`]): only `#[cfg(test)]` items
+//! are left out, and two made-up trees prove both checks fail where they should.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
