@@ -6,6 +6,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+// The per-family defaults of vendors/<os>.yaml, resolved as the catalog resolves them.
+#[allow(dead_code)] // the site-file helpers are the library's
+#[path = "src/platform/family.rs"]
+mod family;
+
 fn collect(dir: &Path, base: &Path, out: &mut Vec<String>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -29,6 +34,7 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<String>) {
 /// parses only the platforms a fabric looks up (`platform::Entry`).
 fn vendors(root: &Path, out: &Path) {
     println!("cargo:rerun-if-changed=vendors");
+    println!("cargo:rerun-if-changed=src/platform/family.rs");
     let dir = out.join("vendors");
     std::fs::create_dir_all(&dir).expect("create OUT_DIR/vendors");
     let mut code = String::from(
@@ -40,6 +46,7 @@ fn vendors(root: &Path, out: &Path) {
         let text = std::fs::read_to_string(root.join(&rel)).expect("read a vendors file");
         let mut value: serde_json::Value = serde_norway::from_str(&text)
             .unwrap_or_else(|e| panic!("{rel} is not YAML this build can convert: {e}"));
+        family::inherit(&mut value).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let platforms = value
             .as_object_mut()
             .and_then(|o| o.remove("platforms"))

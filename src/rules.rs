@@ -254,22 +254,24 @@ rules! {
     LockNotWhole = ("AIF-LOCK-006", Error, Lock, "A lock is whole: no entry lost or deleted, not cut short, not behind the output rendered with it or its own history"),
 }
 
-/// Ids of rules aifab no longer reports, with what became of each. An id is never given to another
-/// rule: a pipeline or an `acknowledge` entry that names it must not silently mean something else.
+/// Ids of rules aifab no longer reports or never issued, with what became of each. An id is never
+/// given to another rule: a pipeline or an `acknowledge` entry that names it must not silently mean
+/// something else. A family's numbers, live and retired, run from 001 without a hole, so a new rule
+/// takes the next number (the registry's tests fail on a skipped, reused or retired one).
 /// `tests/rule-ids.txt` lists every id ever issued; its test fails when one leaves the registry
 /// without being listed here.
 pub const RETIRED: &[(&str, &str)] = &[
     (
         "AIF-QOS-019",
-        "retired before aifab 1.0; no rule reports it and none ever will under this id",
+        "Never issued: the compiler's first QoS rule took AIF-QOS-020 while the checks ended at AIF-QOS-018, and 019 was skipped",
     ),
     (
         "AIF-PFC-008",
-        "retired before aifab 1.0; no rule reports it and none ever will under this id",
+        "Never issued: the compiler's watchdog rules took AIF-PFC-010 and 011 while the checks ended at AIF-PFC-005, and 008 was left between AIF-PFC-007 and 010",
     ),
     (
         "AIF-PFC-009",
-        "retired before aifab 1.0; no rule reports it and none ever will under this id",
+        "Never issued: left between AIF-PFC-007 and AIF-PFC-010 as 008 was",
     ),
 ];
 
@@ -369,13 +371,60 @@ pub fn markdown_index() -> String {
             r.summary().replace('|', "\\|")
         ));
     }
+    for (id, why) in RETIRED {
+        out.push_str(&format!(
+            "| {id} | retired | | {} |\n",
+            why.replace('|', "\\|")
+        ));
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// What is wrong with a registry's numbering: an id twice, a retired id reused, or a family's numbers
+    /// (live and retired) with a hole, so that a new rule skipped a number or one left unreserved.
+    fn numbering_problems(live: &[&str], retired: &[&str]) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut families: BTreeMap<&str, BTreeSet<u32>> = BTreeMap::new();
+        let mut seen = BTreeSet::new();
+        for id in live.iter().chain(retired) {
+            if !seen.insert(*id) {
+                let what = match retired.contains(id) {
+                    true => "is retired and must not be reused: give the rule the next free number",
+                    false => "is declared twice",
+                };
+                problems.push(format!("{id} {what}"));
+            }
+            let parsed = id
+                .strip_prefix("AIF-")
+                .and_then(|rest| rest.split_once('-'))
+                .and_then(|(family, n)| Some((family, n.parse::<u32>().ok()?)));
+            match parsed {
+                Some((family, n)) => {
+                    families.entry(family).or_default().insert(n);
+                }
+                None => problems.push(format!("{id}: not AIF-<FAMILY>-<NNN>")),
+            }
+        }
+        for (family, numbers) in families {
+            let top = numbers.last().copied().unwrap_or(0);
+            let holes: Vec<String> = (1..top)
+                .filter(|n| !numbers.contains(n))
+                .map(|n| format!("AIF-{family}-{n:03}"))
+                .collect();
+            if !holes.is_empty() {
+                problems.push(format!(
+                    "{} neither in the registry nor in RETIRED (src/rules.rs): a new rule takes the next number of its family, and a removed one's id goes to RETIRED with the reason",
+                    holes.join(", ")
+                ));
+            }
+        }
+        problems
+    }
 
     #[test]
     fn ids_are_unique_and_well_formed() {
@@ -399,6 +448,9 @@ mod tests {
             );
         }
         assert_eq!(Rule::from_id("AIF-QOS-999"), None);
+        let live: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
+        let retired: Vec<&str> = RETIRED.iter().map(|(id, _)| *id).collect();
+        assert_eq!(numbering_problems(&live, &retired), Vec::<String>::new());
         for (id, _) in RETIRED {
             assert_eq!(
                 Rule::from_id(id),
@@ -407,6 +459,26 @@ mod tests {
             );
             assert!(Rule::retired(id).is_some());
         }
+    }
+
+    #[test]
+    fn a_skipped_reused_or_retired_number_is_refused() {
+        let live = ["AIF-QOS-001", "AIF-QOS-002", "AIF-QOS-004", "AIF-PFC-001"];
+        assert_eq!(
+            numbering_problems(&live, &[]),
+            [
+                "AIF-QOS-003 neither in the registry nor in RETIRED (src/rules.rs): a new rule takes the next number of its family, and a removed one's id goes to RETIRED with the reason"
+            ]
+        );
+        assert!(numbering_problems(&live, &["AIF-QOS-003"]).is_empty());
+        assert_eq!(
+            numbering_problems(&live, &["AIF-QOS-003", "AIF-PFC-001"]),
+            ["AIF-PFC-001 is retired and must not be reused: give the rule the next free number"]
+        );
+        assert_eq!(
+            numbering_problems(&["AIF-BGP-001", "AIF-BGP-001"], &[]),
+            ["AIF-BGP-001 is declared twice"]
+        );
     }
 
     #[test]

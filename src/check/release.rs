@@ -78,7 +78,7 @@ fn platform(intent: &Intent, u: &PlatformUse, out: &mut Vec<Finding>) {
 
 /// The features rendered on a device with the minimum release its platform states for each.
 fn rendered<'p>(intent: &Intent, p: &'p Platform, d: &place::Placed) -> Vec<(Feature, &'p str)> {
-    release::minimums(p)
+    p.release_minimums()
         .into_iter()
         .filter(|(f, _)| match f {
             Feature::Dlb => {

@@ -3,7 +3,6 @@
 //! fact by fact ([`Catalog::from_files`]); the JSON Schema of a platform file; "did you mean" hints.
 
 use super::owned::{ConfigDbOwnership, OwnedSections};
-use super::release;
 use super::types::{OutputSpec, Platform, VendorFile};
 use crate::kinds::Os;
 use serde::Deserialize;
@@ -30,10 +29,37 @@ pub struct Catalog {
 /// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
 /// `--platforms` files), pretty-printed with a final newline.
 pub fn schema_json() -> String {
-    let schema = schemars::schema_for!(VendorFile).to_value();
+    let mut schema = schemars::schema_for!(VendorFile).to_value();
+    with_families(&mut schema);
     let mut s = serde_json::to_string_pretty(&schema).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The file's `families` and a platform's `family` ([`super::family`]), which are resolved before
+/// the types read the file and so are not fields of them: a platform is a whole profile, or names a
+/// family and states what is its own.
+fn with_families(schema: &mut serde_json::Value) {
+    let families = serde_json::json!({
+        "type": "object",
+        "description": "Values the switch models of one family share (a partial platform, with its sources), by family name; a platform naming `family` takes them beneath its own (src/platform/family.rs).",
+        "additionalProperties": {"type": "object"}
+    });
+    let of_family = serde_json::json!({
+        "type": "object",
+        "required": ["family"],
+        "properties": {"family": {"type": "string", "description": "A family of `families` (this file's, or for a site file the built-in file's): its values are taken beneath this platform's own, key by key at every depth."}}
+    });
+    if let Some(props) = schema.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        props.insert("families".into(), families);
+        if let Some(each) = props
+            .get_mut("platforms")
+            .and_then(|p| p.get_mut("additionalProperties"))
+        {
+            let whole = each.take();
+            *each = serde_json::json!({"anyOf": [whole, of_family]});
+        }
+    }
 }
 
 /// One platform of a [`Catalog`], with its OS. A built-in platform is parsed when it is first looked
@@ -111,6 +137,18 @@ fn read_vendor<T>(
     read()
         .map_err(|e| errors.push(format!("vendors/{os}.yaml: {e}")))
         .ok()
+}
+
+/// A vendor file's YAML as its types read it, the per-family defaults resolved first
+/// ([`super::family`]); an error names the path of the value it is about
+/// (`platforms.n9k-c9364d-gx2a.ports: missing field \`count\``).
+fn read_yaml(text: &str) -> Result<VendorFile, String> {
+    let mut value: serde_json::Value = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+    super::family::inherit(&mut value)?;
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let at = e.path().to_string();
+        format!("{at}: {}", e.into_inner())
+    })
 }
 
 /// What is wrong with vendor file `os` apart from its platforms: it says another OS (`said`), renders
@@ -191,7 +229,7 @@ impl Catalog {
         let mut owned = BTreeMap::new();
         let mut owned_tables = BTreeMap::new();
         for (os, text) in files {
-            let read = || serde_norway::from_str::<VendorFile>(text).map_err(|e| e.to_string());
+            let read = || read_yaml(text);
             let Some(file) = read_vendor(*os, read, &mut errors) else {
                 continue;
             };
@@ -203,7 +241,7 @@ impl Catalog {
             ));
             for (name, p) in file.platforms {
                 if check {
-                    let release_problems = release::problems(file.os, &p);
+                    let release_problems = p.release_problems(file.os);
                     for e in p
                         .problems(&file.references)
                         .into_iter()

@@ -2,8 +2,9 @@
 //! (port counts, naming patterns, breakout modes, keywords printed into configs, inconsistent DLB and
 //! QP-hash facts). The catalog refuses a profile with any.
 
+use super::release::{Feature, Release};
 use super::types::Platform;
-use crate::kinds::{QpHashMethod, Support};
+use crate::kinds::{Os, QpHashMethod, Support};
 use std::collections::BTreeMap;
 
 impl Platform {
@@ -14,6 +15,32 @@ impl Platform {
         out.extend(self.breakout_problems());
         out.extend(self.value_problems());
         out
+    }
+
+    /// The minimum release of each feature this profile states: `dlb.min_os`, `qp_hash.min_os`,
+    /// `min_os`.
+    pub fn release_minimums(&self) -> Vec<(Feature, &str)> {
+        let mut out = Vec::new();
+        if let Some(v) = &self.dlb.min_os {
+            out.push((Feature::Dlb, v.as_str()));
+        }
+        if let Some(v) = &self.qp_hash.min_os {
+            out.push((Feature::QpHash, v.as_str()));
+        }
+        out.extend(self.min_os.iter().map(|(f, v)| (*f, v.as_str())));
+        out
+    }
+
+    /// A minimum release that is not a release of `os`.
+    pub fn release_problems(&self, os: Os) -> Vec<String> {
+        self.release_minimums()
+            .into_iter()
+            .filter_map(|(f, v)| {
+                Release::parse(os, v)
+                    .err()
+                    .map(|e| format!("{} min_os: {e}", f.label()))
+            })
+            .collect()
     }
 
     /// Port count, speeds and interface naming (SONiC's names come from its port table instead).

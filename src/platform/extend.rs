@@ -3,7 +3,7 @@
 //! same checks (every fact with a source citing a `references` key, consistent port tables, known
 //! minimum releases). Every problem is reported at once, each as `file:line:col: message` with a hint.
 
-use super::{Catalog, Os, VENDOR_FILES, VendorFile, release};
+use super::{Catalog, Os, VENDOR_FILES, VendorFile};
 use std::path::Path;
 
 /// The hint every "missing or wrong fact" problem of a site platform carries.
@@ -92,7 +92,7 @@ impl Catalog {
             let problems: Vec<String> = p
                 .problems(&refs)
                 .into_iter()
-                .chain(release::problems(os, &p))
+                .chain(p.release_problems(os))
                 .collect();
             if problems.is_empty() {
                 self.platforms.insert(full, super::Entry::new(os, p));
@@ -142,6 +142,40 @@ fn located(path: &Path, (line, col): (usize, usize), msg: &str, hint: &str) -> S
     format!("{}:{line}:{col}: {msg}\n  help: {hint}", path.display())
 }
 
+/// A site file that uses families (its own, or the built-in file's of its OS, docs/extending.md),
+/// resolved and read; an error is located at the platform (or key) it is about.
+fn with_families(
+    path: &Path,
+    text: &str,
+    os: Os,
+    value: &mut serde_json::Value,
+) -> Result<VendorFile, String> {
+    let builtin = VENDOR_FILES
+        .iter()
+        .find(|(o, _)| *o == os)
+        .and_then(|(_, t)| serde_norway::from_str::<serde_json::Value>(t).ok())
+        .map(|v| super::family::families_of(&v))
+        .unwrap_or_default();
+    const HINT: &str = "a platform's `family` is one of this file's `families` or of the built-in vendors/<os>.yaml; `aifab schema --platforms` prints the format";
+    super::family::inherit_with(value, &builtin).map_err(|e| {
+        let at = e
+            .strip_prefix("platform ")
+            .and_then(|r| r.split(':').next())
+            .map_or((1, 1), |name| key_position(text, name));
+        located(path, at, &e, HINT)
+    })?;
+    serde_path_to_error::deserialize(value.take()).map_err(|e| {
+        let segments = e.path().to_string();
+        let at = segments
+            .split('.')
+            .filter(|s| !s.is_empty() && *s != "?")
+            .map(|s| key_position(text, s))
+            .rfind(|p| *p != (1, 1))
+            .unwrap_or((1, 1));
+        located(path, at, &format!("{segments}: {}", e.into_inner()), HINT)
+    })
+}
+
 /// The OS a site platform file is named after, and the file parsed; or the one error that stops it.
 fn parse_file(path: &Path, text: &str) -> Result<(Os, VendorFile), String> {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -153,6 +187,11 @@ fn parse_file(path: &Path, text: &str) -> Result<(Os, VendorFile), String> {
             "name it nxos.yaml, eos.yaml or sonic.yaml, after the OS its platforms run",
         ));
     };
+    if let Ok(mut value) = serde_norway::from_str::<serde_json::Value>(text)
+        && super::family::uses_families(&value)
+    {
+        return with_families(path, text, os, &mut value).map(|f| (os, f));
+    }
     match serde_norway::from_str(text) {
         Ok(f) => Ok((os, f)),
         Err(e) => {

@@ -8,13 +8,14 @@
 
 //!
 //! One job per module: the profile's types (`types.rs`), the catalog of built-in and site files
-//! (`catalog.rs`, `extend.rs`), the sources every fact needs (`sourcing.rs`) and the other consistency
+//! (`catalog.rs`, `extend.rs`), the per-family defaults they inherit (`family.rs`), the sources every fact needs (`sourcing.rs`) and the other consistency
 //! checks (`checks.rs`), interface names and port modes (`naming.rs`), OS releases (`release.rs`),
 //! SONiC SKU facts (`sonic.rs`), and what a push owns (`owned.rs`, `sections.rs`).
 
 mod catalog;
 mod checks;
 mod extend;
+mod family;
 mod naming;
 pub mod owned;
 pub mod release;

@@ -2,7 +2,7 @@
 //! `4.33.1F`, SONiC `202405` (a branch, year and month; an optional `.N` point release). The train
 //! letters (`F`, `M`) do not order releases and are ignored.
 
-use super::{Os, Platform};
+use crate::kinds::Os;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
@@ -33,31 +33,6 @@ impl Feature {
             Feature::PfcWatchdog => "the PFC watchdog",
         }
     }
-}
-
-/// The minimum release of each feature a profile states: `dlb.min_os`, `qp_hash.min_os`, `min_os`.
-pub fn minimums(p: &Platform) -> Vec<(Feature, &str)> {
-    let mut out = Vec::new();
-    if let Some(v) = &p.dlb.min_os {
-        out.push((Feature::Dlb, v.as_str()));
-    }
-    if let Some(v) = &p.qp_hash.min_os {
-        out.push((Feature::QpHash, v.as_str()));
-    }
-    out.extend(p.min_os.iter().map(|(f, v)| (*f, v.as_str())));
-    out
-}
-
-/// Profile problems: a minimum release that is not a release of the platform's OS.
-pub fn problems(os: Os, p: &Platform) -> Vec<String> {
-    minimums(p)
-        .into_iter()
-        .filter_map(|(f, v)| {
-            Release::parse(os, v)
-                .err()
-                .map(|e| format!("{} min_os: {e}", f.label()))
-        })
-        .collect()
 }
 
 /// A parsed release: its numbers, most significant first.

@@ -1,10 +1,14 @@
 //! The code map holds: every top-level module of `src/` has its place in the pipeline order below
 //! ([`LAYERS`], the order ARCHITECTURE.md's code map gives), and a module uses only modules before it.
 //! A new `crate::x` use that points forward (a cycle in the making) or a new top-level module missing
-//! from the list fails here with the file that made it.
+//! from the list fails here with the file and line that made it; inside every folder, at every depth,
+//! the files form no cycle. The code is read with a Rust parser ([`code`]): only `#[cfg(test)]` items
+//! are left out, and two made-up trees prove both checks fail where they should.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+mod code;
 
 /// Top-level modules in dependency order: each may use only the ones before it.
 const LAYERS: &[&str] = &[
@@ -20,124 +24,51 @@ const LAYERS: &[&str] = &[
     "pipeline", "project", "bench", "cli",
 ];
 
-/// Every `crate::<module>` a source text names outside comments and `#[cfg(test)]` code.
-fn uses(text: &str) -> BTreeSet<String> {
-    let text = text.split("#[cfg(test)]").next().unwrap_or("");
-    let code: String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut out = BTreeSet::new();
-    let mut rest = code.as_str();
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            out.extend(group_heads(group));
-        } else {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
-                .collect();
-            if !name.is_empty() {
-                out.insert(name);
-            }
+/// The problems of the layer rule in the crate under `src`: a module using one that comes after
+/// it in `layers` (each named with the file and line of the use and the fix), a top-level module
+/// missing from `layers`, a name of `layers` that `src` no longer has.
+fn layer_problems(src: &Path, layers: &[&str]) -> Vec<String> {
+    let krate = match code::read(src) {
+        Ok(k) => k,
+        Err(e) => return vec![e],
+    };
+    let rank: BTreeMap<&str, usize> = layers.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    let mut problems = Vec::new();
+    for top in krate.modules.iter().filter(|m| m.len() == 1) {
+        if !rank.contains_key(top[0].as_str()) {
+            problems.push(format!(
+                "{}: top-level module `{}` is not in LAYERS (tests/it/layers.rs) nor in ARCHITECTURE.md's code map",
+                krate.files.get(top).map_or(String::new(), |f| f.display().to_string()),
+                top[0]
+            ));
         }
     }
-    out
-}
-
-/// The first path segment of each item of a `use crate::{a, b::c, d::{e, f}}` group.
-fn group_heads(group: &str) -> Vec<String> {
-    let (mut depth, mut at_head, mut word, mut heads) = (0, true, String::new(), Vec::new());
-    for c in group.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => break,
-            '}' => depth -= 1,
-            ',' if depth == 0 => at_head = true,
-            c if depth == 0 && at_head && (c.is_ascii_alphanumeric() || c == '_') => word.push(c),
-            _ => {
-                if depth == 0 && at_head && !word.is_empty() {
-                    heads.push(std::mem::take(&mut word));
-                    at_head = false;
-                }
-            }
-        }
-        if c == ',' && depth == 0 && !word.is_empty() {
-            heads.push(std::mem::take(&mut word));
+    let mut reported = BTreeSet::new();
+    for edge in krate.edges.iter().filter(|e| !e.from.is_empty()) {
+        let (from, to) = (edge.from[0].as_str(), edge.to[0].as_str());
+        let (Some(&f), Some(&t)) = (rank.get(from), rank.get(to)) else {
+            continue; // reported above
+        };
+        if t > f && reported.insert((edge.file.clone(), edge.line, to)) {
+            problems.push(format!(
+                "{}:{}: `{from}` uses `crate::{}`, which comes after it in the pipeline: move the shared piece down to a module both can use",
+                edge.file.display(),
+                edge.line,
+                edge.to.join("::")
+            ));
         }
     }
-    if !word.is_empty() {
-        heads.push(word);
-    }
-    heads.retain(|w| w != "self" && w.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
-    heads
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read src").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
+    for m in layers {
+        if !krate.modules.contains(&vec![m.to_string()]) {
+            problems.push(format!("LAYERS names `{m}`, which src/ no longer has"));
         }
     }
-}
-
-/// The top-level module a file of `src/` belongs to (`src/compile/qos.rs` -> `compile`).
-fn module_of(path: &Path) -> String {
-    let rel = path.strip_prefix("src").expect("under src");
-    let first = rel.components().next().expect("a component");
-    first
-        .as_os_str()
-        .to_string_lossy()
-        .trim_end_matches(".rs")
-        .to_string()
+    problems
 }
 
 #[test]
 fn top_level_modules_use_only_earlier_ones() {
-    let mut files = Vec::new();
-    rust_files(Path::new("src"), &mut files);
-    files.sort();
-    let rank: BTreeMap<&str, usize> = LAYERS.iter().enumerate().map(|(i, m)| (*m, i)).collect();
-    let mut problems = Vec::new();
-    let mut seen = BTreeSet::new();
-    for file in &files {
-        let module = module_of(file);
-        if module == "lib" || module == "main" || file.ends_with("tests.rs") {
-            continue;
-        }
-        let Some(&at) = rank.get(module.as_str()) else {
-            problems.push(format!(
-                "{}: top-level module `{module}` is not in LAYERS (tests/it/layers.rs) nor in ARCHITECTURE.md's code map",
-                file.display()
-            ));
-            continue;
-        };
-        seen.insert(module.clone());
-        let text = std::fs::read_to_string(file).expect("read");
-        for used in uses(&text) {
-            if used == module {
-                continue;
-            }
-            match rank.get(used.as_str()) {
-                Some(&u) if u < at => {}
-                Some(_) => problems.push(format!(
-                    "{}: `{module}` uses `crate::{used}`, which comes after it in the pipeline: move the shared piece down to a module both can use",
-                    file.display()
-                )),
-                None => {} // a crate-root item (a macro or a re-export), not a module
-            }
-        }
-    }
-    for m in LAYERS {
-        if !seen.contains(*m) {
-            problems.push(format!("LAYERS names `{m}`, which src/ no longer has"));
-        }
-    }
+    let problems = layer_problems(Path::new("src"), LAYERS);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -146,20 +77,31 @@ fn top_level_modules_use_only_earlier_ones() {
 /// emitters live under `src/render/hosts/`.
 #[test]
 fn the_host_plan_prints_nothing() {
-    let mut files = Vec::new();
-    rust_files(Path::new("src/hosts"), &mut files);
+    let krate = code::read(Path::new("src")).unwrap_or_else(|e| panic!("{e}"));
+    let hosts: Vec<&code::ModPath> = krate
+        .modules
+        .iter()
+        .filter(|m| m.first().is_some_and(|t| t == "hosts"))
+        .collect();
     assert!(
-        !files.is_empty(),
+        hosts.len() > 1,
         "src/hosts is gone: update this test and ARCHITECTURE.md"
     );
-    let printing: Vec<String> = files
+    let mut printing: BTreeSet<String> = krate
+        .edges
         .iter()
-        .filter(|f| {
-            let text = std::fs::read_to_string(f).expect("read");
-            uses(&text).contains("output") || text.contains("OutFile")
-        })
-        .map(|f| f.display().to_string())
+        .filter(|e| e.from.first().is_some_and(|t| t == "hosts") && e.to[0] == "output")
+        .map(|e| format!("{}:{}", e.file.display(), e.line))
         .collect();
+    for m in hosts {
+        if let Some(file) = krate.files.get(m)
+            && std::fs::read_to_string(file)
+                .expect("read")
+                .contains("OutFile")
+        {
+            printing.insert(file.display().to_string());
+        }
+    }
     assert!(
         printing.is_empty(),
         "these files of the host plan produce files; move that part to src/render/hosts/: {printing:?}"
@@ -181,76 +123,6 @@ fn the_architecture_map_names_every_top_level_module() {
         missing.is_empty(),
         "ARCHITECTURE.md's code map does not name: {missing:?}"
     );
-}
-
-#[test]
-fn the_use_scanner_reads_groups_and_paths() {
-    let text = "use crate::{diag::Finding, rules::Rule, units};\nuse crate::place::{self, X};\n// crate::cli in a comment\nfn f() { crate::hosts::plan(); }\n#[cfg(test)]\nuse crate::render;\n";
-    let got: Vec<String> = uses(text).into_iter().collect();
-    assert_eq!(got, ["diag", "hosts", "place", "rules", "units"]);
-}
-
-/// The modules of top-level module `top` (`src/<top>/<sub>.rs` or `src/<top>/<sub>/`) each uses,
-/// by `super::<sub>` (or `super::super::<sub>` one folder down) and `crate::<top>::<sub>`, outside
-/// comments and `#[cfg(test)]` code. `mod.rs` is the parent, not a sibling.
-fn sibling_uses(top: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let dir = Path::new("src").join(top);
-    let mut files = Vec::new();
-    rust_files(&dir, &mut files);
-    files.sort();
-    let sub_of = |f: &Path| -> Option<(String, usize)> {
-        let rel = f.strip_prefix(&dir).ok()?;
-        let parts: Vec<_> = rel.components().collect();
-        let first = parts[0]
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        (first != "mod" && first != "tests").then_some((first, parts.len()))
-    };
-    let subs: BTreeSet<String> = files
-        .iter()
-        .filter_map(|f| sub_of(f))
-        .map(|(s, _)| s)
-        .collect();
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in &files {
-        let Some((sub, depth)) = sub_of(f) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(f).expect("read");
-        let text = text.split("#[cfg(test)]").next().unwrap_or("");
-        let code: String = text
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let up = "super::".repeat(depth);
-        let mut used = BTreeSet::new();
-        for prefix in [up, format!("crate::{top}::")] {
-            let mut rest = code.as_str();
-            while let Some(at) = rest.find(&prefix) {
-                // `super::super::x` also contains `super::x` one level in: skip a longer chain.
-                let longer = rest[..at].ends_with("super::");
-                rest = &rest[at + prefix.len()..];
-                if longer || rest.starts_with("super::") {
-                    continue;
-                }
-                if let Some(group) = rest.strip_prefix('{') {
-                    used.extend(group_heads(group));
-                } else {
-                    let name: String = rest
-                        .chars()
-                        .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
-                        .collect();
-                    used.insert(name);
-                }
-            }
-        }
-        let entry = out.entry(sub.clone()).or_default();
-        entry.extend(used.into_iter().filter(|u| *u != sub && subs.contains(u)));
-    }
-    out
 }
 
 /// A cycle in `graph`, as the path that closes it (`a -> b -> a`), if there is one.
@@ -285,27 +157,96 @@ fn a_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<String> {
         .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
 }
 
-/// Inside each top-level module the files depend one way too: the compiler's draft types are
-/// `compile::draft`'s, so its passes use the draft and not each other (ports <-> topology was such a
-/// pair), and no module of any other `src/<top>/` uses one that uses it back.
-#[test]
-fn the_modules_inside_each_top_level_module_form_no_cycle() {
-    let compile = sibling_uses("compile");
-    assert!(
-        compile.get("topology").is_some_and(|u| u.contains("ports")),
-        "the scanner no longer sees compile's uses: {compile:?}"
-    );
-    let mut problems = Vec::new();
-    for top in LAYERS {
-        if !Path::new("src").join(top).is_dir() {
-            continue;
-        }
-        if let Some(cycle) = a_cycle(&sibling_uses(top)) {
-            problems.push(format!(
-                "a cycle between the modules of src/{top}/: {cycle}; move what both need into a module both use (as compile::draft)"
-            ));
+/// The dependencies between the children of module `parent` (`src/<parent>/<child>.rs` or
+/// `src/<parent>/<child>/`, and inline `mod` items): an edge `a -> b` when code anywhere in `a`
+/// names something of `b`, with the first `file:line` that does. The parent's own file (`mod.rs`) is
+/// the parent, not a sibling.
+fn children_graph(
+    krate: &code::Crate,
+    parent: &code::ModPath,
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let n = parent.len();
+    let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for e in &krate.edges {
+        if e.from.len() > n
+            && e.to.len() > n
+            && e.from[..n] == parent[..]
+            && e.to[..n] == parent[..]
+            && e.from[n] != e.to[n]
+        {
+            graph
+                .entry(e.from[n].clone())
+                .or_default()
+                .entry(e.to[n].clone())
+                .or_insert_with(|| format!("{}:{}", e.file.display(), e.line));
         }
     }
+    graph
+}
+
+/// A folder (module) as the docs name it: `src/render/hosts/`, `src/` for the root.
+fn folder(module: &code::ModPath) -> String {
+    module
+        .iter()
+        .fold("src/".to_string(), |f, m| format!("{f}{m}/"))
+}
+
+/// The cycles among the children of every module of the crate under `src`, at every depth (the
+/// top-level modules too; `LAYERS` orders them), one problem a folder, naming each edge of the
+/// cycle with where it is made and the fix.
+fn cycle_problems(src: &Path) -> Vec<String> {
+    let krate = match code::read(src) {
+        Ok(k) => k,
+        Err(e) => return vec![e],
+    };
+    let mut problems = Vec::new();
+    for parent in &krate.modules {
+        let graph = children_graph(&krate, parent);
+        let names: BTreeMap<String, BTreeSet<String>> = graph
+            .iter()
+            .map(|(a, bs)| (a.clone(), bs.keys().cloned().collect()))
+            .collect();
+        let Some(cycle) = a_cycle(&names) else {
+            continue;
+        };
+        let steps: Vec<&str> = cycle.split(" -> ").collect();
+        let wheres: Vec<String> = steps
+            .windows(2)
+            .map(|w| format!("{} uses {} at {}", w[0], w[1], graph[w[0]][w[1]]))
+            .collect();
+        problems.push(format!(
+            "a cycle between the modules of {}: {cycle} ({}); move what both need into a module both use (as compile::draft) or into {}",
+            folder(parent),
+            wheres.join("; "),
+            match parent.is_empty() {
+                true => "an earlier layer".to_string(),
+                false => format!("their parent ({}mod.rs)", folder(parent)),
+            }
+        ));
+    }
+    problems
+}
+
+/// Inside every folder, at every depth, the files depend one way too: the compiler's draft types are
+/// `compile::draft`'s, so its passes use the draft and not each other (ports <-> topology was such a
+/// pair), and `render::hosts`'s emitters share the NIC plan through their parent, not each other
+/// (nccl <-> nic_qos was such a pair).
+#[test]
+fn the_modules_inside_every_folder_form_no_cycle() {
+    let krate = code::read(Path::new("src")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        krate.test_items > 50,
+        "only {} #[cfg(test)] items seen: the reader broke",
+        krate.test_items
+    );
+    let compile = children_graph(&krate, &vec!["compile".to_string()]);
+    assert!(
+        compile
+            .get("topology")
+            .is_some_and(|u| u.contains_key("ports")),
+        "the reader no longer sees compile's uses: {compile:?}"
+    );
+    let problems = cycle_problems(Path::new("src"));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -477,4 +418,90 @@ fn the_path_scanner_reads_braces_placeholders_and_globs() {
     );
     assert!(path_exists("templates/<os>/") && path_exists("tests/it/meaning/*.rs"));
     assert!(!path_exists("src/compile/shape.rs") && !path_exists("tests/it/nothing/*.rs"));
+}
+
+/// A scratch folder holding `files` (a path in the tree and its text).
+fn tree(name: &str, files: &[(&str, &str)]) -> crate::common::Scratch {
+    let dir = crate::common::Scratch::new(name);
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    dir
+}
+
+/// The reader that split each file at its first `#[cfg(test)]` missed everything after it
+/// (`src/write/index.rs` has a test-only function near its top): a back edge there fails now, with
+/// its line and the fix, and only the test item is left out.
+#[test]
+fn a_back_edge_after_a_test_item_fails() {
+    let early = "#[cfg(test)]\nfn fixture() -> crate::late::Thing { crate::late::Thing }\n\n\
+                 pub fn one() -> u8 {\n    1\n}\n\nuse crate::late::Thing;\n";
+    let dir = tree(
+        "layers-back-edge",
+        &[
+            ("src/lib.rs", "pub mod early;\npub mod late;\n"),
+            ("src/early.rs", early),
+            ("src/late.rs", "pub struct Thing;\n"),
+        ],
+    );
+    let src = dir.join("src");
+    let problems = layer_problems(&src, &["early", "late"]);
+    let file = src.join("early.rs");
+    assert_eq!(
+        problems,
+        [format!(
+            "{}:8: `early` uses `crate::late`, which comes after it in the pipeline: move the shared piece down to a module both can use",
+            file.display()
+        )]
+    );
+    assert!(layer_problems(&src, &["late", "early"]).is_empty());
+    // In a macro's arguments, in a function body, in an inline module: seen too.
+    let hidden = "pub fn one() -> String {\n    format!(\"{}\", crate::late::N)\n}\n\
+                  mod inner {\n    fn f() {\n        use super::super::late;\n        let _ = late::N;\n    }\n}\n";
+    std::fs::write(&file, hidden).expect("write");
+    std::fs::write(src.join("late.rs"), "pub const N: u8 = 1;\n").expect("write");
+    let lines: Vec<String> = layer_problems(&src, &["early", "late"])
+        .iter()
+        .map(|p| p.split(": ").next().unwrap_or("").to_string())
+        .collect();
+    let at = |l: u32| format!("{}:{l}", file.display());
+    assert_eq!(lines, [at(2), at(6), at(7)]);
+}
+
+/// A cycle two folders down (`src/outer/inner/x.rs <-> y.rs`, one edge through a glob import)
+/// fails, naming both edges, where each is made, and the fix.
+#[test]
+fn a_nested_cycle_fails() {
+    let dir = tree(
+        "layers-nested-cycle",
+        &[
+            ("src/lib.rs", "pub mod outer;\n"),
+            ("src/outer/mod.rs", "mod inner;\n"),
+            ("src/outer/inner/mod.rs", "mod x;\nmod y;\nmod z;\n"),
+            (
+                "src/outer/inner/x.rs",
+                "use super::y::Y;\npub struct X(Y);\n",
+            ),
+            (
+                "src/outer/inner/y.rs",
+                "use super::*;\npub struct Y;\npub fn f(_: x::X) {}\n",
+            ),
+            ("src/outer/inner/z.rs", "pub fn g(_: super::x::X) {}\n"),
+        ],
+    );
+    let src = dir.join("src");
+    assert!(layer_problems(&src, &["outer"]).is_empty());
+    let at = |f: &str, l: u32| format!("{}:{l}", src.join("outer/inner").join(f).display());
+    assert_eq!(
+        cycle_problems(&src),
+        [format!(
+            "a cycle between the modules of src/outer/inner/: x -> y -> x (x uses y at {}; y uses x at {}); move what both need into a module both use (as compile::draft) or into their parent (src/outer/inner/mod.rs)",
+            at("x.rs", 1),
+            at("y.rs", 3)
+        )]
+    );
+    std::fs::write(src.join("outer/inner/y.rs"), "pub struct Y;\n").expect("write");
+    assert_eq!(cycle_problems(&src), Vec::<String>::new());
 }

@@ -26,6 +26,7 @@ mod drift;
 mod durable;
 mod every_field;
 mod fuzz_regressions;
+mod generated;
 mod golden;
 mod homing;
 mod hosts;

@@ -234,30 +234,24 @@ fn the_platform_schema_is_printed() {
 #[test]
 fn a_site_buffer_fact_bounds_ecn_where_no_public_source_does() {
     let dir = temp("buffer");
-    let vendors = std::fs::read_to_string("vendors/nxos.yaml").expect("vendors/nxos.yaml");
-    let block: Vec<&str> = vendors
-        .lines()
-        .skip_while(|l| *l != "  n9k-c9332d-gx2b:")
-        .skip(1)
-        .take_while(|l| l.starts_with("    ") || l.is_empty())
-        .collect();
-    assert!(block.len() > 10, "the GX2B profile is found");
+    // The built-in GX2B as the catalog resolves it (its family's facts and its own), as YAML.
+    let (_, gx2b) = aifab::platform::Catalog::builtin()
+        .get("nxos/n9k-c9332d-gx2b")
+        .expect("the built-in GX2B");
     assert!(
-        !block.iter().any(|l| l.trim_start().starts_with("buffer:")),
+        gx2b.buffer.is_none(),
         "the built-in GX2B has no buffer fact"
     );
-    let mut site = String::from(
-        "os: nxos\nreferences:\n  site-datasheet: \"Our copy of the vendor data sheet\"\nplatforms:\n  gx2b-site:\n    buffer: \"40MB\"\n",
-    );
-    for l in &block {
-        site.push_str(l);
-        site.push('\n');
-        if l.trim_start() == "sources:" {
-            site.push_str(
-                "      buffer: \"site-datasheet packet buffer; see docs/extending.md; verified\"\n",
-            );
-        }
-    }
+    let mut value: serde_json::Value = serde_json::to_value(gx2b).expect("a platform as data");
+    value["buffer"] = "40MB".into();
+    value["sources"]["buffer"] =
+        "site-datasheet packet buffer; see docs/extending.md; verified".into();
+    let file = serde_json::json!({
+        "os": "nxos",
+        "references": {"site-datasheet": "Our copy of the vendor data sheet"},
+        "platforms": {"gx2b-site": value},
+    });
+    let site = serde_norway::to_string(&file).expect("YAML");
     let platforms = dir.join("platforms");
     std::fs::create_dir_all(&platforms).expect("mkdir");
     std::fs::write(platforms.join("nxos.yaml"), site).expect("write site platform");
@@ -294,4 +288,41 @@ fn a_site_buffer_fact_bounds_ecn_where_no_public_source_does() {
         "{err}"
     );
     assert!(!err.contains("ECN max not checked"), "{err}");
+}
+
+/// A site's new SKU of a built-in family is a few lines: the family's facts (and their sources) come
+/// from the built-in `vendors/<os>.yaml`, the site states its own; an unknown family is refused at
+/// its line.
+#[test]
+fn a_site_sku_of_a_built_in_family_states_only_its_own_facts() {
+    let dir = temp("family");
+    let sku = "os: nxos\nreferences:\n  site-datasheet: \"Our copy of the vendor data sheet\"\nplatforms:\n  \
+               n9k-c9348d-gx2a:\n    family: cloudscale-gx2\n    description: \"A 48-port GX2 model\"\n    \
+               ports:\n      count: 48\n    sources:\n      ports: \"site-datasheet ports; see docs/extending.md; verified\"\n";
+    std::fs::write(dir.join("nxos.yaml"), sku).expect("write");
+    let catalog =
+        aifab::platform::Catalog::with_extensions(&dir).unwrap_or_else(|e| panic!("{e:?}"));
+    let (_, own) = catalog.get("nxos/n9k-c9348d-gx2a").expect("the site SKU");
+    let (_, sibling) = catalog
+        .get("nxos/n9k-c9364d-gx2a")
+        .expect("the built-in SKU");
+    let mut want = serde_json::to_value(sibling).expect("data");
+    want["description"] = "A 48-port GX2 model".into();
+    want["ports"]["count"] = 48.into();
+    want["sources"]["ports"] = "site-datasheet ports; see docs/extending.md; verified".into();
+    assert_eq!(serde_json::to_value(own).expect("data"), want);
+
+    std::fs::write(
+        dir.join("nxos.yaml"),
+        sku.replace("cloudscale-gx2", "cloudscale-gx9"),
+    )
+    .expect("write");
+    let errors = aifab::platform::Catalog::with_extensions(&dir).expect_err("an unknown family");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains(
+            "nxos.yaml:5:3: platform n9k-c9348d-gx2a: family `cloudscale-gx9` is not in `families`"
+        ),
+        "{errors:?}"
+    );
 }

@@ -348,40 +348,68 @@ fn a_missing_source_is_refused() {
         .find(|(os, _)| *os == Os::Nxos)
         .unwrap()
         .1;
-    // Remove the `max_mtu` line from the `sources` of n9k-c9364d-gx2a (not the `max_mtu: 9216` fact).
-    let platform = nxos.find("\n  n9k-c9364d-gx2a:\n").expect("platform key");
-    let sources = platform + nxos[platform..].find("\n    sources:\n").expect("sources");
-    let line_start = sources
-        + nxos[sources..]
-            .find("\n      max_mtu: ")
-            .expect("source line")
-        + 1;
-    let line_end = line_start + nxos[line_start..].find('\n').unwrap() + 1;
-    let line = &nxos[line_start..line_end];
-    assert!(
-        line.trim_start()
-            .starts_with("max_mtu: \"cisco-mtu-technote"),
-        "{line}"
+    // Remove the `ports` line from the `sources` of n9k-c9364d-gx2a (its own: the family's
+    // sources do not say how many ports a model has).
+    let broken = without_source(
+        nxos,
+        "\n  n9k-c9364d-gx2a:\n",
+        "ports: \"cisco-datasheet-gx2",
     );
-    let broken = format!("{}{}", &nxos[..line_start], &nxos[line_end..]);
-    assert_eq!(broken.len(), nxos.len() - line.len());
-    // The same line in the other NX-OS platform must survive: only one fact goes missing.
-    assert!(broken.contains(line));
-
-    let files = VENDOR_FILES.map(|(os, text)| {
-        if os == Os::Nxos {
-            (os, broken.as_str())
-        } else {
-            (os, text)
-        }
-    });
-    let errors = Catalog::from_files(&files).expect_err("a fact without a source must be refused");
+    let errors = nxos_errors(&broken);
     assert_eq!(errors.len(), 1, "{errors:?}");
     let e = &errors[0];
     assert!(e.contains("vendors/nxos.yaml"), "{e}");
     assert!(e.contains("n9k-c9364d-gx2a"), "{e}");
-    assert!(e.contains("`max_mtu`"), "{e}");
+    assert!(e.contains("`ports`"), "{e}");
     assert!(e.contains("no entry in `sources`"), "{e}");
+    // Without the family's `max_mtu` source, both models of the family lack it.
+    let broken = without_source(
+        nxos,
+        "\n  cloudscale-gx2:\n",
+        "max_mtu: \"cisco-mtu-technote",
+    );
+    let errors = nxos_errors(&broken);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    for (e, model) in errors.iter().zip(["n9k-c9332d-gx2b", "n9k-c9364d-gx2a"]) {
+        assert!(e.contains(model) && e.contains("`max_mtu`"), "{e}");
+    }
+}
+
+/// `text` without the first `sources` line starting with `line` after the key `under`.
+fn without_source(text: &str, under: &str, line: &str) -> String {
+    let at = text.find(under).expect("the key");
+    let sources = at + text[at..].find("\n    sources:\n").expect("sources");
+    let start = sources
+        + text[sources..]
+            .find(&format!("\n      {line}"))
+            .expect("the line")
+        + 1;
+    let end = start + text[start..].find('\n').expect("a line end") + 1;
+    let out = format!("{}{}", &text[..start], &text[end..]);
+    // A `sources:` left without a line would be null, not the family's: drop it too.
+    let header = sources + 1;
+    match out[header..].split('\n').nth(1) {
+        Some(next) if !next.starts_with("      ") => {
+            format!(
+                "{}{}",
+                &out[..header],
+                &out[header + "    sources:\n".len()..]
+            )
+        }
+        _ => out,
+    }
+}
+
+/// The catalog's problems with `nxos` for the NX-OS file.
+fn nxos_errors(nxos: &str) -> Vec<String> {
+    let files = VENDOR_FILES.map(|(os, text)| {
+        if os == Os::Nxos {
+            (os, nxos)
+        } else {
+            (os, text)
+        }
+    });
+    Catalog::from_files(&files).expect_err("a fact without a source must be refused")
 }
 
 #[test]
@@ -471,4 +499,73 @@ fn every_platform_has_a_row_in_its_oss_platform_table() {
     }
     assert!(seen >= 10, "only {seen} built-in platforms");
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// Every built-in platform as the catalog resolves it (a family's values beneath the platform's own),
+/// against `tests/vendors/resolved.json`: an edit of `vendors/<os>.yaml`, of a family or of one SKU,
+/// shows here as the profiles it changes, to review like a golden (`AIFAB_BLESS=1` rewrites it). It
+/// was written before the families were introduced, so the families changed no profile.
+#[test]
+fn every_platform_resolves_as_its_snapshot() {
+    let cat = catalog();
+    let resolved: std::collections::BTreeMap<&str, &Platform> = platforms(&cat)
+        .into_iter()
+        .map(|(name, _, p)| (name, p))
+        .collect();
+    let fresh = serde_json::to_string_pretty(&resolved).expect("JSON of the platforms") + "\n";
+    let path = crate::common::root().join("tests/vendors/resolved.json");
+    if std::env::var_os("AIFAB_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&path, &fresh).expect("write tests/vendors/resolved.json");
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    let first = on_disk
+        .lines()
+        .zip(fresh.lines())
+        .position(|(a, b)| a != b)
+        .map(|i| {
+            format!(
+                "line {}: {:?} is now {:?}",
+                i + 1,
+                on_disk.lines().nth(i),
+                fresh.lines().nth(i)
+            )
+        });
+    assert!(
+        on_disk == fresh,
+        "tests/vendors/resolved.json differs from the resolved platforms ({}): review, then AIFAB_BLESS=1 cargo test --test it vendors::every_platform_resolves",
+        first.unwrap_or_else(|| "a different length".into())
+    );
+}
+
+/// The built-in vendor files, families and all, follow the platform schema an editor checks them
+/// with (`schema/platform.schema.json`), and a platform that names no family must be whole.
+#[test]
+fn every_vendor_file_follows_the_platform_schema() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&aifab::platform::schema_json()).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    for (os, text) in VENDOR_FILES {
+        let file: serde_json::Value = serde_norway::from_str(text).expect("YAML");
+        let errors: Vec<String> = validator
+            .iter_errors(&file)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "vendors/{os}.yaml: {errors:#?}");
+    }
+    let nxos = VENDOR_FILES
+        .iter()
+        .find(|(os, _)| *os == Os::Nxos)
+        .expect("nxos")
+        .1;
+    let mut file: serde_json::Value = serde_norway::from_str(nxos).expect("YAML");
+    file["platforms"]["n9k-c9364d-gx2a"]
+        .as_object_mut()
+        .expect("a platform")
+        .remove("family");
+    assert!(
+        !validator.is_valid(&file),
+        "a partial platform without its family passes"
+    );
 }
