@@ -63,6 +63,9 @@ pub struct Analysis {
     /// (leaf, switch) pairs where the leaf has no route to the loopback of a spine or super-spine, with
     /// every link up.
     pub loopbacks: Cuts,
+    /// A case the age tie-break computation could not follow whole ([`super::ties::PATHS_BOUND`]):
+    /// (the destination, the failure, the switch with more distinct equal paths than that).
+    pub over: Option<(Node, Option<Failure>, Node)>,
 }
 
 /// The routing rules on a compiled fabric (a whole one: not an `--only` model).
@@ -81,6 +84,9 @@ pub fn rules(model: &FabricModel) -> Vec<Finding> {
         Verdict::Unproven { mixed, cases, of } => {
             out.push(unproven_finding(&fabric, mixed, cases, of))
         }
+    }
+    if let Some((origin, failure, at)) = a.over {
+        out.push(over_finding(&fabric, origin, failure, at));
     }
     out
 }
@@ -116,6 +122,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
             verdict: Verdict::Proven,
             cuts,
             loopbacks,
+            over: None,
         };
     }
     let failures = fabric.failure_sets();
@@ -169,6 +176,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
         verdict,
         cuts: search.cuts,
         loopbacks: search.loopbacks,
+        over: search.over,
     }
 }
 
@@ -181,6 +189,8 @@ struct Search<'a> {
     loopbacks: Cuts,
     /// (leaf, failure) cases computed.
     cases: u64,
+    /// The first case whose equal paths passed the bound.
+    over: Option<(Node, Option<Failure>, Node)>,
 }
 
 impl<'a> Search<'a> {
@@ -191,6 +201,7 @@ impl<'a> Search<'a> {
             cuts: Cuts::default(),
             loopbacks: Cuts::default(),
             cases: 0,
+            over: None,
         }
     }
 
@@ -214,10 +225,13 @@ impl<'a> Search<'a> {
                 &down,
                 failure.and_then(Failure::switch),
             );
+            if let Some(at) = c.ties.as_ref().and_then(|t| t.over) {
+                self.over.get_or_insert((o, failure, at));
+            }
             if leaf {
                 self.cases += 1;
                 if self.valley.is_none()
-                    && let Some(v) = fabric.valley(&c.routes)
+                    && let Some(v) = fabric.valley_any(&c)
                 {
                     self.valley = Some((failure, o, v));
                 }
@@ -358,6 +372,26 @@ fn valley_finding(fabric: &Fabric, failure: Option<Failure>, origin: Node, v: &V
             name(turn),
             name(after),
             fabric.asn[after as usize],
+        ),
+    )
+    .at("/fabric/bgp")
+    .hint(HINT)
+}
+
+fn over_finding(fabric: &Fabric, origin: Node, failure: Option<Failure>, at: Node) -> Finding {
+    let name = |n: Node| &*fabric.names[n as usize];
+    let when = match failure {
+        Some(f) => f.text(fabric),
+        None => "with every link up".to_string(),
+    };
+    Finding::new(
+        Rule::MixedUpperAsns,
+        format!(
+            "{when}, {} may advertise more than {} distinct equal-length AS paths towards {} (BGP keeps the oldest of equal eBGP paths, so which one depends on which session came up first): the analysis followed {} of them and cannot prove the plan valley-free or every leaf reachable",
+            name(at),
+            super::ties::PATHS_BOUND,
+            name(origin),
+            super::ties::PATHS_BOUND,
         ),
     )
     .at("/fabric/bgp")
