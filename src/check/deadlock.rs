@@ -27,6 +27,11 @@ use std::collections::HashMap;
 /// The work (switch and link visits) the computation may spend on (leaf, failure) cases.
 pub const EXHAUSTIVE_BUDGET: u64 = 60_000_000;
 
+/// The cases are chosen for one path-vector computation each; where equal eBGP paths hold different
+/// ASNs, a case costs more ([`super::ties`]), and the search stops at this many times the budget (the
+/// cases left are reported as not computed).
+const SPEND_CAP: u64 = 4;
+
 /// What the valley analysis found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -135,7 +140,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     } else {
         targeted(fabric, failures, budget / per_case)
     };
-    let mut search = Search::new(fabric);
+    let mut search = Search::new(fabric, per_case, budget.saturating_mul(SPEND_CAP));
     // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
     // that spine's loopback after a failure under any plan that gives a tier one ASN).
     // Within the budget: on a large fabric the cases around the switches that break the proof come
@@ -191,11 +196,18 @@ struct Search<'a> {
     cases: u64,
     /// The first case whose equal paths passed the bound.
     over: Option<(Node, Option<Failure>, Node)>,
+    /// The work of one path-vector computation, the work spent, and where the search stops.
+    per_case: u64,
+    spent: u64,
+    cap: u64,
 }
 
 impl<'a> Search<'a> {
-    fn new(fabric: &'a Fabric) -> Search<'a> {
+    fn new(fabric: &'a Fabric, per_case: u64, cap: u64) -> Search<'a> {
         Search {
+            per_case,
+            spent: 0,
+            cap,
             fabric,
             valley: None,
             cuts: Cuts::default(),
@@ -212,6 +224,9 @@ impl<'a> Search<'a> {
         // [leaf destinations, the other switches' loopbacks]
         let mut cut = [reach::Cut::new(failure), reach::Cut::new(failure)];
         for &o in origins {
+            if self.spent >= self.cap {
+                break;
+            }
             let leaf = fabric.is_leaf(o);
             if failure.and_then(Failure::switch) == Some(o) {
                 // The destination is gone with its switch: nothing to route.
@@ -225,6 +240,8 @@ impl<'a> Search<'a> {
                 &down,
                 failure.and_then(Failure::switch),
             );
+            let levels = c.ties.as_ref().map_or(0, |t| u64::from(t.levels));
+            self.spent += self.per_case * (1 + levels);
             if let Some(at) = c.ties.as_ref().and_then(|t| t.over) {
                 self.over.get_or_insert((o, failure, at));
             }

@@ -61,6 +61,8 @@ pub struct Ties {
     /// A switch that may advertise more than [`PATHS_BOUND`] distinct paths: only that many were
     /// followed, and the analysis does not cover the plan.
     pub over: Option<Node>,
+    /// How many lengths the computation went through (each one pass over every link): its cost.
+    pub levels: u16,
 }
 
 impl Ties {
@@ -119,6 +121,7 @@ impl Fabric {
             may_lose: vec![false; n],
             hops: vec![Vec::new(); n],
             over: None,
+            levels: 0,
         };
         // open[v]: v may settle at the current length or later, or not at all.
         let mut open = vec![true; n];
@@ -144,6 +147,7 @@ impl Fabric {
             }
         }
         t.may_lose = open;
+        t.levels = d;
         t
     }
 
