@@ -71,11 +71,11 @@ impl Cut {
             if self.first.len() < NAMED {
                 self.first.push((s, o));
             }
-            if self.drop.is_none() {
-                if let Some((at, why, path, tie)) = drop_point(fabric, c, s, self.failure) {
-                    self.drop = Some((at, why, path));
-                    self.tie = tie;
-                }
+            if self.drop.is_none()
+                && let Some((at, why, path, tie)) = drop_point(fabric, c, s, self.failure)
+            {
+                self.drop = Some((at, why, path));
+                self.tie = tie;
             }
         }
     }

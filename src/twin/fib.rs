@@ -116,12 +116,11 @@ impl Expect {
     /// Switch `i`'s `got` without the prefixes whose outcome the tie-break allows (for listing what
     /// differs), and the router-id outcome without them.
     fn unexplained(&self, i: usize, got: &Fib) -> (Fib, Fib) {
-        let keep = |k: &String| {
-            self.open[i]
-                .get(k)
-                .is_none_or(|a| !a.admits(got.get(k)))
-        };
-        let g = got.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone()));
+        let keep = |k: &String| self.open[i].get(k).is_none_or(|a| !a.admits(got.get(k)));
+        let g = got
+            .iter()
+            .filter(|(k, _)| keep(k))
+            .map(|(k, v)| (k.clone(), v.clone()));
         let w = self.fibs[i]
             .iter()
             .filter(|(k, _)| keep(k))
