@@ -28,8 +28,8 @@ use std::collections::HashMap;
 pub const EXHAUSTIVE_BUDGET: u64 = 60_000_000;
 
 /// The cases are chosen for one path-vector computation each; where equal eBGP paths hold different
-/// ASNs, a case costs more ([`super::ties`]), and the search stops at this many times the budget (the
-/// cases left are reported as not computed).
+/// ASNs, a case costs more ([`super::ties`]), and the search stops at this many times the planned work
+/// (the cases left are reported as not computed).
 const SPEND_CAP: u64 = 4;
 
 /// What the valley analysis found.
@@ -140,7 +140,16 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     } else {
         targeted(fabric, failures, budget / per_case)
     };
-    let mut search = Search::new(fabric, per_case, budget.saturating_mul(SPEND_CAP));
+    // The planned cases: the steady state's destinations, each pinned switch's own failures, and
+    // every chosen failure with every chosen destination.
+    let planned = (origins.len() as u64 + fabric.len() as u64)
+        .saturating_add((failures.len() as u64).saturating_mul(origins.len() as u64))
+        .saturating_add(3 * fabric.len() as u64);
+    let cap = planned
+        .saturating_mul(per_case)
+        .max(budget)
+        .saturating_mul(SPEND_CAP);
+    let mut search = Search::new(fabric, per_case, cap);
     // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
     // that spine's loopback after a failure under any plan that gives a tier one ASN).
     // Within the budget: on a large fabric the cases around the switches that break the proof come
