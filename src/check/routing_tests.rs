@@ -464,3 +464,33 @@ fn allowed(
     }
     lost
 }
+
+#[test]
+fn a_switch_with_more_equal_paths_than_the_bound_is_named_not_passed() {
+    // One leaf under 17 spines of 17 ASNs, all under X: X holds 17 equal paths of distinct ASN sets.
+    let spines = super::ties::PATHS_BOUND + 1;
+    let mut switches: Vec<(String, u8, u32, u8)> = vec![("o".into(), 0, 65201, 1)];
+    let mut links = Vec::new();
+    for i in 0..spines {
+        switches.push((format!("S{i}"), 1, 65100 + i as u32, 10 + i as u8));
+        links.push((0, 1 + i as Node));
+    }
+    let x = switches.len() as Node;
+    switches.push(("X".into(), 2, 65001, 200));
+    for i in 0..spines {
+        links.push((1 + i as Node, x));
+    }
+    let named: Vec<(&str, u8, u32, u8)> = switches
+        .iter()
+        .map(|s| (s.0.as_str(), s.1, s.2, s.3))
+        .collect();
+    let f = Fabric::hand(&named, &links);
+    let c = f.compute(0, None, &|_| false, None);
+    let t = c.ties.as_ref().expect("ties");
+    assert_eq!(t.over, Some(x));
+    assert_eq!(t.offers[x as usize].len(), super::ties::PATHS_BOUND);
+    assert_eq!(analyse(&f).over.map(|(_, _, at)| at), Some(x));
+    // The intent's plan has no tie to follow.
+    let g = zones(65020, 65001, 21);
+    assert!((0..g.len() as Node).all(|o| g.compute(o, None, &|_| false, None).ties.is_none()));
+}
