@@ -27,6 +27,11 @@ use std::collections::HashMap;
 /// The work (switch and link visits) the computation may spend on (leaf, failure) cases.
 pub const EXHAUSTIVE_BUDGET: u64 = 60_000_000;
 
+/// The cases are chosen for one path-vector computation each; where equal eBGP paths hold different
+/// ASNs, a case costs more ([`super::ties`]), and the search stops at this many times the planned work
+/// (the cases left are reported as not computed).
+const SPEND_CAP: u64 = 4;
+
 /// What the valley analysis found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -63,6 +68,9 @@ pub struct Analysis {
     /// (leaf, switch) pairs where the leaf has no route to the loopback of a spine or super-spine, with
     /// every link up.
     pub loopbacks: Cuts,
+    /// A case the age tie-break computation could not follow whole ([`super::ties::PATHS_BOUND`]):
+    /// (the destination, the failure, the switch with more distinct equal paths than that).
+    pub over: Option<(Node, Option<Failure>, Node)>,
 }
 
 /// The routing rules on a compiled fabric (a whole one: not an `--only` model).
@@ -81,6 +89,9 @@ pub fn rules(model: &FabricModel) -> Vec<Finding> {
         Verdict::Unproven { mixed, cases, of } => {
             out.push(unproven_finding(&fabric, mixed, cases, of))
         }
+    }
+    if let Some((origin, failure, at)) = a.over {
+        out.push(over_finding(&fabric, origin, failure, at));
     }
     out
 }
@@ -116,6 +127,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
             verdict: Verdict::Proven,
             cuts,
             loopbacks,
+            over: None,
         };
     }
     let failures = fabric.failure_sets();
@@ -128,7 +140,16 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     } else {
         targeted(fabric, failures, budget / per_case)
     };
-    let mut search = Search::new(fabric);
+    // The planned cases: the steady state's destinations, each pinned switch's own failures, and
+    // every chosen failure with every chosen destination.
+    let planned = (origins.len() as u64 + fabric.len() as u64)
+        .saturating_add((failures.len() as u64).saturating_mul(origins.len() as u64))
+        .saturating_add(3 * fabric.len() as u64);
+    let cap = planned
+        .saturating_mul(per_case)
+        .max(budget)
+        .saturating_mul(SPEND_CAP);
+    let mut search = Search::new(fabric, per_case, cap);
     // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
     // that spine's loopback after a failure under any plan that gives a tier one ASN).
     // Within the budget: on a large fabric the cases around the switches that break the proof come
@@ -169,6 +190,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
         verdict,
         cuts: search.cuts,
         loopbacks: search.loopbacks,
+        over: search.over,
     }
 }
 
@@ -181,16 +203,26 @@ struct Search<'a> {
     loopbacks: Cuts,
     /// (leaf, failure) cases computed.
     cases: u64,
+    /// The first case whose equal paths passed the bound.
+    over: Option<(Node, Option<Failure>, Node)>,
+    /// The work of one path-vector computation, the work spent, and where the search stops.
+    per_case: u64,
+    spent: u64,
+    cap: u64,
 }
 
 impl<'a> Search<'a> {
-    fn new(fabric: &'a Fabric) -> Search<'a> {
+    fn new(fabric: &'a Fabric, per_case: u64, cap: u64) -> Search<'a> {
         Search {
+            per_case,
+            spent: 0,
+            cap,
             fabric,
             valley: None,
             cuts: Cuts::default(),
             loopbacks: Cuts::default(),
             cases: 0,
+            over: None,
         }
     }
 
@@ -201,6 +233,9 @@ impl<'a> Search<'a> {
         // [leaf destinations, the other switches' loopbacks]
         let mut cut = [reach::Cut::new(failure), reach::Cut::new(failure)];
         for &o in origins {
+            if self.spent >= self.cap {
+                break;
+            }
             let leaf = fabric.is_leaf(o);
             if failure.and_then(Failure::switch) == Some(o) {
                 // The destination is gone with its switch: nothing to route.
@@ -214,10 +249,15 @@ impl<'a> Search<'a> {
                 &down,
                 failure.and_then(Failure::switch),
             );
+            let levels = c.ties.as_ref().map_or(0, |t| u64::from(t.levels));
+            self.spent += self.per_case * (1 + levels);
+            if let Some(at) = c.ties.as_ref().and_then(|t| t.over) {
+                self.over.get_or_insert((o, failure, at));
+            }
             if leaf {
                 self.cases += 1;
                 if self.valley.is_none()
-                    && let Some(v) = fabric.valley(&c.routes)
+                    && let Some(v) = fabric.valley_any(&c)
                 {
                     self.valley = Some((failure, o, v));
                 }
@@ -358,6 +398,26 @@ fn valley_finding(fabric: &Fabric, failure: Option<Failure>, origin: Node, v: &V
             name(turn),
             name(after),
             fabric.asn[after as usize],
+        ),
+    )
+    .at("/fabric/bgp")
+    .hint(HINT)
+}
+
+fn over_finding(fabric: &Fabric, origin: Node, failure: Option<Failure>, at: Node) -> Finding {
+    let name = |n: Node| &*fabric.names[n as usize];
+    let when = match failure {
+        Some(f) => f.text(fabric),
+        None => "with every link up".to_string(),
+    };
+    Finding::new(
+        Rule::MixedUpperAsns,
+        format!(
+            "{when}, {} may advertise more than {} distinct equal-length AS paths towards {} (BGP keeps the oldest of equal eBGP paths, so which one depends on which session came up first): the analysis followed {} of them and cannot prove the plan valley-free or every leaf reachable",
+            name(at),
+            super::ties::PATHS_BOUND,
+            name(origin),
+            super::ties::PATHS_BOUND,
         ),
     )
     .at("/fabric/bgp")

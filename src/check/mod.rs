@@ -25,6 +25,7 @@ pub mod reach;
 mod release;
 mod services;
 mod site;
+pub mod ties;
 
 pub use asn::ecmp_rules;
 pub use baseline::{banner_line_problem, sha512_crypt_shape};

@@ -5,9 +5,11 @@
 //! only when the iBGP peer originated it: iBGP keeps the eBGP next hop, a /31 of a link the receiver is
 //! not on, and no config announces the fabric /31s, so the next hop does not resolve. Among the routes
 //! left a switch prefers the shortest AS path, then eBGP over iBGP, then the lowest router-id of the
-//! advertising neighbor, then its lowest address (FRR, NX-OS and EOS break ties so); with `as-path
-//! multipath-relax` every route of the best one's length and kind is a next hop, up to
-//! `maximum-paths`.
+//! advertising neighbor, then its lowest address; with `as-path multipath-relax` every route of the
+//! best one's length and kind is a next hop, up to `maximum-paths`. Between eBGP paths equal up to the
+//! router-id, FRR and NX-OS keep the oldest (RFC 5004), so the router-id outcome computed here is one
+//! of several: where the equal paths hold different ASNs, [`super::ties`] computes them all
+//! ([`Computed::ties`]).
 //!
 //! Preference grows with the path (a longer path is never preferred, an iBGP hop is never preferred
 //! over the route it came from), so BGP settles on one stable state, which a breadth-first pass by
@@ -57,6 +59,9 @@ pub struct Computed {
     pub dropped: Vec<Option<Refusal>>,
     /// Per switch with a route, the neighbor whose path it selected (itself at the origin).
     pub from: Vec<Option<Node>>,
+    /// Where a switch has equal-best eBGP paths of different ASN sets, every outcome over which one
+    /// each such switch advertises ([`super::ties`]); None where the outcome above is the only one.
+    pub ties: Option<Box<super::ties::Ties>>,
 }
 
 impl Computed {
@@ -92,6 +97,32 @@ struct State {
     via: Vec<Vec<LinkId>>,
     best: Vec<Option<Best>>,
     dropped: Vec<Option<Refusal>>,
+    /// Per switch with a route, a signature of the ASN set of the path it advertises.
+    sig: Vec<u64>,
+    /// Some switch has two equal-best eBGP paths whose ASN sets differ: which one it advertises
+    /// depends on session age ([`super::ties`]).
+    tie: bool,
+}
+
+impl State {
+    fn new(n: usize) -> State {
+        State {
+            dist: vec![UNREACHABLE; n],
+            via: vec![Vec::new(); n],
+            best: vec![None; n],
+            dropped: vec![None; n],
+            sig: vec![0; n],
+            tie: false,
+        }
+    }
+}
+
+/// One ASN's part of a path's signature (a sum over the path's distinct ASNs: splitmix64's finalizer).
+fn asn_sig(asn: u32) -> u64 {
+    let mut z = u64::from(asn).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 impl Fabric {
@@ -104,18 +135,12 @@ impl Fabric {
         is_down: &dyn Fn(LinkId) -> bool,
         dead: Option<Node>,
     ) -> Computed {
-        let n = self.len();
-        let mut s = State {
-            dist: vec![UNREACHABLE; n],
-            via: vec![Vec::new(); n],
-            best: vec![None; n],
-            dropped: vec![None; n],
+        let mut s = State::new(self.len());
+        let live = |l: LinkId| {
+            let k = &self.links[l as usize];
+            !is_down(l) && dead != Some(k.a) && dead != Some(k.b)
         };
         if dead != Some(origin) {
-            let live = |l: LinkId| {
-                let k = &self.links[l as usize];
-                !is_down(l) && dead != Some(k.a) && dead != Some(k.b)
-            };
             self.run(origin, &live, &mut s);
         }
         for (d, b) in s.dropped.iter_mut().zip(&s.best) {
@@ -123,7 +148,9 @@ impl Fabric {
                 *d = None;
             }
         }
+        let ties = s.tie.then(|| Box::new(self.ties(origin, &live)));
         Computed {
+            ties,
             routes: Routes {
                 origin,
                 failed,
@@ -140,6 +167,7 @@ impl Fabric {
     fn run(&self, origin: Node, live: &dyn Fn(LinkId) -> bool, s: &mut State) {
         let o = origin as usize;
         s.dist[o] = 0;
+        s.sig[o] = asn_sig(self.asn[o]);
         s.best[o] = Some(Best {
             from: origin,
             ibgp: false,
@@ -239,11 +267,21 @@ impl Fabric {
             return false;
         };
         let vi = v as usize;
+        let from = self.links[l as usize].other(v);
         s.dist[vi] = d;
-        s.best[vi] = Some(Best {
-            from: self.links[l as usize].other(v),
-            ibgp,
-        });
+        s.best[vi] = Some(Best { from, ibgp });
+        let sig = s.sig[from as usize];
+        if !ibgp {
+            s.tie |= cands
+                .iter()
+                .take_while(|c| c.0 == d && !c.1)
+                .any(|c| s.sig[self.links[c.4 as usize].other(v) as usize] != sig);
+        }
+        s.sig[vi] = if self.asn[from as usize] == self.asn[vi] {
+            sig
+        } else {
+            sig.wrapping_add(asn_sig(self.asn[vi]))
+        };
         let width = self.max_paths[vi].max(1) as usize;
         let mut via: Vec<LinkId> = cands
             .iter()
@@ -316,16 +354,13 @@ impl Fabric {
     /// Settles the switches `hit` marks again, around the others' steady state.
     fn resettle(&self, steady: &Computed, hit: &[bool], live: &dyn Fn(LinkId) -> bool) -> Computed {
         let n = self.len();
-        let mut s = State {
-            dist: steady.routes.dist.clone(),
-            via: vec![Vec::new(); n],
-            best: steady
-                .from
-                .iter()
-                .map(|f| f.map(|from| Best { from, ibgp: false }))
-                .collect(),
-            dropped: vec![None; n],
-        };
+        let mut s = State::new(n);
+        s.dist = steady.routes.dist.clone();
+        s.best = steady
+            .from
+            .iter()
+            .map(|f| f.map(|from| Best { from, ibgp: false }))
+            .collect();
         let mut todo: Vec<Node> = (0..n as Node).filter(|&v| hit[v as usize]).collect();
         for &v in &todo {
             s.dist[v as usize] = UNREACHABLE;
@@ -378,6 +413,8 @@ impl Fabric {
             },
             dropped: s.dropped,
             from: s.best.iter().map(|b| b.map(|b| b.from)).collect(),
+            // A symmetric plan: every equal path holds the same ASNs.
+            ties: None,
         }
     }
 }

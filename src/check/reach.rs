@@ -30,6 +30,11 @@ pub struct Cut {
     pub first: Vec<(Node, Node)>,
     /// Where the first pair's prefix is dropped: the switch, why, and the path it rejected.
     pub drop: Option<(Node, Refusal, Vec<u32>)>,
+    /// Of `pairs`, those that have a route when every tie between equal eBGP paths goes to the lowest
+    /// router-id, and lose it when another of the equal paths is advertised ([`super::ties`]).
+    pub maybe: u64,
+    /// The rejected path of `drop` is one of several equal paths its neighbor may advertise: how many.
+    pub tie: usize,
 }
 
 impl Cut {
@@ -41,6 +46,8 @@ impl Cut {
             joined: 0,
             first: Vec::new(),
             drop: None,
+            maybe: 0,
+            tie: 0,
         }
     }
 
@@ -54,15 +61,21 @@ impl Cut {
                 continue;
             }
             self.joined += weight;
-            if c.routes.dist[s as usize] != UNREACHABLE {
+            let reached = c.routes.dist[s as usize] != UNREACHABLE;
+            let may_lose = c.ties.as_ref().is_some_and(|t| t.may_lose[s as usize]);
+            if reached && !may_lose {
                 continue;
             }
             self.pairs += weight;
+            self.maybe += if reached { weight } else { 0 };
             if self.first.len() < NAMED {
                 self.first.push((s, o));
             }
-            if self.drop.is_none() {
-                self.drop = drop_point(fabric, c, s, self.failure);
+            if self.drop.is_none()
+                && let Some((at, why, path, tie)) = drop_point(fabric, c, s, self.failure)
+            {
+                self.drop = Some((at, why, path));
+                self.tie = tie;
             }
         }
     }
@@ -73,10 +86,12 @@ impl Cut {
     pub fn merge(&mut self, other: Cut) {
         self.pairs += other.pairs;
         self.joined += other.joined;
+        self.maybe += other.maybe;
         let room = NAMED.saturating_sub(self.first.len());
         self.first.extend(other.first.into_iter().take(room));
         if self.drop.is_none() {
             self.drop = other.drop;
+            self.tie = other.tie;
         }
     }
 }
@@ -108,13 +123,19 @@ impl Cuts {
 }
 
 /// The switch where the prefix of `c` stops on its way to leaf `s`: the first switch, from `s` along
-/// live links through switches without a route, that rejected a neighbor's route.
+/// live links through switches without a route (or that may lose it), that rejected a neighbor's
+/// route; with the path it rejected, and how many equal paths that neighbor may advertise when the
+/// rejected one is one of several (0 otherwise).
 fn drop_point(
     fabric: &Fabric,
     c: &Computed,
     s: Node,
     failure: Option<Failure>,
-) -> Option<(Node, Refusal, Vec<u32>)> {
+) -> Option<(Node, Refusal, Vec<u32>, usize)> {
+    let lost = |v: Node| {
+        c.routes.dist[v as usize] == UNREACHABLE
+            || c.ties.as_ref().is_some_and(|t| t.may_lose[v as usize])
+    };
     let mut seen = vec![false; fabric.len()];
     let mut queue = vec![s];
     seen[s as usize] = true;
@@ -122,17 +143,50 @@ fn drop_point(
     while let Some(&u) = queue.get(i) {
         i += 1;
         if let Some(why) = c.dropped[u as usize] {
-            return Some((u, why, c.as_path(fabric, why.from())));
+            return Some((u, why, c.as_path(fabric, why.from()), 0));
+        }
+        if let Some(found) = tie_drop(fabric, c, u, failure) {
+            return Some(found);
         }
         for &(v, l) in fabric.links_of(u) {
             let down = failure.is_some_and(|f| f.takes(fabric, l));
-            if !down && !seen[v as usize] && c.routes.dist[v as usize] == UNREACHABLE {
+            if !down && !seen[v as usize] && lost(v) {
                 seen[v as usize] = true;
                 queue.push(v);
             }
         }
     }
     None
+}
+
+/// Where switch `u` may lose the prefix of `c` because an eBGP neighbor with several equal paths may
+/// advertise one that holds `u`'s ASN: (u, the AS-path loop, that path, how many paths it may
+/// advertise).
+fn tie_drop(
+    fabric: &Fabric,
+    c: &Computed,
+    u: Node,
+    failure: Option<Failure>,
+) -> Option<(Node, Refusal, Vec<u32>, usize)> {
+    let t = c.ties.as_ref()?;
+    if !t.may_lose[u as usize] {
+        return None;
+    }
+    let own = fabric.asn[u as usize];
+    fabric.links_of(u).iter().find_map(|&(v, l)| {
+        let down = failure.is_some_and(|f| f.takes(fabric, l));
+        let offers = &t.offers[v as usize];
+        if down || fabric.asn[v as usize] == own || offers.len() < 2 {
+            return None;
+        }
+        let o = offers.iter().find(|o| o.path.contains(&own))?;
+        Some((
+            u,
+            Refusal::AsPathLoop { from: v },
+            o.path.clone(),
+            offers.len(),
+        ))
+    })
 }
 
 /// The cuts of a symmetric plan ([`super::deadlock::symmetric`]): one leaf of each set of twins (the
@@ -248,7 +302,7 @@ pub fn loopbacks_symmetric(fabric: &Fabric, comp: &[u32]) -> Cut {
     }
     if let Some(&(l, s)) = cut.first.first() {
         let c = fabric.compute(s, None, &|_| false, None);
-        cut.drop = drop_point(fabric, &c, l, None);
+        cut.drop = drop_point(fabric, &c, l, None).map(|(at, why, path, _)| (at, why, path));
     }
     cut
 }
@@ -423,13 +477,23 @@ fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str, dest: Dest
     let why = match (c.first.first(), &c.drop) {
         (Some(&(_, o)), Some((at, d, path))) => {
             format!(
-                "; {} of {} stop at {}",
+                "; {} of {} stop at {}{}",
                 prefixes(model, o),
                 name(o),
-                because(fabric, *at, *d, path)
+                because(fabric, *at, *d, path),
+                tie_text(fabric, *d, c.tie)
             )
         }
         _ => String::new(),
+    };
+    let maybe = match c.maybe {
+        0 => String::new(),
+        m if m == c.pairs => {
+            " (each may lose it: which depends on which eBGP session came up first)".to_string()
+        }
+        m => {
+            format!(" ({m} of them may lose it: which depends on which eBGP session came up first)")
+        }
     };
     let (rule, what, hint) = match dest {
         Dest::Servers => (
@@ -446,7 +510,7 @@ fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str, dest: Dest
     Finding::new(
         rule,
         format!(
-            "{when}, {} of {} {what}: {}{named}{why}{more}",
+            "{when}, {} of {} {what}{maybe}: {}{named}{why}{more}",
             c.pairs,
             c.joined,
             pairs.join(", ")
@@ -454,6 +518,18 @@ fn finding(model: &FabricModel, fabric: &Fabric, c: &Cut, more: &str, dest: Dest
     )
     .at("/fabric/bgp")
     .hint(hint)
+}
+
+/// `, when z1-ss1 advertises that one of its 2 equal-length paths (...)`: where the rejected path is
+/// one of several its neighbor may advertise.
+fn tie_text(fabric: &Fabric, d: Refusal, paths: usize) -> String {
+    if paths < 2 {
+        return String::new();
+    }
+    format!(
+        ", when {} advertises that one of its {paths} equal-length eBGP paths (BGP keeps the oldest eBGP route, RFC 5004: which one depends on which session came up first)",
+        fabric.names[d.from() as usize]
+    )
 }
 
 /// `10.52.0.0/31 and 7 more`: the server prefixes a leaf announces (its loopback when it has none).

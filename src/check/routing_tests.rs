@@ -317,3 +317,180 @@ fn a_search_too_large_for_every_case_takes_each_broken_zone_in_turn() {
         a.verdict
     );
 }
+
+/// Two zones of two leaves and two spines under one super-spine X; zone 2's spine B1 pinned to zone
+/// 1's spine ASN (65020) with router-id octet `b1_rid` (B2's is 31): the plan of the twin's seed
+/// 1795821435 (`twin::a_pin_whose_tie_break_depends_on_session_age`).
+fn pinned_under_one_super(b1_rid: u8) -> Fabric {
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("b1", 0, 65203, 3),
+        ("b2", 0, 65204, 4),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, 65020, 21),
+        ("B1", 1, 65020, b1_rid),
+        ("B2", 1, 65021, 31),
+        ("X", 2, 65001, 40),
+    ];
+    let mut links = Vec::new();
+    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
+        for s in spines {
+            links.push((leaf, s));
+        }
+    }
+    for s in 4..8 {
+        links.push((s, 8));
+    }
+    Fabric::hand(&switches, &links)
+}
+
+#[test]
+fn a_pin_whose_tie_break_depends_on_session_age_may_lose_the_other_zone() {
+    // B2 has the lower router-id: the router-id outcome has X advertise b1's path through B2, which
+    // zone 1's spines accept. But X holds two equal eBGP paths to b1 (through B1, AS 65020, and B2,
+    // AS 65021) and keeps the oldest: when B1's session came up first, A1 and A2 (AS 65020) reject
+    // X's path and zone 1 loses zone 2.
+    let f = pinned_under_one_super(32);
+    let (b1, a1, x) = (node(&f, "b1"), node(&f, "a1"), node(&f, "X"));
+    let c = f.compute(b1, None, &|_| false, None);
+    assert_ne!(c.routes.dist[a1 as usize], UNREACHABLE, "router-id outcome");
+    let t = c
+        .ties
+        .as_ref()
+        .expect("X's equal paths hold different ASNs");
+    let paths: BTreeSet<Vec<u32>> = t.offers[x as usize]
+        .iter()
+        .map(|o| o.path.clone())
+        .collect();
+    let want: BTreeSet<Vec<u32>> = [vec![65001, 65020, 65203], vec![65001, 65021, 65203]].into();
+    assert_eq!(paths, want);
+    for s in ["A1", "A2", "a1", "a2"] {
+        assert!(t.may_lose[node(&f, s) as usize], "{s}");
+    }
+    for s in ["X", "B1", "B2", "b2"] {
+        assert!(!t.may_lose[node(&f, s) as usize], "{s}");
+    }
+    // The analysis counts zone 1's pairs towards zone 2 as lost, each only under some choice, and
+    // names a zone-1 spine rejecting X's path through AS 65020.
+    let a = analyse(&f);
+    let steady = a.cuts.steady.expect("pairs that may lose their route");
+    assert_eq!(steady.pairs, 4);
+    assert_eq!(steady.maybe, 4);
+    let (at, why, path) = steady.drop.expect("where the prefix stops");
+    assert!(["A1", "A2"].contains(&&*f.names[at as usize]));
+    assert_eq!(why, Refusal::AsPathLoop { from: x });
+    assert_eq!(path, vec![65001, 65020, 65203]);
+    assert_eq!(steady.tie, 2);
+    // B1 with the lower router-id: the router-id outcome itself loses the same pairs.
+    let g = pinned_under_one_super(30);
+    let steady = analyse(&g).cuts.steady.expect("pairs without a route");
+    assert_eq!((steady.pairs, steady.maybe), (4, 0));
+}
+
+/// Every router-id order is an outcome BGP may settle on (the oldest path is the one a router-id
+/// order would pick, had the sessions come up in that order): each one's routes are among those the
+/// tie computation of the fabric allows, for every destination and failure.
+#[test]
+fn every_router_id_order_is_an_outcome_the_tie_computation_allows() {
+    let mut lost_somewhere = 0;
+    for base in [pinned_under_one_super(32), zones(65021, 65001, 25)] {
+        let mut cases = vec![None];
+        cases.extend(base.failure_sets().into_iter().map(Some));
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..24 {
+            let mut f = base.clone();
+            for r in &mut f.router_id {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *r = std::net::Ipv4Addr::from(x as u32);
+            }
+            for &failure in &cases {
+                let down = |l| failure.is_some_and(|k: Failure| k.takes(&f, l));
+                let dead = failure.and_then(Failure::switch);
+                for o in f.leaves().filter(|&o| Some(o) != dead) {
+                    let mine = f.compute(o, None, &down, dead);
+                    let all = base.compute(o, None, &down, dead);
+                    lost_somewhere += allowed(&f, &mine, &all, o);
+                }
+            }
+        }
+    }
+    assert!(lost_somewhere > 0, "no router-id order lost a route");
+}
+
+/// Asserts that `mine`'s routes are among those `all` allows; 1 when `mine` loses a leaf's route to
+/// `o` that the router-id order of `all`'s fabric keeps.
+fn allowed(
+    f: &Fabric,
+    mine: &super::pathvector::Computed,
+    all: &super::pathvector::Computed,
+    o: Node,
+) -> usize {
+    let mut lost = 0;
+    for v in 0..f.len() {
+        let via = &mine.routes.via[v];
+        let Some(t) = all.ties.as_ref() else {
+            assert_eq!(
+                mine.routes.via[v], all.routes.via[v],
+                "{} towards {}",
+                f.names[v], f.names[o as usize]
+            );
+            continue;
+        };
+        if mine.routes.dist[v] == UNREACHABLE {
+            assert!(
+                t.may_lose[v],
+                "{} towards {}",
+                f.names[v], f.names[o as usize]
+            );
+            lost += usize::from(f.is_leaf(v as Node) && all.routes.dist[v] != UNREACHABLE);
+            continue;
+        }
+        if v == o as usize {
+            continue;
+        }
+        let fits = t.hops[v].iter().any(|h| {
+            h.len == mine.routes.dist[v]
+                && h.must.iter().all(|l| via.contains(l))
+                && via.iter().all(|l| h.must.contains(l) || h.may.contains(l))
+        });
+        assert!(
+            fits,
+            "{} towards {}: {via:?} not in {:?}",
+            f.names[v], f.names[o as usize], t.hops[v]
+        );
+    }
+    lost
+}
+
+#[test]
+fn a_switch_with_more_equal_paths_than_the_bound_is_named_not_passed() {
+    // One leaf under 17 spines of 17 ASNs, all under X: X holds 17 equal paths of distinct ASN sets.
+    let spines = super::ties::PATHS_BOUND + 1;
+    let mut switches: Vec<(String, u8, u32, u8)> = vec![("o".into(), 0, 65201, 1)];
+    let mut links = Vec::new();
+    for i in 0..spines {
+        switches.push((format!("S{i}"), 1, 65100 + i as u32, 10 + i as u8));
+        links.push((0, 1 + i as Node));
+    }
+    let x = switches.len() as Node;
+    switches.push(("X".into(), 2, 65001, 200));
+    for i in 0..spines {
+        links.push((1 + i as Node, x));
+    }
+    let named: Vec<(&str, u8, u32, u8)> = switches
+        .iter()
+        .map(|s| (s.0.as_str(), s.1, s.2, s.3))
+        .collect();
+    let f = Fabric::hand(&named, &links);
+    let c = f.compute(0, None, &|_| false, None);
+    let t = c.ties.as_ref().expect("ties");
+    assert_eq!(t.over, Some(x));
+    assert_eq!(t.offers[x as usize].len(), super::ties::PATHS_BOUND);
+    assert_eq!(analyse(&f).over.map(|(_, _, at)| at), Some(x));
+    // The intent's plan has no tie to follow.
+    let g = zones(65020, 65001, 21);
+    assert!((0..g.len() as Node).all(|o| g.compute(o, None, &|_| false, None).ties.is_none()));
+}

@@ -20,7 +20,8 @@ pub mod state;
 pub mod wiring;
 
 use crate::check::failures::Failure;
-use crate::check::paths::{Fabric, LinkId, Node, Routes};
+use crate::check::paths::{Fabric, LinkId, Node};
+use crate::check::pathvector::Computed;
 use crate::model::{FabricModel, PortKind};
 use crate::platform::Catalog;
 use crate::render::OutFile;
@@ -69,7 +70,7 @@ struct Run<'a> {
     wiring: Wiring,
     timeout: Duration,
     /// Every switch's FIB as the analysis computes it with every cabled link up.
-    steady: Vec<Fib>,
+    steady: fib::Expect,
 }
 
 /// Builds the lab for `model` with `configs` (each switch's `frr.conf`, as [`crate::render::Form::Frr`]
@@ -91,10 +92,12 @@ pub fn run(
     let ids = lldp::identities(model, catalog)?;
     let available = fits(model)?;
     let fabric = Fabric::new(&faults::without(model, &planned, &planted.cables()));
-    let steady_routes: Vec<Routes> = origins(&fabric).map(|o| fabric.select(o, None)).collect();
+    let steady_routes: Vec<Computed> = origins(&fabric)
+        .map(|o| fabric.compute(o, None, &|_| false, None))
+        .collect();
     let run = Run {
         model,
-        steady: fib::expected(model, &fabric, &steady_routes),
+        steady: fib::expect(model, &fabric, &steady_routes),
         fabric,
         wiring: Wiring::new(model, &planned, &planted)?,
         timeout: opts.timeout,
@@ -347,15 +350,22 @@ fn read_sessions(lab: &Lab, fabric: &Fabric, live: &[bool]) -> Result<Vec<(usize
         .collect()
 }
 
-/// Waits until every FIB equals `want` and every session on a `live` link is up, or `timeout`.
+/// How long FIBs that are an outcome of the eBGP tie-break other than the router-id one must stay
+/// unchanged to count as settled (FRR may pass through such a state on its way to another).
+const TIE_STABLE: Duration = Duration::from_secs(2);
+
+/// Waits until every FIB is what `want` allows and every session on a `live` link is up, or
+/// `timeout`: the router-id outcome at once, another outcome the tie-break allows once it has held
+/// for [`TIE_STABLE`].
 fn settle(
     lab: &mut Lab,
     fabric: &Fabric,
-    want: &[Fib],
+    want: &fib::Expect,
     live: &[bool],
     timeout: Duration,
 ) -> Result<Settled, String> {
     let end = Instant::now() + timeout;
+    let mut last: Option<(Vec<Fib>, Instant)> = None;
     loop {
         if let Some((i, what)) = lab.dead_daemon() {
             return Err(format!(
@@ -365,8 +375,15 @@ fn settle(
         }
         check_interrupt()?;
         let fibs = read_fibs(lab)?;
-        let same = fibs.iter().zip(want).all(|(g, w)| g == w);
-        let last = Instant::now() >= end;
+        let now = Instant::now();
+        let since = match last.take() {
+            Some((prev, t)) if prev == fibs => t,
+            _ => now,
+        };
+        let allowed = fibs.iter().enumerate().all(|(i, g)| want.holds(i, g));
+        let same = want.exact(&fibs) || (allowed && now - since >= TIE_STABLE);
+        last = Some((fibs.clone(), since));
+        let last = now >= end;
         if same || last {
             let sessions = read_sessions(lab, fabric, live)?;
             let up = sessions.iter().all(|(u, w)| u == w);
@@ -464,10 +481,10 @@ fn fail_one(lab: &mut Lab, run: &Run<'_>, f: Failure) -> Result<FailureReport, S
         wires.push(wire);
     }
     let down_link = |l: LinkId| f.takes(fabric, l);
-    let routes: Vec<Routes> = origins(fabric)
-        .map(|o| fabric.compute(o, f.link(), &down_link, f.switch()).routes)
+    let computed: Vec<Computed> = origins(fabric)
+        .map(|o| fabric.compute(o, f.link(), &down_link, f.switch()))
         .collect();
-    let want = fib::expected(model, fabric, &routes);
+    let want = fib::expect(model, fabric, &computed);
     let live: Vec<bool> = (0..fabric.links.len() as LinkId)
         .map(|l| !f.takes(fabric, l))
         .collect();
@@ -508,7 +525,7 @@ fn fail_one(lab: &mut Lab, run: &Run<'_>, f: Failure) -> Result<FailureReport, S
         sessions: total(&down.sessions),
         mismatches,
         valley: valley.into_iter().next(),
-        analysis_valley: analysis_valley(fabric, &routes),
+        analysis_valley: analysis_valley(fabric, &computed),
         restored: back.converged,
     })
 }
@@ -518,16 +535,17 @@ fn total(sessions: &[(usize, usize)]) -> (usize, usize) {
     sessions.iter().fold((0, 0), |a, s| (a.0 + s.0, a.1 + s.1))
 }
 
-/// The first path that goes down and up in the analysis's `routes`, as a line.
-fn analysis_valley(fabric: &Fabric, routes: &[Routes]) -> Option<String> {
-    routes
+/// The first path that goes down and up in the analysis (its router-id outcome, else one the eBGP
+/// tie-break allows), as a line.
+fn analysis_valley(fabric: &Fabric, computed: &[Computed]) -> Option<String> {
+    computed
         .iter()
-        .filter(|r| fabric.tier[r.origin as usize] == 0)
-        .find_map(|r| {
-            fabric.valley(r).map(|v| {
+        .filter(|c| fabric.tier[c.routes.origin as usize] == 0)
+        .find_map(|c| {
+            fabric.valley_any(c).map(|v| {
                 format!(
                     "towards {}: {}",
-                    fabric.names[r.origin as usize],
+                    fabric.names[c.routes.origin as usize],
                     fabric.path_text(&v.path)
                 )
             })
@@ -557,7 +575,7 @@ fn restore(lab: &Lab, wire: &Wire) -> Result<(), String> {
 }
 
 /// What differs once a failed link is back and the steady state did not return.
-fn not_restored(fabric: &Fabric, back: &Settled, steady: &[Fib]) -> Vec<String> {
+fn not_restored(fabric: &Fabric, back: &Settled, steady: &fib::Expect) -> Vec<String> {
     let mut out: Vec<String> = fib::all_differences(&fabric.names, &back.fibs, steady)
         .into_iter()
         .map(|m| format!("once the link is back: {m}"))

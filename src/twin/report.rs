@@ -125,7 +125,7 @@ impl Report {
         fabric: &Fabric,
         converged_in: Option<Duration>,
         settled: &Settled,
-        want: &[Fib],
+        want: &fib::Expect,
     ) -> Report {
         let mismatches = fib::all_differences(&fabric.names, &settled.fibs, want);
         let sessions = settled

@@ -13,7 +13,8 @@ fn exhaustive_valley(fabric: &Fabric) -> Option<(Option<LinkId>, Node, Vec<Node>
     let failures = std::iter::once(None).chain((0..fabric.links.len() as LinkId).map(Some));
     for f in failures {
         for o in (0..fabric.len() as Node).filter(|&o| fabric.tier[o as usize] == 0) {
-            if let Some(v) = fabric.valley(&fabric.select(o, f)) {
+            let down = |l| Some(l) == f;
+            if let Some(v) = fabric.valley_any(&fabric.compute(o, f, &down, None)) {
                 return Some((f, o, v.path));
             }
         }

@@ -428,20 +428,53 @@ fn random_small_fabrics_agree_with_frr() {
     }
 }
 
-/// A plan the random test found (seed 1795821435) where FRR and the analysis part: z2-s1 pinned to
-/// zone 1's spine ASN, and the only super-spine fails and comes back. The super-spine then has two
-/// equal paths to zone 2's leaves, through z2-s1 (AS 65020) and z2-s2, and FRR keeps the one that came
-/// back first (RFC 5004: the oldest eBGP route; SONiC's bgpd template sets no `bgp bestpath
-/// compare-routerid`), where the analysis takes the lowest router-id; zone 1's spines reject the path
-/// through AS 65020 and lose zone 2. Ignored until the analysis models that tie-break (issue 45):
-/// `cargo test --test it twin::a_pin_whose_tie_break_depends_on_session_age -- --ignored`.
+/// The plan the random test found (seed 1795821435): z2-s1 pinned to zone 1's spine ASN, under the
+/// only super-spine. The super-spine has two equal eBGP paths to zone 2's leaves, through z2-s1 (AS
+/// 65020) and z2-s2, and advertises the one whose session came up first (RFC 5004: FRR keeps the
+/// oldest eBGP route; SONiC's bgpd template sets no `bgp bestpath compare-routerid`); zone 1's spines,
+/// AS 65020, reject the path through z2-s1. The analysis says so without FRR (zone 1's leaves may
+/// lose zone 2's prefixes: AIF-ROUTE-003 refuses the plan, naming the pair, the prefix, the spine and
+/// the AS-path loop); and in the lab, with every link up, after a group of parallel links and after
+/// a whole switch (the super-spine, then its return), every FIB FRR installs is one the analysis
+/// allows: where it says a prefix is reachable under every choice FRR has it, with the next hops it
+/// allows.
 #[test]
-#[ignore = "the analysis breaks eBGP ties by router-id, FRR by age (issue 45)"]
 fn a_pin_whose_tie_break_depends_on_session_age() {
+    let (text, m) = seed_847();
+    let findings = aifab::check::deadlock_rules(&m);
+    let lost = findings
+        .iter()
+        .find(|f| f.code == aifab::rules::Rule::LeafUnreachable)
+        .unwrap_or_else(|| panic!("{text}\nno AIF-ROUTE-003: {findings:?}"));
+    for part in [
+        "with every link up",
+        "z1-",
+        "→ z2-",
+        "(AS 65020): it rejects",
+        "(AS-path loop)",
+        "which session came up first",
+    ] {
+        assert!(lost.message.contains(part), "{part}: {}", lost.message);
+    }
     if !lab_ready() {
         return;
     }
     let _one = LAB.lock().unwrap_or_else(|e| e.into_inner());
+    let report = run_lab_grouped(&m, Some(0), 1);
+    assert!(report.mismatches.is_empty(), "{text}\n{}", report.text());
+    assert!(report.converged_in.is_some(), "{text}\n{}", report.text());
+    for f in &report.failures {
+        assert!(f.mismatches.is_empty(), "{text}\n{}", report.text());
+        assert!(f.restored, "{text}\n{}", report.text());
+    }
+    // Zone 2's leaves reach zone 1's under every choice (z2-s2 passes them on): FRR has them all.
+    for l in report.leaves.iter().filter(|l| l.leaf.starts_with("z2-")) {
+        assert_eq!(l.reached.0, l.reached.1, "{text}\n{}", report.text());
+    }
+}
+
+/// Seed 847 of the random fabrics with z2-s1 pinned to AS 65020.
+fn seed_847() -> (String, FabricModel) {
     let (text, mut m) = crate::deadlock::random_models(847..848)
         .into_iter()
         .next()
@@ -452,10 +485,7 @@ fn a_pin_whose_tie_break_depends_on_session_age() {
         .position(|d| &*d.hostname == "z2-s1")
         .expect("z2-s1");
     pin(&mut m, i, 65020);
-    let report = run_lab_grouped(&m, Some(0), 1);
-    for f in &report.failures {
-        assert!(f.mismatches.is_empty(), "{text}\n{}", report.text());
-    }
+    (text, m)
 }
 
 /// Gives switch `i` of `m` the ASN `asn`, as a lock pin does (its neighbors' `remote_as` follow).
@@ -484,9 +514,10 @@ fn plan_seed() -> u64 {
 }
 
 /// Random small fabrics with random ASN pins (one switch moved to another tier's or another
-/// switch's ASN, or its own): FRR installs, switch by switch and prefix by prefix, the next hops the
-/// path-vector computes, with every link up and after a sample of link failures. The seed is printed
-/// (`AIFAB_TWIN_SEED=<seed>` replays it).
+/// switch's ASN, or its own): FRR installs, switch by switch and prefix by prefix, next hops the
+/// path-vector allows (its router-id outcome, or another the eBGP tie-break by age allows), with every
+/// link up and after a sample of link failures, a group of parallel links and a whole switch. The
+/// seed is printed (`AIFAB_TWIN_SEED=<seed>` replays it).
 #[test]
 fn random_pinned_plans_agree_with_frr() {
     if !lab_ready() {
@@ -539,7 +570,7 @@ fn random_pinned_plans_agree_with_frr() {
             m.summary.super_spines,
             m.devices[i].hostname
         );
-        let report = run_lab(&m, Some(3));
+        let report = run_lab_grouped(&m, Some(3), 1);
         assert!(report.mismatches.is_empty(), "{what}\n{}", report.text());
         for f in &report.failures {
             assert!(f.mismatches.is_empty(), "{what}\n{}", report.text());
