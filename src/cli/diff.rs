@@ -2,7 +2,7 @@
 //! git revision), what it means for the lossless fabric, and the SONiC JSON patches.
 
 use super::exit::front_failed;
-use super::git::git_show;
+use aifab::git::git_show;
 use super::{Exit, lockfile};
 use aifab::delivery::gcu::Release;
 use aifab::delivery::route::{self, Plan};
@@ -106,7 +106,7 @@ fn sides_locks(
     let old = match (&args.against, args.intents.as_slice()) {
         (Some(rev), _) => {
             let p = lockfile::path(rev_path).to_string_lossy().into_owned();
-            match super::git::git_show_lock(rev, &p) {
+            match aifab::git::git_show_lock(rev, &p) {
                 Ok(Some(src)) => Some(aifab::lock::read::parse(src)?),
                 Ok(None) | Err(_) => None,
             }
@@ -216,7 +216,7 @@ fn sides(args: &Args) -> Result<(OldSide, String), Exit> {
         (Some(rev), [path]) => match git_show(rev, path) {
             Ok(Some(s)) => Ok((OldSide::Intent(s), path.clone())),
             // Renamed since (`git mv`): the intent under its name at the revision.
-            Ok(None) => match super::git::renamed_from(rev, path)
+            Ok(None) => match aifab::git::renamed_from(rev, path)
                 .and_then(|from| git_show(rev, &from).ok().flatten())
             {
                 Some(s) => Ok((OldSide::Intent(s), path.clone())),

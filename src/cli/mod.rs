@@ -9,7 +9,6 @@ mod diff;
 mod drift;
 mod drift_write;
 mod exit;
-mod git;
 mod lockfile;
 mod plan;
 mod render;

@@ -164,14 +164,14 @@ fn old_front(
     path: &str,
     catalog: &Catalog,
 ) -> Result<Option<aifab::pipeline::Front>, Exit> {
-    let src = super::git::git_show(rev, path).map_err(|e| {
+    let src = aifab::git::git_show(rev, path).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Trouble
     })?;
     let Some(src) = src else { return Ok(None) };
     // The lock as it was at `rev`, when git has one: the old side's allocation.
     let lock_path = super::lockfile::path(path).to_string_lossy().into_owned();
-    let lock = match super::git::git_show_lock(rev, &lock_path) {
+    let lock = match aifab::git::git_show_lock(rev, &lock_path) {
         Ok(Some(l)) => Some(aifab::lock::read::parse(l)),
         Ok(None) | Err(_) => None,
     };

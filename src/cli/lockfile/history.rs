@@ -4,8 +4,8 @@
 //! a budget of bytes; one committed version read whole, up to the lock's own limit, when the lock's
 //! body differs from it).
 
-use super::super::git;
-use super::super::git::history::{Blob, Bounds, Version};
+use aifab::git;
+use aifab::git::history::{Blob, Bounds, Version};
 use aifab::lock::history::{History, Stamp, of_head};
 use aifab::lock::read::Loaded;
 use std::path::Path;

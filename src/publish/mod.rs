@@ -1,0 +1,1 @@
+//! The render transaction (filled in by the next commit).
