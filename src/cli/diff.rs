@@ -2,11 +2,11 @@
 //! git revision), what it means for the lossless fabric, and the SONiC JSON patches.
 
 use super::exit::front_failed;
-use aifab::git::git_show;
 use super::{Exit, lockfile};
 use aifab::delivery::gcu::Release;
 use aifab::delivery::route::{self, Plan};
 use aifab::diag::Source;
+use aifab::git::git_show;
 use aifab::lock::read::Loaded;
 use aifab::model::FabricModel;
 use aifab::pipeline::{self, Front, FrontError};

@@ -7,7 +7,6 @@ mod bench;
 mod compile;
 mod diff;
 mod drift;
-mod drift_write;
 mod exit;
 mod lockfile;
 mod plan;

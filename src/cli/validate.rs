@@ -75,11 +75,15 @@ pub fn check_file(path: &Path, site: &super::site::Site, no_lock: bool) -> Outco
             Ok(Some(l)) => {
                 // A copied lock is refused as `compile` and `render` refuse it.
                 let intent = path.to_string_lossy();
-                if let Some(other) = super::lockfile::copied_from(&intent, &l) {
+                if let Some(other) = aifab::publish::lock::copied_from(&intent, &l) {
                     return Outcome {
                         source: None,
                         findings: Vec::new(),
-                        io_error: Some(super::lockfile::copied_message(&intent, &l, &other)),
+                        io_error: Some(aifab::publish::lock::copied_message(
+                            &intent,
+                            &l.source.name,
+                            &other,
+                        )),
                         lock: None,
                     };
                 }
