@@ -674,14 +674,7 @@ pub fn stage(
         }
     };
     report.kept = kept;
-    interrupt::point("staged");
-    if let Some(sig) = interrupt::pending() {
-        remove_tree(&tmp);
-        return Err(Failure {
-            signal: Some(sig),
-            ..Failure::unchanged(format!("interrupted by {}", interrupt::name(sig)))
-        });
-    }
+    not_interrupted_after_staging(&tmp)?;
     Ok(Staged {
         stage,
         out: out.to_path_buf(),
@@ -692,6 +685,19 @@ pub fn stage(
         was: previous.and_then(|m| m.lock),
         report,
     })
+}
+
+/// The stage `tmp` is filled: a signal that came meanwhile removes it, and the write stops there.
+fn not_interrupted_after_staging(tmp: &Path) -> Result<(), Failure> {
+    interrupt::point("staged");
+    if let Some(sig) = interrupt::pending() {
+        remove_tree(tmp);
+        return Err(Failure {
+            signal: Some(sig),
+            ..Failure::unchanged(format!("interrupted by {}", interrupt::name(sig)))
+        });
+    }
+    Ok(())
 }
 
 /// The spare the render fills and keeps, if any: none for a render that fills secrets (an earlier
