@@ -89,7 +89,7 @@ fn compare(args: &Args) -> Result<bool, Exit> {
     only_matches_some(&front.model, args.only.as_deref(), only.as_ref())?;
     let mut renderer = site.renderer()?;
     if args.write.is_some() {
-        renderer = super::render::with_secrets(renderer, &front, &args.intent, &site.env)?;
+        renderer = super::site::with_secrets(renderer, &front, &args.intent, &site.env)?;
     }
     let meta = aifab::render::Meta::for_intent_path(&args.intent, &front.model.name);
     let files = renderer

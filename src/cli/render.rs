@@ -1,5 +1,6 @@
 //! `aifab render`: write every device's configuration, or check it against golden files.
 
+mod args;
 mod print;
 mod progress;
 
@@ -7,57 +8,8 @@ use super::lockfile::{failed, refused, say};
 use super::{Exit, front_locked_or_exit, only_matcher, only_matches_some};
 use aifab::publish::{LockPolicy, Plan, Render, Target};
 use aifab::render::Meta;
+pub use args::{Args, OutputForm};
 use progress::Progress;
-use std::path::PathBuf;
-
-/// Arguments of `aifab render`.
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    /// Intent file.
-    pub intent: String,
-    /// Output folder: written atomically (a temporary folder renamed into place).
-    #[arg(long, conflicts_with = "check")]
-    pub out: Option<PathBuf>,
-    /// Compare with this folder instead of writing: exit 1 and print a unified diff per differing file.
-    #[arg(long)]
-    pub check: Option<PathBuf>,
-    /// With --check: rewrite the folder with the new output (review the diff first).
-    #[arg(long, requires = "check")]
-    pub bless: bool,
-    /// Only devices whose hostname matches this glob: their files are rendered (or checked), every
-    /// other file of the folder stays as it is, and the inventory lists the devices with a config
-    /// there. A glob that matches no device is an error (exit 2).
-    #[arg(long)]
-    pub only: Option<String>,
-    /// No warnings or progress.
-    #[arg(long, short)]
-    pub quiet: bool,
-    /// Render even if it renumbers or re-cables a device the lock holds (the list is printed).
-    #[arg(long)]
-    pub allow_renumber: bool,
-    /// Drop the lock's retired entries (devices and cables that left the fabric): their space may be
-    /// reused from this render on.
-    #[arg(long)]
-    pub release: bool,
-    /// Neither read nor write the lock beside the intent: the arithmetic allocation alone.
-    #[arg(long)]
-    pub no_lock: bool,
-    /// Site platforms and templates.
-    #[command(flatten)]
-    pub site: super::site::SiteArgs,
-    /// `frr`: every switch's routing as FRR instead of its own OS, `<hostname>/frr.conf` each (the
-    /// same ASNs, neighbors, maximum-paths and networks; no inventory, no host files), for FRR-based
-    /// switches, labs and `aifab twin` (docs/platforms/frr.md).
-    #[arg(long, value_enum, conflicts_with = "only")]
-    pub os: Option<OutputForm>,
-}
-
-/// An output form other than each device's own OS.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputForm {
-    /// FRR (zebra and bgpd) `frr.conf`.
-    Frr,
-}
 
 /// What every `aifab render` works from once the intent has passed: the checked front, the renderer
 /// and the transaction's plan.
@@ -152,7 +104,7 @@ fn prepare<'a>(
     };
     // Secrets named `{env: NAME}` are read only when writing: --check compares with placeholders.
     let renderer = match render.target {
-        Target::Out(_) => with_secrets(renderer, &front, &args.intent, &site.env)?,
+        Target::Out(_) => super::site::with_secrets(renderer, &front, &args.intent, &site.env)?,
         Target::Check { .. } => renderer,
     };
     // An --only inventory lists the devices with a config in the folder (src/render/inventory.rs).
@@ -163,27 +115,6 @@ fn prepare<'a>(
         renderer,
         plan,
     })
-}
-
-/// The renderer with the values of the environment secrets the intent names (`{env: NAME}`); an unset
-/// or unusable one, or one outside the prefix the project allows (`policy`, never read), is refused,
-/// located in the intent. (`aifab drift --write` fills them the same way.)
-pub(super) fn with_secrets(
-    renderer: aifab::render::Renderer,
-    front: &aifab::pipeline::Front,
-    intent: &str,
-    policy: &aifab::render::secrets::EnvPolicy,
-) -> Result<aifab::render::Renderer, Exit> {
-    let lookup = |k: &str| std::env::var(k).ok();
-    match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup, policy) {
-        Ok(values) => Ok(renderer.with_env_secrets(values)),
-        Err(mut findings) => {
-            aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
-            super::exit::print_findings(&front.source, &findings);
-            eprintln!("{intent}: an environment secret is unset or unusable; nothing written");
-            Err(Exit::Trouble)
-        }
-    }
 }
 
 /// `--out`: commits the transaction (every device's files streamed into the folder, the lock with
