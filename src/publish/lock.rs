@@ -28,12 +28,12 @@ pub enum LockError {
         lock: PathBuf,
     },
     /// The journal beside the lock could not be read or acted on.
-    #[error("error: {message}")]
+    #[error("error: {error}")]
     Journal {
         /// The lock.
         lock: PathBuf,
-        /// What the journal said.
-        message: String,
+        /// What went wrong with the journal.
+        error: journal::JournalError,
     },
     /// The lock file is unusable (its findings, located).
     #[error("{}: invalid lock", lock.display())]
@@ -109,7 +109,7 @@ pub fn settle(intent: &str, writing: bool, say: Say) -> Result<(), LockError> {
         }
         Ok(Recovery::Busy(pid)) if writing => Err(LockError::Busy { pid, lock }),
         Ok(Recovery::Busy(_)) => Ok(()),
-        Err(message) => Err(LockError::Journal { lock, message }),
+        Err(error) => Err(LockError::Journal { lock, error }),
     }
 }
 

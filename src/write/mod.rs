@@ -826,7 +826,11 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
     };
     // The swap on the disk before the lock moves (step 4); a failure here or after keeps the journal,
     // which the next aifab command settles.
-    let mut unsynced: Vec<String> = durable::parent(&out).err().into_iter().collect();
+    let mut unsynced: Vec<String> = durable::parent(&out)
+        .err()
+        .into_iter()
+        .map(String::from)
+        .collect();
     interrupt::point("swapped");
     if let Some((staged_lock, target)) = &lock {
         if let Err(e) = std::fs::rename(staged_lock, target) {
@@ -834,7 +838,7 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
             let lock = (staged_lock.as_path(), target.as_path());
             return Err(undo_swap(paths, old, journal.as_deref(), lock, &e));
         }
-        unsynced.extend(durable::parent(target).err());
+        unsynced.extend(durable::parent(target).err().map(String::from));
     }
     interrupt::point("locked");
     report
@@ -891,7 +895,7 @@ fn durable_journal(
     let j = journal::write(target, &entry)?;
     if let Err(e) = durable::file(&j).and_then(|()| durable::parent(&j)) {
         let _ = std::fs::remove_file(&j);
-        return Err(e);
+        return Err(e.into());
     }
     Ok(Some(j))
 }
