@@ -57,7 +57,8 @@ pub(super) fn written(
         );
     }
     hosts_warning(out, only, writes_hosts);
-    match w.interrupted {
+    // A signal that came while this was printed counts as one that came after the commit.
+    match w.interrupted.or_else(aifab::write::interrupt::pending) {
         Some(sig) => {
             eprintln!(
                 "{}: the render had committed when {} came: {} and its lock are complete",
