@@ -80,8 +80,8 @@ pub enum DriftError {
         error: std::io::Error,
     },
     /// A device's file path is not a relative path.
-    #[error("{0}")]
-    Path(String),
+    #[error(transparent)]
+    Path(#[from] crate::write::PathError),
     /// The manifest could not be printed.
     #[error("{0}")]
     Manifest(#[from] serde_json::Error),
@@ -99,7 +99,7 @@ pub enum DriftError {
         /// The folder.
         dir: PathBuf,
         /// Why.
-        error: String,
+        error: crate::write::SwapError,
     },
 }
 

@@ -472,7 +472,7 @@ fn plan<'a>(
     let mut unchanged = 0;
     let put: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for f in files {
-        let rel = safe_relative(&f.path).map_err(Failure::unchanged)?;
+        let rel = safe_relative(&f.path).map_err(|e| Failure::unchanged(e.into()))?;
         if f.path == MARKER {
             return Err(Failure::unchanged(format!(
                 "output path `{}` is aifab's manifest",
