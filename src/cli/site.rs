@@ -110,3 +110,24 @@ pub fn renderer_failed(e: &str) -> Exit {
     eprintln!("error: {e}");
     Exit::Trouble
 }
+
+/// The renderer with the values of the environment secrets the intent names (`{env: NAME}`); an unset
+/// or unusable one, or one outside the prefix the project allows (`policy`, never read), is refused,
+/// located in the intent. (`aifab drift --write` fills them the same way.)
+pub(super) fn with_secrets(
+    renderer: aifab::render::Renderer,
+    front: &aifab::pipeline::Front,
+    intent: &str,
+    policy: &aifab::render::secrets::EnvPolicy,
+) -> Result<aifab::render::Renderer, Exit> {
+    let lookup = |k: &str| std::env::var(k).ok();
+    match aifab::render::secrets::EnvSecrets::read(&front.intent, &lookup, policy) {
+        Ok(values) => Ok(renderer.with_env_secrets(values)),
+        Err(mut findings) => {
+            aifab::pipeline::locate(&mut findings, &front.spans, &front.source);
+            super::exit::print_findings(&front.source, &findings);
+            eprintln!("{intent}: an environment secret is unset or unusable; nothing written");
+            Err(Exit::Trouble)
+        }
+    }
+}

@@ -1,5 +1,11 @@
 //! `aifab validate`: loads, schema-checks and rule-checks intents, and prints every finding.
 
+mod check;
+mod print;
+
+pub use check::*;
+use print::*;
+
 use super::Exit;
 use aifab::diag::render;
 use aifab::diag::{Finding, Source};
@@ -38,181 +44,6 @@ pub struct Args {
     /// Site platforms and templates (templates are parsed, so a broken one fails here).
     #[command(flatten)]
     pub site: super::site::SiteArgs,
-}
-
-/// What checking one file gave.
-pub struct Outcome {
-    /// The file as it was read (for rendering), when it could be read.
-    pub source: Option<Source>,
-    /// Every finding, errors and warnings, in file order.
-    pub findings: Vec<Finding>,
-    /// The I/O error message when the file could not be read.
-    pub io_error: Option<String>,
-    /// The lock beside the intent and its findings (located in the lock), when it has any.
-    pub lock: Option<(Source, Vec<Finding>)>,
-}
-
-/// Checks one intent file against the site's catalog (and its `{env: NAME}` names against the site's
-/// prefix): YAML, schema, then the semantic rules of
-/// [`aifab::check::run`], with the allocation lock beside it (as `render` reads it: whole, inside the
-/// intent's pools) unless `no_lock`.
-pub fn check_file(path: &Path, site: &super::site::Site, no_lock: bool) -> Outcome {
-    let lock_path = aifab::lock::path_for(path);
-    let mut lock_findings = None;
-    let lock = if no_lock {
-        None
-    } else {
-        match aifab::write::journal::recover(&lock_path) {
-            Ok(
-                aifab::write::journal::Recovery::Completed(m)
-                | aifab::write::journal::Recovery::RolledBack(m),
-            ) => eprintln!("note: {m}"),
-            // A journal that does not verify is named, and the lock read as it is.
-            Err(e) => eprintln!("warning: {e}"),
-            Ok(_) => {}
-        }
-        match aifab::lock::read::read_file(&lock_path) {
-            Ok(Some(l)) => {
-                // A copied lock is refused as `compile` and `render` refuse it.
-                let intent = path.to_string_lossy();
-                if let Some(other) = super::lockfile::copied_from(&intent, &l) {
-                    return Outcome {
-                        source: None,
-                        findings: Vec::new(),
-                        io_error: Some(super::lockfile::copied_message(&intent, &l, &other)),
-                        lock: None,
-                    };
-                }
-                Some(l)
-            }
-            Ok(None) => None,
-            Err(aifab::lock::read::LockError::Io(e)) => {
-                return Outcome {
-                    source: None,
-                    findings: Vec::new(),
-                    io_error: Some(e),
-                    lock: None,
-                };
-            }
-            Err(aifab::lock::read::LockError::Invalid(src, f)) => {
-                lock_findings = Some((*src, f));
-                None
-            }
-        }
-    };
-    let mut outcome = check_with_lock(path, site, lock.as_ref());
-    if outcome.lock.is_none() {
-        outcome.lock = lock_findings;
-    }
-    outcome
-}
-
-/// [`check_file`] with the lock given.
-fn check_with_lock(
-    path: &Path,
-    site: &super::site::Site,
-    lock: Option<&aifab::lock::read::Loaded>,
-) -> Outcome {
-    let source = match aifab::pipeline::read_bounded(path) {
-        Err(e) => {
-            return Outcome {
-                source: None,
-                findings: Vec::new(),
-                io_error: Some(format!("cannot read {}: {e}", path.display())),
-                lock: None,
-            };
-        }
-        Ok(Err((source, finding))) => {
-            return Outcome {
-                source: Some(source),
-                findings: vec![finding],
-                io_error: None,
-                lock: None,
-            };
-        }
-        Ok(Ok(source)) => source,
-    };
-    // The shared front (load, schema, rules, compile): fabric-arithmetic findings (pools, ports,
-    // platform support) and unverified-syntax warnings come from the compile stage.
-    let mut lock_findings = None;
-    let findings =
-        match aifab::pipeline::front_source_locked_in(source.clone(), None, site.catalog, lock) {
-            // An `{env: NAME}` outside the project's prefix fails here already, where a pull request's
-            // check runs, not only at the render that would read it.
-            Ok(front) => {
-                let mut refused = aifab::render::secrets::outside_prefix(&front.intent, &site.env);
-                aifab::pipeline::locate(&mut refused, &front.spans, &front.source);
-                refused.extend(front.warnings);
-                refused
-            }
-            Err(aifab::pipeline::FrontError::Invalid(_, findings)) => findings,
-            // The intent's errors and the lock's own problems with it (out of a pool, held twice),
-            // in the same run.
-            Err(aifab::pipeline::FrontError::Both { intent, lock }) => {
-                lock_findings = Some((*lock.0, lock.1));
-                intent.1
-            }
-            Err(aifab::pipeline::FrontError::Lock(src, findings)) => {
-                lock_findings = Some((*src, findings));
-                Vec::new()
-            }
-            Err(aifab::pipeline::FrontError::Io(e)) => {
-                return Outcome {
-                    source: Some(source),
-                    findings: Vec::new(),
-                    io_error: Some(e),
-                    lock: None,
-                };
-            }
-        };
-    Outcome {
-        source: Some(source),
-        findings,
-        io_error: None,
-        lock: lock_findings,
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
-/// The line that ends a file's text report: `invalid, N errors[, N warnings]`, or `valid` (with its
-/// warnings) unless `quiet`.
-fn verdict(name: &str, errors: usize, warnings: usize, quiet: bool) -> Option<String> {
-    match (errors, warnings) {
-        (0, _) if quiet => None,
-        (0, 0) => Some(format!("{name}: valid")),
-        (0, w) => Some(format!("{name}: valid ({})", plural(w, "warning"))),
-        (e, 0) => Some(format!("{name}: invalid, {}", plural(e, "error"))),
-        (e, w) => Some(format!(
-            "{name}: invalid, {}, {}",
-            plural(e, "error"),
-            plural(w, "warning")
-        )),
-    }
-}
-
-/// Prints every file's findings as one JSON or SARIF document on stdout (nothing for text); a reader
-/// that closed the pipe early is not an error.
-fn print_report(format: Format, all: &[aifab::diag::Finding]) -> std::io::Result<()> {
-    let out = match format {
-        Format::Text => return Ok(()),
-        Format::Json => render::to_json(all),
-        Format::Sarif => render::to_sarif(all),
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
-        _ => Ok(()),
-    }
 }
 
 /// What a file given to `validate` is: an intent, or an allocation lock (`<stem>.lock.yaml`, as
@@ -350,43 +181,4 @@ pub fn run(args: Args) -> Exit {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{LockArg, as_lock, verdict};
-    use std::path::PathBuf;
-
-    #[test]
-    fn a_lock_is_checked_with_its_intent() {
-        let dir = std::env::temp_dir().join(format!("aifab-validate-lock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        std::fs::write(dir.join("a.yaml"), "x").expect("write");
-        let (intent, lock) = (dir.join("a.yaml"), dir.join("a.lock.yaml"));
-        let given = vec![intent.clone(), lock.clone()];
-        assert_eq!(as_lock(&intent, &given), LockArg::Intent);
-        assert_eq!(as_lock(&lock, &given), LockArg::CheckedWith(intent.clone()));
-        assert_eq!(
-            as_lock(&lock, std::slice::from_ref(&lock)),
-            LockArg::Of(intent)
-        );
-        let orphan: PathBuf = dir.join("b.lock.yaml");
-        assert!(
-            matches!(as_lock(&orphan, std::slice::from_ref(&orphan)), LockArg::Orphan(w) if w.contains("b.yaml"))
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn the_verdict_line_counts_errors_and_warnings() {
-        let v = |e, w, quiet| verdict("a.yaml", e, w, quiet);
-        assert_eq!(v(0, 0, false).as_deref(), Some("a.yaml: valid"));
-        assert_eq!(
-            v(0, 2, false).as_deref(),
-            Some("a.yaml: valid (2 warnings)")
-        );
-        assert_eq!(v(0, 2, true), None);
-        assert_eq!(v(1, 0, true).as_deref(), Some("a.yaml: invalid, 1 error"));
-        assert_eq!(
-            v(3, 1, false).as_deref(),
-            Some("a.yaml: invalid, 3 errors, 1 warning")
-        );
-    }
-}
+mod tests;

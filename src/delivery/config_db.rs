@@ -22,10 +22,39 @@ type Table = BTreeMap<String, BTreeMap<String, String>>;
 /// A config_db as tables by name.
 type Db = BTreeMap<String, Table>;
 
+/// Why a SONiC running config_db cannot be compared with the rendered one.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigDbError {
+    /// The rendered config_db does not read (a bug: aifab wrote it).
+    #[error("the rendered config_db: {0}")]
+    Rendered(Box<ConfigDbError>),
+    /// Not JSON.
+    #[error("not JSON ({0}): give `show runningconfiguration all` output")]
+    NotJson(serde_json::Error),
+    /// Not an object of tables.
+    #[error("not a JSON object of tables: give `show runningconfiguration all` output")]
+    NotTables,
+    /// A table that is not an object of rows.
+    #[error("table {0}: not an object of rows")]
+    NotRows(String),
+    /// A row that is not an object of fields (`table|key`).
+    #[error("{0}: not an object of fields")]
+    NotFields(String),
+    /// Another switch's config_db: its hostname, then the intended one.
+    #[error(
+        "DEVICE_METADATA|localhost hostname is {0:?}, not {1:?}: the running config_db of another switch"
+    )]
+    OtherSwitch(String, String),
+}
+
 /// The drift of one SONiC device in the tables aifab owns, or why the running file cannot be
 /// compared (not a config_db object, or another switch's: its `DEVICE_METADATA` hostname differs).
-pub fn drift(rendered: &str, running: &str, own: &ConfigDbOwnership) -> Result<Drift, String> {
-    let want = parse(rendered).map_err(|e| format!("the rendered config_db: {e}"))?;
+pub fn drift(
+    rendered: &str,
+    running: &str,
+    own: &ConfigDbOwnership,
+) -> Result<Drift, ConfigDbError> {
+    let want = parse(rendered).map_err(|e| ConfigDbError::Rendered(Box::new(e)))?;
     let have = parse(running)?;
     let host = |db: &Db| {
         db.get("DEVICE_METADATA")
@@ -36,9 +65,7 @@ pub fn drift(rendered: &str, running: &str, own: &ConfigDbOwnership) -> Result<D
     if let (Some(w), Some(h)) = (host(&want), host(&have))
         && w != h
     {
-        return Err(format!(
-            "DEVICE_METADATA|localhost hostname is {h:?}, not {w:?}: the running config_db of another switch"
-        ));
+        return Err(ConfigDbError::OtherSwitch(h, w));
     }
     let mut out = Out::default();
     let empty = Table::new();
@@ -173,23 +200,21 @@ fn is_placeholder(v: &str) -> bool {
 /// A config_db JSON text as tables; a value that is a list is joined with commas (CONFIG_DB's
 /// `field@` form), a number or boolean is its text; the `NULL` field of a row without fields is
 /// dropped (CONFIG_DB's placeholder, which `sonic-cfggen` leaves out when it prints).
-fn parse(text: &str) -> Result<Db, String> {
+fn parse(text: &str) -> Result<Db, ConfigDbError> {
     let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| format!("not JSON ({e}): give `show runningconfiguration all` output"))?;
+        .map_err(ConfigDbError::NotJson)?;
     let Value::Object(tables) = v else {
-        return Err(
-            "not a JSON object of tables: give `show runningconfiguration all` output".into(),
-        );
+        return Err(ConfigDbError::NotTables);
     };
     let mut db = Db::new();
     for (name, rows) in tables {
         let Value::Object(rows) = rows else {
-            return Err(format!("table {name}: not an object of rows"));
+            return Err(ConfigDbError::NotRows(name));
         };
         let mut table = Table::new();
         for (key, fields) in rows {
             let Value::Object(fields) = fields else {
-                return Err(format!("{name}|{key}: not an object of fields"));
+                return Err(ConfigDbError::NotFields(format!("{name}|{key}")));
             };
             let row = fields
                 .into_iter()
@@ -288,7 +313,8 @@ mod tests {
     fn another_switch_or_not_a_config_db_is_refused() {
         let other = r#"{"DEVICE_METADATA": {"localhost": {"hostname": "leaf2"}}}"#;
         let e = drift(RENDERED, other, &own()).expect_err("another switch");
-        assert!(e.contains("another switch"), "{e}");
+        assert!(matches!(e, ConfigDbError::OtherSwitch(..)), "{e}");
+        assert!(e.to_string().contains("another switch"), "{e}");
         for bad in [
             "",
             "[]",

@@ -182,6 +182,22 @@ impl Report {
     /// The report as text.
     pub fn text(&self) -> String {
         let mut s = String::new();
+        self.steady_text(&mut s);
+        self.lldp_text(&mut s);
+        self.leaves_text(&mut s);
+        self.failures_text(&mut s);
+        let _ = writeln!(
+            s,
+            "memory: {:.1} MiB per switch (zebra, bgpd and lldpd, resident); {} MiB available here: this machine holds about {} switches",
+            self.kib_per_switch as f64 / 1024.0,
+            self.kib_available / 1024,
+            self.capacity
+        );
+        s
+    }
+
+    /// The sessions, convergence and valleys of the steady state (and the faults planted).
+    fn steady_text(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "twin of {}: {} switches, {} links, one zebra and one bgpd (FRR) and one lldpd per switch",
@@ -223,6 +239,10 @@ impl Report {
         for v in &self.valleys {
             let _ = writeln!(s, "  VALLEY (down and up) {v}");
         }
+    }
+
+    /// LLDP: the neighbours heard as cabled, and where the state was written.
+    fn lldp_text(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "lldp: {} of {} neighbours heard as cabled",
@@ -241,6 +261,10 @@ impl Report {
         if let Some(dir) = &self.state {
             let _ = writeln!(s, "state written to {dir}");
         }
+    }
+
+    /// Per leaf, the routes to the other leaves.
+    fn leaves_text(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "per leaf, routes to the other leaves' server prefixes and loopbacks:"
@@ -270,66 +294,63 @@ impl Report {
                 l.leaf, l.reached.0, l.reached.1, l.prefixes, l.uplinks
             );
         }
-        if !self.failures.is_empty() {
-            let ok = self.failures.iter().filter(|f| f.ok()).count();
-            let _ = writeln!(
-                s,
-                "failures (single links, then groups of parallel links and whole switches with --grouped): {} tried, {ok} reconverged to the analysis's FIBs without a valley",
-                self.failures.len()
-            );
-            let times: Vec<f64> = self
-                .failures
-                .iter()
-                .filter_map(|f| f.reconverged_in.map(|d| d.as_secs_f64()))
-                .collect();
-            if !times.is_empty() {
-                let max = times.iter().copied().fold(0.0, f64::max);
-                let mean = times.iter().sum::<f64>() / times.len() as f64;
-                let _ = writeln!(s, "  reconvergence: mean {mean:.1} s, at most {max:.1} s");
-            }
-            let reaching = self
-                .failures
-                .iter()
-                .filter(|f| f.leaves_reaching.0 == f.leaves_reaching.1)
-                .count();
-            let narrowest = self
-                .failures
-                .iter()
-                .map(|f| f.narrowed.1)
-                .min()
-                .unwrap_or(0);
-            let _ = writeln!(
-                s,
-                "  reach: every leaf kept every other leaf of its plane after {reaching} of {} failures; the narrowest ECMP left: {narrowest} next hops",
-                self.failures.len()
-            );
-            for f in self.failures.iter().filter(|f| !f.ok()) {
-                let _ = writeln!(s, "  {}:", f.link);
-                if f.reconverged_in.is_none() {
-                    let _ = writeln!(s, "    did not reconverge within the timeout");
-                }
-                for m in &f.mismatches {
-                    let _ = writeln!(s, "    differs: {m}");
-                }
-                if let Some(v) = &f.valley {
-                    let _ = writeln!(s, "    VALLEY in FRR's FIBs {v}");
-                }
-                if let Some(v) = &f.analysis_valley {
-                    let _ = writeln!(s, "    valley in the analysis: {v}");
-                }
-                if !f.restored {
-                    let _ = writeln!(s, "    the steady state did not come back");
-                }
-            }
+    }
+
+    /// The failures tried and how each reconverged.
+    fn failures_text(&self, s: &mut String) {
+        if self.failures.is_empty() {
+            return;
         }
+        let ok = self.failures.iter().filter(|f| f.ok()).count();
         let _ = writeln!(
             s,
-            "memory: {:.1} MiB per switch (zebra, bgpd and lldpd, resident); {} MiB available here: this machine holds about {} switches",
-            self.kib_per_switch as f64 / 1024.0,
-            self.kib_available / 1024,
-            self.capacity
+            "failures (single links, then groups of parallel links and whole switches with --grouped): {} tried, {ok} reconverged to the analysis's FIBs without a valley",
+            self.failures.len()
         );
-        s
+        let times: Vec<f64> = self
+            .failures
+            .iter()
+            .filter_map(|f| f.reconverged_in.map(|d| d.as_secs_f64()))
+            .collect();
+        if !times.is_empty() {
+            let max = times.iter().copied().fold(0.0, f64::max);
+            let mean = times.iter().sum::<f64>() / times.len() as f64;
+            let _ = writeln!(s, "  reconvergence: mean {mean:.1} s, at most {max:.1} s");
+        }
+        let reaching = self
+            .failures
+            .iter()
+            .filter(|f| f.leaves_reaching.0 == f.leaves_reaching.1)
+            .count();
+        let narrowest = self
+            .failures
+            .iter()
+            .map(|f| f.narrowed.1)
+            .min()
+            .unwrap_or(0);
+        let _ = writeln!(
+            s,
+            "  reach: every leaf kept every other leaf of its plane after {reaching} of {} failures; the narrowest ECMP left: {narrowest} next hops",
+            self.failures.len()
+        );
+        for f in self.failures.iter().filter(|f| !f.ok()) {
+            let _ = writeln!(s, "  {}:", f.link);
+            if f.reconverged_in.is_none() {
+                let _ = writeln!(s, "    did not reconverge within the timeout");
+            }
+            for m in &f.mismatches {
+                let _ = writeln!(s, "    differs: {m}");
+            }
+            if let Some(v) = &f.valley {
+                let _ = writeln!(s, "    VALLEY in FRR's FIBs {v}");
+            }
+            if let Some(v) = &f.analysis_valley {
+                let _ = writeln!(s, "    valley in the analysis: {v}");
+            }
+            if !f.restored {
+                let _ = writeln!(s, "    the steady state did not come back");
+            }
+        }
     }
 }
 

@@ -142,31 +142,8 @@ fn ecmp(plan: &Plan, routes: &[Option<&[RouteWidth]>], cabling: &Cabling) -> Vec
     if leaves.is_empty() {
         return Vec::new();
     }
-    let down: Vec<bool> = fabric
-        .links
-        .iter()
-        .map(|k| {
-            cabling
-                .broken
-                .contains(&(k.a as usize, k.a_port.to_string()))
-                || cabling
-                    .broken
-                    .contains(&(k.b as usize, k.b_port.to_string()))
-        })
-        .collect();
-    // The leaf that announces each prefix.
-    let mut origin_of: HashMap<String, usize> = HashMap::new();
-    for (i, d) in model
-        .devices
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.role == Role::Leaf)
-    {
-        origin_of.insert(format!("{}/32", d.loopback), i);
-        for n in &d.bgp.networks {
-            origin_of.insert(n.to_string(), i);
-        }
-    }
+    let down = broken_links(fabric, cabling);
+    let origin_of = origin_of(model);
     let samples: Vec<usize> = model
         .route_samples()
         .iter()
@@ -225,6 +202,39 @@ fn ecmp(plan: &Plan, routes: &[Option<&[RouteWidth]>], cabling: &Cabling) -> Vec
         out.push(Finding::new(Check::Sessions, Kind::Ecmp, &model.devices[s].hostname).saw("a route with the planned next hops to every other leaf (its loopback and server subnets)", found.join("; ")));
     }
     out
+}
+
+/// Per link of the fabric, whether the cabling check found it broken.
+fn broken_links(fabric: &crate::check::paths::Fabric, cabling: &Cabling) -> Vec<bool> {
+    fabric
+        .links
+        .iter()
+        .map(|k| {
+            cabling
+                .broken
+                .contains(&(k.a as usize, k.a_port.to_string()))
+                || cabling
+                    .broken
+                    .contains(&(k.b as usize, k.b_port.to_string()))
+        })
+        .collect()
+}
+
+/// The leaf that announces each prefix (its loopback and its networks).
+fn origin_of(model: &crate::model::FabricModel) -> HashMap<String, usize> {
+    let mut origin_of: HashMap<String, usize> = HashMap::new();
+    for (i, d) in model
+        .devices
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.role == Role::Leaf)
+    {
+        origin_of.insert(format!("{}/32", d.loopback), i);
+        for n in &d.bgp.networks {
+            origin_of.insert(n.to_string(), i);
+        }
+    }
+    origin_of
 }
 
 /// The first three items and a count of the rest.

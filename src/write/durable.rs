@@ -68,22 +68,53 @@ pub fn start(fh: &File) {
     let _ = fh;
 }
 
+/// Why a file or folder could not be made durable (the write stage's fsync), naming it.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// A file's fsync failed.
+    #[error("{}: making it durable (fsync): {error}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A folder's fsync failed.
+    #[error("{}: making the folder durable (fsync): {error}", path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+impl From<SyncError> for String {
+    /// The message, where the write still carries its errors as text.
+    fn from(e: SyncError) -> String {
+        e.to_string()
+    }
+}
+
 /// Makes the file at `path` (never through a symbolic link) durable: its data and status.
-pub fn file(path: &Path) -> Result<(), String> {
-    let named = |e: std::io::Error| format!("{}: making it durable (fsync): {e}", path.display());
+pub fn file(path: &Path) -> Result<(), SyncError> {
+    let named = |error| SyncError::File {
+        path: path.to_path_buf(),
+        error,
+    };
     open(path, false).and_then(|f| f.sync_all()).map_err(named)
 }
 
 /// [`folder`] of a folder the write may have removed since it named it (a spare's folder pruned, a
 /// folder a replayed journal names that is gone): a folder that is gone has nothing to sync, and its
 /// removal is in its parent, which is synced too.
-pub fn folder_if_there(dir: &Path) -> Result<(), String> {
+pub fn folder_if_there(dir: &Path) -> Result<(), SyncError> {
     unless_gone(dir, folder)
 }
 
 /// `op` on `path` unless nothing is there any more (see [`folder_if_there`]; a file written where
 /// the new output then needs a folder is removed the same way).
-fn unless_gone(path: &Path, op: fn(&Path) -> Result<(), String>) -> Result<(), String> {
+fn unless_gone(path: &Path, op: fn(&Path) -> Result<(), SyncError>) -> Result<(), SyncError> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         _ => op(path),
@@ -92,7 +123,7 @@ fn unless_gone(path: &Path, op: fn(&Path) -> Result<(), String>) -> Result<(), S
 
 /// Makes folder `dir`'s entries durable (the names created, renamed or removed in it). Nothing where
 /// folders cannot be opened (Windows) or the file system does not sync them.
-pub fn folder(dir: &Path) -> Result<(), String> {
+pub fn folder(dir: &Path) -> Result<(), SyncError> {
     #[cfg(unix)]
     {
         // A folder named through a link the repository boundary admitted (`--out inside/x` with
@@ -105,9 +136,12 @@ pub fn folder(dir: &Path) -> Result<(), String> {
         }
         .and_then(|f| f.sync_all());
         match done {
-            Err(e) if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOTSUP)) => Err(
-                format!("{}: making the folder durable (fsync): {e}", dir.display()),
-            ),
+            Err(error) if !matches!(error.raw_os_error(), Some(libc::EINVAL | libc::ENOTSUP)) => {
+                Err(SyncError::Folder {
+                    path: dir.to_path_buf(),
+                    error,
+                })
+            }
             _ => Ok(()),
         }
     }
@@ -119,7 +153,7 @@ pub fn folder(dir: &Path) -> Result<(), String> {
 }
 
 /// [`folder`] of the folder holding `path` (`.` for a bare name).
-pub fn parent(path: &Path) -> Result<(), String> {
+pub fn parent(path: &Path) -> Result<(), SyncError> {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => folder(p),
         _ => folder(Path::new(".")),
@@ -206,7 +240,7 @@ impl Pending {
 
     /// Fsyncs every file written, then every folder marked and the root: after this, the tree is on
     /// the disk as it stands. The first failure is returned, naming its path.
-    pub fn sync(&self) -> Result<(), String> {
+    pub fn sync(&self) -> Result<(), SyncError> {
         let files = self.files.lock().map(|f| f.clone()).unwrap_or_default();
         all(&files, |p| unless_gone(p, file))?;
         let mut folders: Vec<PathBuf> = self
@@ -228,12 +262,12 @@ impl Pending {
 
 /// Runs `op` on every path, [`THREADS`] at a time; the first error is returned (the others still
 /// run: each is a sync, harmless to finish).
-pub fn all(paths: &[PathBuf], op: fn(&Path) -> Result<(), String>) -> Result<(), String> {
+pub fn all(paths: &[PathBuf], op: fn(&Path) -> Result<(), SyncError>) -> Result<(), SyncError> {
     if paths.len() <= 2 {
         return paths.iter().try_for_each(|p| op(p));
     }
     let next = AtomicUsize::new(0);
-    let failed: Mutex<Option<String>> = Mutex::new(None);
+    let failed: Mutex<Option<SyncError>> = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..THREADS.min(paths.len()) {
             s.spawn(|| {
@@ -288,16 +322,20 @@ mod tests {
         let p = Pending::new(&t);
         p.wrote(&f, &fh);
         assert_eq!(p.files(), 1);
-        assert_eq!(p.sync(), Ok(()));
+        assert!(p.sync().is_ok());
         let gone = t.join("gone");
         let e = all(&[f.clone(), gone.clone(), f.clone()], file).expect_err("missing");
-        assert!(e.contains(&gone.display().to_string()), "{e}");
+        assert!(
+            matches!(&e, SyncError::File { path, .. } if *path == gone),
+            "{e}"
+        );
+        assert!(e.to_string().contains(&gone.display().to_string()), "{e}");
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(&f, t.join("l")).expect("link");
             assert!(file(&t.join("l")).is_err(), "a link is not followed");
         }
-        assert_eq!(parent(&f), Ok(()));
+        assert!(parent(&f).is_ok());
         let _ = std::fs::remove_dir_all(&t);
     }
 }

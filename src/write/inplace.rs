@@ -472,7 +472,7 @@ fn plan<'a>(
     let mut unchanged = 0;
     let put: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for f in files {
-        let rel = safe_relative(&f.path).map_err(Failure::unchanged)?;
+        let rel = safe_relative(&f.path).map_err(|e| Failure::unchanged(e.into()))?;
         if f.path == MARKER {
             return Err(Failure::unchanged(format!(
                 "output path `{}` is aifab's manifest",
@@ -676,7 +676,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     super::durable::all(&staged, super::durable::file)
         .and_then(|()| super::durable::folder(&staging))
         .and_then(|()| super::durable::parent(&staging))
-        .map_err(undo)?;
+        .map_err(|e| undo(e.into()))?;
     super::interrupt::point("staged");
     if let Some(sig) = super::interrupt::pending() {
         return Err(undo(format!(
@@ -688,7 +688,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     put_journal(&journal, &entry, true, out).map_err(undo)?;
     super::durable::file(&journal)
         .and_then(|()| super::durable::parent(&journal))
-        .map_err(undo)?;
+        .map_err(|e| undo(e.into()))?;
     super::interrupt::point("journaled");
     // Decided: every rename below is done now, or by the next render from the journal.
     let mut failed = Vec::new();
@@ -701,7 +701,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     let folders: HashSet<&Path> = changes.iter().filter_map(|c| c.target.parent()).collect();
     let folders: Vec<PathBuf> = folders.into_iter().map(Path::to_path_buf).collect();
     if let Err(e) = super::durable::all(&folders, super::durable::folder) {
-        failed.push(e);
+        failed.push(e.into());
     }
     super::interrupt::point("swapped");
     super::interrupt::point("locked");

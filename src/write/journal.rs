@@ -171,8 +171,53 @@ fn out_folder(lock: &Path, out: &str) -> Result<PathBuf, String> {
     Ok(dir.join(p))
 }
 
+/// Why a journal beside a lock could not be written, read or acted on, naming it.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The journal could not be read (missing aside: then there is nothing to do).
+    #[error("{0}")]
+    Unreadable(String),
+    /// The journal does not verify: it is left alone.
+    #[error(
+        "{}: not acted on: {why}; nothing was moved or removed. If no aifab render runs, compare the lock with the output (render --check) and remove the journal",
+        journal.display()
+    )]
+    NotActedOn {
+        /// The journal.
+        journal: PathBuf,
+        /// Why it does not verify.
+        why: String,
+    },
+    /// A file could not be written, renamed or removed.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The lock put in place could not be made durable.
+    #[error(transparent)]
+    Sync(#[from] super::durable::SyncError),
+}
+
+impl From<JournalError> for String {
+    /// The message, where the write still carries its errors as text.
+    fn from(e: JournalError) -> String {
+        e.to_string()
+    }
+}
+
+/// A [`JournalError::Io`] of `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JournalError + '_ {
+    move |error| JournalError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
 /// Writes the journal of lock `lock` (a new file: a journal there is an error).
-pub(super) fn write(lock: &Path, entry: &Entry) -> Result<PathBuf, String> {
+pub(super) fn write(lock: &Path, entry: &Entry) -> Result<PathBuf, JournalError> {
     let path = path(lock);
     let done = std::fs::OpenOptions::new()
         .write(true)
@@ -185,7 +230,7 @@ pub(super) fn write(lock: &Path, entry: &Entry) -> Result<PathBuf, String> {
             if e.kind() != std::io::ErrorKind::AlreadyExists {
                 let _ = std::fs::remove_file(&path);
             }
-            Err(format!("{}: {e}", path.display()))
+            Err(io(&path)(e))
         }
     }
 }
@@ -205,7 +250,7 @@ pub enum Recovery {
 
 /// Finishes or undoes the render a journal beside lock `lock` records, when the process that wrote it
 /// no longer runs (see the module doc). An unreadable journal is an error naming it.
-pub fn recover(lock: &Path) -> Result<Recovery, String> {
+pub fn recover(lock: &Path) -> Result<Recovery, JournalError> {
     let found = replay(lock)?;
     // Staged locks of processes gone without a journal (killed before it was written).
     if !matches!(found, Recovery::Busy(_)) {
@@ -215,18 +260,16 @@ pub fn recover(lock: &Path) -> Result<Recovery, String> {
 }
 
 /// [`recover`] of the journal alone.
-fn replay(lock: &Path) -> Result<Recovery, String> {
+fn replay(lock: &Path) -> Result<Recovery, JournalError> {
     let journal = path(lock);
     let bytes = match crate::files::read_own(&journal, 64 * 1024) {
         Ok(b) => b,
         Err(crate::files::ReadError::Missing) => return Ok(Recovery::Clean),
-        Err(e) => return Err(e.describe(&journal, 64 * 1024)),
+        Err(e) => return Err(JournalError::Unreadable(e.describe(&journal, 64 * 1024))),
     };
-    let refuse = |why: &str| {
-        format!(
-            "{}: not acted on: {why}; nothing was moved or removed. If no aifab render runs, compare the lock with the output (render --check) and remove the journal",
-            journal.display()
-        )
+    let refuse = |why: &str| JournalError::NotActedOn {
+        journal: journal.clone(),
+        why: why.to_string(),
     };
     let entry = std::str::from_utf8(&bytes)
         .ok()
@@ -241,7 +284,7 @@ fn replay(lock: &Path) -> Result<Recovery, String> {
     let result = match decision {
         Decision::Finish { rename } => {
             if rename {
-                std::fs::rename(&staged, lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+                std::fs::rename(&staged, lock).map_err(io(lock))?;
                 // The lock in place on the disk before the journal goes ([`super::durable`]).
                 super::durable::parent(lock)?;
             }
@@ -267,7 +310,7 @@ fn replay(lock: &Path) -> Result<Recovery, String> {
     if let Some(tmp) = tmp_folder(&out, entry.pid) {
         super::stale::remove_if_ours(&tmp);
     }
-    std::fs::remove_file(&journal).map_err(|e| format!("{}: {e}", journal.display()))?;
+    std::fs::remove_file(&journal).map_err(io(&journal))?;
     Ok(result)
 }
 

@@ -45,7 +45,7 @@ mod user;
 
 pub use index::CACHE_ENV;
 pub use manifest::{MARKER, Manifest, header as manifest};
-pub use swap::swap as swap_folders;
+pub use swap::{SwapError, swap as swap_folders};
 pub use user::name_list;
 
 use crate::render::OutFile;
@@ -70,20 +70,34 @@ pub fn holds(path: &Path, bytes: &[u8]) -> bool {
 /// Test hook: when set to N, writing fails after N files, as an interrupted render would.
 pub const FAIL_AFTER_ENV: &str = "AIFAB_TEST_FAIL_AFTER_FILES";
 
+/// Why an output path is refused (the path named).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathError {
+    /// Empty, absolute, or more than one line.
+    #[error("output path `{0}` is not a relative path")]
+    NotRelative(String),
+    /// A `..`, `.` or root component: it would leave the output folder.
+    #[error("output path `{0}` would leave the output folder")]
+    Leaves(String),
+}
+
+impl From<PathError> for String {
+    /// The message, where the write still carries its errors as text.
+    fn from(e: PathError) -> String {
+        e.to_string()
+    }
+}
+
 /// Checks that an output path is relative, stays inside the output folder, and is one line.
-pub fn safe_relative(path: &str) -> Result<PathBuf, String> {
+pub fn safe_relative(path: &str) -> Result<PathBuf, PathError> {
     let p = Path::new(path);
     if path.is_empty() || p.is_absolute() || path.contains(['\n', '\r']) {
-        return Err(format!("output path `{path}` is not a relative path"));
+        return Err(PathError::NotRelative(path.to_string()));
     }
     for c in p.components() {
         match c {
             Component::Normal(s) if !s.is_empty() => {}
-            _ => {
-                return Err(format!(
-                    "output path `{path}` would leave the output folder"
-                ));
-            }
+            _ => return Err(PathError::Leaves(path.to_string())),
         }
     }
     Ok(p.to_path_buf())
@@ -674,14 +688,7 @@ pub fn stage(
         }
     };
     report.kept = kept;
-    interrupt::point("staged");
-    if let Some(sig) = interrupt::pending() {
-        remove_tree(&tmp);
-        return Err(Failure {
-            signal: Some(sig),
-            ..Failure::unchanged(format!("interrupted by {}", interrupt::name(sig)))
-        });
-    }
+    not_interrupted_after_staging(&tmp)?;
     Ok(Staged {
         stage,
         out: out.to_path_buf(),
@@ -692,6 +699,19 @@ pub fn stage(
         was: previous.and_then(|m| m.lock),
         report,
     })
+}
+
+/// The stage `tmp` is filled: a signal that came meanwhile removes it, and the write stops there.
+fn not_interrupted_after_staging(tmp: &Path) -> Result<(), Failure> {
+    interrupt::point("staged");
+    if let Some(sig) = interrupt::pending() {
+        remove_tree(tmp);
+        return Err(Failure {
+            signal: Some(sig),
+            ..Failure::unchanged(format!("interrupted by {}", interrupt::name(sig)))
+        });
+    }
+    Ok(())
 }
 
 /// The spare the render fills and keeps, if any: none for a render that fills secrets (an earlier
@@ -815,12 +835,16 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
             if let Some(j) = &journal {
                 let _ = std::fs::remove_file(j);
             }
-            return Err(abandon(e));
+            return Err(abandon(e.into()));
         }
     };
     // The swap on the disk before the lock moves (step 4); a failure here or after keeps the journal,
     // which the next aifab command settles.
-    let mut unsynced: Vec<String> = durable::parent(&out).err().into_iter().collect();
+    let mut unsynced: Vec<String> = durable::parent(&out)
+        .err()
+        .into_iter()
+        .map(String::from)
+        .collect();
     interrupt::point("swapped");
     if let Some((staged_lock, target)) = &lock {
         if let Err(e) = std::fs::rename(staged_lock, target) {
@@ -828,7 +852,7 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
             let lock = (staged_lock.as_path(), target.as_path());
             return Err(undo_swap(paths, old, journal.as_deref(), lock, &e));
         }
-        unsynced.extend(durable::parent(target).err());
+        unsynced.extend(durable::parent(target).err().map(String::from));
     }
     interrupt::point("locked");
     report
@@ -885,7 +909,7 @@ fn durable_journal(
     let j = journal::write(target, &entry)?;
     if let Err(e) = durable::file(&j).and_then(|()| durable::parent(&j)) {
         let _ = std::fs::remove_file(&j);
-        return Err(e);
+        return Err(e.into());
     }
     Ok(Some(j))
 }
@@ -1262,8 +1286,11 @@ mod tests {
     #[test]
     fn paths_stay_inside() {
         assert!(safe_relative("a/b.cfg").is_ok());
-        assert!(safe_relative("../x").is_err());
-        assert!(safe_relative("/etc/passwd").is_err());
+        assert_eq!(safe_relative("../x"), Err(PathError::Leaves("../x".into())));
+        assert_eq!(
+            safe_relative("/etc/passwd"),
+            Err(PathError::NotRelative("/etc/passwd".into()))
+        );
         assert!(safe_relative("a/../../x").is_err());
         assert!(safe_relative("").is_err());
     }

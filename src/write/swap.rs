@@ -2,25 +2,63 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why the new output could not be put in place (the output folder is then as it was), naming it.
+#[derive(Debug, thiserror::Error)]
+pub enum SwapError {
+    /// The new folder could not be renamed into place.
+    #[error("moving the new output into {}: {error}", out.display())]
+    Into {
+        /// The output folder.
+        out: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The previous output could not be moved aside.
+    #[error("moving {} aside: {error}", out.display())]
+    Aside {
+        /// The output folder.
+        out: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+impl From<SwapError> for String {
+    /// The message, where the write still carries its errors as text.
+    fn from(e: SwapError) -> String {
+        e.to_string()
+    }
+}
+
 /// Moves folder `tmp` to `out`. When `out` exists (`exists`), the two folders are exchanged in one
 /// step where the system can (Linux `renameat2(RENAME_EXCHANGE)`: `out` is never missing, not even
 /// for an instant); elsewhere `out` is renamed to `aside` first and put back if the second rename
 /// fails. Returns where the previous output now is, for the caller to remove.
-pub fn swap(tmp: &Path, out: &Path, aside: &Path, exists: bool) -> Result<Option<PathBuf>, String> {
+pub fn swap(
+    tmp: &Path,
+    out: &Path,
+    aside: &Path,
+    exists: bool,
+) -> Result<Option<PathBuf>, SwapError> {
+    let into = |error| SwapError::Into {
+        out: out.to_path_buf(),
+        error,
+    };
     if !exists {
-        return std::fs::rename(tmp, out)
-            .map(|_| None)
-            .map_err(|e| format!("moving the new output into {}: {e}", out.display()));
+        return std::fs::rename(tmp, out).map(|_| None).map_err(into);
     }
     if exchange(tmp, out).is_ok() {
         return Ok(Some(tmp.to_path_buf()));
     }
-    std::fs::rename(out, aside).map_err(|e| format!("moving {} aside: {e}", out.display()))?;
+    std::fs::rename(out, aside).map_err(|error| SwapError::Aside {
+        out: out.to_path_buf(),
+        error,
+    })?;
     match std::fs::rename(tmp, out) {
         Ok(()) => Ok(Some(aside.to_path_buf())),
         Err(e) => {
             let _ = std::fs::rename(aside, out);
-            Err(format!("moving the new output into {}: {e}", out.display()))
+            Err(into(e))
         }
     }
 }

@@ -18,10 +18,10 @@ const LAYERS: &[&str] = &[
     // (`hosts` is the host plan; its files are printed by `render::hosts`)
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
     // allocation and compilation
-    "lock", "compile", // back: pictures, per-OS layer, render, write, review
+    "lock", "git", "compile", // back: pictures, per-OS layer, render, write, review
     "picture", "os", "render", "write", "review", "delivery", "verify", "twin",
     // driving the stages; the binary's own modules
-    "pipeline", "project", "bench", "cli",
+    "pipeline", "project", "publish", "bench", "cli",
 ];
 
 /// The problems of the layer rule in the crate under `src`: a module using one that comes after

@@ -27,15 +27,99 @@ use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+/// Why `aifab drift --write` wrote nothing (the folder named; its `Display` is the message).
+#[derive(Debug, thiserror::Error)]
+pub enum DriftError {
+    /// The folder holds files this command did not write.
+    #[error(
+        "{}: holds what `aifab drift --write` did not write ({}): move it out, or give a new folder; nothing written",
+        dir.display(),
+        foreign.join(", ")
+    )]
+    Foreign {
+        /// The folder.
+        dir: PathBuf,
+        /// The entries it did not write.
+        foreign: Vec<String>,
+    },
+    /// The folder was not made by this command.
+    #[error(
+        "{}: a folder `aifab drift --write` did not make (no {MANIFEST}); give a new folder, nothing written",
+        dir.display()
+    )]
+    NotOurs {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// Not a folder (a link is not followed).
+    #[error("{}: not a folder (a link is not followed); nothing written", dir.display())]
+    NotAFolder {
+        /// The path.
+        dir: PathBuf,
+    },
+    /// The folder could not be looked at.
+    #[error("{}: {error}; nothing written", dir.display())]
+    Unreadable {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The path names no folder.
+    #[error("{}: not a folder name", dir.display())]
+    NoName {
+        /// The path.
+        dir: PathBuf,
+    },
+    /// A file or folder could not be read or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A device's file path is not a relative path.
+    #[error(transparent)]
+    Path(#[from] crate::write::PathError),
+    /// The manifest could not be printed.
+    #[error("{0}")]
+    Manifest(#[from] serde_json::Error),
+    /// Filling the new folder failed; the folder is unchanged.
+    #[error("{error}; nothing written, {} unchanged", dir.display())]
+    Staging {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        error: Box<DriftError>,
+    },
+    /// Swapping the new folder in failed; the folder is unchanged.
+    #[error("{error}; {} unchanged", dir.display())]
+    Swap {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        error: crate::write::SwapError,
+    },
+}
+
+/// A [`DriftError::Io`] of `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DriftError + '_ {
+    move |error| DriftError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
 /// The manifest (and marker) of a folder `aifab drift --write` made.
-pub(super) const MANIFEST: &str = ".aifab-drift";
+pub const MANIFEST: &str = ".aifab-drift";
 
 /// Test hook: `AIFAB_TEST_KILL_AT=drift-fill` kills the process (SIGKILL) after the first file of
 /// the new folder is written, `drift-staged` after the manifest, before the swap.
 const KILL_AT_ENV: &str = "AIFAB_TEST_KILL_AT";
 
 /// One device's files.
-pub(super) struct Entry<'a> {
+pub struct Entry<'a> {
     /// Hostname.
     pub host: &'a str,
     /// The config's path in the rendered folder (`<host>.cfg`), also its path here.
@@ -51,7 +135,7 @@ pub(super) struct Entry<'a> {
 /// Writes `entries` as the whole content of `dir` (with the manifest), atomically. `dir` is created
 /// or must be a folder this command made (it has [`MANIFEST`]); a link is refused. On an error `dir`
 /// is as it was.
-pub(super) fn write(dir: &Path, entries: &[Entry]) -> Result<(), String> {
+pub fn write(dir: &Path, entries: &[Entry]) -> Result<(), DriftError> {
     let exists = check_target(dir)?;
     let (parent, name) = parent_and_name(dir)?;
     remove_stale(&parent, &name);
@@ -60,10 +144,13 @@ pub(super) fn write(dir: &Path, entries: &[Entry]) -> Result<(), String> {
     let staged = stage(&tmp, entries);
     if let Err(e) = staged {
         let _ = std::fs::remove_dir_all(&tmp);
-        return Err(format!("{e}; nothing written, {} unchanged", dir.display()));
+        return Err(DriftError::Staging {
+            dir: dir.to_path_buf(),
+            error: Box::new(e),
+        });
     }
     kill_at("drift-staged");
-    match aifab::write::swap_folders(&tmp, dir, &aside, exists) {
+    match crate::write::swap_folders(&tmp, dir, &aside, exists) {
         Ok(old) => {
             if let Some(old) = old {
                 let _ = std::fs::remove_dir_all(old);
@@ -73,14 +160,17 @@ pub(super) fn write(dir: &Path, entries: &[Entry]) -> Result<(), String> {
         }
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
-            Err(format!("{e}; {} unchanged", dir.display()))
+            Err(DriftError::Swap {
+                dir: dir.to_path_buf(),
+                error: e,
+            })
         }
     }
 }
 
 /// Whether `dir` exists (then it is a folder with [`MANIFEST`]); an error for a link, a file or a
 /// folder this command did not make.
-fn check_target(dir: &Path) -> Result<bool, String> {
+fn check_target(dir: &Path) -> Result<bool, DriftError> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_dir() => {
             if std::fs::symlink_metadata(dir.join(MANIFEST)).is_ok_and(|m| m.is_file()) {
@@ -89,31 +179,31 @@ fn check_target(dir: &Path) -> Result<bool, String> {
                 if foreign.is_empty() {
                     return Ok(true);
                 }
-                Err(format!(
-                    "{}: holds what `aifab drift --write` did not write ({}): move it out, or give a new folder; nothing written",
-                    dir.display(),
-                    foreign.join(", ")
-                ))
+                Err(DriftError::Foreign {
+                    dir: dir.to_path_buf(),
+                    foreign,
+                })
             } else {
-                Err(format!(
-                    "{}: a folder `aifab drift --write` did not make (no {MANIFEST}); give a new folder, nothing written",
-                    dir.display()
-                ))
+                Err(DriftError::NotOurs {
+                    dir: dir.to_path_buf(),
+                })
             }
         }
-        Ok(_) => Err(format!(
-            "{}: not a folder (a link is not followed); nothing written",
-            dir.display()
-        )),
+        Ok(_) => Err(DriftError::NotAFolder {
+            dir: dir.to_path_buf(),
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(format!("{}: {e}; nothing written", dir.display())),
+        Err(error) => Err(DriftError::Unreadable {
+            dir: dir.to_path_buf(),
+            error,
+        }),
     }
 }
 
 /// The entries of `dir` its manifest does not name (the manifest itself aside), sorted.
-fn foreign_files(dir: &Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(dir.join(MANIFEST))
-        .map_err(|e| format!("{}: {e}", dir.join(MANIFEST).display()))?;
+fn foreign_files(dir: &Path) -> Result<Vec<String>, DriftError> {
+    let manifest = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&manifest).map_err(io(&manifest))?;
     let manifest: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
     let mut ours: Vec<&str> = vec![MANIFEST];
     for files in manifest["hosts"]
@@ -125,7 +215,7 @@ fn foreign_files(dir: &Path) -> Result<Vec<String>, String> {
             ours.extend(files[kind]["file"].as_str());
         }
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let entries = std::fs::read_dir(dir).map_err(io(dir))?;
     let mut foreign: Vec<String> = entries
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -136,17 +226,19 @@ fn foreign_files(dir: &Path) -> Result<Vec<String>, String> {
 }
 
 /// The folder `dir` is in (created when missing) and its name.
-fn parent_and_name(dir: &Path) -> Result<(PathBuf, String), String> {
+fn parent_and_name(dir: &Path) -> Result<(PathBuf, String), DriftError> {
     let name = dir
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| format!("{}: not a folder name", dir.display()))?
+        .ok_or_else(|| DriftError::NoName {
+            dir: dir.to_path_buf(),
+        })?
         .to_string();
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
     Ok((parent, name))
 }
 
@@ -170,25 +262,24 @@ fn remove_stale(parent: &Path, name: &str) {
             continue;
         };
         let is_dir = std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.file_type().is_dir());
-        if is_dir && pid != std::process::id() && !aifab::files::pid_alive(pid) {
+        if is_dir && pid != std::process::id() && !crate::files::pid_alive(pid) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
 }
 
 /// Fills the new folder `tmp` (0700): every device's replace file and base (0600), then the manifest.
-fn stage(tmp: &Path, entries: &[Entry]) -> Result<(), String> {
+fn stage(tmp: &Path, entries: &[Entry]) -> Result<(), DriftError> {
     if std::fs::symlink_metadata(tmp).is_ok() {
-        std::fs::remove_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        std::fs::remove_dir_all(tmp).map_err(io(tmp))?;
     }
     let mut b = std::fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(tmp)
-        .map_err(|e| format!("{}: {e}", tmp.display()))?;
+    b.create(tmp).map_err(io(tmp))?;
     let mut hosts = Map::new();
     for (i, e) in entries.iter().enumerate() {
-        let config = aifab::write::safe_relative(e.config)?;
+        let config = crate::write::safe_relative(e.config).map_err(DriftError::Path)?;
         let base = base_name(e.config);
         put(&tmp.join(&config), e.assembled)?;
         if i == 0 {
@@ -208,20 +299,20 @@ fn stage(tmp: &Path, entries: &[Entry]) -> Result<(), String> {
         "written_by": format!("aifab drift --write {}", env!("CARGO_PKG_VERSION")),
         "hosts": Value::Object(hosts),
     });
-    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())? + "\n";
+    let text = serde_json::to_string_pretty(&manifest)? + "\n";
     put(&tmp.join(MANIFEST), &text)?;
     sync_dir(tmp);
     Ok(())
 }
 
 /// `<host>.base.cfg` beside `<host>.cfg`.
-pub(super) fn base_name(config: &str) -> String {
+pub fn base_name(config: &str) -> String {
     let stem = config.strip_suffix(".cfg").unwrap_or(config);
     format!("{stem}.base.cfg")
 }
 
 /// The lowercase hex SHA-256 of `text`'s bytes (what Ansible's `hash('sha256')` prints).
-pub(super) fn sha256(text: &str) -> String {
+pub fn sha256(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     digest.iter().fold(String::with_capacity(64), |mut s, b| {
         s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
@@ -231,14 +322,14 @@ pub(super) fn sha256(text: &str) -> String {
 }
 
 /// Writes a new file (mode 0600) at `path` and flushes it to disk.
-fn put(path: &Path, text: &str) -> Result<(), String> {
+fn put(path: &Path, text: &str) -> Result<(), DriftError> {
     let mut o = OpenOptions::new();
     o.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
     o.open(path)
         .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(io(path))
 }
 
 /// Flushes a folder's entries to disk (best effort: not every system can open a folder).

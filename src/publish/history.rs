@@ -4,10 +4,10 @@
 //! a budget of bytes; one committed version read whole, up to the lock's own limit, when the lock's
 //! body differs from it).
 
-use super::super::git;
-use super::super::git::history::{Blob, Bounds, Version};
-use aifab::lock::history::{History, Stamp, of_head};
-use aifab::lock::read::Loaded;
+use crate::git;
+use crate::git::history::{Blob, Bounds, Version};
+use crate::lock::history::{History, Stamp, of_head};
+use crate::lock::read::Loaded;
 use std::path::Path;
 
 /// How far the lock's committed history is looked at: the newest 16 commits that changed it, the first
@@ -135,9 +135,9 @@ fn lost_since(
             .find(|(_, c)| edited && c.serial < h.serial)
     };
     let (version, committed) = same_serial.or_else(older)?;
-    let text = version.read_whole(p, aifab::lock::read::MAX_LOCK_BYTES)?;
-    let then = aifab::lock::entry_counts(&text)?;
-    let now = aifab::lock::Total::of(&lock.lock);
+    let text = version.read_whole(p, crate::lock::read::MAX_LOCK_BYTES)?;
+    let then = crate::lock::entry_counts(&text)?;
+    let now = crate::lock::Total::of(&lock.lock);
     let fewer: Vec<String> = [
         ("devices", now.devices, then.devices),
         ("links", now.links, then.links),

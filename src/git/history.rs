@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// How far a look at a file's history goes.
-pub(in crate::cli) struct Bounds {
+pub struct Bounds {
     /// The newest commits that changed the file, at most.
     pub commits: usize,
     /// The bytes kept of each version read.
@@ -20,7 +20,7 @@ pub(in crate::cli) struct Bounds {
 
 /// What was read of one committed version of a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(in crate::cli) enum Blob {
+pub enum Blob {
     /// Its first bytes (at most [`Bounds::head_bytes`]).
     Head(Vec<u8>),
     /// The commit removed the file.
@@ -32,7 +32,7 @@ pub(in crate::cli) enum Blob {
 }
 
 /// One commit of a file's history and what was read of the file there.
-pub(in crate::cli) struct Version {
+pub struct Version {
     /// The commit's id.
     pub commit: String,
     /// The file at that commit.
@@ -45,7 +45,7 @@ impl Version {
     /// The whole file at this commit, read from git no further than `max` bytes (`path` the file's
     /// path in the work tree, which gives the repository); `None` when git cannot show it, it is
     /// larger, or it is not UTF-8.
-    pub(in crate::cli) fn read_whole(&self, path: &Path, max: u64) -> Option<String> {
+    pub fn read_whole(&self, path: &Path, max: u64) -> Option<String> {
         let (dir, _) = dir_and_name(path.to_str()?).ok()?;
         String::from_utf8(super::read_blob(dir, &self.spec, max).ok()?).ok()
     }
@@ -54,7 +54,7 @@ impl Version {
 /// The newest [`Bounds::commits`] commits reachable from HEAD that changed `path`, newest first, with
 /// what [`Bounds`] allow of the file at each. Empty outside a git work tree, before the first commit,
 /// and for a file git never held.
-pub(in crate::cli) fn history(path: &Path, bounds: &Bounds) -> Vec<Version> {
+pub fn history(path: &Path, bounds: &Bounds) -> Vec<Version> {
     let Some((dir, name)) = path.to_str().and_then(|p| dir_and_name(p).ok()) else {
         return Vec::new();
     };
