@@ -515,9 +515,10 @@ fn lossless(s: &Sides) -> Vec<Change> {
         .collect()
 }
 
-/// `CHG-ECN`: a queue's ECN thresholds changed, one line per priority and change, counted in ports.
+/// `CHG-ECN`: a queue's ECN thresholds changed, old→new, one line per class and change, counted in
+/// ports.
 fn ecn(s: &Sides) -> Vec<Change> {
-    type Key = (u8, String);
+    type Key = (String, String);
     let mut changes: BTreeMap<Key, (BTreeSet<&str>, usize)> = BTreeMap::new();
     for (a, b) in s.same_platform() {
         for (qa, qb) in a.qos.queues.iter().zip(b.qos.queues.iter()) {
@@ -530,7 +531,12 @@ fn ecn(s: &Sides) -> Vec<Change> {
                 .as_ref()
                 .map(|e| (e.min_bytes, e.max_bytes, e.probability));
             if fa != fb {
-                let e = changes.entry((qb.queue, ecn_text(fa, fb))).or_default();
+                // By class, whatever queue each OS gives it.
+                let class = match qb.class.as_deref().or(qa.class.as_deref()) {
+                    Some(c) => format!("class {c} (queue {})", qb.queue),
+                    None => format!("queue {}", qb.queue),
+                };
+                let e = changes.entry((class, ecn_text(fa, fb))).or_default();
                 e.0.insert(b.hostname.as_str());
                 e.1 += b.interfaces.len();
             }
@@ -538,12 +544,12 @@ fn ecn(s: &Sides) -> Vec<Change> {
     }
     changes
         .into_iter()
-        .map(|((prio, what), (sw, ports))| {
+        .map(|((class, what), (sw, ports))| {
             let names: Vec<&str> = sw.into_iter().collect();
             Change {
                 rule: ChangeRule::Ecn,
                 impact: Impact::NonDisruptive,
-                summary: format!("ECN on priority {prio} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), named(&names)),
+                summary: format!("ECN on {class} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), named(&names)),
                 switches: names.len(),
                 ports,
                 devices: names.iter().map(|n| n.to_string()).collect(),

@@ -25,6 +25,7 @@ mod diff;
 mod drift;
 mod durable;
 mod every_field;
+mod field_walk;
 mod fuzz_regressions;
 mod golden;
 mod homing;
