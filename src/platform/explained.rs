@@ -73,7 +73,10 @@ mod tests {
     fn a_rule_explains_the_sections_its_patterns_match() {
         let map = ChangeSections(
             [
-                ("CHG-ECN".to_string(), vec!["policy-map type queuing".to_string()]),
+                (
+                    "CHG-ECN".to_string(),
+                    vec!["policy-map type queuing".to_string()],
+                ),
                 ("CHG-LOSSLESS".to_string(), vec!["BUFFER_*".to_string()]),
             ]
             .into(),

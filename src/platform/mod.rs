@@ -28,8 +28,8 @@ mod types;
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
 pub use catalog::{Catalog, Entry, VENDOR_FILES, hint_for, schema_json};
-pub use naming::PortNames;
 pub use explained::ChangeSections;
+pub use naming::PortNames;
 pub use owned::{ConfigDbOwnership, OwnedSections};
 pub use sonic::{
     BufferModel, DynamicBuffers, Fec, MaxPaths, PgLookupRow, SonicBuffers, SonicFacts, SonicPort,

@@ -255,10 +255,15 @@ mod tests {
 
     #[test]
     fn banners_and_comments_are_sections_of_their_own() {
-        let old = "! fabric a\nhostname a\nbanner motd #\nHello\nrouter bgp 1\n#\nntp server 192.0.2.1\n";
-        let new = "! fabric b\nhostname a\nbanner motd #\nHallo\nrouter bgp 1\n#\nntp server 192.0.2.1\n";
+        let old =
+            "! fabric a\nhostname a\nbanner motd #\nHello\nrouter bgp 1\n#\nntp server 192.0.2.1\n";
+        let new =
+            "! fabric b\nhostname a\nbanner motd #\nHallo\nrouter bgp 1\n#\nntp server 192.0.2.1\n";
         // The banner's text is the banner's, even a line that reads like a section.
-        assert_eq!(sections_changed("a.cfg", old, new), [COMMENTS, "banner motd #"]);
+        assert_eq!(
+            sections_changed("a.cfg", old, new),
+            [COMMENTS, "banner motd #"]
+        );
         let new = old.replace("router bgp 1", "router bgp 2");
         assert_eq!(sections_changed("a.cfg", old, &new), ["banner motd #"]);
         assert_eq!(sections_changed("x/GENERATED.txt", "a", "b"), [COMMENTS]);
@@ -272,9 +277,21 @@ mod tests {
             name(Os::Nxos, "policy-map type queuing AIFAB-OUT"),
             "policy-map type queuing"
         );
-        assert_eq!(name(Os::Nxos, "ntp server 192.0.2.1 use-vrf management"), "ntp server");
-        assert_eq!(name(Os::Eos, "username admin role network-admin secret sha512 $6$x"), "username");
-        assert_eq!(name(Os::Eos, "interface Ethernet1/1"), "interface Ethernet*");
+        assert_eq!(
+            name(Os::Nxos, "ntp server 192.0.2.1 use-vrf management"),
+            "ntp server"
+        );
+        assert_eq!(
+            name(
+                Os::Eos,
+                "username admin role network-admin secret sha512 $6$x"
+            ),
+            "username"
+        );
+        assert_eq!(
+            name(Os::Eos, "interface Ethernet1/1"),
+            "interface Ethernet*"
+        );
         // No owned pattern: the first words, never a value.
         assert_eq!(name(Os::Nxos, "made-up thing 10.0.0.1"), "made-up thing");
         assert_eq!(name(Os::Sonic, "WRED_PROFILE"), "WRED_PROFILE");

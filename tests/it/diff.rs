@@ -584,6 +584,56 @@ fn baseline_and_unexplained_changes_are_reported_per_switch() {
     );
 }
 
+/// A switch where a specific rule fired is still named by `CHG-CONFIG` for a section that rule does not
+/// explain: an ECN change together with a site line names the ECN switches under `CHG-ECN` (with the
+/// class and the old and new threshold) and again under `CHG-CONFIG` for `clock timezone`, never for
+/// the queuing policy `CHG-ECN` explains.
+#[test]
+fn a_section_no_fired_rule_explains_is_named_beside_the_rule() {
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let both = text
+        .replace("min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB")
+        .replacen(
+            "\nfabric:",
+            "\nsite_lines:\n  - \"clock timezone UTC 0 0\"\nfabric:",
+            1,
+        );
+    assert_ne!(both, text);
+    let new = fixture("pod1-1024-ecn-site.yaml", &both);
+    let json: serde_json::Value =
+        serde_json::from_str(&diff_of(&["intents/pod1-1024.yaml"], &new, "json")).expect("json");
+    let changes = json["changes"].as_array().expect("changes");
+    let of = |rule: &str| -> Vec<&serde_json::Value> {
+        changes.iter().filter(|c| c["rule"] == rule).collect()
+    };
+    let (ecn, config) = (of("CHG-ECN"), of("CHG-CONFIG"));
+    assert_eq!((ecn.len(), config.len()), (1, 1), "{changes:#?}");
+    let summary = |c: &serde_json::Value| c["summary"].as_str().unwrap_or_default().to_string();
+    assert!(
+        summary(ecn[0]).contains("class roce") && summary(ecn[0]).contains("min 150KB→300KB"),
+        "{ecn:#?}"
+    );
+    let config_summary = summary(config[0]);
+    assert!(config_summary.contains("`clock timezone`"), "{config:#?}");
+    assert!(
+        !config_summary.contains("policy-map") && !config_summary.contains("qos profile"),
+        "{config:#?}"
+    );
+    let devices = |c: &serde_json::Value| -> Vec<String> {
+        c["devices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(String::from))
+            .collect()
+    };
+    let (e, k) = (devices(ecn[0]), devices(config[0]));
+    assert!(
+        !e.is_empty() && e.iter().all(|d| k.contains(d)),
+        "{changes:#?}"
+    );
+}
+
 /// `aifab diff` of an intent with its own lock, where the intent has an error and its lock no longer
 /// fits it: both files' problems in one run, as `validate` gives them.
 #[test]

@@ -167,8 +167,12 @@ pub fn candidates(s: &Value, current: Option<&Value>) -> Vec<Value> {
     }
     let int = |v: &Value| v.as_i64();
     let (min, max) = (
-        s.get("minimum").and_then(int).or_else(|| alt_bound(s, "minimum")),
-        s.get("maximum").and_then(int).or_else(|| alt_bound(s, "maximum")),
+        s.get("minimum")
+            .and_then(int)
+            .or_else(|| alt_bound(s, "minimum")),
+        s.get("maximum")
+            .and_then(int)
+            .or_else(|| alt_bound(s, "maximum")),
     );
     let fits = |n: i64| min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
     match now {
@@ -197,10 +201,17 @@ pub fn candidates(s: &Value, current: Option<&Value>) -> Vec<Value> {
     {
         out.extend(ex.iter().cloned());
     }
-    // A name or a line of text: one letter more (`netops` → `netopsx`), or a line of its own.
+    // A name or a line of text: its first character another (`netops` → `xetops`; the length kept,
+    // a reason may be at its maximum), or a line of its own.
     if types(s).contains(&"string") && s.get("format").is_none() {
         match now.and_then(Value::as_str) {
-            Some(t) => out.push(Value::from(format!("{t}x"))),
+            Some(t) => {
+                let first = if t.starts_with('x') { 'y' } else { 'x' };
+                out.push(Value::from(format!(
+                    "{first}{}",
+                    t.chars().skip(1).collect::<String>()
+                )));
+            }
             None => out.push(Value::from("aifab-every-field")),
         }
     }
@@ -306,8 +317,13 @@ pub fn add(root: &Value, v: &Value, field: &Field, value: &Value) -> Option<(Val
         cur = match step {
             Step::Key(k) => {
                 let m = cur.as_object_mut()?;
-                if m.get(k).is_none_or(Value::is_null) {
-                    m.insert(k.clone(), fill?);
+                match m.get(k) {
+                    // The leaf itself is there: nothing to add.
+                    Some(x) if !x.is_null() && i == last => return None,
+                    Some(x) if !x.is_null() => {}
+                    _ => {
+                        m.insert(k.clone(), fill?);
+                    }
                 }
                 pointer.push_str(&format!("/{}", esc(k)));
                 m.get_mut(k)?
@@ -322,6 +338,8 @@ pub fn add(root: &Value, v: &Value, field: &Field, value: &Value) -> Option<(Val
                 let a = cur.as_array_mut()?;
                 if a.is_empty() {
                     a.push(fill?);
+                } else if i == last {
+                    return None;
                 }
                 pointer.push_str("/0");
                 a.get_mut(0)?
