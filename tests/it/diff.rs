@@ -57,7 +57,7 @@ fn ecn_change_is_non_disruptive_with_port_counts() {
     assert_eq!(e.impact, Impact::NonDisruptive);
     assert_eq!((e.switches, e.ports), (48, 48 * 64));
     assert!(
-        e.summary.contains("priority 3") && e.summary.contains("150KB→300KB"),
+        e.summary.contains("class roce (queue 3)") && e.summary.contains("150KB→300KB"),
         "{}",
         e.summary
     );
