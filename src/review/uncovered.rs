@@ -296,4 +296,34 @@ mod tests {
         assert_eq!(name(Os::Nxos, "made-up thing 10.0.0.1"), "made-up thing");
         assert_eq!(name(Os::Sonic, "WRED_PROFILE"), "WRED_PROFILE");
     }
+
+    /// Every built-in `change_sections:` key is a change rule, and every pattern names what the OS
+    /// renders: an owned section pattern, a config_db table it owns, or `(comments)`.
+    #[test]
+    fn change_sections_name_rules_and_rendered_sections() {
+        use crate::review::change::ChangeRule;
+        let cat = Catalog::builtin();
+        for (os, map) in &cat.change_sections {
+            assert!(!map.is_empty(), "{os}");
+            for (rule, patterns) in &map.0 {
+                assert!(
+                    ChangeRule::ALL.iter().any(|r| r.id() == rule),
+                    "{os}: {rule} is no change rule"
+                );
+                for p in patterns {
+                    let owned = cat.owned.get(os).is_some_and(|o| {
+                        o.patterns().any(|q| crate::platform::owned::overlap(p, q))
+                    });
+                    let table = cat
+                        .owned_tables
+                        .get(os)
+                        .is_some_and(|t| t.tables.iter().any(|t| t == p));
+                    assert!(
+                        owned || table || p == COMMENTS,
+                        "{os} {rule}: `{p}` is no section {os} renders"
+                    );
+                }
+            }
+        }
+    }
 }
