@@ -573,18 +573,44 @@ fn switches(
     vec![Change::per_switch(rule, impact, summary, names)]
 }
 
-/// `CHG-DSCP`: the DSCP → priority map changed.
+/// `CHG-DSCP`: the DSCP → priority map changed, old→new per DSCP (`DSCP 26: priority 3→0`), per set
+/// of switches alike.
 fn dscp(s: &Sides) -> Vec<Change> {
-    switches(
-        ChangeRule::Dscp,
-        Impact::Disruptive,
-        &s.changed(|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc),
-        |sw| {
-            format!(
-                "DSCP classification changed on {sw} (flows move between queues; lossless traffic may drop while ends disagree)"
+    grouped(s, |a, b| dscp_text(&a.qos.dscp_to_tc, &b.qos.dscp_to_tc))
+        .into_iter()
+        .map(|(what, names)| {
+            Change::per_switch(
+                ChangeRule::Dscp,
+                Impact::Disruptive,
+                format!(
+                    "DSCP classification changed ({what}) on {} (flows move between queues; lossless traffic may drop while ends disagree)",
+                    named(&names)
+                ),
+                &names,
             )
-        },
-    )
+        })
+        .collect()
+}
+
+/// The DSCPs whose priority differs, old→new, DSCPs that move alike grouped: `DSCP 24,26: priority
+/// 3→0`; empty when none.
+fn dscp_text(x: &[u8], y: &[u8]) -> String {
+    let mut moves: BTreeMap<(Option<u8>, Option<u8>), Vec<u8>> = BTreeMap::new();
+    for d in 0..x.len().max(y.len()) {
+        let (a, b) = (x.get(d).copied(), y.get(d).copied());
+        if a != b {
+            moves
+                .entry((a, b))
+                .or_default()
+                .push(u8::try_from(d).unwrap_or(u8::MAX));
+        }
+    }
+    let prio = |p: Option<u8>| p.map_or("none".to_string(), |p| p.to_string());
+    moves
+        .into_iter()
+        .map(|((a, b), ds)| format!("DSCP {}: priority {}→{}", list(&ds), prio(a), prio(b)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `CHG-SCHED`: strict queues, their rate limits (`max_rate`) or bandwidth shares changed.

@@ -73,7 +73,10 @@ fn lossless_set_change_is_disruptive() {
     assert_eq!(l.impact, Impact::Disruptive);
     assert_eq!(l.switches, 48);
     assert!(l.summary.contains("3→4"), "{}", l.summary);
-    assert_eq!(only(&c, "CHG-DSCP").switches, 48);
+    let d = only(&c, "CHG-DSCP");
+    assert_eq!(d.switches, 48);
+    // roce's DSCPs (24, 26 in the example) move from priority 3 to 4.
+    assert!(d.summary.contains("24,26: priority 3→4"), "{}", d.summary);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! - every switch whose files changed is named by the report, and every switch a rule names changed;
 //! - every changed section of every switch is explained by a rule that fired there (its
 //!   `change_sections:` in `vendors/<os>.yaml`) or named by `CHG-CONFIG`;
+//! - a QoS rule (`CHG-ECN`, `CHG-SCHED`, `CHG-WATCHDOG`, `CHG-LOSSLESS`, `CHG-DSCP`) gives old→new values;
 //! - a rule that fired on a switch explains at least one of its changed sections (else its map lacks
 //!   what it changed, or it names the wrong switch);
 //! - `CHG-CONFIG` names no section of a switch where a specific rule fired, unless [`ALSO_CONFIG`]
@@ -377,6 +378,22 @@ fn check(
             "{what}: {:?} name {idle:?}, whose files did not change",
             ids(&changes)
         ));
+    }
+    // QoS values are reported old→new (rates, thresholds, shares, timers, priorities).
+    let qos = [
+        ChangeRule::Ecn,
+        ChangeRule::Sched,
+        ChangeRule::Watchdog,
+        ChangeRule::Lossless,
+        ChangeRule::Dscp,
+    ];
+    for c in changes.iter().filter(|c| qos.contains(&c.rule)) {
+        if !c.summary.contains('→') {
+            problems.push(format!(
+                "{what}: {} gives no old→new value: {}",
+                c.rule, c.summary
+            ));
+        }
     }
     if files.is_empty() && !changes.is_empty() {
         problems.push(format!("{what}: no file changed, yet {:?}", ids(&changes)));
