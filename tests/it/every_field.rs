@@ -167,33 +167,7 @@ fn every_field_that_changes_a_config_is_reported_on_its_switches() {
     for example in EXAMPLES {
         walk(example, &schema, &all, &mut t);
     }
-    let listed = |p: &str| {
-        SKIPPED
-            .iter()
-            .find(|(f, _)| *f == p || (f.ends_with('/') && p.starts_with(f)))
-    };
-    let mut skipped = Vec::new();
-    for f in &all {
-        let p = f.path();
-        if t.exercised.contains(&p) {
-            if listed(&p).is_some() {
-                t.problems.push(format!(
-                    "{p}: exercised, yet SKIPPED gives a reason: drop it"
-                ));
-            }
-            continue;
-        }
-        match listed(&p) {
-            Some((_, why)) => skipped.push(format!("{p}: {why}")),
-            None => {
-                let seen = t.why_not.get(&p).cloned().unwrap_or_default();
-                t.problems.push(format!(
-                    "{p}: skipped with no reason in SKIPPED ({})",
-                    seen.into_iter().collect::<Vec<_>>().join("; ")
-                ));
-            }
-        }
-    }
+    let skipped = skipped(&all, &mut t);
     println!(
         "every_field: {} schema leaf fields, {} exercised, {} skipped; {} changed intents compiled, {} moved a config",
         all.len(),
@@ -205,6 +179,53 @@ fn every_field_that_changes_a_config_is_reported_on_its_switches() {
     for s in &skipped {
         println!("  skipped {s}");
     }
+    maps_reached(&mut t);
+    assert!(t.problems.is_empty(), "{}", t.problems.join("\n"));
+    assert!(
+        t.tried >= 200 && t.changed >= 150,
+        "only {} values changed, {} configs moved",
+        t.tried,
+        t.changed
+    );
+}
+
+/// The fields of `all` the walk did not exercise, each with its reason from [`SKIPPED`]; a field
+/// without one, or a reason for a field that was exercised, is a problem.
+fn skipped(all: &[Field], t: &mut Tally) -> Vec<String> {
+    let listed = |p: &str| {
+        SKIPPED
+            .iter()
+            .find(|(f, _)| *f == p || (f.ends_with('/') && p.starts_with(f)))
+    };
+    let mut out = Vec::new();
+    for f in all {
+        let p = f.path();
+        if t.exercised.contains(&p) {
+            if listed(&p).is_some() {
+                t.problems.push(format!(
+                    "{p}: exercised, yet SKIPPED gives a reason: drop it"
+                ));
+            }
+            continue;
+        }
+        match listed(&p) {
+            Some((_, why)) => out.push(format!("{p}: {why}")),
+            None => {
+                let seen = t.why_not.get(&p).cloned().unwrap_or_default();
+                t.problems.push(format!(
+                    "{p}: skipped with no reason in SKIPPED ({})",
+                    seen.into_iter().collect::<Vec<_>>().join("; ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Every pattern of the built-in `change_sections:` explained some changed section in the walk, or
+/// [`NOT_REACHED`] says why not (printed); any other is a problem: a map claims only what the renders
+/// show.
+fn maps_reached(t: &mut Tally) {
     for (os, map) in &Catalog::builtin().change_sections {
         for (rule, patterns) in &map.0 {
             for p in patterns {
@@ -226,13 +247,6 @@ fn every_field_that_changes_a_config_is_reported_on_its_switches() {
             }
         }
     }
-    assert!(t.problems.is_empty(), "{}", t.problems.join("\n"));
-    assert!(
-        t.tried >= 200 && t.changed >= 150,
-        "only {} values changed, {} configs moved",
-        t.tried,
-        t.changed
-    );
 }
 
 /// The compiled model and rendered files of an intent, as `render` makes them.
@@ -284,29 +298,7 @@ fn walk(example: &'static str, schema: &Value, all: &[Field], t: &mut Tally) {
     let old_files = sides.render(&old);
     for f in all {
         let path = f.path();
-        let mut cases: Vec<(Value, String)> = Vec::new();
-        for p in instances(&base, f) {
-            let now = base.pointer(&p);
-            let mut values = candidates(f.leaf(), now);
-            values.extend(platforms(&path, now, cat));
-            for value in values {
-                let mut v = base.clone();
-                if let Some(slot) = v.pointer_mut(&p) {
-                    *slot = value;
-                }
-                if path == "/qos/classes/*/bandwidth" && !rebalance(&mut v, &base, &p) {
-                    continue;
-                }
-                cases.push((v, p.clone()));
-            }
-        }
-        if cases.is_empty() {
-            for value in candidates(f.leaf(), None) {
-                if let Some(case) = add(schema, &base, f, &value) {
-                    cases.push(case);
-                }
-            }
-        }
+        let cases = cases(schema, &base, f, cat);
         if cases.is_empty() {
             note(t, &path, example, "no instance and none can be added");
         }
@@ -335,6 +327,34 @@ fn walk(example: &'static str, schema: &Value, all: &[Field], t: &mut Tally) {
             check(&what, &path, (&old, &new), &files, cat, t);
         }
     }
+}
+
+/// The changed intents for field `f` of `base`, each with the pointer of the changed value: every
+/// instance the example has, with each other value; or, when it has none, the field added.
+fn cases(schema: &Value, base: &Value, f: &Field, cat: &Catalog) -> Vec<(Value, String)> {
+    let path = f.path();
+    let mut out: Vec<(Value, String)> = Vec::new();
+    for p in instances(base, f) {
+        let now = base.pointer(&p);
+        let mut values = candidates(f.leaf(), now);
+        values.extend(platforms(&path, now, cat));
+        for value in values {
+            let mut v = base.clone();
+            if let Some(slot) = v.pointer_mut(&p) {
+                *slot = value;
+            }
+            if path == "/qos/classes/*/bandwidth" && !rebalance(&mut v, base, &p) {
+                continue;
+            }
+            out.push((v, p.clone()));
+        }
+    }
+    if out.is_empty() {
+        for value in candidates(f.leaf(), None) {
+            out.extend(add(schema, base, f, &value));
+        }
+    }
+    out
 }
 
 fn note(t: &mut Tally, path: &str, example: &str, why: &str) {
