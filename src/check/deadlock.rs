@@ -257,7 +257,7 @@ impl<'a> Search<'a> {
             if leaf {
                 self.cases += 1;
                 if self.valley.is_none()
-                    && let Some(v) = fabric.valley_any(&c)
+                    && let Some(v) = c.valley_any(fabric)
                 {
                     self.valley = Some((failure, o, v));
                 }

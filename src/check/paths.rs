@@ -345,13 +345,6 @@ impl Fabric {
         })
     }
 
-    /// A valley in the routes of `c` ([`Fabric::valley`]), else one that some choice between equal
-    /// eBGP paths opens ([`super::ties::Ties::valley`]).
-    pub fn valley_any(&self, c: &super::pathvector::Computed) -> Option<Valley> {
-        self.valley(&c.routes)
-            .or_else(|| c.ties.as_ref().and_then(|t| t.valley(self)))
-    }
-
     /// The first switch whose neighbors above it do not share one ASN: (the switch, two neighbors above
     /// it with different ASNs). Where there is none and every link joins adjacent tiers, no path BGP
     /// selects can go down and up again, whatever links fail (docs/twin.md#why-the-proof-holds).

@@ -65,6 +65,14 @@ pub struct Computed {
 }
 
 impl Computed {
+    /// A valley in these routes ([`Fabric::valley`]), else one that some choice between equal eBGP
+    /// paths opens ([`super::ties::Ties::valley`]).
+    pub fn valley_any(&self, fabric: &Fabric) -> Option<super::paths::Valley> {
+        fabric
+            .valley(&self.routes)
+            .or_else(|| self.ties.as_ref().and_then(|t| t.valley(fabric)))
+    }
+
     /// The AS path switch `u` advertises over eBGP: its own ASN, then its best neighbor's path.
     pub fn as_path(&self, fabric: &Fabric, u: Node) -> Vec<u32> {
         let mut out = vec![fabric.asn[u as usize]];

@@ -169,7 +169,8 @@ fn diff(args: &Args) -> Result<bool, Exit> {
         .collect();
     let mut changes = change::report_rendered(&old_model, &new.model, site.catalog, &rendered);
     changes.extend(route::change(&plans, release, assumed));
-    let unexplained = aifab::review::uncovered::uncovered(&changes, &files);
+    let oses = aifab::review::uncovered::oses(site.catalog, &[&old_model, &new.model]);
+    let unexplained = aifab::review::uncovered::uncovered(&changes, &files, site.catalog, &oses);
     changes.extend(unexplained);
     change::sort(&mut changes);
     let names = |m: &FabricModel| -> BTreeSet<String> {

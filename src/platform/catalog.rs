@@ -2,6 +2,7 @@
 //! build.rs converts them to, each platform parsed when first looked up) or from YAML files checked
 //! fact by fact ([`Catalog::from_files`]); the JSON Schema of a platform file; "did you mean" hints.
 
+use super::explained::ChangeSections;
 use super::owned::{ConfigDbOwnership, OwnedSections};
 use super::types::{OutputSpec, Platform, VendorFile};
 use crate::kinds::Os;
@@ -24,6 +25,8 @@ pub struct Catalog {
     pub owned: BTreeMap<Os, OwnedSections>,
     /// The CONFIG_DB tables aifab owns per OS (SONiC's; none for the CLI OSes).
     pub owned_tables: BTreeMap<Os, ConfigDbOwnership>,
+    /// The config sections each change-report rule explains, per OS.
+    pub change_sections: BTreeMap<Os, ChangeSections>,
 }
 
 /// The JSON Schema (draft 2020-12) of a platform file (`vendors/<os>.yaml` and a site's
@@ -119,6 +122,8 @@ struct BuiltinFile {
     owned_sections: OwnedSections,
     #[serde(default)]
     config_db: ConfigDbOwnership,
+    #[serde(default)]
+    change_sections: ChangeSections,
 }
 
 mod builtin_platforms {
@@ -154,11 +159,19 @@ fn read_yaml(text: &str) -> Result<VendorFile, String> {
 /// What is wrong with vendor file `os` apart from its platforms: it says another OS (`said`), renders
 /// no file, names an output that is neither a template nor a builder, or owns a section a push must
 /// keep.
-fn header_problems(os: Os, said: Os, outputs: &[OutputSpec], owned: &OwnedSections) -> Vec<String> {
+fn header_problems(
+    os: Os,
+    said: Os,
+    outputs: &[OutputSpec],
+    owned: &OwnedSections,
+    explained: &ChangeSections,
+) -> Vec<String> {
     let mut out: Vec<String> = owned
         .problems(&[])
         .into_iter()
-        .map(|(_, e)| format!("vendors/{os}.yaml: {e}"))
+        .map(|(_, e)| e)
+        .chain(explained.problems())
+        .map(|e| format!("vendors/{os}.yaml: {e}"))
         .collect();
     if said != os {
         out.push(format!("vendors/{os}.yaml: says `os: {said}`"));
@@ -228,6 +241,7 @@ impl Catalog {
         let mut ansible = BTreeMap::new();
         let mut owned = BTreeMap::new();
         let mut owned_tables = BTreeMap::new();
+        let mut change_sections = BTreeMap::new();
         for (os, text) in files {
             let read = || read_yaml(text);
             let Some(file) = read_vendor(*os, read, &mut errors) else {
@@ -238,6 +252,7 @@ impl Catalog {
                 file.os,
                 &file.outputs,
                 &file.owned_sections,
+                &file.change_sections,
             ));
             for (name, p) in file.platforms {
                 if check {
@@ -257,6 +272,7 @@ impl Catalog {
             ansible.insert(*os, file.ansible);
             owned.insert(*os, file.owned_sections);
             owned_tables.insert(*os, file.config_db);
+            change_sections.insert(*os, file.change_sections);
         }
         if errors.is_empty() {
             Ok(Catalog {
@@ -266,6 +282,7 @@ impl Catalog {
                 ansible,
                 owned,
                 owned_tables,
+                change_sections,
             })
         } else {
             Err(errors)
@@ -293,6 +310,7 @@ impl Catalog {
             ansible: BTreeMap::new(),
             owned: BTreeMap::new(),
             owned_tables: BTreeMap::new(),
+            change_sections: BTreeMap::new(),
         };
         for (os, text) in VENDOR_JSON {
             let read = || serde_json::from_str::<BuiltinFile>(text).map_err(|e| e.to_string());
@@ -304,12 +322,14 @@ impl Catalog {
                 file.os,
                 &file.outputs,
                 &file.owned_sections,
+                &file.change_sections,
             ));
             catalog.references.insert(os, file.references);
             catalog.outputs.insert(os, file.outputs);
             catalog.ansible.insert(os, file.ansible);
             catalog.owned.insert(os, file.owned_sections);
             catalog.owned_tables.insert(os, file.config_db);
+            catalog.change_sections.insert(os, file.change_sections);
         }
         for (os, name, json) in BUILTIN_PLATFORMS {
             let entry = Entry {

@@ -77,6 +77,18 @@ impl Catalog {
             .entry(os)
             .or_default()
             .extend(file.config_db.clone());
+        for e in file.change_sections.problems() {
+            errors.push(located(
+                path,
+                key_position(text, "change_sections"),
+                &e,
+                "name a rule of docs/change-report.md and the sections it explains as the rendered config spells them",
+            ));
+        }
+        self.change_sections
+            .entry(os)
+            .or_default()
+            .extend(file.change_sections.clone());
         for (name, p) in file.platforms {
             let full = format!("{os}/{name}");
             let (l, c) = key_position(text, &name);

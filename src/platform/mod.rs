@@ -10,10 +10,12 @@
 //! One job per module: the profile's types (`types.rs`), the catalog of built-in and site files
 //! (`catalog.rs`, `extend.rs`), the per-family defaults they inherit (`family.rs`), the sources every fact needs (`sourcing.rs`) and the other consistency
 //! checks (`checks.rs`), interface names and port modes (`naming.rs`), OS releases (`release.rs`),
-//! SONiC SKU facts (`sonic.rs`), and what a push owns (`owned.rs`, `sections.rs`).
+//! SONiC SKU facts (`sonic.rs`), what a push owns (`owned.rs`, `sections.rs`), and which sections each change-report rule explains
+//! (`explained.rs`).
 
 mod catalog;
 mod checks;
+mod explained;
 mod extend;
 mod family;
 mod naming;
@@ -27,6 +29,7 @@ mod types;
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
 pub use catalog::{Catalog, Entry, VENDOR_FILES, hint_for, schema_json};
+pub use explained::ChangeSections;
 pub use naming::PortNames;
 pub use owned::{ConfigDbOwnership, OwnedSections};
 pub use sonic::{

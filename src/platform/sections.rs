@@ -33,41 +33,70 @@ fn banner_end(top: &str) -> Option<BannerEnd> {
     (!after[d.len_utf8()..].contains(d)).then_some(BannerEnd::Delimiter(d))
 }
 
-/// The sections of `text`, in order.
-pub fn sections(text: &str) -> Vec<Section> {
-    let mut out: Vec<Section> = Vec::new();
-    let mut banner: Option<BannerEnd> = None;
-    for raw in text.lines() {
+/// Where one line of a CLI config belongs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// It opens a section: its first line, whitespace collapsed.
+    Opens(String),
+    /// It continues the section opened last (an indented line, a banner's text).
+    Continues,
+    /// A comment, a blank line or `end`: no section's.
+    Outside,
+}
+
+/// Reads a CLI config line by line ([`Splitter::place`]), as [`sections`] splits it.
+#[derive(Default)]
+pub struct Splitter {
+    banner: Option<BannerEnd>,
+    opened: bool,
+}
+
+impl Splitter {
+    /// Where `raw`, the next line, belongs.
+    pub fn place(&mut self, raw: &str) -> Place {
         let line = raw.trim_end();
-        if let Some(end) = &banner {
+        if let Some(end) = &self.banner {
             let closes = match end {
                 BannerEnd::Eof => line == "EOF",
                 BannerEnd::Delimiter(d) => line.contains(*d),
             };
-            if let Some(s) = out.last_mut() {
-                s.lines.push(line.to_string());
-            }
             if closes {
-                banner = None;
+                self.banner = None;
             }
-            continue;
+            return Place::Continues;
         }
         let t = line.trim_start();
         if t.is_empty() || t.starts_with('!') || line == "end" {
-            continue;
+            return Place::Outside;
         }
-        if line.starts_with(char::is_whitespace)
-            && let Some(s) = out.last_mut()
-        {
-            s.lines.push(line.to_string());
-            continue;
+        if line.starts_with(char::is_whitespace) && self.opened {
+            return Place::Continues;
         }
         let top = collapse(t);
-        banner = banner_end(&top);
-        out.push(Section {
-            top,
-            lines: vec![t.to_string()],
-        });
+        self.banner = banner_end(&top);
+        self.opened = true;
+        Place::Opens(top)
+    }
+}
+
+/// The sections of `text`, in order.
+pub fn sections(text: &str) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut splitter = Splitter::default();
+    for raw in text.lines() {
+        let line = raw.trim_end();
+        match splitter.place(raw) {
+            Place::Opens(top) => out.push(Section {
+                top,
+                lines: vec![line.trim_start().to_string()],
+            }),
+            Place::Continues => {
+                if let Some(s) = out.last_mut() {
+                    s.lines.push(line.to_string());
+                }
+            }
+            Place::Outside => {}
+        }
     }
     out
 }

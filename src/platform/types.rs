@@ -2,6 +2,7 @@
 //! device ([`OutputSpec`]), and the facts of one switch model ([`Platform`]) with their parts. The
 //! JSON Schema of a platform file is generated from these types ([`super::schema_json`]).
 
+use super::explained::ChangeSections;
 use super::owned::{ConfigDbOwnership, OwnedSections};
 use super::release;
 use super::sonic::SonicFacts;
@@ -36,6 +37,11 @@ pub struct VendorFile {
     /// (docs/push.md#sonic). A site file's tables are added to the built-in ones.
     #[serde(default, skip_serializing_if = "ConfigDbOwnership::is_empty")]
     pub config_db: ConfigDbOwnership,
+    /// The config sections (CLI first lines, config_db tables) each change-report rule explains, by
+    /// rule id: `CHG-CONFIG` names every changed section no rule that fired on the switch explains
+    /// (docs/change-report.md, CHG-CONFIG). A site file's patterns are added to the built-in ones.
+    #[serde(default, skip_serializing_if = "ChangeSections::is_empty")]
+    pub change_sections: ChangeSections,
     /// Platforms by name (lowercase model, as used in an intent: `<os>/<name>`).
     pub platforms: BTreeMap<String, Platform>,
 }

@@ -515,9 +515,10 @@ fn lossless(s: &Sides) -> Vec<Change> {
         .collect()
 }
 
-/// `CHG-ECN`: a queue's ECN thresholds changed, one line per priority and change, counted in ports.
+/// `CHG-ECN`: a queue's ECN thresholds changed, old→new, one line per class and change, counted in
+/// ports.
 fn ecn(s: &Sides) -> Vec<Change> {
-    type Key = (u8, String);
+    type Key = (String, String);
     let mut changes: BTreeMap<Key, (BTreeSet<&str>, usize)> = BTreeMap::new();
     for (a, b) in s.same_platform() {
         for (qa, qb) in a.qos.queues.iter().zip(b.qos.queues.iter()) {
@@ -530,7 +531,12 @@ fn ecn(s: &Sides) -> Vec<Change> {
                 .as_ref()
                 .map(|e| (e.min_bytes, e.max_bytes, e.probability));
             if fa != fb {
-                let e = changes.entry((qb.queue, ecn_text(fa, fb))).or_default();
+                // By class, whatever queue each OS gives it.
+                let class = match qb.class.as_deref().or(qa.class.as_deref()) {
+                    Some(c) => format!("class {c} (queue {})", qb.queue),
+                    None => format!("queue {}", qb.queue),
+                };
+                let e = changes.entry((class, ecn_text(fa, fb))).or_default();
                 e.0.insert(b.hostname.as_str());
                 e.1 += b.interfaces.len();
             }
@@ -538,12 +544,12 @@ fn ecn(s: &Sides) -> Vec<Change> {
     }
     changes
         .into_iter()
-        .map(|((prio, what), (sw, ports))| {
+        .map(|((class, what), (sw, ports))| {
             let names: Vec<&str> = sw.into_iter().collect();
             Change {
                 rule: ChangeRule::Ecn,
                 impact: Impact::NonDisruptive,
-                summary: format!("ECN on priority {prio} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), named(&names)),
+                summary: format!("ECN on {class} changed {what} on {} of {} (non-disruptive: the queue keeps forwarding)", plural(ports, Counted::Port), named(&names)),
                 switches: names.len(),
                 ports,
                 devices: names.iter().map(|n| n.to_string()).collect(),
@@ -567,18 +573,44 @@ fn switches(
     vec![Change::per_switch(rule, impact, summary, names)]
 }
 
-/// `CHG-DSCP`: the DSCP → priority map changed.
+/// `CHG-DSCP`: the DSCP → priority map changed, old→new per DSCP (`DSCP 26: priority 3→0`), per set
+/// of switches alike.
 fn dscp(s: &Sides) -> Vec<Change> {
-    switches(
-        ChangeRule::Dscp,
-        Impact::Disruptive,
-        &s.changed(|a, b| a.qos.dscp_to_tc != b.qos.dscp_to_tc),
-        |sw| {
-            format!(
-                "DSCP classification changed on {sw} (flows move between queues; lossless traffic may drop while ends disagree)"
+    grouped(s, |a, b| dscp_text(&a.qos.dscp_to_tc, &b.qos.dscp_to_tc))
+        .into_iter()
+        .map(|(what, names)| {
+            Change::per_switch(
+                ChangeRule::Dscp,
+                Impact::Disruptive,
+                format!(
+                    "DSCP classification changed ({what}) on {} (flows move between queues; lossless traffic may drop while ends disagree)",
+                    named(&names)
+                ),
+                &names,
             )
-        },
-    )
+        })
+        .collect()
+}
+
+/// The DSCPs whose priority differs, old→new, DSCPs that move alike grouped: `DSCP 24,26: priority
+/// 3→0`; empty when none.
+fn dscp_text(x: &[u8], y: &[u8]) -> String {
+    let mut moves: BTreeMap<(Option<u8>, Option<u8>), Vec<u8>> = BTreeMap::new();
+    for d in 0..x.len().max(y.len()) {
+        let (a, b) = (x.get(d).copied(), y.get(d).copied());
+        if a != b {
+            moves
+                .entry((a, b))
+                .or_default()
+                .push(u8::try_from(d).unwrap_or(u8::MAX));
+        }
+    }
+    let prio = |p: Option<u8>| p.map_or("none".to_string(), |p| p.to_string());
+    moves
+        .into_iter()
+        .map(|((a, b), ds)| format!("DSCP {}: priority {}→{}", list(&ds), prio(a), prio(b)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `CHG-SCHED`: strict queues, their rate limits (`max_rate`) or bandwidth shares changed.

@@ -542,7 +542,7 @@ fn analysis_valley(fabric: &Fabric, computed: &[Computed]) -> Option<String> {
         .iter()
         .filter(|c| fabric.tier[c.routes.origin as usize] == 0)
         .find_map(|c| {
-            fabric.valley_any(c).map(|v| {
+            c.valley_any(fabric).map(|v| {
                 format!(
                     "towards {}: {}",
                     fabric.names[c.routes.origin as usize],

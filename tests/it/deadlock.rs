@@ -14,7 +14,7 @@ fn exhaustive_valley(fabric: &Fabric) -> Option<(Option<LinkId>, Node, Vec<Node>
     for f in failures {
         for o in (0..fabric.len() as Node).filter(|&o| fabric.tier[o as usize] == 0) {
             let down = |l| Some(l) == f;
-            if let Some(v) = fabric.valley_any(&fabric.compute(o, f, &down, None)) {
+            if let Some(v) = fabric.compute(o, f, &down, None).valley_any(fabric) {
                 return Some((f, o, v.path));
             }
         }

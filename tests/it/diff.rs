@@ -57,7 +57,7 @@ fn ecn_change_is_non_disruptive_with_port_counts() {
     assert_eq!(e.impact, Impact::NonDisruptive);
     assert_eq!((e.switches, e.ports), (48, 48 * 64));
     assert!(
-        e.summary.contains("priority 3") && e.summary.contains("150KB→300KB"),
+        e.summary.contains("class roce (queue 3)") && e.summary.contains("150KB→300KB"),
         "{}",
         e.summary
     );
@@ -73,7 +73,10 @@ fn lossless_set_change_is_disruptive() {
     assert_eq!(l.impact, Impact::Disruptive);
     assert_eq!(l.switches, 48);
     assert!(l.summary.contains("3→4"), "{}", l.summary);
-    assert_eq!(only(&c, "CHG-DSCP").switches, 48);
+    let d = only(&c, "CHG-DSCP");
+    assert_eq!(d.switches, 48);
+    // roce's DSCPs (24, 26 in the example) move from priority 3 to 4.
+    assert!(d.summary.contains("24,26: priority 3→4"), "{}", d.summary);
 }
 
 #[test]
@@ -580,6 +583,56 @@ fn baseline_and_unexplained_changes_are_reported_per_switch() {
     assert_eq!(
         named as u64,
         json["totals"]["devices_changed"].as_u64().expect("totals"),
+        "{changes:#?}"
+    );
+}
+
+/// A switch where a specific rule fired is still named by `CHG-CONFIG` for a section that rule does not
+/// explain: an ECN change together with a site line names the ECN switches under `CHG-ECN` (with the
+/// class and the old and new threshold) and again under `CHG-CONFIG` for `clock timezone`, never for
+/// the queuing policy `CHG-ECN` explains.
+#[test]
+fn a_section_no_fired_rule_explains_is_named_beside_the_rule() {
+    let text = std::fs::read_to_string("intents/pod1-1024.yaml").expect("read");
+    let both = text
+        .replace("min: 150KB, max: 1500KB", "min: 300KB, max: 1500KB")
+        .replacen(
+            "\nfabric:",
+            "\nsite_lines:\n  - \"clock timezone UTC 0 0\"\nfabric:",
+            1,
+        );
+    assert_ne!(both, text);
+    let new = fixture("pod1-1024-ecn-site.yaml", &both);
+    let json: serde_json::Value =
+        serde_json::from_str(&diff_of(&["intents/pod1-1024.yaml"], &new, "json")).expect("json");
+    let changes = json["changes"].as_array().expect("changes");
+    let of = |rule: &str| -> Vec<&serde_json::Value> {
+        changes.iter().filter(|c| c["rule"] == rule).collect()
+    };
+    let (ecn, config) = (of("CHG-ECN"), of("CHG-CONFIG"));
+    assert_eq!((ecn.len(), config.len()), (1, 1), "{changes:#?}");
+    let summary = |c: &serde_json::Value| c["summary"].as_str().unwrap_or_default().to_string();
+    assert!(
+        summary(ecn[0]).contains("class roce") && summary(ecn[0]).contains("min 150KB→300KB"),
+        "{ecn:#?}"
+    );
+    let config_summary = summary(config[0]);
+    assert!(config_summary.contains("`clock timezone`"), "{config:#?}");
+    assert!(
+        !config_summary.contains("policy-map") && !config_summary.contains("qos profile"),
+        "{config:#?}"
+    );
+    let devices = |c: &serde_json::Value| -> Vec<String> {
+        c["devices"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(String::from))
+            .collect()
+    };
+    let (e, k) = (devices(ecn[0]), devices(config[0]));
+    assert!(
+        !e.is_empty() && e.iter().all(|d| k.contains(d)),
         "{changes:#?}"
     );
 }

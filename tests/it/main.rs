@@ -29,6 +29,7 @@ mod diff;
 mod drift;
 mod durable;
 mod every_field;
+mod field_walk;
 mod fuzz_regressions;
 mod generated;
 mod golden;
