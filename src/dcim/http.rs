@@ -1,0 +1,199 @@
+//! The HTTP side of the Nautobot store: token authentication, JSON in and out, every list followed
+//! page by page, and errors that say what failed in words (unreachable, refused token, timeout, a page
+//! cut short), with the token masked wherever it could appear.
+
+use serde_json::Value as Json;
+use std::io::Read as _;
+use std::time::Duration;
+
+/// The largest response body read (a page of 1,000 interfaces is about 2 MB).
+const MAX_BODY: u64 = 256 << 20;
+
+/// A REST client of one server.
+pub struct Client {
+    agent: ureq::Agent,
+    base: String,
+    token: String,
+    /// Write requests made (POST, PATCH, DELETE).
+    pub writes: usize,
+    /// Read requests made.
+    pub reads: usize,
+}
+
+impl Client {
+    /// A client of the server at `base` (`https://nautobot.example.net`), each request allowed
+    /// `timeout`.
+    pub fn new(base: &str, token: &str, timeout: Duration) -> Client {
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(timeout.min(Duration::from_secs(10)))
+            .timeout(timeout)
+            .build();
+        Client {
+            agent,
+            base: base.trim_end_matches('/').to_string(),
+            token: token.to_string(),
+            writes: 0,
+            reads: 0,
+        }
+    }
+
+    /// The server's address as given.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `text` with the token replaced by `***`.
+    pub fn mask(&self, text: &str) -> String {
+        if self.token.len() < 4 {
+            return text.to_string();
+        }
+        text.replace(&self.token, "***")
+    }
+
+    fn url(&self, path: &str) -> String {
+        if path.starts_with("http://") || path.starts_with("https://") {
+            path.to_string()
+        } else {
+            format!("{}/api/{}", self.base, path.trim_start_matches('/'))
+        }
+    }
+
+    /// One request; `what` names the object for the error.
+    pub fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<&Json>,
+        what: &str,
+    ) -> Result<Json, String> {
+        let url = self.url(path);
+        if method == "GET" {
+            self.reads += 1;
+        } else {
+            self.writes += 1;
+        }
+        let req = self
+            .agent
+            .request(method, &url)
+            .set("Authorization", &format!("Token {}", self.token))
+            .set("Accept", "application/json");
+        let res = match body {
+            Some(b) => req
+                .set("Content-Type", "application/json")
+                .send_string(&b.to_string()),
+            None => req.call(),
+        };
+        let resp = res.map_err(|e| self.mask(&error(e, method, &url, what)))?;
+        if resp.status() == 204 {
+            return Ok(Json::Null);
+        }
+        let mut text = String::new();
+        resp.into_reader()
+            .take(MAX_BODY)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{what}: reading the answer of {method} {url}: {e}"))?;
+        if text.is_empty() {
+            return Ok(Json::Null);
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            format!("{what}: {method} {url} answered something that is not JSON ({e}); is it Nautobot's API?")
+        })
+    }
+
+    /// Every result of a list endpoint (`dcim/devices/?name=x`), following `next` page by page with
+    /// pages of 1,000; fails when the pages hold fewer results than the first page's `count` said.
+    pub fn list(&mut self, path: &str, what: &str) -> Result<Vec<Json>, String> {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let mut next = Some(format!("{path}{sep}limit=1000&depth=0"));
+        let mut out = Vec::new();
+        let mut count = None;
+        while let Some(p) = next.take() {
+            let page = self.call("GET", &p, None, what)?;
+            count = count.or_else(|| page.get("count").and_then(Json::as_u64));
+            let Some(results) = page.get("results").and_then(Json::as_array) else {
+                return Err(format!(
+                    "{what}: GET {} answered without a results list; is it Nautobot's API?",
+                    self.url(&p)
+                ));
+            };
+            out.extend(results.iter().cloned());
+            next = page
+                .get("next")
+                .and_then(Json::as_str)
+                .map(str::to_string);
+        }
+        match count {
+            Some(n) if usize::try_from(n).is_ok_and(|n| n != out.len()) => Err(format!(
+                "{what}: the server said {n} results but its pages held {}: a page was cut short (objects changed during the read?); nothing written, run again",
+                out.len()
+            )),
+            _ => Ok(out),
+        }
+    }
+}
+
+/// What a failed request means, in words.
+fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
+    match e {
+        ureq::Error::Status(code @ (401 | 403), _) => format!(
+            "{what}: {method} {url}: {code} {}: the token was refused (is it the right one, and may it write? the token itself is not shown)",
+            if code == 401 { "Unauthorized" } else { "Forbidden" }
+        ),
+        ureq::Error::Status(code, resp) => {
+            let mut body = String::new();
+            let _ = resp.into_reader().take(2000).read_to_string(&mut body);
+            format!("{what}: {method} {url}: HTTP {code}: {}", body.trim())
+        }
+        ureq::Error::Transport(t) => {
+            let timeout = matches!(t.kind(), ureq::ErrorKind::Io)
+                && t.to_string().to_ascii_lowercase().contains("timed out");
+            if timeout {
+                format!("{what}: {method} {url}: no answer in time (timed out); is the server overloaded? --timeout gives it longer")
+            } else {
+                let kind = match t.kind() {
+                    ureq::ErrorKind::Dns => "its name does not resolve",
+                    ureq::ErrorKind::ConnectionFailed => "it cannot be reached",
+                    _ => "the request failed",
+                };
+                format!("{what}: {method} {url}: {kind} ({t})")
+            }
+        }
+    }
+}
+
+/// Percent-encodes a query value.
+pub fn q(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn query_values_are_encoded() {
+        assert_eq!(super::q("aifab:pod 1/x"), "aifab%3Apod%201%2Fx");
+    }
+
+    #[test]
+    fn an_unreachable_server_is_named_and_the_token_masked() {
+        // A port nothing listens on: connection refused at once.
+        let mut c = super::Client::new(
+            "http://127.0.0.1:9",
+            "secret-token-123",
+            std::time::Duration::from_secs(2),
+        );
+        let e = c
+            .call("GET", "status/", None, "the server's version")
+            .expect_err("refused");
+        assert!(e.contains("cannot be reached"), "{e}");
+        assert!(e.contains("127.0.0.1:9"), "{e}");
+        assert!(!e.contains("secret-token-123"), "{e}");
+    }
+}
