@@ -7,7 +7,7 @@
 #   Django 4.2, which the SONiC start-up tests' netaddr==0.8.0 in .ci/venv cannot share);
 #   its configuration under .ci/nautobot (NAUTOBOT_ROOT), migrated (about 4 minutes on 2 cores the
 #   first time), a superuser `aifab` and an API token;
-#   `nautobot-server runserver` on 127.0.0.1:$AIFAB_NAUTOBOT_PORT (default 8088), its log in
+#   `nautobot-server start` (uWSGI) on 127.0.0.1:$AIFAB_NAUTOBOT_PORT (default 8088), its log in
 #   .ci/nautobot/server.log and its process id in .ci/nautobot/server.pid.
 #
 # The tests find it through .ci/nautobot.env (AIFAB_NAUTOBOT_URL, AIFAB_NAUTOBOT_TOKEN), written last,
@@ -109,7 +109,10 @@ url="http://127.0.0.1:$PORT"
 api_up() { curl -sf -m 5 -H "Authorization: Token $TOKEN" "$url/api/status/" >/dev/null 2>&1; }
 if ! api_up; then
   echo "nautobot: starting the server on $url"
-  nohup "$server" runserver "127.0.0.1:$PORT" --noreload --insecure >"$NAUTOBOT_ROOT/server.log" 2>&1 &
+  # uWSGI (Nautobot's own `start`), one worker process per core: the tests sync several fabrics at
+  # once and aifab sends a kind's batches two at a time.
+  nohup "$server" start --http="127.0.0.1:$PORT" --processes="${AIFAB_NAUTOBOT_PROCESSES:-2}" --master \
+    --die-on-term --disable-logging >"$NAUTOBOT_ROOT/server.log" 2>&1 &
   echo $! >"$NAUTOBOT_ROOT/server.pid"
   for _ in $(seq 120); do api_up && break; sleep 1; done
   api_up || { tail -n 40 "$NAUTOBOT_ROOT/server.log"; echo "nautobot: the server did not answer on $url"; exit 1; }

@@ -49,7 +49,7 @@ pub struct Common {
     #[arg(long, default_value = "Global")]
     pub namespace: String,
     /// Seconds each request may take.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 300)]
     pub timeout: u64,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

@@ -4,6 +4,7 @@
 
 use serde_json::Value as Json;
 use std::io::Read as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The largest response body read (a page of 1,000 interfaces is about 2 MB).
@@ -14,10 +15,8 @@ pub struct Client {
     agent: ureq::Agent,
     base: String,
     token: String,
-    /// Write requests made (POST, PATCH, DELETE).
-    pub writes: usize,
-    /// Read requests made.
-    pub reads: usize,
+    writes: AtomicUsize,
+    reads: AtomicUsize,
 }
 
 impl Client {
@@ -32,9 +31,17 @@ impl Client {
             agent,
             base: base.trim_end_matches('/').to_string(),
             token: token.to_string(),
-            writes: 0,
-            reads: 0,
+            writes: AtomicUsize::new(0),
+            reads: AtomicUsize::new(0),
         }
+    }
+
+    /// Read and write requests (POST, PATCH, DELETE) made so far.
+    pub fn requests(&self) -> (usize, usize) {
+        (
+            self.reads.load(Ordering::SeqCst),
+            self.writes.load(Ordering::SeqCst),
+        )
     }
 
     /// The server's address as given.
@@ -60,18 +67,19 @@ impl Client {
 
     /// One request; `what` names the object for the error.
     pub fn call(
-        &mut self,
+        &self,
         method: &str,
         path: &str,
         body: Option<&Json>,
         what: &str,
     ) -> Result<Json, String> {
         let url = self.url(path);
-        if method == "GET" {
-            self.reads += 1;
+        let counter = if method == "GET" {
+            &self.reads
         } else {
-            self.writes += 1;
-        }
+            &self.writes
+        };
+        counter.fetch_add(1, Ordering::SeqCst);
         let req = self
             .agent
             .request(method, &url)
@@ -102,7 +110,7 @@ impl Client {
 
     /// Every result of a list endpoint (`dcim/devices/?name=x`), following `next` page by page with
     /// pages of 1,000; fails when the pages hold fewer results than the first page's `count` said.
-    pub fn list(&mut self, path: &str, what: &str) -> Result<Vec<Json>, String> {
+    pub fn list(&self, path: &str, what: &str) -> Result<Vec<Json>, String> {
         let sep = if path.contains('?') { '&' } else { '?' };
         let mut next = Some(format!("{path}{sep}limit=1000&depth=0"));
         let mut out = Vec::new();
@@ -184,7 +192,7 @@ mod tests {
     #[test]
     fn an_unreachable_server_is_named_and_the_token_masked() {
         // A port nothing listens on: connection refused at once.
-        let mut c = super::Client::new(
+        let c = super::Client::new(
             "http://127.0.0.1:9",
             "secret-token-123",
             std::time::Duration::from_secs(2),

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 pub enum Kind {
     /// A status (`Active`, `Connected`): looked up, never written.
     Status,
-    /// The IPAM namespace (`Global`): looked up, never written.
+    /// The IPAM namespace of the fabric's prefixes and addresses (`Global` by default).
     Namespace,
     /// The fabric's ownership tag (`aifab:<fabric>`).
     Tag,
@@ -112,8 +112,9 @@ impl Kind {
     /// Who may change objects of this kind ([`Ownership`]).
     pub fn ownership(self) -> Ownership {
         match self {
-            Kind::Status | Kind::Namespace => Ownership::Lookup,
-            Kind::Tag
+            Kind::Status => Ownership::Lookup,
+            Kind::Namespace
+            | Kind::Tag
             | Kind::CustomField
             | Kind::Manufacturer
             | Kind::DeviceType
@@ -139,8 +140,8 @@ impl std::fmt::Display for Kind {
 /// Who may change the objects of a kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ownership {
-    /// Objects every Nautobot has (statuses, the global namespace): used as they are; a missing one is
-    /// an error, never created.
+    /// Objects every Nautobot has (statuses): used as they are; a missing one is an error, never
+    /// created.
     Lookup,
     /// Objects other fabrics and people share (a manufacturer, a role, a platform): used whoever made
     /// them, created (tagged) when missing, never updated or deleted.

@@ -13,7 +13,9 @@ pub const MAJOR: u64 = 2;
 /// The release the tests run against (`.ci/nautobot.sh`).
 pub const TESTED: &str = "2.4.44";
 /// Objects per write request.
-const BATCH: usize = 250;
+const BATCH: usize = 100;
+/// Write requests of one kind in flight at once (the test server runs two worker processes).
+const PARALLEL: usize = 2;
 /// Values per filter of a read request (keeps the URL short).
 const CHUNK: usize = 40;
 
@@ -47,7 +49,7 @@ impl Nautobot {
         location: &str,
         namespace: &str,
     ) -> Result<(Nautobot, String), String> {
-        let mut client = Client::new(base, token, timeout);
+        let client = Client::new(base, token, timeout);
         let status = client.call("GET", "status/", None, "the server's version")?;
         let version = status
             .get("nautobot-version")
@@ -72,7 +74,7 @@ impl Nautobot {
 
     /// Read and write requests made so far.
     pub fn requests(&self) -> (usize, usize) {
-        (self.client.reads, self.client.writes)
+        self.client.requests()
     }
 }
 
@@ -274,6 +276,8 @@ impl Nautobot {
                 chunks("ip_address", ips, "")
             }
             Kind::PrimaryIp => Vec::new(),
+            // The custom fields' list has no filter by key; it is short.
+            Kind::CustomField => vec![ep.to_string()],
             _ => chunks(key_field(kind).unwrap_or("name"), keys, ""),
         };
         if matches!(kind.ownership(), super::Ownership::Tagged) {
@@ -362,7 +366,7 @@ impl Store for Nautobot {
     }
 
     fn writes(&self) -> usize {
-        self.client.writes
+        self.client.requests().1
     }
 }
 
@@ -414,17 +418,40 @@ impl Nautobot {
             "DELETE" => "deleting",
             _ => "updating",
         };
+        let batches: Vec<&[Json]> = bodies.chunks(BATCH).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let answers: std::sync::Mutex<Vec<Option<Result<Json, String>>>> =
+            std::sync::Mutex::new(vec![None; batches.len()]);
+        let client = &self.client;
+        // A kind's batches are independent: PARALLEL at a time, answers kept in order.
+        std::thread::scope(|scope| {
+            for _ in 0..PARALLEL.min(batches.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(batch) = batches.get(n) else { break };
+                        let first = keys.get(n * BATCH).copied().unwrap_or("?");
+                        let what = format!(
+                            "{verb} {} {kind}s (from {first}; the batches before were written, the next run finishes the rest)",
+                            batch.len()
+                        );
+                        let body = Json::Array(batch.to_vec());
+                        let answer = client.call(method, endpoint(kind), Some(&body), &what);
+                        let failed = answer.is_err();
+                        if let Ok(mut a) = answers.lock() {
+                            a[n] = Some(answer);
+                        }
+                        if failed {
+                            next.store(batches.len(), std::sync::atomic::Ordering::SeqCst);
+                        }
+                    }
+                });
+            }
+        });
         let mut out = Vec::new();
-        for (n, batch) in bodies.chunks(BATCH).enumerate() {
-            let first = keys.get(n * BATCH).copied().unwrap_or("?");
-            let what = format!(
-                "{verb} {} {kind}s (from {first}; the ones before were written, the next run finishes the rest)",
-                batch.len()
-            );
-            let answer = self
-                .client
-                .call(method, endpoint(kind), Some(&Json::Array(batch.to_vec())), &what)?;
-            if let Json::Array(a) = answer {
+        let answers = answers.into_inner().unwrap_or_default();
+        for answer in answers.into_iter().flatten() {
+            if let Json::Array(a) = answer? {
                 out.extend(a);
             }
         }
@@ -463,8 +490,7 @@ fn set_path(m: &mut Map<String, Json>, path: &str, v: Json) {
     }
 }
 
-/// The creation body of an object: its key field, its fields and, but on lookups and the tag itself,
-/// the fabric's tag.
+/// The creation body of an object: its key field, its fields and, on the fabric's own kinds, its tag.
 fn body(o: &Object, ids: &Ids, tag: Option<&str>) -> Result<Json, String> {
     let mut m = Map::new();
     if let Some(f) = key_field(o.kind) {
@@ -473,10 +499,8 @@ fn body(o: &Object, ids: &Ids, tag: Option<&str>) -> Result<Json, String> {
     for (f, v) in o.fields.iter().chain(&o.create_only) {
         set_path(&mut m, f, to_json(v, ids, o.kind, &o.key)?);
     }
-    let taggable = !matches!(
-        o.kind,
-        Kind::Tag | Kind::Status | Kind::Namespace | Kind::IpAssignment | Kind::CustomField
-    );
+    // Shared objects (a manufacturer, a role) are no fabric's, so they carry no fabric's tag.
+    let taggable = o.kind.ownership() == super::Ownership::Tagged;
     if let (true, Some(t)) = (taggable, tag) {
         m.insert("tags".into(), json!([t]));
     }

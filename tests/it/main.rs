@@ -20,6 +20,7 @@ mod checks;
 mod compile;
 mod converge;
 mod deadlock;
+mod dcim;
 mod delivery;
 mod diff;
 mod drift;
