@@ -155,5 +155,9 @@ fn dcim(
     } else {
         out.changes.held() > 0
     };
-    Ok(if differs { Exit::Differs } else { Exit::Success })
+    Ok(if differs {
+        Exit::Differs
+    } else {
+        Exit::Success
+    })
 }

@@ -237,7 +237,8 @@ fn deletions(
 ) {
     let mut seen: HashSet<&str> = HashSet::new();
     for e in existing {
-        if wanted.contains(&(e.kind, e.key.as_str())) && by.get(&(e.kind, e.key.as_str())) == Some(&e)
+        if wanted.contains(&(e.kind, e.key.as_str()))
+            && by.get(&(e.kind, e.key.as_str())) == Some(&e)
         {
             continue;
         }
@@ -339,7 +340,10 @@ mod tests {
         existing.push(have(&want[2], "hand", false));
         let c = diff(&want, &existing, Options::default());
         assert_eq!(c.kinds[&Kind::Device].conflicts[0].key, "leaf1");
-        assert_eq!(c.kinds[&Kind::Interface].blocked[0].key, "leaf1:Ethernet1/1");
+        assert_eq!(
+            c.kinds[&Kind::Interface].blocked[0].key,
+            "leaf1:Ethernet1/1"
+        );
         assert_eq!(c.writes(), 0);
         let c = diff(&want, &existing, Options { adopt: true });
         assert!(c.kinds[&Kind::Device].updates[0].adopt);
@@ -370,7 +374,11 @@ mod tests {
         want.push(dev("leaf1", "leaf"));
         let c = diff(&want, &[], Options::default());
         assert_eq!(c.kinds[&Kind::Status].missing, ["Active"]);
-        assert!(c.kinds[&Kind::Device].blocked[0].why.contains("status Active"));
+        assert!(
+            c.kinds[&Kind::Device].blocked[0]
+                .why
+                .contains("status Active")
+        );
     }
 
     #[test]

@@ -125,10 +125,7 @@ impl Client {
                 ));
             };
             out.extend(results.iter().cloned());
-            next = page
-                .get("next")
-                .and_then(Json::as_str)
-                .map(str::to_string);
+            next = page.get("next").and_then(Json::as_str).map(str::to_string);
         }
         match count {
             Some(n) if usize::try_from(n).is_ok_and(|n| n != out.len()) => Err(format!(
@@ -145,7 +142,11 @@ fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
     match e {
         ureq::Error::Status(code @ (401 | 403), _) => format!(
             "{what}: {method} {url}: {code} {}: the token was refused (is it the right one, and may it write? the token itself is not shown)",
-            if code == 401 { "Unauthorized" } else { "Forbidden" }
+            if code == 401 {
+                "Unauthorized"
+            } else {
+                "Forbidden"
+            }
         ),
         ureq::Error::Status(code, resp) => {
             let mut body = String::new();
@@ -153,10 +154,17 @@ fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
             format!("{what}: {method} {url}: HTTP {code}: {}", body.trim())
         }
         ureq::Error::Transport(t) => {
-            let timeout = matches!(t.kind(), ureq::ErrorKind::Io)
-                && t.to_string().to_ascii_lowercase().contains("timed out");
+            let io = std::error::Error::source(&t)
+                .and_then(|e| e.downcast_ref::<std::io::Error>())
+                .map(std::io::Error::kind);
+            let timeout = matches!(
+                io,
+                Some(std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock)
+            ) || t.to_string().to_ascii_lowercase().contains("timed out");
             if timeout {
-                format!("{what}: {method} {url}: no answer in time (timed out); is the server overloaded? --timeout gives it longer")
+                format!(
+                    "{what}: {method} {url}: no answer in time (timed out); is the server overloaded? --timeout gives it longer"
+                )
             } else {
                 let kind = match t.kind() {
                     ureq::ErrorKind::Dns => "its name does not resolve",
@@ -182,8 +190,61 @@ pub fn q(value: &str) -> String {
     out
 }
 
+/// A one-route HTTP server for the tests: answers every request with `status` and `body`, and
+/// returns its address (`http://127.0.0.1:<port>`).
+#[cfg(test)]
+pub(crate) fn fake_server(status: u16, body: &'static str) -> String {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let mut w = &stream;
+            let _ = write!(
+                w,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_page_cut_short_is_an_error() {
+        let url = super::fake_server(
+            200,
+            r#"{"count": 5, "next": null, "results": [{"id": "a"}, {"id": "b"}]}"#,
+        );
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let e = c
+            .list("dcim/devices/", "reading the devices")
+            .expect_err("short");
+        assert!(
+            e.contains("reading the devices") && e.contains("cut short"),
+            "{e}"
+        );
+        assert!(e.contains("said 5") && e.contains("held 2"), "{e}");
+    }
+
+    #[test]
+    fn a_forbidden_answer_says_the_token_was_refused() {
+        let url = super::fake_server(403, r#"{"detail": "Invalid token"}"#);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let e = c
+            .call("GET", "status/", None, "the server's version")
+            .expect_err("403");
+        assert!(e.contains("403") && e.contains("token was refused"), "{e}");
+        assert!(!e.contains("tok-tok-tok"), "{e}");
+    }
+
     #[test]
     fn query_values_are_encoded() {
         assert_eq!(super::q("aifab:pod 1/x"), "aifab%3Apod%201%2Fx");

@@ -54,9 +54,14 @@ impl Nautobot {
         let version = status
             .get("nautobot-version")
             .and_then(Json::as_str)
-            .ok_or_else(|| format!("{base}/api/status/ does not name a Nautobot version: is it Nautobot?"))?
+            .ok_or_else(|| {
+                format!("{base}/api/status/ does not name a Nautobot version: is it Nautobot?")
+            })?
             .to_string();
-        let major = version.split('.').next().and_then(|m| m.parse::<u64>().ok());
+        let major = version
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u64>().ok());
         if major != Some(MAJOR) {
             return Err(format!(
                 "{base} runs Nautobot {version}; aifab speaks the Nautobot {MAJOR}.x REST API (tested with {TESTED}): nothing read or written"
@@ -160,7 +165,8 @@ fn ref_id(j: &Json) -> Option<&str> {
 
 /// The value at a dotted path.
 fn at<'j>(j: &'j Json, path: &str) -> &'j Json {
-    path.split('.').fold(j, |j, k| j.get(k).unwrap_or(&Json::Null))
+    path.split('.')
+        .fold(j, |j, k| j.get(k).unwrap_or(&Json::Null))
 }
 
 /// A field as read, in aifab's terms; a reference to an object aifab did not read is its id.
@@ -255,7 +261,11 @@ impl Nautobot {
         let tagged = ids
             .id(Kind::Tag, &self.tag)
             .map(|t| format!("{ep}?tags={t}"));
-        let devices: Vec<String> = ids.all(Kind::Device).iter().map(|s| s.to_string()).collect();
+        let devices: Vec<String> = ids
+            .all(Kind::Device)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let mut out = match kind {
             Kind::Device => match ids.id(Kind::Location, &self.location) {
                 Some(l) => chunks("name", keys, &format!("location={l}&")),
@@ -264,7 +274,9 @@ impl Nautobot {
             Kind::Interface => chunks("device", devices, ""),
             Kind::Cable => chunks("device_id", devices, ""),
             Kind::Prefix | Kind::IpAddress => match ids.id(Kind::Namespace, &self.namespace) {
-                Some(ns) if kind == Kind::Prefix => chunks("prefix", keys, &format!("namespace={ns}&")),
+                Some(ns) if kind == Kind::Prefix => {
+                    chunks("prefix", keys, &format!("namespace={ns}&"))
+                }
                 Some(ns) => {
                     let pools: Vec<String> = ids.all_keys(Kind::Prefix);
                     chunks("prefix", pools, &format!("namespace={ns}&"))
@@ -272,7 +284,11 @@ impl Nautobot {
                 None => Vec::new(),
             },
             Kind::IpAssignment => {
-                let ips: Vec<String> = ids.all(Kind::IpAddress).iter().map(|s| s.to_string()).collect();
+                let ips: Vec<String> = ids
+                    .all(Kind::IpAddress)
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
                 chunks("ip_address", ips, "")
             }
             Kind::PrimaryIp => Vec::new(),
@@ -314,7 +330,12 @@ impl Store for Nautobot {
         Ok(out)
     }
 
-    fn create(&mut self, kind: Kind, objects: &[&Object], ids: &Ids) -> Result<Vec<String>, String> {
+    fn create(
+        &mut self,
+        kind: Kind,
+        objects: &[&Object],
+        ids: &Ids,
+    ) -> Result<Vec<String>, String> {
         if kind == Kind::PrimaryIp {
             let set: Vec<Json> = objects
                 .iter()
@@ -329,7 +350,12 @@ impl Store for Nautobot {
             .iter()
             .map(|o| body(o, ids, tag.as_deref()))
             .collect::<Result<_, _>>()?;
-        let made = self.write("POST", kind, &bodies, objects.iter().map(|o| o.key.as_str()))?;
+        let made = self.write(
+            "POST",
+            kind,
+            &bodies,
+            objects.iter().map(|o| o.key.as_str()),
+        )?;
         made.iter()
             .map(|j| ref_id(j).map(str::to_string))
             .collect::<Option<Vec<String>>>()
@@ -355,13 +381,23 @@ impl Store for Nautobot {
                 Ok(Json::Object(m))
             })
             .collect::<Result<_, String>>()?;
-        self.write("PATCH", kind, &bodies, updates.iter().map(|u| u.key.as_str()))?;
+        self.write(
+            "PATCH",
+            kind,
+            &bodies,
+            updates.iter().map(|u| u.key.as_str()),
+        )?;
         Ok(())
     }
 
     fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), String> {
         let bodies: Vec<Json> = objects.iter().map(|e| json!({ "id": e.id })).collect();
-        self.write("DELETE", kind, &bodies, objects.iter().map(|e| e.key.as_str()))?;
+        self.write(
+            "DELETE",
+            kind,
+            &bodies,
+            objects.iter().map(|e| e.key.as_str()),
+        )?;
         Ok(())
     }
 
@@ -389,8 +425,14 @@ impl Nautobot {
             .filter(|(key, id, _, _)| ids.id(Kind::Device, key) == Some(id.as_str()))
             .map(|(key, id, v4, v6)| {
                 let mut fields = Fields::new();
-                fields.insert("primary_ip4".into(), read_value(v4, Ty::Ref(Kind::IpAddress), ids));
-                fields.insert("primary_ip6".into(), read_value(v6, Ty::Ref(Kind::IpAddress), ids));
+                fields.insert(
+                    "primary_ip4".into(),
+                    read_value(v4, Ty::Ref(Kind::IpAddress), ids),
+                );
+                fields.insert(
+                    "primary_ip6".into(),
+                    read_value(v6, Ty::Ref(Kind::IpAddress), ids),
+                );
                 fields.insert("device".into(), Value::r(Kind::Device, key));
                 Existing {
                     kind: Kind::PrimaryIp,
@@ -518,4 +560,63 @@ fn primary_body(o: &Object, ids: &Ids) -> Result<Json, String> {
         m.insert(f.clone(), to_json(v, ids, o.kind, &o.key)?);
     }
     Ok(Json::Object(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_major_version_is_refused_naming_the_one_aifab_speaks() {
+        let url = crate::dcim::http::fake_server(200, r#"{"nautobot-version": "3.0.2"}"#);
+        let e = Nautobot::connect(
+            &url,
+            "t0k3n-x",
+            Duration::from_secs(5),
+            "aifab:x",
+            "x",
+            "Global",
+        )
+        .err()
+        .expect("refused");
+        assert!(
+            e.contains("Nautobot 3.0.2") && e.contains("speaks the Nautobot 2.x"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_timeout_is_said_as_such() {
+        // A listener that accepts and never answers.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let e = Nautobot::connect(
+            &url,
+            "t0k3n-x",
+            Duration::from_millis(300),
+            "aifab:x",
+            "x",
+            "Global",
+        )
+        .err()
+        .expect("timeout");
+        assert!(e.contains("timed out"), "{e}");
+        drop(listener);
+    }
+
+    #[test]
+    fn a_reference_reads_back_as_the_key_or_the_id() {
+        let mut ids = Ids::default();
+        ids.insert(Kind::Role, "leaf", "r1", false);
+        let v = read_value(
+            &json!({"id": "r1", "object_type": "extras.role"}),
+            Ty::Ref(Kind::Role),
+            &ids,
+        );
+        assert_eq!(v, Value::r(Kind::Role, "leaf"));
+        let v = read_value(&json!({"id": "r9"}), Ty::Ref(Kind::Role), &ids);
+        assert_eq!(v, Value::str("id:r9"));
+        let v = read_value(&json!({"value": "m", "label": "Meters"}), Ty::Str, &ids);
+        assert_eq!(v, Value::str("m"));
+    }
 }

@@ -43,7 +43,12 @@ pub fn plan(
         let mgmt_if = catalog
             .get(&d.platform)
             .map(|(_, p)| p.management_interface.clone())
-            .ok_or_else(|| format!("{}: platform {} is not in the catalog", d.hostname, d.platform))?;
+            .ok_or_else(|| {
+                format!(
+                    "{}: platform {} is not in the catalog",
+                    d.hostname, d.platform
+                )
+            })?;
         device(d, &mgmt_if, settings, &mut out);
     }
     prefixes(model, settings, &mut out);
@@ -80,7 +85,10 @@ fn shared(
         Object::new(Kind::LocationType, "aifab fabric")
             .with_create("content_types", words(&["dcim.device"])),
         Object::new(Kind::Location, &settings.location)
-            .with_create("location_type", Value::r(Kind::LocationType, "aifab fabric"))
+            .with_create(
+                "location_type",
+                Value::r(Kind::LocationType, "aifab fabric"),
+            )
             .with_create("status", Value::r(Kind::Status, ACTIVE)),
     ];
     let mut types: BTreeMap<&str, Object> = BTreeMap::new();
@@ -88,9 +96,12 @@ fn shared(
     let mut oses: BTreeMap<Os, Object> = BTreeMap::new();
     let mut roles: BTreeMap<&str, Object> = BTreeMap::new();
     for d in &model.devices {
-        let (os, p) = catalog
-            .get(&d.platform)
-            .ok_or_else(|| format!("{}: platform {} is not in the catalog", d.hostname, d.platform))?;
+        let (os, p) = catalog.get(&d.platform).ok_or_else(|| {
+            format!(
+                "{}: platform {} is not in the catalog",
+                d.hostname, d.platform
+            )
+        })?;
         let vendor = manufacturer(&p.description);
         types.entry(&d.platform).or_insert_with(|| {
             Object::new(Kind::DeviceType, &d.platform)
@@ -226,7 +237,13 @@ fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>)
     out.push(primary);
     for i in &d.interfaces {
         let mtu = Some(i.mtu);
-        out.push(interface(host, &i.name, port_type(i.speed_gbps), mtu, &i.description));
+        out.push(interface(
+            host,
+            &i.name,
+            port_type(i.speed_gbps),
+            mtu,
+            &i.description,
+        ));
         if let Some(a) = &i.address {
             address(a, host, &i.name, settings, out);
         }
@@ -237,7 +254,10 @@ fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>)
 fn prefixes(model: &FabricModel, settings: &Settings, out: &mut Vec<Object>) {
     let mut nets: BTreeMap<String, String> = BTreeMap::new();
     for p in &model.summary.pools {
-        nets.insert(p.prefix.clone(), format!("aifab {}: {}", model.name, p.pool));
+        nets.insert(
+            p.prefix.clone(),
+            format!("aifab {}: {}", model.name, p.pool),
+        );
     }
     for d in &model.devices {
         if let Some(m) = &d.management
@@ -271,7 +291,11 @@ pub fn cable_key(a: &str, b: &str) -> String {
 
 /// Every planned switch-to-switch cable.
 fn cables(model: &FabricModel, out: &mut Vec<Object>) {
-    for l in model.links.iter().filter(|l| l.tier != LinkTier::ServerLeaf) {
+    for l in model
+        .links
+        .iter()
+        .filter(|l| l.tier != LinkTier::ServerLeaf)
+    {
         let a = format!("{}:{}", l.a, l.a_port);
         let b = format!("{}:{}", l.b, l.b_port);
         out.push(

@@ -40,7 +40,10 @@ fn lines(kind: Kind, c: &KindChanges) -> Vec<String> {
             out.push(format!("{what} {kind} {i}"));
         }
         if items.len() > LIST {
-            out.push(format!("... and {} more {kind}s to {what}", items.len() - LIST));
+            out.push(format!(
+                "... and {} more {kind}s to {what}",
+                items.len() - LIST
+            ));
         }
     };
     some("create", c.creates.iter().map(|o| o.key.clone()).collect());
@@ -52,9 +55,18 @@ fn lines(kind: Kind, c: &KindChanges) -> Vec<String> {
                 let f: Vec<String> = u
                     .set
                     .iter()
-                    .map(|(f, v)| format!("{f} {} -> {v}", u.was.get(f).map_or("none".into(), |w| w.to_string())))
+                    .map(|(f, v)| {
+                        format!(
+                            "{f} {} -> {v}",
+                            u.was.get(f).map_or("none".into(), |w| w.to_string())
+                        )
+                    })
                     .collect();
-                let adopt = if u.adopt { " (adopt: add the fabric's tag)" } else { "" };
+                let adopt = if u.adopt {
+                    " (adopt: add the fabric's tag)"
+                } else {
+                    ""
+                };
                 format!("{}: {}{adopt}", u.key, f.join(", "))
             })
             .collect(),
@@ -67,7 +79,9 @@ fn held(changes: &Changes) -> Vec<String> {
     let mut out = Vec::new();
     for (kind, c) in &changes.kinds {
         for m in &c.missing {
-            out.push(format!("{kind} {m}: missing in the DCIM (aifab does not create it)"));
+            out.push(format!(
+                "{kind} {m}: missing in the DCIM (aifab does not create it)"
+            ));
         }
         for h in &c.conflicts {
             out.push(format!("{kind} {}: {}", h.key, h.why));
@@ -89,7 +103,11 @@ fn summary(h: &Header, changes: &Changes) -> String {
         changes.writes(),
         changes.held(),
         h.write_requests,
-        if h.applied { "made" } else { "(nothing written)" },
+        if h.applied {
+            "made"
+        } else {
+            "(nothing written)"
+        },
         h.read_requests
     )
 }
@@ -101,11 +119,19 @@ pub fn text(h: &Header, changes: &Changes) -> String {
         h.command, h.fabric, h.version, h.server, h.tag
     );
     if changes.is_empty() {
-        let _ = writeln!(s, "the DCIM holds the fabric as planned: 0 changes {}", verb(h));
+        let _ = writeln!(
+            s,
+            "the DCIM holds the fabric as planned: 0 changes {}",
+            verb(h)
+        );
         let _ = writeln!(s, "{}", summary(h, changes));
         return s;
     }
-    let _ = writeln!(s, "{:<14} {:>7} {:>7} {:>7} {:>5}", "object", "create", "update", "delete", "held");
+    let _ = writeln!(
+        s,
+        "{:<14} {:>7} {:>7} {:>7} {:>5}",
+        "object", "create", "update", "delete", "held"
+    );
     for (kind, c) in &changes.kinds {
         let held = c.conflicts.len() + c.blocked.len() + c.missing.len();
         let _ = writeln!(
@@ -137,7 +163,11 @@ pub fn markdown(h: &Header, changes: &Changes) -> String {
         h.command, h.fabric, h.version, h.server, h.tag
     );
     if changes.is_empty() {
-        let _ = writeln!(s, "The DCIM holds the fabric as planned: 0 changes {}.", verb(h));
+        let _ = writeln!(
+            s,
+            "The DCIM holds the fabric as planned: 0 changes {}.",
+            verb(h)
+        );
         return s;
     }
     s.push_str("| object | create | update | delete | held |\n|---|---:|---:|---:|---:|\n");

@@ -191,7 +191,12 @@ impl Memory {
 
 impl Store for Memory {
     fn read(&mut self, kind: Kind, _: &[&Object], _: &Ids) -> Result<Vec<Existing>, String> {
-        Ok(self.objects.iter().filter(|e| e.kind == kind).cloned().collect())
+        Ok(self
+            .objects
+            .iter()
+            .filter(|e| e.kind == kind)
+            .cloned()
+            .collect())
     }
 
     fn create(&mut self, kind: Kind, objects: &[&Object], _: &Ids) -> Result<Vec<String>, String> {
@@ -230,7 +235,8 @@ impl Store for Memory {
 
     fn delete(&mut self, _: Kind, objects: &[&Existing]) -> Result<(), String> {
         self.write()?;
-        self.objects.retain(|e| !objects.iter().any(|o| o.id == e.id));
+        self.objects
+            .retain(|e| !objects.iter().any(|o| o.id == e.id));
         Ok(())
     }
 

@@ -81,7 +81,15 @@ fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value)
     let o = aifab_command()
         .args(["dcim", action])
         .arg(intent)
-        .args(["--nautobot", &s.url, "--namespace", name, "--format", "json", "-q"])
+        .args([
+            "--nautobot",
+            &s.url,
+            "--namespace",
+            name,
+            "--format",
+            "json",
+            "-q",
+        ])
         .args(extra)
         .env("NAUTOBOT_TOKEN", &s.token)
         .output()
@@ -95,21 +103,34 @@ fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value)
 
 /// Every object tagged for `fabric` at `endpoint`.
 fn tagged(c: &Client, endpoint: &str, fabric: &str) -> Vec<Value> {
-    c.list(&format!("{endpoint}?tags={}", q(&format!("aifab:{fabric}"))), endpoint)
-        .unwrap_or_default()
+    c.list(
+        &format!("{endpoint}?tags={}", q(&format!("aifab:{fabric}"))),
+        endpoint,
+    )
+    .unwrap_or_default()
 }
 
 /// Deletes what an earlier run of a test left of `fabric`.
 fn clean(s: &Server, fabric: &str) {
     let c = s.client();
-    for ep in ["dcim/cables/", "ipam/ip-addresses/", "ipam/prefixes/", "dcim/devices/"] {
+    for ep in [
+        "dcim/cables/",
+        "ipam/ip-addresses/",
+        "ipam/prefixes/",
+        "dcim/devices/",
+    ] {
         let ids: Vec<Value> = tagged(&c, ep, fabric)
             .iter()
             .map(|o| json!({ "id": o["id"] }))
             .collect();
         for chunk in ids.chunks(200) {
-            c.call("DELETE", ep, Some(&Value::Array(chunk.to_vec())), "clean up")
-                .expect("delete leftovers");
+            c.call(
+                "DELETE",
+                ep,
+                Some(&Value::Array(chunk.to_vec())),
+                "clean up",
+            )
+            .expect("delete leftovers");
         }
     }
     // A hand-made device of an earlier run carries no tag: by its serial.
@@ -117,7 +138,12 @@ fn clean(s: &Server, fabric: &str) {
         .list("dcim/devices/?serial=aifab-test-hand-made", "hand-made")
         .unwrap_or_default();
     for d in hand {
-        let _ = c.call("DELETE", &format!("dcim/devices/{}/", d["id"].as_str().unwrap_or("?")), None, "clean up");
+        let _ = c.call(
+            "DELETE",
+            &format!("dcim/devices/{}/", d["id"].as_str().unwrap_or("?")),
+            None,
+            "clean up",
+        );
     }
 }
 
@@ -127,22 +153,35 @@ fn cables_in_nautobot(c: &Client, fabric: &str) -> BTreeSet<String> {
         .iter()
         .map(|i| {
             let dev = i["device"]["id"].as_str().unwrap_or("").to_string();
-            (i["id"].as_str().unwrap_or("").to_string(), (dev, i["name"].as_str().unwrap_or("").to_string()))
+            (
+                i["id"].as_str().unwrap_or("").to_string(),
+                (dev, i["name"].as_str().unwrap_or("").to_string()),
+            )
         })
         .map(|(id, (dev, name))| (id, format!("{dev}:{name}")))
         .collect();
     let devices: BTreeMap<String, String> = tagged(c, "dcim/devices/", fabric)
         .iter()
-        .map(|d| (d["id"].as_str().unwrap_or("").to_string(), d["name"].as_str().unwrap_or("").to_string()))
+        .map(|d| {
+            (
+                d["id"].as_str().unwrap_or("").to_string(),
+                d["name"].as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
     let end = |id: &Value| -> String {
-        let full = names.get(id.as_str().unwrap_or("")).cloned().unwrap_or_default();
+        let full = names
+            .get(id.as_str().unwrap_or(""))
+            .cloned()
+            .unwrap_or_default();
         let (dev, port) = full.split_once(':').unwrap_or(("", ""));
         format!("{}:{port}", devices.get(dev).map_or("?", String::as_str))
     };
     tagged(c, "dcim/cables/", fabric)
         .iter()
-        .map(|k| aifab::dcim::plan::cable_key(&end(&k["termination_a_id"]), &end(&k["termination_b_id"])))
+        .map(|k| {
+            aifab::dcim::plan::cable_key(&end(&k["termination_a_id"]), &end(&k["termination_b_id"]))
+        })
         .collect()
 }
 
@@ -152,7 +191,12 @@ fn planned_cables(intent: &Path) -> BTreeSet<String> {
         .links
         .iter()
         .filter(|l| l.tier != LinkTier::ServerLeaf)
-        .map(|l| aifab::dcim::plan::cable_key(&format!("{}:{}", l.a, l.a_port), &format!("{}:{}", l.b, l.b_port)))
+        .map(|l| {
+            aifab::dcim::plan::cable_key(
+                &format!("{}:{}", l.a, l.a_port),
+                &format!("{}:{}", l.b, l.b_port),
+            )
+        })
         .collect()
 }
 
@@ -184,15 +228,29 @@ fn pod1_synced_holds_every_device_cable_and_loopback_and_a_second_sync_writes_no
     let ips = tagged(&c, "ipam/ip-addresses/", fabric);
     let on: BTreeMap<&str, usize> = ips
         .iter()
-        .map(|ip| (ip["address"].as_str().unwrap_or(""), ip["interfaces"].as_array().map_or(0, Vec::len)))
+        .map(|ip| {
+            (
+                ip["address"].as_str().unwrap_or(""),
+                ip["interfaces"].as_array().map_or(0, Vec::len),
+            )
+        })
         .collect();
     for d in &m.devices {
         let lo = format!("{}/32", d.loopback);
-        assert_eq!(on.get(lo.as_str()), Some(&1), "{}: loopback {lo}", d.hostname);
+        assert_eq!(
+            on.get(lo.as_str()),
+            Some(&1),
+            "{}: loopback {lo}",
+            d.hostname
+        );
     }
     let (code, second) = dcim(&s, "sync", &intent, &[]);
     assert_eq!(code, 0, "{second:#}");
-    assert_eq!((second["writes"].as_u64(), second["write_requests"].as_u64()), (Some(0), Some(0)), "{second:#}");
+    assert_eq!(
+        (second["writes"].as_u64(), second["write_requests"].as_u64()),
+        (Some(0), Some(0)),
+        "{second:#}"
+    );
     let (code, check) = dcim(&s, "check", &intent, &[]);
     assert_eq!((code, check["writes"].as_u64()), (0, Some(0)), "{check:#}");
 }
@@ -201,15 +259,33 @@ fn pod1_synced_holds_every_device_cable_and_loopback_and_a_second_sync_writes_no
 fn every_small_example_syncs_and_resyncs_with_no_write() {
     let Some(s) = server() else { return };
     let dir = Scratch::new("dcim-examples");
-    for stem in ["breakout-small", "hpn-dual-plane", "three-tier-small", "sonic-lossless-breakout", "meta-rack-three-tier"] {
+    for stem in [
+        "breakout-small",
+        "hpn-dual-plane",
+        "three-tier-small",
+        "sonic-lossless-breakout",
+        "meta-rack-three-tier",
+    ] {
         let fabric = format!("dcim-{stem}");
         clean(&s, &fabric);
         let intent = renamed(&format!("intents/{stem}.yaml"), &fabric, &dir, |t| t);
         let (code, first) = dcim(&s, "sync", &intent, &[]);
-        assert_eq!((code, first["held"].as_u64()), (0, Some(0)), "{stem}: {first:#}");
-        assert_eq!(cables_in_nautobot(&s.client(), &fabric), planned_cables(&intent), "{stem}");
+        assert_eq!(
+            (code, first["held"].as_u64()),
+            (0, Some(0)),
+            "{stem}: {first:#}"
+        );
+        assert_eq!(
+            cables_in_nautobot(&s.client(), &fabric),
+            planned_cables(&intent),
+            "{stem}"
+        );
         let (code, again) = dcim(&s, "sync", &intent, &[]);
-        assert_eq!((code, again["write_requests"].as_u64()), (0, Some(0)), "{stem}: {again:#}");
+        assert_eq!(
+            (code, again["write_requests"].as_u64()),
+            (0, Some(0)),
+            "{stem}: {again:#}"
+        );
     }
 }
 
@@ -224,7 +300,8 @@ fn a_grown_and_recabled_fabric_syncs_and_a_hand_made_device_in_the_way_is_left_a
     assert_eq!(code, 0, "{first:#}");
     // Twice the servers (a second group of leaves) and four spines: every uplink is re-planned.
     let grown = renamed("intents/breakout-small.yaml", fabric, &dir, |t| {
-        t.replace("servers: 32\n", "servers: 64\n").replace("count: 2\n", "count: 4\n")
+        t.replace("servers: 32\n", "servers: 64\n")
+            .replace("count: 2\n", "count: 4\n")
     });
     let c = s.client();
     let leaf = tagged(&c, "dcim/devices/", fabric)
@@ -236,23 +313,45 @@ fn a_grown_and_recabled_fabric_syncs_and_a_hand_made_device_in_the_way_is_left_a
         "role": leaf["role"]["id"], "device_type": leaf["device_type"]["id"],
         "location": leaf["location"]["id"], "status": leaf["status"]["id"],
     });
-    let made = c.call("POST", "dcim/devices/", Some(&hand), "hand-made device").expect("create");
+    let made = c
+        .call("POST", "dcim/devices/", Some(&hand), "hand-made device")
+        .expect("create");
     let (code, report) = dcim(&s, "sync", &grown, &[]);
     assert_eq!(code, 1, "held objects make exit 1: {report:#}");
     let conflicts = &report["kinds"]["device"]["conflicts"];
     assert_eq!(conflicts[0]["key"], "g2-r1-leaf", "{report:#}");
     assert!(count(&report, "interface", "blocked") > 0);
-    assert!(count(&report, "cable", "delete") > 0 && count(&report, "cable", "create") > 0, "{report:#}");
+    assert!(
+        count(&report, "cable", "delete") > 0 && count(&report, "cable", "create") > 0,
+        "{report:#}"
+    );
     let after = c
-        .call("GET", &format!("dcim/devices/{}/", made["id"].as_str().unwrap_or("?")), None, "hand-made")
+        .call(
+            "GET",
+            &format!("dcim/devices/{}/", made["id"].as_str().unwrap_or("?")),
+            None,
+            "hand-made",
+        )
         .expect("read back");
-    assert_eq!(after["tags"].as_array().map(Vec::len), Some(0), "the hand-made device was tagged");
-    assert_eq!(after["custom_fields"]["aifab_asn"], Value::Null, "the hand-made device was changed");
+    assert_eq!(
+        after["tags"].as_array().map(Vec::len),
+        Some(0),
+        "the hand-made device was tagged"
+    );
+    assert_eq!(
+        after["custom_fields"]["aifab_asn"],
+        Value::Null,
+        "the hand-made device was changed"
+    );
     // Adopted, the rest follows; then a second sync writes nothing and Nautobot holds the new plan.
     let (code, adopt) = dcim(&s, "sync", &grown, &["--adopt"]);
     assert_eq!((code, adopt["held"].as_u64()), (0, Some(0)), "{adopt:#}");
     let (code, again) = dcim(&s, "sync", &grown, &[]);
-    assert_eq!((code, again["write_requests"].as_u64()), (0, Some(0)), "{again:#}");
+    assert_eq!(
+        (code, again["write_requests"].as_u64()),
+        (0, Some(0)),
+        "{again:#}"
+    );
     assert_eq!(cables_in_nautobot(&c, fabric), planned_cables(&grown));
 }
 
@@ -266,15 +365,32 @@ fn check_reports_a_change_made_by_hand_and_writes_nothing() {
     assert_eq!(dcim(&s, "sync", &intent, &[]).0, 0);
     assert_eq!(dcim(&s, "check", &intent, &[]).0, 0);
     let c = s.client();
-    let cable = tagged(&c, "dcim/cables/", fabric).into_iter().next().expect("a cable");
+    let cable = tagged(&c, "dcim/cables/", fabric)
+        .into_iter()
+        .next()
+        .expect("a cable");
     let id = cable["id"].as_str().unwrap_or("?").to_string();
-    c.call("PATCH", &format!("dcim/cables/{id}/"), Some(&json!({ "length": 99 })), "edit by hand")
-        .expect("patch");
+    c.call(
+        "PATCH",
+        &format!("dcim/cables/{id}/"),
+        Some(&json!({ "length": 99 })),
+        "edit by hand",
+    )
+    .expect("patch");
     let (code, report) = dcim(&s, "check", &intent, &[]);
     assert_eq!(code, 1, "{report:#}");
     let u = &report["kinds"]["cable"]["update"][0];
-    assert_eq!((u["was"]["length"].as_i64(), report["write_requests"].as_u64()), (Some(99), Some(0)), "{report:#}");
-    let still = c.call("GET", &format!("dcim/cables/{id}/"), None, "read back").expect("get");
+    assert_eq!(
+        (
+            u["was"]["length"].as_i64(),
+            report["write_requests"].as_u64()
+        ),
+        (Some(99), Some(0)),
+        "{report:#}"
+    );
+    let still = c
+        .call("GET", &format!("dcim/cables/{id}/"), None, "read back")
+        .expect("get");
     assert_eq!(still["length"], 99, "check wrote");
     assert_eq!(dcim(&s, "sync", &intent, &[]).0, 0);
     assert_eq!(dcim(&s, "check", &intent, &[]).0, 0);
@@ -297,7 +413,10 @@ fn a_refused_token_and_an_unreachable_server_are_clear_errors() {
     let o = run(&s.url, "0123456789abcdef0123456789abcdef01234567");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err.contains("token was refused") && !err.contains("0123456789abcdef"), "{err}");
+    assert!(
+        err.contains("token was refused") && !err.contains("0123456789abcdef"),
+        "{err}"
+    );
     let o = run("http://127.0.0.1:9", "whatever-token");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
