@@ -112,7 +112,7 @@ if ! api_up; then
   # uWSGI (Nautobot's own `start`), one worker process per core: the tests sync several fabrics at
   # once and aifab sends a kind's batches two at a time.
   nohup "$server" start --http="127.0.0.1:$PORT" --processes="${AIFAB_NAUTOBOT_PROCESSES:-2}" --master \
-    --die-on-term --disable-logging >"$NAUTOBOT_ROOT/server.log" 2>&1 &
+    --die-on-term --disable-logging --http-timeout=900 --buffer-size=32768 >"$NAUTOBOT_ROOT/server.log" 2>&1 &
   echo $! >"$NAUTOBOT_ROOT/server.pid"
   for _ in $(seq 120); do api_up && break; sleep 1; done
   api_up || { tail -n 40 "$NAUTOBOT_ROOT/server.log"; echo "nautobot: the server did not answer on $url"; exit 1; }

@@ -137,8 +137,17 @@ impl Client {
     }
 }
 
+/// A URL cut to a readable length (a read's filter may list 40 ids).
+fn short(url: &str) -> String {
+    match url.char_indices().nth(160) {
+        Some((at, _)) => format!("{}...", &url[..at]),
+        None => url.to_string(),
+    }
+}
+
 /// What a failed request means, in words.
 fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
+    let url = short(url);
     match e {
         ureq::Error::Status(code @ (401 | 403), _) => format!(
             "{what}: {method} {url}: {code} {}: the token was refused (is it the right one, and may it write? the token itself is not shown)",
@@ -171,7 +180,10 @@ fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
                     ureq::ErrorKind::ConnectionFailed => "it cannot be reached",
                     _ => "the request failed",
                 };
-                format!("{what}: {method} {url}: {kind} ({t})")
+                let detail = t
+                    .message()
+                    .map_or_else(|| t.kind().to_string(), str::to_string);
+                format!("{what}: {method} {url}: {kind} ({}: {detail})", t.kind())
             }
         }
     }

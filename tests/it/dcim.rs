@@ -75,9 +75,14 @@ fn renamed(intent: &str, name: &str, dir: &Path, edit: impl Fn(String) -> String
 }
 
 /// Runs `aifab dcim <action> <intent> --format json` against the server, in the fabric's own
-/// namespace: its exit code and report.
+/// namespace (the intent's file name; `Global` for the examples as they are): its exit code and report.
 fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value) {
-    let name = intent.file_stem().and_then(|n| n.to_str()).expect("stem");
+    let stem = intent.file_stem().and_then(|n| n.to_str()).expect("stem");
+    let name = if intent.starts_with(root().join("intents")) {
+        "Global"
+    } else {
+        stem
+    };
     let o = aifab_command()
         .args(["dcim", action])
         .arg(intent)
@@ -204,16 +209,17 @@ fn count(report: &Value, kind: &str, what: &str) -> usize {
     report["kinds"][kind][what].as_array().map_or(0, Vec::len)
 }
 
+/// The bar of issue 49: the example pod1-1024 as it is (fabric `pod1`, location `pod1`, namespace
+/// `Global`), synced: 48 devices, every planned fabric cable and every loopback address; the second
+/// sync writes nothing. Not cleaned first: on a server that already holds it (a developer's, after an
+/// earlier run) the first sync is a re-sync, and the contents are checked all the same.
 #[test]
 fn pod1_synced_holds_every_device_cable_and_loopback_and_a_second_sync_writes_nothing() {
     let Some(s) = server() else { return };
-    let fabric = "dcimpod1";
-    clean(&s, fabric);
-    let dir = Scratch::new("dcim-pod1");
-    let intent = renamed("intents/pod1-1024.yaml", fabric, &dir, |t| t);
+    let fabric = "pod1";
+    let intent = root().join("intents/pod1-1024.yaml");
     let (code, first) = dcim(&s, "sync", &intent, &[]);
-    assert_eq!(code, 0, "{first:#}");
-    assert!(first["write_requests"].as_u64().unwrap_or(0) > 0);
+    assert_eq!((code, first["held"].as_u64()), (0, Some(0)), "{first:#}");
     let m = model(&intent.to_string_lossy());
     let c = s.client();
     let devices: BTreeSet<String> = tagged(&c, "dcim/devices/", fabric)
