@@ -26,6 +26,10 @@ impl Client {
         let agent = ureq::AgentBuilder::new()
             .timeout_connect(timeout.min(Duration::from_secs(10)))
             .timeout(timeout)
+            // A fresh connection per request: a kept-alive one the server closed in the meantime fails
+            // a POST, which may not be retried (a bulk request is large enough for the handshake not
+            // to matter).
+            .max_idle_connections(0)
             .build();
         Client {
             agent,
