@@ -15,6 +15,7 @@
 pub mod boundary;
 pub mod check;
 pub mod compile;
+pub mod dcim;
 pub mod delivery;
 pub mod diag;
 pub mod files;

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod compile;
+mod dcim;
 mod diff;
 mod drift;
 mod exit;
@@ -55,6 +56,9 @@ pub enum Command {
     /// Compare what the switches report (LLDP, BGP, ports, PFC; collected by ansible/collect.yml) with
     /// the intent: cabling, sessions, ports and the lossless state, every difference named.
     Verify(verify::Args),
+    /// Publish the compiled fabric into Nautobot (`sync`: devices, interfaces, cables, addresses,
+    /// tagged `aifab:<fabric>`), or report where Nautobot disagrees with it (`check`).
+    Dcim(dcim::Args),
 }
 
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
@@ -201,5 +205,6 @@ pub fn main() -> Exit {
         Command::Bench(a) => bench::run(a),
         Command::Twin(a) => twin::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Dcim(a) => dcim::run(a),
     }
 }

@@ -17,8 +17,8 @@ const LAYERS: &[&str] = &[
     // front: reading and checking the intent
     // (`hosts` is the host plan; its files are printed by `render::hosts`)
     "load", "intent", "validate", "platform", "shape", "place", "model", "hosts", "check",
-    // allocation and compilation
-    "lock", "git", "compile", // back: pictures, per-OS layer, render, write, review
+    // allocation and compilation, then publishing the compiled fabric into a DCIM (Nautobot)
+    "lock", "git", "compile", "dcim", // back: pictures, per-OS layer, render, write, review
     "picture", "os", "render", "write", "review", "delivery", "verify", "twin",
     // driving the stages; the binary's own modules
     "pipeline", "project", "publish", "bench", "cli",

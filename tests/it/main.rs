@@ -23,6 +23,7 @@ mod breakout;
 mod checks;
 mod compile;
 mod converge;
+mod dcim;
 mod deadlock;
 mod delivery;
 mod diff;

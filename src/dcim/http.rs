@@ -1,0 +1,284 @@
+//! The HTTP side of the Nautobot store: token authentication, JSON in and out, every list followed
+//! page by page, and errors that say what failed in words (unreachable, refused token, timeout, a page
+//! cut short), with the token masked wherever it could appear.
+
+use serde_json::Value as Json;
+use std::io::Read as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// The largest response body read (a page of 1,000 interfaces is about 2 MB).
+const MAX_BODY: u64 = 256 << 20;
+
+/// A REST client of one server.
+pub struct Client {
+    agent: ureq::Agent,
+    base: String,
+    token: String,
+    writes: AtomicUsize,
+    reads: AtomicUsize,
+}
+
+impl Client {
+    /// A client of the server at `base` (`https://nautobot.example.net`), each request allowed
+    /// `timeout`.
+    pub fn new(base: &str, token: &str, timeout: Duration) -> Client {
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(timeout.min(Duration::from_secs(10)))
+            .timeout(timeout)
+            // A fresh connection per request: a kept-alive one the server closed in the meantime fails
+            // a POST, which may not be retried (a bulk request is large enough for the handshake not
+            // to matter).
+            .max_idle_connections(0)
+            .build();
+        Client {
+            agent,
+            base: base.trim_end_matches('/').to_string(),
+            token: token.to_string(),
+            writes: AtomicUsize::new(0),
+            reads: AtomicUsize::new(0),
+        }
+    }
+
+    /// Read and write requests (POST, PATCH, DELETE) made so far.
+    pub fn requests(&self) -> (usize, usize) {
+        (
+            self.reads.load(Ordering::SeqCst),
+            self.writes.load(Ordering::SeqCst),
+        )
+    }
+
+    /// The server's address as given.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `text` with the token replaced by `***`.
+    pub fn mask(&self, text: &str) -> String {
+        if self.token.len() < 4 {
+            return text.to_string();
+        }
+        text.replace(&self.token, "***")
+    }
+
+    fn url(&self, path: &str) -> String {
+        if path.starts_with("http://") || path.starts_with("https://") {
+            path.to_string()
+        } else {
+            format!("{}/api/{}", self.base, path.trim_start_matches('/'))
+        }
+    }
+
+    /// One request; `what` names the object for the error.
+    pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Json>,
+        what: &str,
+    ) -> Result<Json, String> {
+        let url = self.url(path);
+        let counter = if method == "GET" {
+            &self.reads
+        } else {
+            &self.writes
+        };
+        counter.fetch_add(1, Ordering::SeqCst);
+        let req = self
+            .agent
+            .request(method, &url)
+            .set("Authorization", &format!("Token {}", self.token))
+            .set("Accept", "application/json");
+        let res = match body {
+            Some(b) => req
+                .set("Content-Type", "application/json")
+                .send_string(&b.to_string()),
+            None => req.call(),
+        };
+        let resp = res.map_err(|e| self.mask(&error(e, method, &url, what)))?;
+        if resp.status() == 204 {
+            return Ok(Json::Null);
+        }
+        let mut text = String::new();
+        resp.into_reader()
+            .take(MAX_BODY)
+            .read_to_string(&mut text)
+            .map_err(|e| format!("{what}: reading the answer of {method} {url}: {e}"))?;
+        if text.is_empty() {
+            return Ok(Json::Null);
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            format!("{what}: {method} {url} answered something that is not JSON ({e}); is it Nautobot's API?")
+        })
+    }
+
+    /// Every result of a list endpoint (`dcim/devices/?name=x`), following `next` page by page with
+    /// pages of 1,000; fails when the pages hold fewer results than the first page's `count` said.
+    pub fn list(&self, path: &str, what: &str) -> Result<Vec<Json>, String> {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let mut next = Some(format!("{path}{sep}limit=1000&depth=0"));
+        let mut out = Vec::new();
+        let mut count = None;
+        while let Some(p) = next.take() {
+            let page = self.call("GET", &p, None, what)?;
+            count = count.or_else(|| page.get("count").and_then(Json::as_u64));
+            let Some(results) = page.get("results").and_then(Json::as_array) else {
+                return Err(format!(
+                    "{what}: GET {} answered without a results list; is it Nautobot's API?",
+                    self.url(&p)
+                ));
+            };
+            out.extend(results.iter().cloned());
+            next = page.get("next").and_then(Json::as_str).map(str::to_string);
+        }
+        match count {
+            Some(n) if usize::try_from(n).is_ok_and(|n| n != out.len()) => Err(format!(
+                "{what}: the server said {n} results but its pages held {}: a page was cut short (objects changed during the read?); nothing written, run again",
+                out.len()
+            )),
+            _ => Ok(out),
+        }
+    }
+}
+
+/// A URL cut to a readable length (a read's filter may list 40 ids).
+fn short(url: &str) -> String {
+    match url.char_indices().nth(160) {
+        Some((at, _)) => format!("{}...", &url[..at]),
+        None => url.to_string(),
+    }
+}
+
+/// What a failed request means, in words.
+fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
+    let url = short(url);
+    match e {
+        ureq::Error::Status(code @ (401 | 403), _) => format!(
+            "{what}: {method} {url}: {code} {}: the token was refused (is it the right one, and may it write? the token itself is not shown)",
+            if code == 401 {
+                "Unauthorized"
+            } else {
+                "Forbidden"
+            }
+        ),
+        ureq::Error::Status(code, resp) => {
+            let mut body = String::new();
+            let _ = resp.into_reader().take(2000).read_to_string(&mut body);
+            format!("{what}: {method} {url}: HTTP {code}: {}", body.trim())
+        }
+        ureq::Error::Transport(t) => {
+            let io = std::error::Error::source(&t)
+                .and_then(|e| e.downcast_ref::<std::io::Error>())
+                .map(std::io::Error::kind);
+            let timeout = matches!(
+                io,
+                Some(std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock)
+            ) || t.to_string().to_ascii_lowercase().contains("timed out");
+            if timeout {
+                format!(
+                    "{what}: {method} {url}: no answer in time (timed out); is the server overloaded? --timeout gives it longer"
+                )
+            } else {
+                let kind = match t.kind() {
+                    ureq::ErrorKind::Dns => "its name does not resolve",
+                    ureq::ErrorKind::ConnectionFailed => "it cannot be reached",
+                    _ => "the request failed",
+                };
+                let detail = t
+                    .message()
+                    .map_or_else(|| t.kind().to_string(), str::to_string);
+                format!("{what}: {method} {url}: {kind} ({}: {detail})", t.kind())
+            }
+        }
+    }
+}
+
+/// Percent-encodes a query value.
+pub fn q(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A one-route HTTP server for the tests: answers every request with `status` and `body`, and
+/// returns its address (`http://127.0.0.1:<port>`).
+#[cfg(test)]
+pub(crate) fn fake_server(status: u16, body: &'static str) -> String {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let mut w = &stream;
+            let _ = write!(
+                w,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_page_cut_short_is_an_error() {
+        let url = super::fake_server(
+            200,
+            r#"{"count": 5, "next": null, "results": [{"id": "a"}, {"id": "b"}]}"#,
+        );
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let e = c
+            .list("dcim/devices/", "reading the devices")
+            .expect_err("short");
+        assert!(
+            e.contains("reading the devices") && e.contains("cut short"),
+            "{e}"
+        );
+        assert!(e.contains("said 5") && e.contains("held 2"), "{e}");
+    }
+
+    #[test]
+    fn a_forbidden_answer_says_the_token_was_refused() {
+        let url = super::fake_server(403, r#"{"detail": "Invalid token"}"#);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let e = c
+            .call("GET", "status/", None, "the server's version")
+            .expect_err("403");
+        assert!(e.contains("403") && e.contains("token was refused"), "{e}");
+        assert!(!e.contains("tok-tok-tok"), "{e}");
+    }
+
+    #[test]
+    fn query_values_are_encoded() {
+        assert_eq!(super::q("aifab:pod 1/x"), "aifab%3Apod%201%2Fx");
+    }
+
+    #[test]
+    fn an_unreachable_server_is_named_and_the_token_masked() {
+        // A port nothing listens on: connection refused at once.
+        let c = super::Client::new(
+            "http://127.0.0.1:9",
+            "secret-token-123",
+            std::time::Duration::from_secs(2),
+        );
+        let e = c
+            .call("GET", "status/", None, "the server's version")
+            .expect_err("refused");
+        assert!(e.contains("cannot be reached"), "{e}");
+        assert!(e.contains("127.0.0.1:9"), "{e}");
+        assert!(!e.contains("secret-token-123"), "{e}");
+    }
+}

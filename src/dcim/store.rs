@@ -1,0 +1,306 @@
+//! What a DCIM must answer for a sync, and the sync itself: read every kind in creation order (each
+//! read may use the ids of the kinds before it), compare ([`super::diff`]), then delete in reverse
+//! order and create and update in creation order. Every write is keyed and tagged, so a sync cut short
+//! leaves objects the next run recognizes and finishes: nothing it wrote needs undoing first.
+
+use super::diff::{self, Changes, Update};
+use super::{Existing, Kind, Object};
+use std::collections::HashMap;
+
+/// The server ids of the objects read or created so far, both ways.
+#[derive(Clone, Debug, Default)]
+pub struct Ids {
+    by_key: HashMap<(Kind, String), String>,
+    by_id: HashMap<String, (Kind, String)>,
+}
+
+impl Ids {
+    /// Records an object's id (the first one recorded for a key stays, unless `prefer`).
+    pub fn insert(&mut self, kind: Kind, key: &str, id: &str, prefer: bool) {
+        let slot = (kind, key.to_string());
+        if prefer || !self.by_key.contains_key(&slot) {
+            self.by_key.insert(slot.clone(), id.to_string());
+        }
+        self.by_id.insert(id.to_string(), slot);
+    }
+
+    /// The id of the object of `kind` and `key`.
+    pub fn id(&self, kind: Kind, key: &str) -> Option<&str> {
+        self.by_key
+            .get(&(kind, key.to_string()))
+            .map(String::as_str)
+    }
+
+    /// The key of the object with id `id`, when it is of `kind`.
+    pub fn key(&self, kind: Kind, id: &str) -> Option<&str> {
+        self.by_id
+            .get(id)
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, key)| key.as_str())
+    }
+
+    /// The keys of every object of `kind`, sorted.
+    pub fn all_keys(&self, kind: Kind) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .by_key
+            .keys()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, key)| key.clone())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The ids of every object of `kind`.
+    pub fn all(&self, kind: Kind) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .by_key
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .map(|(_, id)| id.as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// A DCIM, as the sync uses it. Errors are whole sentences that name the object and the server.
+pub trait Store {
+    /// The objects of `kind` that matter for `wanted` (the keys the plan has of that kind): those of
+    /// the plan's keys and those tagged for the fabric. `ids` holds the earlier kinds' ids.
+    fn read(&mut self, kind: Kind, wanted: &[&Object], ids: &Ids) -> Result<Vec<Existing>, String>;
+    /// Creates the objects, returning their ids in order.
+    fn create(&mut self, kind: Kind, objects: &[&Object], ids: &Ids)
+    -> Result<Vec<String>, String>;
+    /// Updates the objects.
+    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), String>;
+    /// Deletes the objects.
+    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), String>;
+    /// Write requests made so far.
+    fn writes(&self) -> usize;
+}
+
+/// What a sync found and did.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The difference before any write.
+    pub changes: Changes,
+    /// Whether the changes were written.
+    pub applied: bool,
+    /// Write requests made.
+    pub write_requests: usize,
+}
+
+/// Reads what the DCIM holds of every kind the plan has, recording ids.
+pub fn read_all(
+    store: &mut dyn Store,
+    desired: &[Object],
+    ids: &mut Ids,
+) -> Result<Vec<Existing>, String> {
+    let mut existing = Vec::new();
+    for kind in Kind::ALL {
+        let wanted: Vec<&Object> = desired.iter().filter(|o| o.kind == kind).collect();
+        let found = store.read(kind, &wanted, ids)?;
+        for e in &found {
+            ids.insert(kind, &e.key, &e.id, e.tagged);
+        }
+        existing.extend(found);
+    }
+    Ok(existing)
+}
+
+/// Compares the plan with the store and, unless `dry_run`, writes the difference. A lookup the DCIM
+/// lacks (a status) is an error before anything is written.
+pub fn sync(
+    store: &mut dyn Store,
+    desired: &[Object],
+    opts: diff::Options,
+    dry_run: bool,
+) -> Result<Outcome, String> {
+    let mut ids = Ids::default();
+    let existing = read_all(store, desired, &mut ids)?;
+    let changes = diff::diff(desired, &existing, opts);
+    let missing: Vec<String> = changes
+        .kinds
+        .iter()
+        .flat_map(|(k, c)| c.missing.iter().map(move |m| format!("{k} {m}")))
+        .collect();
+    if !missing.is_empty() && !dry_run {
+        return Err(format!(
+            "the DCIM has no {}: aifab uses these as they are and does not create them; nothing written",
+            missing.join(", ")
+        ));
+    }
+    let before = store.writes();
+    if !dry_run {
+        apply(store, &changes, &mut ids)?;
+    }
+    Ok(Outcome {
+        changes,
+        applied: !dry_run,
+        write_requests: store.writes() - before,
+    })
+}
+
+/// Writes `changes`: deletions in reverse creation order, then creations and updates kind by kind.
+fn apply(store: &mut dyn Store, changes: &Changes, ids: &mut Ids) -> Result<(), String> {
+    for (kind, c) in changes.kinds.iter().rev() {
+        if !c.deletes.is_empty() {
+            let dead: Vec<&Existing> = c.deletes.iter().collect();
+            store.delete(*kind, &dead)?;
+        }
+    }
+    for (kind, c) in &changes.kinds {
+        let new: Vec<&Object> = c.creates.iter().collect();
+        if !new.is_empty() {
+            let made = store.create(*kind, &new, ids)?;
+            for (o, id) in new.iter().zip(&made) {
+                ids.insert(*kind, &o.key, id, true);
+            }
+        }
+        let changed: Vec<&Update> = c.updates.iter().collect();
+        if !changed.is_empty() {
+            store.update(*kind, &changed, ids)?;
+        }
+    }
+    Ok(())
+}
+
+/// An in-memory DCIM for the tests: objects by kind and key, every write counted, and a write that
+/// fails after a set number (an interrupted sync).
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    /// The objects it holds.
+    pub objects: Vec<Existing>,
+    /// Write requests made.
+    pub write_count: usize,
+    /// Fail every write request after this many.
+    pub fail_after: Option<usize>,
+    next_id: usize,
+}
+
+impl Memory {
+    fn write(&mut self) -> Result<(), String> {
+        if self.fail_after.is_some_and(|n| self.write_count >= n) {
+            return Err("connection lost".into());
+        }
+        self.write_count += 1;
+        Ok(())
+    }
+}
+
+impl Store for Memory {
+    fn read(&mut self, kind: Kind, _: &[&Object], _: &Ids) -> Result<Vec<Existing>, String> {
+        Ok(self
+            .objects
+            .iter()
+            .filter(|e| e.kind == kind)
+            .cloned()
+            .collect())
+    }
+
+    fn create(&mut self, kind: Kind, objects: &[&Object], _: &Ids) -> Result<Vec<String>, String> {
+        self.write()?;
+        let mut made = Vec::new();
+        for o in objects {
+            self.next_id += 1;
+            let id = format!("m{}", self.next_id);
+            let mut fields = o.fields.clone();
+            if kind.ownership() != super::Ownership::Tagged {
+                fields.extend(o.create_only.clone());
+            }
+            self.objects.push(Existing {
+                kind,
+                key: o.key.clone(),
+                id: id.clone(),
+                fields,
+                tagged: kind.ownership() == super::Ownership::Tagged,
+                tag_ids: Vec::new(),
+            });
+            made.push(id);
+        }
+        Ok(made)
+    }
+
+    fn update(&mut self, _: Kind, updates: &[&Update], _: &Ids) -> Result<(), String> {
+        self.write()?;
+        for u in updates {
+            if let Some(e) = self.objects.iter_mut().find(|e| e.id == u.id) {
+                e.fields.extend(u.set.clone());
+                e.tagged |= u.adopt;
+            }
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, _: Kind, objects: &[&Existing]) -> Result<(), String> {
+        self.write()?;
+        self.objects
+            .retain(|e| !objects.iter().any(|o| o.id == e.id));
+        Ok(())
+    }
+
+    fn writes(&self) -> usize {
+        self.write_count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dcim::Value;
+
+    fn plan(devices: &[&str]) -> Vec<Object> {
+        let mut v = vec![Object::new(Kind::Role, "leaf")];
+        for d in devices {
+            v.push(Object::new(Kind::Device, *d).with("role", Value::r(Kind::Role, "leaf")));
+            v.push(
+                Object::new(Kind::Interface, format!("{d}:eth1"))
+                    .with("mtu", Value::Int(9214))
+                    .with_create("device", Value::r(Kind::Device, *d)),
+            );
+        }
+        v
+    }
+
+    #[test]
+    fn a_second_sync_writes_nothing() {
+        let mut m = Memory::default();
+        let want = plan(&["a", "b"]);
+        let first = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        assert_eq!(first.changes.writes(), 5);
+        assert_eq!(first.write_requests, 3);
+        let second = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        assert!(second.changes.is_empty(), "{:?}", second.changes);
+        assert_eq!(second.write_requests, 0);
+    }
+
+    #[test]
+    fn an_interrupted_sync_is_finished_by_the_next() {
+        let mut m = Memory {
+            fail_after: Some(2),
+            ..Memory::default()
+        };
+        let want = plan(&["a", "b"]);
+        assert!(sync(&mut m, &want, diff::Options::default(), false).is_err());
+        assert!(m.objects.iter().all(|e| e.kind != Kind::Interface));
+        m.fail_after = None;
+        let next = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        assert_eq!(next.changes.kinds[&Kind::Interface].creates.len(), 2);
+        assert!(!next.changes.kinds.contains_key(&Kind::Device));
+        let last = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        assert!(last.changes.is_empty());
+    }
+
+    #[test]
+    fn a_dry_run_writes_nothing_and_a_shrunk_plan_deletes_the_rest() {
+        let mut m = Memory::default();
+        sync(&mut m, &plan(&["a", "b"]), diff::Options::default(), false).expect("sync");
+        let n = m.objects.len();
+        let dry = sync(&mut m, &plan(&["a"]), diff::Options::default(), true).expect("dry");
+        assert_eq!((dry.write_requests, m.objects.len()), (0, n));
+        assert_eq!(dry.changes.kinds[&Kind::Device].deletes[0].key, "b");
+        sync(&mut m, &plan(&["a"]), diff::Options::default(), false).expect("sync");
+        assert_eq!(m.objects.len(), n - 2);
+    }
+}
