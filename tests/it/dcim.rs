@@ -116,6 +116,11 @@ fn tagged(c: &Client, endpoint: &str, fabric: &str) -> Vec<Value> {
 }
 
 /// Deletes what an earlier run of a test left of `fabric`.
+/// The serial number of the device a test makes by hand in `fabric`'s location.
+fn hand_serial(fabric: &str) -> String {
+    format!("aifab-test-hand-made-{fabric}")
+}
+
 fn clean(s: &Server, fabric: &str) {
     let c = s.client();
     for ep in [
@@ -138,9 +143,13 @@ fn clean(s: &Server, fabric: &str) {
             .expect("delete leftovers");
         }
     }
-    // A hand-made device of an earlier run carries no tag: by its serial.
+    // A hand-made device of an earlier run carries no tag: by its serial, which names its fabric (the
+    // tests run at once, and one test's clean-up must not take another's hand-made device).
     let hand = c
-        .list("dcim/devices/?serial=aifab-test-hand-made", "hand-made")
+        .list(
+            &format!("dcim/devices/?serial={}", hand_serial(fabric)),
+            "hand-made",
+        )
         .unwrap_or_default();
     for d in hand {
         let _ = c.call(
@@ -315,7 +324,7 @@ fn a_grown_and_recabled_fabric_syncs_and_a_hand_made_device_in_the_way_is_left_a
         .find(|d| d["name"] == "g1-r1-leaf")
         .expect("g1-r1-leaf synced");
     let hand = json!({
-        "name": "g2-r1-leaf", "serial": "aifab-test-hand-made",
+        "name": "g2-r1-leaf", "serial": hand_serial(fabric),
         "role": leaf["role"]["id"], "device_type": leaf["device_type"]["id"],
         "location": leaf["location"]["id"], "status": leaf["status"]["id"],
     });
