@@ -123,17 +123,27 @@ impl<'m> Run<'m> {
             .collect()
     }
 
-    /// Per switch, its state where `check` runs on it.
-    fn view<'c>(&self, collected: &'c [Read], check: Check) -> Vec<Option<&'c Observed>> {
+    /// Per switch, `pick` of what was read where `check` runs on it.
+    fn per_switch<'c, T: ?Sized>(
+        &self,
+        collected: &'c [Read],
+        check: Check,
+        pick: impl Fn(&'c state::Collected) -> Option<&'c T>,
+    ) -> Vec<Option<&'c T>> {
         collected
             .iter()
             .zip(&self.model.devices)
             .map(|(c, d)| {
                 c.as_ref()
                     .filter(|(c, _)| self.reads(c, d, check))
-                    .map(|(c, _)| &c.observed)
+                    .and_then(|(c, _)| pick(c))
             })
             .collect()
+    }
+
+    /// Per switch, its state where `check` runs on it.
+    fn view<'c>(&self, collected: &'c [Read], check: Check) -> Vec<Option<&'c Observed>> {
+        self.per_switch(collected, check, |c| Some(&c.observed))
     }
 
     /// Per switch, its resolved LLDP neighbours where `check` runs on it.
@@ -141,15 +151,7 @@ impl<'m> Run<'m> {
         if !self.checks.contains(&check) {
             return vec![None; self.model.devices.len()];
         }
-        collected
-            .iter()
-            .zip(&self.model.devices)
-            .map(|(c, d)| {
-                c.as_ref()
-                    .filter(|(c, _)| self.reads(c, d, check))
-                    .and_then(|(c, _)| c.lldp.as_ref())
-            })
-            .collect()
+        self.per_switch(collected, check, |c| c.lldp.as_ref())
     }
 
     /// The checks across switches (cabling, hosts, sessions), and each switch's own findings with
@@ -171,11 +173,8 @@ impl<'m> Run<'m> {
                 }
             };
         let read = self.view(collected, Check::Sessions);
-        let routes: Vec<Option<&[RouteWidth]>> = collected
-            .iter()
-            .zip(&read)
-            .map(|(c, o)| o.and(c.as_ref()?.0.routes.as_deref()))
-            .collect();
+        let routes: Vec<Option<&[RouteWidth]>> =
+            self.per_switch(collected, Check::Sessions, |c| c.routes.as_deref());
         let sessions = sessions::check(&self.plan, &read, &routes, &mut cabling);
         let local: Vec<Finding> = collected
             .iter()
