@@ -38,7 +38,7 @@ fn vendors(root: &Path, out: &Path) {
     let dir = out.join("vendors");
     std::fs::create_dir_all(&dir).expect("create OUT_DIR/vendors");
     let mut code = String::from(
-        "/// Every built-in platform as JSON: its OS, its name, the platform.\npub static PLATFORMS: &[(&str, &str, &str)] = &[\n",
+        "/// Every built-in platform as JSON: its OS, its name, the platform.\npub(crate) static PLATFORMS: &[(&str, &str, &str)] = &[\n",
     );
     for os in ["nxos", "eos", "sonic"] {
         let rel = format!("vendors/{os}.yaml");
@@ -69,7 +69,7 @@ fn main() {
     let mut files = Vec::new();
     collect(&templates, &templates, &mut files);
     let mut code = String::from(
-        "/// Every template under `templates/`, by path relative to it.\npub static TEMPLATES: &[(&str, &str)] = &[\n",
+        "/// Every template under `templates/`, by path relative to it.\npub(crate) static TEMPLATES: &[(&str, &str)] = &[\n",
     );
     for f in &files {
         println!("cargo:rerun-if-changed=templates/{f}");

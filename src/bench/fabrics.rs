@@ -19,7 +19,7 @@
 //! `#[path = "../src/bench/fabrics.rs"] mod fabrics;` and check the same fabrics the benchmark times.
 
 /// The benchmark sizes, smallest first.
-pub const SIZES: [&str; 4] = ["1k", "24k", "100k", "100k-hosts"];
+pub(crate) const SIZES: [&str; 4] = ["1k", "24k", "100k", "100k-hosts"];
 
 /// The `hosts:` section of `100k-hosts`: every host output, for ConnectX NICs under Kubernetes.
 const HOSTS: &str = r#"hosts:
@@ -50,12 +50,12 @@ const ACK: &str = r#"acknowledge:
 "#;
 
 /// Zones of each size-sweep fabric: 48, 136, 500, 1,448 and 5,000 switches.
-pub const SWEEP_ZONES: [u32; 5] = [1, 3, 11, 32, 110];
+pub(crate) const SWEEP_ZONES: [u32; 5] = [1, 3, 11, 32, 110];
 
 /// A size-sweep fabric of `zones` zones, each 40 EOS rack switches (16 × 400G servers each, an NX-OS
 /// one among them) and 4 EOS 7800R3 spines, under SONiC 128 × 400G super-spines in 4 planes, as many
 /// as keep each under 128 ports. Every switch but the super-spines is the same whatever the size.
-pub fn sweep_yaml(zones: u32) -> String {
+pub(crate) fn sweep_yaml(zones: u32) -> String {
     // Each spine has 40 uplinks, spread evenly over the super-spines of its plane.
     let per_plane = [1u32, 2, 4, 5, 8, 10, 20, 40]
         .into_iter()
@@ -94,7 +94,7 @@ overrides:
 }
 
 /// The intent YAML of a benchmark size, scaled down by `scale_down` (1 = full size) for tests.
-pub fn intent_yaml(size: &str, scale_down: u32) -> Option<String> {
+pub(crate) fn intent_yaml(size: &str, scale_down: u32) -> Option<String> {
     let k = scale_down.max(1);
     match size {
         "100k-hosts" => intent_yaml("100k", k).map(|y| y + HOSTS),

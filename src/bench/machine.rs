@@ -8,7 +8,7 @@ use std::path::Path;
 /// The notes for a bench whose renders wrote under `dir`, one sentence each. `largest` is the fabric
 /// whose first render wrote the most bytes, with that number; `cost` what writing cost under `dir`
 /// before and after the renders.
-pub fn notes(
+pub(crate) fn notes(
     dir: &Path,
     largest: Option<(&str, u64)>,
     cost: Option<(WriteCost, WriteCost)>,

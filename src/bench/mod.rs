@@ -5,20 +5,20 @@
 //! published sizes, every phase in one process ([`phases`]). Part of the binary, not of the library API.
 
 mod fabrics;
-pub mod machine;
-pub mod phases;
-pub mod process;
-pub mod report;
-pub mod write_cost;
+pub(crate) mod machine;
+pub(crate) mod phases;
+pub(crate) mod process;
+pub(crate) mod report;
+pub(crate) mod write_cost;
 
-pub use fabrics::{SIZES, SWEEP_ZONES, intent_yaml, sweep_yaml};
+pub(crate) use fabrics::{SIZES, SWEEP_ZONES, intent_yaml, sweep_yaml};
 
 use process::Run;
 use std::path::{Path, PathBuf};
 
 /// One generated fabric to render.
 #[derive(Clone, Debug)]
-pub struct Case {
+pub(crate) struct Case {
     /// `1k`, `24k`, `100k`, `100k-hosts`, or `sweep-<zones>`.
     pub name: String,
     /// GPUs (server NICs).
@@ -29,7 +29,7 @@ pub struct Case {
 
 impl Case {
     /// A published size.
-    pub fn size(name: &str) -> Option<Case> {
+    pub(crate) fn size(name: &str) -> Option<Case> {
         let gpus = match name {
             "1k" => 1_024,
             "24k" => 24_576,
@@ -44,7 +44,7 @@ impl Case {
     }
 
     /// A size-sweep fabric.
-    pub fn sweep(zones: u32) -> Case {
+    pub(crate) fn sweep(zones: u32) -> Case {
         Case {
             name: format!("sweep-{zones}"),
             gpus: 640 * u64::from(zones),
@@ -60,7 +60,7 @@ impl Case {
 
 /// The three timed renders of one case.
 #[derive(Clone, Debug, Default)]
-pub struct Renders {
+pub(crate) struct Renders {
     /// The case's name.
     pub name: String,
     /// GPUs.
@@ -83,7 +83,7 @@ pub struct Renders {
 /// Renders every case four times, each render its own process of `exe`, under folder `run`. All
 /// first renders come before any re-render, so that no first render follows the removal of a previous
 /// tree (on ext4, allocating inodes right after many were freed costs up to 3×).
-pub fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, String> {
+pub(crate) fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, String> {
     let intents = run.join("intents");
     let changed = intents.join("changed");
     std::fs::create_dir_all(&changed).map_err(|e| format!("{}: {e}", changed.display()))?;
@@ -150,19 +150,19 @@ fn one_switch(lock: &Path) -> Result<String, String> {
 }
 
 /// How many times the size sweep runs: each figure is the median of this many runs.
-pub const SWEEP_RUNS: usize = 3;
+pub(crate) const SWEEP_RUNS: usize = 3;
 
 /// How many times the sweep's small fabrics run (those under [`SMALL_GPUS`]): they take 15-120 ms,
 /// where one busy moment of a shared machine moves a figure by half, so their medians take more runs.
-pub const SMALL_SWEEP_RUNS: usize = 9;
+pub(crate) const SMALL_SWEEP_RUNS: usize = 9;
 
 /// The sweep's small fabrics: fewer GPUs than this.
-pub const SMALL_GPUS: u64 = 10_000;
+pub(crate) const SMALL_GPUS: u64 = 10_000;
 
 /// Per case and per render (first, unchanged, spare, changed), the run with the median wall time of
 /// `runs` (each the rows of one [`renders`] of the same cases, in the same order; a later run may
 /// hold only the first cases, as the extra runs of the small fabrics do).
-pub fn median(runs: &[Vec<Renders>]) -> Vec<Renders> {
+pub(crate) fn median(runs: &[Vec<Renders>]) -> Vec<Renders> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
@@ -187,7 +187,7 @@ pub fn median(runs: &[Vec<Renders>]) -> Vec<Renders> {
 }
 
 /// The load average over the last minute (Linux), to print beside the numbers.
-pub fn load_average() -> Option<String> {
+pub(crate) fn load_average() -> Option<String> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace().next().map(str::to_string)
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 /// Timings of one benchmark run, in milliseconds.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct Timings {
+pub(crate) struct Timings {
     /// Size name.
     pub size: String,
     /// Switches rendered.
@@ -54,7 +54,7 @@ fn ms(t: Instant) -> f64 {
 }
 
 /// Peak RSS of this process in MiB (Linux `VmHWM`), 0 where unknown.
-pub fn peak_rss_mib() -> f64 {
+pub(crate) fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -68,7 +68,7 @@ pub fn peak_rss_mib() -> f64 {
 }
 
 /// Runs every phase once on a generated fabric, writing into `out` (replaced), and times it.
-pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
+pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
     let yaml = intent_yaml(size, 1).ok_or_else(|| format!("unknown size {size}"))?;
     let source = Source::new(format!("bench-{size}.yaml"), yaml);
 
@@ -213,7 +213,7 @@ fn folder_bytes(dir: &std::path::Path) -> u64 {
 }
 
 /// The results as a Markdown table.
-pub fn table(rows: &[Timings]) -> String {
+pub(crate) fn table(rows: &[Timings]) -> String {
     let mut s = String::from(
         "| fabric | switches | output | load+validate | check | compile | deadlock check | render | render+write | total | µs/switch | `--only` one switch | verify (state) | peak RSS |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 /// What one render process took.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     /// Wall time from spawn to exit, milliseconds.
     pub wall_ms: f64,
     /// Peak resident set size, MiB (0 where the system does not say).
@@ -28,7 +28,7 @@ pub struct Run {
 /// rest of stderr) and times it. The render keeps its file index in `cache` (`AIFAB_CACHE_DIR`), inside
 /// the bench's run folder, so that the indexes of the bench's throw-away outputs go with it instead of
 /// piling up in the user's cache.
-pub fn render(
+pub(crate) fn render(
     exe: &Path,
     intent: &Path,
     out: &Path,
@@ -39,7 +39,7 @@ pub fn render(
 }
 
 /// [`render`] with `extra` arguments (`--only <host>`).
-pub fn render_with(
+pub(crate) fn render_with(
     exe: &Path,
     intent: &Path,
     out: &Path,

@@ -14,7 +14,7 @@ fn ms(v: f64) -> String {
 }
 
 /// An integer with thousands separators.
-pub fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -51,7 +51,7 @@ fn spread(runs: &[Run]) -> Option<(f64, f64)> {
 }
 
 /// The published sizes: the whole `aifab render --out` process, first render and re-renders.
-pub fn sizes(rows: &[Renders]) -> String {
+pub(crate) fn sizes(rows: &[Renders]) -> String {
     let mut s = String::from(
         "| fabric | GPUs | switches | files | output | first render | re-render, unchanged | again, with the spare | `--only` one switch, MTU changed (CPU user, system) | re-render, MTU changed | µs/switch (first, re-render) | peak RSS (first, re-renders) |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -90,7 +90,7 @@ type Pick = fn(&Renders) -> Run;
 
 /// The size sweep: time per switch from the smallest to the largest fabric, and how far each column's
 /// figures lie from its mean.
-pub fn sweep(rows: &[Renders]) -> String {
+pub(crate) fn sweep(rows: &[Renders]) -> String {
     let mut s = String::from(
         "| switches | GPUs | output | first render | µs/switch | re-render, unchanged | µs/switch | re-render, MTU changed | µs/switch | peak RSS |\n\
          |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// Bytes each probe writes.
-pub const PROBE_BYTES: usize = 64 << 20;
+pub(crate) const PROBE_BYTES: usize = 64 << 20;
 
 /// Bytes per write call.
 const CHUNK: usize = 1 << 20;
@@ -18,7 +18,7 @@ const PROBES: usize = 3;
 
 /// Milliseconds per MiB written, both ways.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WriteCost {
+pub(crate) struct WriteCost {
     /// Into a new file.
     pub new_ms_per_mib: f64,
     /// Over the bytes of an existing file of the same size.
@@ -27,7 +27,7 @@ pub struct WriteCost {
 
 impl WriteCost {
     /// The milliseconds writing `bytes` of new files costs here, the kernel's share alone.
-    pub fn new_files_ms(&self, bytes: u64) -> f64 {
+    pub(crate) fn new_files_ms(&self, bytes: u64) -> f64 {
         bytes as f64 / f64::from(1u32 << 20) * self.new_ms_per_mib
     }
 }
@@ -38,7 +38,7 @@ const PREFIX: &str = ".aifab-write-probe-";
 /// Times [`PROBES`] writes of [`PROBE_BYTES`] into new files in `dir` (named with `tag`), then as many
 /// over the bytes of the first. The files stay until [`remove`]: freeing their pages right before a
 /// render would hand it memory the host has not taken back yet. `None` when a file cannot be written.
-pub fn measure(dir: &Path, tag: &str) -> Option<WriteCost> {
+pub(crate) fn measure(dir: &Path, tag: &str) -> Option<WriteCost> {
     measure_bytes(dir, tag, PROBE_BYTES)
 }
 
@@ -75,7 +75,7 @@ fn measure_bytes(dir: &Path, tag: &str, size: usize) -> Option<WriteCost> {
 }
 
 /// Removes the probe files [`measure`] left in `dir`.
-pub fn remove(dir: &Path) {
+pub(crate) fn remove(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

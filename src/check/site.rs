@@ -110,7 +110,7 @@ struct Device<'a> {
 }
 
 /// What makes one site line unsafe in any config, if anything.
-pub fn line_problem(line: &str) -> Option<String> {
+pub(super) fn line_problem(line: &str) -> Option<String> {
     if let Some(c) = line.chars().find(|c| !(' '..='~').contains(c)) {
         return Some(format!(
             "contains {c:?}: site lines are printable ASCII, one list item per line"

@@ -11,7 +11,7 @@ use measure::*;
 
 /// Arguments of `aifab bench`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// What to run: 1k, 24k, 100k, sweep (default: all of them).
     #[arg(long, value_delimiter = ',')]
     pub size: Vec<String>,
@@ -35,7 +35,7 @@ pub struct Args {
 }
 
 /// Runs `aifab bench`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     if let Some(size) = &args.print_intent {
         return print_intent(size);
     }

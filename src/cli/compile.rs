@@ -4,7 +4,7 @@ use super::{Exit, front_or_exit, only_matcher, only_matches_some};
 
 /// Arguments of `aifab compile`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent file.
     pub intent: String,
     /// Output format.
@@ -23,7 +23,7 @@ pub struct Args {
 
 /// Model output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
-pub enum Format {
+pub(crate) enum Format {
     /// Pretty JSON.
     Json,
     /// YAML.
@@ -31,7 +31,7 @@ pub enum Format {
 }
 
 /// Runs `aifab compile`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     let only = match only_matcher(args.only.as_deref()) {
         Ok(o) => o,
         Err(status) => return status,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// `aifab dcim`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// What to do.
     #[command(subcommand)]
     pub action: Action,
@@ -17,7 +17,7 @@ pub struct Args {
 
 /// The two directions.
 #[derive(clap::Subcommand, Debug)]
-pub enum Action {
+pub(crate) enum Action {
     /// Make Nautobot hold the fabric as compiled (only objects tagged `aifab:<fabric>` are updated or
     /// deleted).
     Sync(Common),
@@ -27,7 +27,7 @@ pub enum Action {
 
 /// Arguments both take.
 #[derive(clap::Args, Debug)]
-pub struct Common {
+pub(crate) struct Common {
     /// Intent file (its lock beside it is read, as `render` reads it).
     pub intent: String,
     /// The Nautobot server (`https://nautobot.example.net`).
@@ -64,7 +64,7 @@ pub struct Common {
 
 /// Report format of `aifab dcim`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// A table per object type, then each change.
     #[default]
     Text,
@@ -75,7 +75,7 @@ pub enum Format {
 }
 
 /// Runs `aifab dcim`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     let (check, c) = match &args.action {
         Action::Sync(c) => (false, c),
         Action::Check(c) => (true, c),

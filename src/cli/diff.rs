@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Arguments of `aifab diff`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// `<old-intent> <new-intent>`, or with --against just `<intent>`.
     #[arg(required = true, num_args = 1..=2)]
     pub intents: Vec<String>,
@@ -52,7 +52,7 @@ pub struct Args {
 
 /// Diff output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Change report and unified diffs.
     Text,
     /// A pull-request comment.
@@ -113,7 +113,7 @@ pub(super) fn render(r: &Renderer, f: &Front, label: &str) -> Result<Vec<OutFile
 }
 
 /// Runs `aifab diff`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     match diff(&args) {
         Ok(true) => Exit::Differs,
         Ok(false) => Exit::Success,

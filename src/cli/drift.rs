@@ -26,7 +26,7 @@ const MAX_RUNNING: u64 = 16 * 1024 * 1024;
 
 /// Arguments of `aifab drift`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent file.
     pub intent: String,
     /// Folder of `<host>.cfg` files as `show running-config` prints them (ansible/running.yml
@@ -69,7 +69,7 @@ struct Compared {
 }
 
 /// Runs `aifab drift`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     match compare(&args) {
         Ok(changed) if changed => Exit::Differs,
         Ok(_) => Exit::Success,

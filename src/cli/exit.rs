@@ -39,7 +39,7 @@ impl From<Exit> for std::process::ExitCode {
 }
 
 /// Prints findings about one source to stderr as miette reports (colored on a terminal).
-pub fn print_findings(source: &Source, findings: &[Finding]) {
+pub(super) fn print_findings(source: &Source, findings: &[Finding]) {
     use std::io::IsTerminal;
     if findings.is_empty() {
         return;
@@ -52,7 +52,7 @@ pub fn print_findings(source: &Source, findings: &[Finding]) {
 /// cannot be read is [`Exit::Trouble`]; an invalid intent prints its findings and
 /// `<file>: invalid (<n> errors); <consequence>`, and returns `invalid` (the status the command gives an
 /// invalid intent: [`Exit::Invalid`], or [`Exit::Trouble`] for `diff`, whose 1 means "differs").
-pub fn front_failed(err: FrontError, invalid: Exit, consequence: &str) -> Exit {
+pub(super) fn front_failed(err: FrontError, invalid: Exit, consequence: &str) -> Exit {
     match err {
         FrontError::Io(e) => {
             eprintln!("error: {e}");

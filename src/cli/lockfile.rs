@@ -8,12 +8,12 @@ use aifab::publish::{LockError, Note, PublishError, lock};
 use std::path::PathBuf;
 
 /// The lock file of an intent path.
-pub fn path(intent: &str) -> PathBuf {
+pub(super) fn path(intent: &str) -> PathBuf {
     lock::path(intent)
 }
 
 /// Prints a note of the lock policy or the render transaction on stderr.
-pub fn say(note: Note) {
+pub(super) fn say(note: Note) {
     match note {
         Note::Line(line) => eprintln!("{line}"),
         Note::Findings {
@@ -28,7 +28,7 @@ pub fn say(note: Note) {
 }
 
 /// Prints why the lock refused a command; exit 2 (could not run).
-pub fn refused(e: LockError) -> Exit {
+pub(super) fn refused(e: LockError) -> Exit {
     match e {
         LockError::Read { error, .. } => {
             front_failed(error.into(), Exit::Trouble, "nothing written")
@@ -41,7 +41,7 @@ pub fn refused(e: LockError) -> Exit {
 }
 
 /// Prints why a render stopped; exit 2, or the signal's status when one interrupted it.
-pub fn failed(e: PublishError) -> Exit {
+pub(super) fn failed(e: PublishError) -> Exit {
     match e {
         PublishError::Lock(l) => refused(l),
         e => {
@@ -53,12 +53,16 @@ pub fn failed(e: PublishError) -> Exit {
 
 /// Finishes or undoes an interrupted render's commit beside the lock of `intent`, saying what it did
 /// ([`lock::settle`]).
-pub fn settle(intent: &str, writing: bool) -> Result<(), Exit> {
+pub(super) fn settle(intent: &str, writing: bool) -> Result<(), Exit> {
     lock::settle(intent, writing, &say).map_err(refused)
 }
 
 /// Reads the lock of `intent` under the policy ([`lock::load`]); `None` when there is none, or with
 /// `no_lock`.
-pub fn load(intent: &str, no_lock: bool, allow_renumber: bool) -> Result<Option<Loaded>, Exit> {
+pub(super) fn load(
+    intent: &str,
+    no_lock: bool,
+    allow_renumber: bool,
+) -> Result<Option<Loaded>, Exit> {
     lock::load(intent, (no_lock, allow_renumber), None, &say).map_err(refused)
 }

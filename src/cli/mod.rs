@@ -18,13 +18,13 @@ mod twin;
 mod validate;
 mod verify;
 
-pub use exit::Exit;
+pub(crate) use exit::Exit;
 use exit::{front_failed, print_findings};
 
 /// aifab compiles a lossless RoCEv2 fabric intent into NX-OS, EOS and SONiC configurations.
 #[derive(Parser, Debug)]
 #[command(name = "aifab", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -32,7 +32,7 @@ pub struct Cli {
 
 /// Subcommands.
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Print the intent JSON Schema (draft 2020-12) or the intent reference in Markdown.
     Schema(schema::Args),
     /// Check intents: YAML, schema and semantic rules; every problem at once.
@@ -64,7 +64,7 @@ pub enum Command {
 /// Writes to stdout, treating a closed pipe (`aifab plan x | head`) as the reader being done, not a crash.
 /// Any other failure (a full disk under `>file`) is said on stderr and makes the exit code 2
 /// ([`output_failed`]).
-pub fn emit(text: &str) {
+pub(crate) fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
@@ -80,16 +80,16 @@ static OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::ne
 
 /// Whether stdout or stderr could not be written ([`emit`], [`Stderr`]): the binary then exits with
 /// code 2.
-pub fn output_failed() -> bool {
+pub(crate) fn output_failed() -> bool {
     OUTPUT.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// stderr for a command that writes it piece by piece and goes on when a piece fails: a failure is
 /// remembered, and the binary exits with code 2 ([`output_failed`]) instead of its own code.
-pub struct Stderr(std::io::StderrLock<'static>);
+pub(crate) struct Stderr(std::io::StderrLock<'static>);
 
 /// stderr, locked, remembering failures ([`Stderr`]).
-pub fn stderr() -> Stderr {
+pub(crate) fn stderr() -> Stderr {
     Stderr(std::io::stderr().lock())
 }
 
@@ -111,7 +111,7 @@ impl std::io::Write for Stderr {
 /// went wrong and returns the exit status (an invalid intent or lock is [`Exit::Trouble`], "nothing
 /// written": the command could not run, and 1 stays the code of a real difference). Warnings are printed unless `quiet`. With `only`, ports and cables are expanded only for
 /// the matching devices (see [`aifab::compile::compile_only`]).
-pub fn front_or_exit(
+pub(crate) fn front_or_exit(
     path: &str,
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
@@ -122,7 +122,7 @@ pub fn front_or_exit(
 }
 
 /// [`front_or_exit`] with the lock given (`None`: the arithmetic alone).
-pub fn front_locked_or_exit(
+pub(crate) fn front_locked_or_exit(
     path: &str,
     quiet: bool,
     only: Option<&globset::GlobMatcher>,
@@ -140,7 +140,7 @@ pub fn front_locked_or_exit(
 
 /// With `--only`: refuses (exit 2) a glob that matches no device of the fabric, naming a few hostnames
 /// the fabric does have.
-pub fn only_matches_some(
+pub(crate) fn only_matches_some(
     model: &aifab::model::FabricModel,
     glob: Option<&str>,
     only: Option<&globset::GlobMatcher>,
@@ -167,7 +167,7 @@ pub fn only_matches_some(
 }
 
 /// Compiles a host glob for `--only`.
-pub fn only_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, Exit> {
+pub(crate) fn only_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, Exit> {
     match glob {
         None => Ok(None),
         Some(g) => match globset::Glob::new(g) {
@@ -181,7 +181,7 @@ pub fn only_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, 
 }
 
 /// Runs the CLI and returns the exit status.
-pub fn main() -> Exit {
+pub(crate) fn main() -> Exit {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -4,7 +4,7 @@ mod batches;
 mod table;
 
 use batches::*;
-pub use table::*;
+pub(super) use table::*;
 
 use super::{Exit, front_or_exit};
 use aifab::delivery::rollout;
@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 
 /// Arguments of `aifab plan`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent file.
     pub intent: String,
     /// `csv`: one row per cable on stdout, the summary on stderr. `summary`: the summary table.
@@ -54,7 +54,7 @@ pub struct Args {
 
 /// Plan formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Cabling plan as CSV.
     Csv,
     /// Summary table.
@@ -68,7 +68,7 @@ pub enum Format {
 }
 
 /// Runs `aifab plan`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     let site = match super::site::Site::load(args.intent.as_ref(), &args.site) {
         Ok(s) => s,
         Err(status) => return status,

@@ -8,7 +8,7 @@ use super::lockfile::{failed, refused, say};
 use super::{Exit, front_locked_or_exit, only_matcher, only_matches_some};
 use aifab::publish::{LockPolicy, Plan, Render, Target};
 use aifab::render::Meta;
-pub use args::{Args, OutputForm};
+pub(super) use args::{Args, OutputForm};
 use progress::Progress;
 
 /// What every `aifab render` works from once the intent has passed: the checked front, the renderer
@@ -20,7 +20,7 @@ struct Prepared<'a> {
 }
 
 /// Runs `aifab render`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     let target = match (&args.out, &args.check) {
         (Some(out), _) => Target::Out(out),
         (None, Some(dir)) => Target::Check {

@@ -6,7 +6,7 @@ use std::io::Write;
 
 /// Output format of `aifab schema`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// JSON Schema (draft 2020-12), pretty-printed: `schema/intent.schema.json`.
     #[default]
     Json,
@@ -16,7 +16,7 @@ pub enum Format {
 
 /// Arguments of `aifab schema`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// What to print.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 /// The text `aifab schema --format <format>` prints (ends with a newline).
-pub fn text(format: Format) -> String {
+pub(super) fn text(format: Format) -> String {
     match format {
         Format::Json => aifab::validate::schema_json(),
         Format::Markdown => aifab::validate::markdown_reference(),
@@ -38,7 +38,7 @@ pub fn text(format: Format) -> String {
 }
 
 /// Runs `aifab schema`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     let out = if args.lock {
         aifab::lock::schema_json()
     } else if args.platforms {

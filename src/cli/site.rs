@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// The extension flags, flattened into each command's arguments.
 #[derive(clap::Args, Debug, Default, Clone)]
-pub struct SiteArgs {
+pub(crate) struct SiteArgs {
     /// Folder of extra platform files (`<os>.yaml` in the vendors/ format), merged with the built-in
     /// ones; overrides `platforms:` of the project file aifab.yaml.
     #[arg(long, value_name = "DIR")]
@@ -23,7 +23,7 @@ pub struct SiteArgs {
 }
 
 /// What a command renders with: the platform catalog and the site's template folder.
-pub struct Site {
+pub(super) struct Site {
     /// Built-in platforms plus the site's.
     pub catalog: &'static Catalog,
     /// The site's templates, if any.
@@ -37,7 +37,7 @@ pub struct Site {
 impl Site {
     /// The site for `intent`: flags first, then the project file. Prints every problem and returns the
     /// exit status on failure.
-    pub fn load(intent: &Path, args: &SiteArgs) -> Result<Site, Exit> {
+    pub(super) fn load(intent: &Path, args: &SiteArgs) -> Result<Site, Exit> {
         let ext =
             aifab::project::extensions(intent, args.platforms.clone(), args.templates.clone())
                 .map_err(|e| {
@@ -81,18 +81,18 @@ impl Site {
 
     /// Refuses (exit 2, the refusal printed) a folder typed on the command line that leaves the
     /// repository through a link of it ([`Root::admit`]).
-    pub fn admit(&self, path: &Path) -> Result<(), Exit> {
+    pub(super) fn admit(&self, path: &Path) -> Result<(), Exit> {
         admit(&self.root, path, Origin::CommandLine)
     }
 
     /// The renderer with the site's templates.
-    pub fn renderer(&self) -> Result<Renderer, Exit> {
+    pub(super) fn renderer(&self) -> Result<Renderer, Exit> {
         self.build_renderer().map_err(|e| renderer_failed(&e))
     }
 
     /// [`Site::renderer`] without printing its error: for a renderer built beside another step, whose
     /// error is printed only when that step succeeded ([`renderer_failed`]).
-    pub fn build_renderer(&self) -> Result<Renderer, String> {
+    pub(super) fn build_renderer(&self) -> Result<Renderer, String> {
         Renderer::with_templates(self.catalog, self.templates.as_deref())
     }
 }
@@ -106,7 +106,7 @@ fn admit(root: &Root, path: &Path, origin: Origin) -> Result<(), Exit> {
 }
 
 /// Prints why the renderer could not be built; the command could not run.
-pub fn renderer_failed(e: &str) -> Exit {
+pub(super) fn renderer_failed(e: &str) -> Exit {
     eprintln!("error: {e}");
     Exit::Trouble
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// Arguments of `aifab twin`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent file (its lock beside it is read, as `render` reads it).
     #[arg(required_unless_present = "reap")]
     pub intent: Option<String>,
@@ -51,7 +51,7 @@ pub struct Args {
 
 /// Output format of `aifab twin`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Lines for people.
     #[default]
     Text,
@@ -61,7 +61,7 @@ pub enum Format {
 
 /// How many single link failures to try: None for all.
 #[derive(Clone, Copy, Debug)]
-pub struct Failures(pub Option<usize>);
+pub(crate) struct Failures(pub Option<usize>);
 
 fn failures(s: &str) -> Result<Failures, String> {
     if s == "all" {
@@ -75,7 +75,7 @@ fn failures(s: &str) -> Result<Failures, String> {
 /// Runs `aifab twin`: 0 when every check held, 1 when the twin found a problem, 2 when it could not
 /// run (an intent with errors, a fault that names no fabric cable, an unusable state folder, no
 /// privilege, no FRR or lldpd, a fabric too large, an interruption).
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     if let Some(prefix) = &args.reap {
         aifab::twin::lab::reap(prefix);
         return Exit::Success;

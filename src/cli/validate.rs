@@ -3,7 +3,7 @@
 mod check;
 mod print;
 
-pub use check::*;
+pub(super) use check::*;
 use print::*;
 
 use super::Exit;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Output format of `aifab validate`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Reports for people, on stderr: `file:line:col`, the source line underlined, a hint.
     #[default]
     Text,
@@ -26,7 +26,7 @@ pub enum Format {
 
 /// Arguments of `aifab validate`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent files to check. A lock file (`<stem>.lock.yaml`) is checked as its intent's lock:
     /// `aifab validate intents/*.yaml` checks every intent and lock once.
     #[arg(required = true, value_name = "INTENT")]
@@ -83,7 +83,7 @@ fn as_lock(given: &Path, all: &[PathBuf]) -> LockArg {
 }
 
 /// Runs `aifab validate`: exit 0 when no file has an error, 1 when one has, 2 when a file cannot be read.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut all = Vec::new();
     let mut io_failed = false;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 /// Arguments of `aifab verify`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent file (its lock beside it is read, as `render` reads it).
     pub intent: String,
     /// The state folder: `DIR/<hostname>/` holds each switch's documents (ansible/collect.yml).
@@ -40,7 +40,7 @@ pub struct Args {
 
 /// Output format of `aifab verify`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// One line per failing check, then a summary per check kind.
     #[default]
     Text,
@@ -54,13 +54,13 @@ pub enum Format {
 
 /// Another tool's form of the checks.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Emit {
+pub(crate) enum Emit {
     /// An ANTA catalog for the EOS switches.
     Anta,
 }
 
 /// Runs `aifab verify`.
-pub fn run(args: Args) -> Exit {
+pub(super) fn run(args: Args) -> Exit {
     match verify(&args) {
         Ok(e) | Err(e) => e,
     }

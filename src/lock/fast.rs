@@ -14,7 +14,7 @@ type Fields<'t> = Vec<(&'t str, Scalar<'t>)>;
 
 /// The lock, when `text` is in the form aifab writes; `None` otherwise. The top-level lines are read in
 /// order; each section's entry lines are then parsed in parallel (they are independent), in file order.
-pub fn parse(text: &str) -> Option<Lock> {
+pub(super) fn parse(text: &str) -> Option<Lock> {
     let (top, sections) = outline(text)?;
     let (devices, (links, servers)) = rayon::join(
         || entries(sections.devices, device),
@@ -40,7 +40,7 @@ pub fn parse(text: &str) -> Option<Lock> {
 
 /// The entries each list of `text` holds (blank and comment lines skipped), counted, not read;
 /// `None` where [`parse`] would give `None` on the top-level lines.
-pub fn counts(text: &str) -> Option<Total> {
+pub(super) fn counts(text: &str) -> Option<Total> {
     let (_, sections) = outline(text)?;
     let n = |body: &str| entry_lines(body).count();
     Some(Total {
@@ -56,7 +56,7 @@ pub fn counts(text: &str) -> Option<Total> {
 /// and, for a server entry, its /31 kept as taken ([`super::Narrowed`]). One switch of a 100K-GPU lock
 /// is a few hundred of its 230,000 lines. `None` where [`parse`] would give `None`, and where an
 /// entry left out has no /31 to take: the caller then reads the whole lock.
-pub fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> Option<Lock> {
+pub(super) fn parse_narrowed(text: &str, selected: &(dyn Fn(&str) -> bool + Sync)) -> Option<Lock> {
     let (top, sections) = outline(text)?;
     let devices = entries(sections.devices, device)?;
     // Each name is matched once (a glob match costs more than a look-up).

@@ -12,13 +12,13 @@ use serde_json::{Map, Value};
 /// Resolves the `families` of a vendor file read as data: each platform naming a `family` gets that
 /// family's values beneath its own; `families` and each `family` key are removed. The error names
 /// the platform and what is wrong.
-pub fn inherit(file: &mut Value) -> Result<(), String> {
+pub(super) fn inherit(file: &mut Value) -> Result<(), String> {
     inherit_with(file, &Map::new())
 }
 
 /// [`inherit`], where a family the file does not define may be one of `known` (a site file's
 /// platform of a built-in family: the built-in file's `families`).
-pub fn inherit_with(file: &mut Value, known: &Map<String, Value>) -> Result<(), String> {
+pub(super) fn inherit_with(file: &mut Value, known: &Map<String, Value>) -> Result<(), String> {
     let Some(top) = file.as_object_mut() else {
         return Ok(()); // not a mapping: the types say what is wrong
     };
@@ -54,7 +54,7 @@ pub fn inherit_with(file: &mut Value, known: &Map<String, Value>) -> Result<(), 
 }
 
 /// The `families` a vendor file defines (none when it has no such mapping).
-pub fn families_of(file: &Value) -> Map<String, Value> {
+pub(super) fn families_of(file: &Value) -> Map<String, Value> {
     match file.get("families") {
         Some(Value::Object(f)) => f.clone(),
         _ => Map::new(),
@@ -62,7 +62,7 @@ pub fn families_of(file: &Value) -> Map<String, Value> {
 }
 
 /// Whether a vendor file uses families at all (defines one, or a platform names one).
-pub fn uses_families(file: &Value) -> bool {
+pub(super) fn uses_families(file: &Value) -> bool {
     file.get("families").is_some()
         || file
             .get("platforms")

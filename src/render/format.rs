@@ -8,7 +8,7 @@ use minijinja::value::{Value, ValueKind};
 use minijinja::{AutoEscape, Error, Output, State};
 
 /// The formatter of every template environment ([`minijinja::Environment::set_formatter`]).
-pub fn format(out: &mut Output, state: &mut State, value: &Value) -> Result<(), Error> {
+pub(super) fn format(out: &mut Output, state: &mut State, value: &Value) -> Result<(), Error> {
     if matches!(state.auto_escape(), AutoEscape::None) {
         if value.kind() == ValueKind::String
             && let Some(s) = value.as_str()

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Every `<os>/<name>.j2` of `dir`, as (template name, source), sorted by name. Anything else in the
 /// folder is an error (a misplaced file would silently change nothing).
-pub fn templates(dir: &Path) -> Result<Vec<(String, String)>, String> {
+pub(super) fn templates(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let read = |p: &Path| std::fs::read_dir(p).map_err(|e| format!("{}: {e}", p.display()));
     let mut out = Vec::new();
     for entry in read(dir)?.flatten() {

@@ -107,7 +107,7 @@ fn within(pointer: &str, section: &str) -> bool {
 }
 
 /// The partial intent of a loaded `value` that has these load and schema `findings`, when one is sound.
-pub fn partial(value: &Value, findings: &[Finding]) -> Option<Partial> {
+pub(super) fn partial(value: &Value, findings: &[Finding]) -> Option<Partial> {
     let mut dirty: Vec<&'static str> = Vec::new();
     for f in findings {
         let p = f.pointer.as_deref()?;
@@ -127,7 +127,7 @@ pub fn partial(value: &Value, findings: &[Finding]) -> Option<Partial> {
 
 /// Replaces `section` of `value` by the stub's (removes it where the stub has none); None when the
 /// section's parent is not an object.
-pub fn stand_in(value: &mut Value, section: &str) -> Option<()> {
+pub(super) fn stand_in(value: &mut Value, section: &str) -> Option<()> {
     let stub = load::load(&Source::new("stub.yaml", STUB)).ok()?.value;
     replace(value, section, stub.pointer(section).cloned())
 }

@@ -43,7 +43,7 @@ const HASH: &str = "xxh3-128";
 /// The manifest's text: the header, the lock's record when the render used one, then every file aifab
 /// wrote with the hash of its bytes (none for a file an earlier aifab listed without one), in path
 /// order (`files` need not be sorted).
-pub fn text(lock: Option<&str>, files: &mut [(&str, Option<u128>)]) -> String {
+pub(super) fn text(lock: Option<&str>, files: &mut [(&str, Option<u128>)]) -> String {
     files.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut s = header();
     s.reserve(files.iter().map(|f| 2 * f.0.len() + 60).sum::<usize>() + 128);
@@ -86,14 +86,14 @@ impl Manifest {
 
 /// Reads the manifest of folder `dir` (never through a link, at most 64 MiB); `None` when there is
 /// none or it cannot be read.
-pub fn read(dir: &Path) -> Option<Manifest> {
+pub(super) fn read(dir: &Path) -> Option<Manifest> {
     let bytes = crate::files::read_own(&dir.join(MARKER), MAX_BYTES).ok()?;
     let text = String::from_utf8(bytes).ok()?;
     Some(parse(&text))
 }
 
 /// The manifest in `text`.
-pub fn parse(text: &str) -> Manifest {
+pub(super) fn parse(text: &str) -> Manifest {
     let mut m = Manifest::default();
     let mut files = HashSet::new();
     let mut listed = false;

@@ -5,6 +5,9 @@
 // The 100-line limit (Cargo.toml [lints], clippy.toml) is for src/: a test that walks a whole table
 // or playbook reads better in one piece.
 #![allow(clippy::too_many_lines)]
+// `unreachable_pub` (Cargo.toml [lints]) keeps src/'s internals `pub(crate)`; the test crate has no
+// API, and its shared helpers in `common` are `pub` for the modules beside it.
+#![allow(unreachable_pub)]
 
 mod common;
 #[allow(dead_code)] // the benchmark's fabrics; the compile and meaning tests use some

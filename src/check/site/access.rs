@@ -22,7 +22,7 @@ const OTHER_CONDITIONS: [&str; 6] = ["ttl", "dscp", "fragments", "precedence", "
 
 /// An ACL a site line attaches to the switch's own logins.
 #[derive(Debug)]
-pub struct Attachment {
+pub(super) struct Attachment {
     /// The index of the site line that attaches it.
     pub line: usize,
     /// The ACL's name.
@@ -33,7 +33,7 @@ pub struct Attachment {
 
 /// What an attached ACL does to the management network's logins.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(super) enum Verdict {
     /// A permit entry covers the network before any entry denies part of it.
     Admits,
     /// Why it refuses some or all logins from the network.
@@ -56,7 +56,7 @@ fn attached<'a>(parent: &str, words: &[&'a str]) -> Option<&'a str> {
 }
 
 /// The ACLs `lines` (a device's site lines) attach to its logins.
-pub fn attachments(lines: &[&str]) -> Vec<Attachment> {
+pub(super) fn attachments(lines: &[&str]) -> Vec<Attachment> {
     let mut out = Vec::new();
     let mut parent = String::new();
     for (i, line) in lines.iter().enumerate() {
@@ -212,7 +212,7 @@ fn overlap(a: &Ipv4Network, b: &Ipv4Network) -> bool {
 }
 
 /// What the ACL `name`, as `lines` define it, does to SSH logins from `management`.
-pub fn verdict(lines: &[&str], name: &str, management: Option<&IpNetwork>) -> Verdict {
+pub(super) fn verdict(lines: &[&str], name: &str, management: Option<&IpNetwork>) -> Verdict {
     let Some(entries) = entries(lines, name) else {
         return Verdict::Unproven(format!(
             "the site lines do not define `ip access-list {name}`, so aifab cannot prove it admits the management network"

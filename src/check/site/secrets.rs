@@ -42,7 +42,7 @@ fn is_type(w: &str) -> bool {
 const TEXT_LINES: [&str; 4] = ["description", "remark", "comment", "alias"];
 
 /// Why `line` holds a clear-text secret, if it does.
-pub fn cleartext(line: &str) -> Option<String> {
+pub(super) fn cleartext(line: &str) -> Option<String> {
     let mut words: Vec<&str> = line.split_whitespace().collect();
     if words
         .first()
@@ -78,7 +78,7 @@ pub fn cleartext(line: &str) -> Option<String> {
 }
 
 /// The baseline user `line` (a top-level site line) defines, if it is one of `users`.
-pub fn baseline_user<'u>(line: &str, users: &'u [String]) -> Option<&'u str> {
+pub(super) fn baseline_user<'u>(line: &str, users: &'u [String]) -> Option<&'u str> {
     let mut words = line.split_whitespace();
     let first = words.next()?.to_ascii_lowercase();
     if first.len() < 4 || !"username".starts_with(&first) {

@@ -10,7 +10,7 @@
 //! so this refuses every abbreviation a CLI could run and no line a site needs.
 
 /// Words that end, commit, leave or reopen the configuration session, or run an exec command.
-pub const SESSION_WORDS: [&str; 11] = [
+pub(super) const SESSION_WORDS: [&str; 11] = [
     "end",
     "exit",
     "commit",
@@ -25,7 +25,7 @@ pub const SESSION_WORDS: [&str; 11] = [
 ];
 
 /// Why `line` (any site line, indented or not) could break the session, if it could.
-pub fn problem(line: &str) -> Option<String> {
+pub(super) fn problem(line: &str) -> Option<String> {
     if line.contains(';') {
         return Some("contains `;`".into());
     }

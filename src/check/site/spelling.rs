@@ -16,7 +16,7 @@ const ABBREVIATION_MIN: usize = 2;
 
 /// The readings of `top` (a top-level site line, whitespace collapsed) against `patterns`: `top`
 /// itself, then each spelling of it in the patterns' words.
-pub fn readings(top: &str, patterns: &[&str]) -> Vec<String> {
+pub(super) fn readings(top: &str, patterns: &[&str]) -> Vec<String> {
     let words: Vec<&str> = top.split(' ').collect();
     let mut out = vec![top.to_string()];
     let Some(first) = words.first().map(|w| w.to_ascii_lowercase()) else {

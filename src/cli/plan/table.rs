@@ -3,7 +3,7 @@
 use super::*;
 
 /// The cabling plan: one row per cable.
-pub fn csv(m: &FabricModel) -> String {
+pub(crate) fn csv(m: &FabricModel) -> String {
     let mut s = String::from("device,port,peer,peer_port,speed,cable_length,tier,subnet\n");
     for l in &m.links {
         let _ = writeln!(
@@ -23,7 +23,7 @@ pub fn csv(m: &FabricModel) -> String {
 }
 
 /// The summary table.
-pub fn summary(m: &FabricModel) -> String {
+pub(crate) fn summary(m: &FabricModel) -> String {
     let s = &m.summary;
     let mut out = String::new();
     let _ = writeln!(

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Arguments of `aifab render`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Intent file.
     pub intent: String,
     /// Output folder: written atomically (a temporary folder renamed into place).
@@ -46,7 +46,7 @@ pub struct Args {
 
 /// An output form other than each device's own OS.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputForm {
+pub(crate) enum OutputForm {
     /// FRR (zebra and bgpd) `frr.conf`.
     Frr,
 }

@@ -3,7 +3,7 @@
 use super::*;
 
 /// What checking one file gave.
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The file as it was read (for rendering), when it could be read.
     pub source: Option<Source>,
     /// Every finding, errors and warnings, in file order.
@@ -18,7 +18,7 @@ pub struct Outcome {
 /// prefix): YAML, schema, then the semantic rules of
 /// [`aifab::check::run`], with the allocation lock beside it (as `render` reads it: whole, inside the
 /// intent's pools) unless `no_lock`.
-pub fn check_file(path: &Path, site: &super::super::site::Site, no_lock: bool) -> Outcome {
+pub(crate) fn check_file(path: &Path, site: &super::super::site::Site, no_lock: bool) -> Outcome {
     let lock_path = aifab::lock::path_for(path);
     let mut lock_findings = None;
     let lock = if no_lock {

@@ -66,7 +66,7 @@ pub struct Aaa {
 }
 
 /// The EOS baseline of `d`.
-pub fn view(d: &Device) -> Option<Baseline<'_>> {
+pub(super) fn view(d: &Device) -> Option<Baseline<'_>> {
     let b: &BaselinePlan = d.baseline.as_deref()?;
     let vrf = d.management.is_some().then_some("MGMT");
     Some(Baseline {

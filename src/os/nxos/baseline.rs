@@ -66,7 +66,7 @@ pub struct Aaa {
 }
 
 /// The NX-OS baseline of `d`.
-pub fn view(d: &Device) -> Option<Baseline<'_>> {
+pub(super) fn view(d: &Device) -> Option<Baseline<'_>> {
     let b: &BaselinePlan = d.baseline.as_deref()?;
     Some(Baseline {
         use_vrf: if d.management.is_some() {

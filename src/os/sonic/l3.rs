@@ -69,7 +69,7 @@ pub(super) fn add<'a>(db: &mut ConfigDb<'a>, d: &'a Device, order: &PortOrder<'a
 
 /// The VLAN of a routed server port: 3000 plus its port number (a device has no other VLAN, since
 /// rail-subnet homing and routed server ports do not mix).
-pub const PORT_VLAN_BASE: u32 = 3000;
+pub(super) const PORT_VLAN_BASE: u32 = 3000;
 
 /// Whether `i` is a routed server port, which SONiC carries as a one-port VLAN.
 pub(crate) fn is_port_vlan(i: &Interface) -> bool {

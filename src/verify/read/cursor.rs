@@ -36,7 +36,7 @@ enum Step<'a> {
 
 impl<'a> Node<'a> {
     /// The document's root.
-    pub fn root(v: &'a Value) -> Node<'a> {
+    pub(super) fn root(v: &'a Value) -> Node<'a> {
         Node {
             v,
             step: Step::Root,
@@ -44,7 +44,7 @@ impl<'a> Node<'a> {
     }
 
     /// The JSON Pointer of this node (`/` for the root).
-    pub fn pointer(&self) -> String {
+    pub(super) fn pointer(&self) -> String {
         let mut steps = Vec::new();
         let mut node = self;
         loop {
@@ -79,17 +79,17 @@ impl<'a> Node<'a> {
     }
 
     /// An error at this node saying `message`.
-    pub fn error(&self, message: impl Into<String>) -> ReadError {
+    pub(super) fn error(&self, message: impl Into<String>) -> ReadError {
         ReadError::new(self.pointer(), message)
     }
 
     /// An error at this node: it is not what was expected.
-    pub fn wrong(&self, expected: &str) -> ReadError {
+    pub(super) fn wrong(&self, expected: &str) -> ReadError {
         self.error(format!("expected {expected}, found {}", kind(self.v)))
     }
 
     /// An error at key `key` of this node, which is missing.
-    pub fn missing(&self, key: &str, expected: &str) -> ReadError {
+    pub(super) fn missing(&self, key: &str, expected: &str) -> ReadError {
         let at = match self.pointer().as_str() {
             "/" => format!("/{}", escape(key)),
             p => format!("{p}/{}", escape(key)),
@@ -99,12 +99,12 @@ impl<'a> Node<'a> {
 
     /// The key `key` that every output of `command` has at its top; without it the file holds
     /// another command's output.
-    pub fn top<'b>(&'b self, key: &'b str, command: &str) -> Result<Node<'b>, ReadError> {
+    pub(super) fn top<'b>(&'b self, key: &'b str, command: &str) -> Result<Node<'b>, ReadError> {
         self.opt(key)?.ok_or_else(|| self.not_from(key, command))
     }
 
     /// The rows of NX-OS's `TABLE_x` / `ROW_x` pair that every output of `command` has at its top.
-    pub fn top_rows<'b>(
+    pub(super) fn top_rows<'b>(
         &'b self,
         table: &'b str,
         row: &'b str,
@@ -115,14 +115,14 @@ impl<'a> Node<'a> {
     }
 
     /// The error for a document without `key`, which every output of `command` has.
-    pub fn not_from(&self, key: &str, command: &str) -> ReadError {
+    pub(super) fn not_from(&self, key: &str, command: &str) -> ReadError {
         let what = format!("`{key}`, which `{command}` prints (is this another command's output?)");
         self.missing(key, &what)
     }
 
     /// The value at `key` of this object, or `None` when the key is missing or `null`. Errs when this
     /// node is not an object.
-    pub fn opt<'b>(&'b self, key: &'b str) -> Result<Option<Node<'b>>, ReadError> {
+    pub(super) fn opt<'b>(&'b self, key: &'b str) -> Result<Option<Node<'b>>, ReadError> {
         let Value::Object(map) = self.v else {
             return Err(self.wrong("an object"));
         };
@@ -136,12 +136,12 @@ impl<'a> Node<'a> {
     }
 
     /// The value at `key` of this object; errs when it is missing (`expected` says what it should be).
-    pub fn key<'b>(&'b self, key: &'b str, expected: &str) -> Result<Node<'b>, ReadError> {
+    pub(super) fn key<'b>(&'b self, key: &'b str, expected: &str) -> Result<Node<'b>, ReadError> {
         self.opt(key)?.ok_or_else(|| self.missing(key, expected))
     }
 
     /// The entries of this object, in document order.
-    pub fn entries<'b>(
+    pub(super) fn entries<'b>(
         &'b self,
     ) -> Result<impl Iterator<Item = (&'b str, Node<'b>)> + 'b, ReadError> {
         let Value::Object(map) = self.v else {
@@ -160,7 +160,7 @@ impl<'a> Node<'a> {
     }
 
     /// The items of this list.
-    pub fn items<'b>(&'b self) -> Result<impl Iterator<Item = Node<'b>> + 'b, ReadError> {
+    pub(super) fn items<'b>(&'b self) -> Result<impl Iterator<Item = Node<'b>> + 'b, ReadError> {
         let Value::Array(list) = self.v else {
             return Err(self.wrong("a list"));
         };
@@ -173,7 +173,7 @@ impl<'a> Node<'a> {
     /// NX-OS's rows `TABLE_x` / `ROW_x` of this object: `None` when `TABLE_x` is missing (NX-OS leaves
     /// an empty table out), else every row, whether `ROW_x` is a list or, for a single row, the row
     /// itself (NX-OS prints a one-element list as its element).
-    pub fn rows<'b>(
+    pub(super) fn rows<'b>(
         &'b self,
         table: &'b str,
         row: &'b str,
@@ -209,7 +209,7 @@ impl<'a> Node<'a> {
     }
 
     /// Like [`Node::rows`], but `TABLE_x` must be there (`expected` says what it holds).
-    pub fn rows_req<'b>(
+    pub(super) fn rows_req<'b>(
         &'b self,
         table: &'b str,
         row: &'b str,
@@ -220,12 +220,12 @@ impl<'a> Node<'a> {
     }
 
     /// This value as a string.
-    pub fn str(&self) -> Result<&'a str, ReadError> {
+    pub(super) fn str(&self) -> Result<&'a str, ReadError> {
         self.v.as_str().ok_or_else(|| self.wrong("a string"))
     }
 
     /// The string at `key`, `None` when missing or `null`.
-    pub fn opt_str(&self, key: &str) -> Result<Option<&'a str>, ReadError> {
+    pub(super) fn opt_str(&self, key: &str) -> Result<Option<&'a str>, ReadError> {
         let Value::Object(map) = self.v else {
             return Err(self.wrong("an object"));
         };
@@ -242,7 +242,7 @@ impl<'a> Node<'a> {
 
     /// This value as an unsigned integer: a JSON number, or a string of digits (NX-OS's `| json`
     /// prints numbers as strings, its `| json native` as numbers).
-    pub fn u64(&self) -> Result<u64, ReadError> {
+    pub(super) fn u64(&self) -> Result<u64, ReadError> {
         let n = match self.v {
             Value::Number(n) => n.as_u64(),
             Value::String(s) => s.trim().parse().ok(),
@@ -252,12 +252,12 @@ impl<'a> Node<'a> {
     }
 
     /// This value as an unsigned 32-bit integer.
-    pub fn u32(&self) -> Result<u32, ReadError> {
+    pub(super) fn u32(&self) -> Result<u32, ReadError> {
         u32::try_from(self.u64()?).map_err(|_| self.wrong("an integer below 2^32"))
     }
 
     /// This value as a boolean: `true`/`false`, or the strings `"true"`/`"false"` (NX-OS).
-    pub fn boolean(&self) -> Result<bool, ReadError> {
+    pub(super) fn boolean(&self) -> Result<bool, ReadError> {
         match self.v {
             Value::Bool(b) => Ok(*b),
             Value::String(s) if s == "true" => Ok(true),
@@ -268,7 +268,7 @@ impl<'a> Node<'a> {
 
     /// This value as an AS number: a number, an asplain string (`"65001"`) or an asdot string
     /// (`"65002.2048"`, which is 65002 × 65536 + 2048).
-    pub fn asn(&self) -> Result<u32, ReadError> {
+    pub(super) fn asn(&self) -> Result<u32, ReadError> {
         if self.v.is_number() {
             return self.u32();
         }
@@ -278,7 +278,7 @@ impl<'a> Node<'a> {
 
     /// This string as an IPv4 address; `None` for an IPv6 address (with or without a `%interface`
     /// scope, as EOS prints a link-local peer), which the observed state has no place for.
-    pub fn ipv4_or_v6(&self) -> Result<Option<Ipv4Addr>, ReadError> {
+    pub(super) fn ipv4_or_v6(&self) -> Result<Option<Ipv4Addr>, ReadError> {
         ip_text(self.str()?).ok_or_else(|| self.wrong("an IPv4 or IPv6 address"))
     }
 }
