@@ -5,7 +5,7 @@
 use std::net::Ipv4Addr;
 
 /// Appends `n` in decimal.
-pub fn push_decimal(out: &mut String, n: u64) {
+pub(crate) fn push_decimal(out: &mut String, n: u64) {
     let mut buf = [0u8; 20];
     for &d in decimal(n, &mut buf) {
         out.push(char::from(d));
@@ -13,7 +13,7 @@ pub fn push_decimal(out: &mut String, n: u64) {
 }
 
 /// The ASCII digits of `n` in decimal, written at the end of `buf`.
-pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+pub(crate) fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut at = buf.len();
     loop {
         at -= 1;
@@ -27,7 +27,7 @@ pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 /// Appends `ip` in dotted decimal.
-pub fn push_ipv4(out: &mut String, ip: Ipv4Addr) {
+pub(crate) fn push_ipv4(out: &mut String, ip: Ipv4Addr) {
     for (i, octet) in ip.octets().into_iter().enumerate() {
         if i > 0 {
             out.push('.');
@@ -37,7 +37,7 @@ pub fn push_ipv4(out: &mut String, ip: Ipv4Addr) {
 }
 
 /// `a.b.c.d/len`, as `format!("{ip}/{len}")` spells it.
-pub fn prefix(ip: Ipv4Addr, len: u8) -> String {
+pub(crate) fn prefix(ip: Ipv4Addr, len: u8) -> String {
     let mut s = String::with_capacity(18);
     push_ipv4(&mut s, ip);
     s.push('/');

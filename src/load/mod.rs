@@ -21,14 +21,14 @@ use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 
 /// Largest intent file accepted, in bytes (4 MiB). Checked before parsing.
-pub const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
 /// Most nodes that aliases (`*name`) may add to a document, counted after expansion.
-pub const MAX_ALIAS_NODES: usize = 10_000;
+pub(crate) const MAX_ALIAS_NODES: usize = 10_000;
 /// Deepest nesting of mappings and sequences accepted.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Most loader findings reported for one file; more are counted and summed up in one last finding.
-pub const MAX_FINDINGS: usize = 100;
+pub(crate) const MAX_FINDINGS: usize = 100;
 
 /// Source spans of every node of a loaded document, by JSON pointer (`/qos/classes/roce/ecn/min`).
 ///
@@ -78,23 +78,23 @@ impl SpanMap {
 }
 
 /// Escapes one JSON pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`.
-pub fn escape_segment(segment: &str) -> String {
+pub(crate) fn escape_segment(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 
 /// Undoes [`escape_segment`].
-pub fn unescape_segment(segment: &str) -> String {
+pub(crate) fn unescape_segment(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
 }
 
 /// `pointer` extended by one (unescaped) segment.
-pub fn child_pointer(pointer: &str, segment: &str) -> String {
+pub(crate) fn child_pointer(pointer: &str, segment: &str) -> String {
     format!("{pointer}/{}", escape_segment(segment))
 }
 
 /// The pointer as a dotted path for messages: `/qos/classes/roce/dscp/1` → `qos.classes.roce.dscp[1]`; the
 /// root is `(top level)`.
-pub fn display_path(pointer: &str) -> String {
+pub(crate) fn display_path(pointer: &str) -> String {
     if pointer.is_empty() {
         return "(top level)".into();
     }
@@ -117,7 +117,7 @@ pub fn display_path(pointer: &str) -> String {
 
 /// A loaded YAML document: its value, the span of every node, and the problems the loader stepped over.
 #[derive(Clone, Debug)]
-pub struct Document {
+pub(crate) struct Document {
     /// The document as JSON (a duplicate key keeps its first value).
     pub value: Value,
     /// Spans of every node.
@@ -130,7 +130,7 @@ pub struct Document {
 ///
 /// Returns the document, with any problems the loader could step over in [`Document::findings`]; or, when
 /// loading had to stop (syntax error, size, depth or alias limit), every finding collected so far.
-pub fn load(source: &Source) -> Result<Document, Vec<Finding>> {
+pub(crate) fn load(source: &Source) -> Result<Document, Vec<Finding>> {
     if source.text.len() > MAX_FILE_BYTES {
         return Err(vec![file_too_large(source, source.text.len())]);
     }
@@ -139,7 +139,7 @@ pub fn load(source: &Source) -> Result<Document, Vec<Finding>> {
 
 /// [`load`] without the file-size check, for files whose size the caller bounds itself (an allocation
 /// lock grows with the fabric: [`crate::lock::read::MAX_LOCK_BYTES`]).
-pub fn load_unbounded(source: &Source) -> Result<Document, Vec<Finding>> {
+pub(crate) fn load_unbounded(source: &Source) -> Result<Document, Vec<Finding>> {
     let mut b = Builder::new(source);
     let mut parser = Parser::new_from_str(&source.text);
     let fatal = loop {
@@ -180,7 +180,7 @@ pub fn load_unbounded(source: &Source) -> Result<Document, Vec<Finding>> {
 }
 
 /// The finding for a file over [`MAX_FILE_BYTES`] (`len` bytes), located at its start.
-pub fn file_too_large(source: &Source, len: usize) -> Finding {
+pub(crate) fn file_too_large(source: &Source, len: usize) -> Finding {
     Finding::new(
         Rule::YamlFileTooLarge,
         format!(
@@ -196,7 +196,7 @@ pub fn file_too_large(source: &Source, len: usize) -> Finding {
 
 /// The finding for a file that is not UTF-8; `valid_up_to` is the byte offset of the first bad byte in the
 /// original file and `source` should hold the lossily decoded text.
-pub fn not_utf8(source: &Source, valid_up_to: usize) -> Finding {
+pub(crate) fn not_utf8(source: &Source, valid_up_to: usize) -> Finding {
     Finding::new(Rule::YamlNotUtf8, "the file is not valid UTF-8 text")
         .hint("save the intent as UTF-8")
         .with_span(
@@ -790,7 +790,7 @@ fn syntax_hint(info: &str) -> Option<&'static str> {
 
 /// True when `text`, written unquoted in flow context (`[a, b]`, `{k: v}`), reads back as this same string:
 /// it resolves to no other type (`true`, `26`, `~`) and holds no YAML indicator.
-pub fn plain_is_string(text: &str) -> bool {
+pub(crate) fn plain_is_string(text: &str) -> bool {
     !text.is_empty()
         && text.trim() == text
         && resolve_plain(text).1.is_none()
