@@ -311,12 +311,7 @@ fn read(lab: &Lab) -> Result<Vec<Vec<Heard>>, LldpError> {
 /// its first look at the interfaces is over before FRR's daemons start changing them: an lldpd whose
 /// first look overlapped zebra's changes was seen (under load) to know no port at all for good.
 /// Returns whether it lists them all.
-pub fn wait_ports(
-    lab: &Lab,
-    i: usize,
-    ports: &[&str],
-    limit: Duration,
-) -> Result<bool, LldpError> {
+pub fn wait_ports(lab: &Lab, i: usize, ports: &[&str], limit: Duration) -> Result<bool, LldpError> {
     let end = Instant::now() + limit;
     loop {
         // Before its control socket exists, lldpcli fails: not yet.
@@ -476,7 +471,10 @@ mod tests {
 
     #[test]
     fn lldpcli_values_are_quoted_or_refused() {
-        assert_eq!(quote("Ethernet1/5").ok().as_deref(), Some("\"Ethernet1/5\""));
+        assert_eq!(
+            quote("Ethernet1/5").ok().as_deref(),
+            Some("\"Ethernet1/5\"")
+        );
         assert!(quote("a\"b").is_err());
         assert!(quote("").is_err());
         assert!(quote("a\nb").is_err());

@@ -385,7 +385,11 @@ fn read_fibs(lab: &Lab) -> Result<Vec<Fib>, TwinError> {
         .into_par_iter()
         .map(|i| {
             let json = lab.ip_in(i, &["-j", "route", "show", "proto", "bgp"])?;
-            Ok(fib::parse_kernel(if json.trim().is_empty() { "[]" } else { &json })?)
+            Ok(fib::parse_kernel(if json.trim().is_empty() {
+                "[]"
+            } else {
+                &json
+            })?)
         })
         .collect()
 }

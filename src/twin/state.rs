@@ -200,12 +200,7 @@ fn read(lab: &Lab, model: &FabricModel) -> Result<Vec<Vec<String>>, StateError> 
 }
 
 /// `command` once per prefix, the outputs as one JSON list.
-fn per_prefix(
-    lab: &Lab,
-    i: usize,
-    command: &str,
-    prefixes: &[String],
-) -> Result<String, LabError> {
+fn per_prefix(lab: &Lab, i: usize, command: &str, prefixes: &[String]) -> Result<String, LabError> {
     let mut items = Vec::with_capacity(prefixes.len());
     for p in prefixes {
         items.push(

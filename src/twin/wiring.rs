@@ -71,22 +71,25 @@ impl Wiring {
     ) -> Result<Wiring, WiringError> {
         let mut wires = Vec::with_capacity(fabric.links.len());
         for (l, k) in fabric.links.iter().enumerate() {
-            let end = |node: Node, port: &Name, ip: Ipv4Addr, side: usize| -> Result<End, WiringError> {
-                let d = &model.devices[node as usize];
-                let i = d.interfaces.iter().find(|i| i.name == *port).ok_or_else(|| {
-                    WiringError::NoPort {
-                        device: d.hostname.clone(),
+            let end =
+                |node: Node, port: &Name, ip: Ipv4Addr, side: usize| -> Result<End, WiringError> {
+                    let d = &model.devices[node as usize];
+                    let i = d
+                        .interfaces
+                        .iter()
+                        .find(|i| i.name == *port)
+                        .ok_or_else(|| WiringError::NoPort {
+                            device: d.hostname.clone(),
+                            port: port.clone(),
+                        })?;
+                    Ok(End {
+                        node,
                         port: port.clone(),
-                    }
-                })?;
-                Ok(End {
-                    node,
-                    port: port.clone(),
-                    ifname: crate::os::frr::port_name(i.port),
-                    mac: mac(l as LinkId, side),
-                    ip,
-                })
-            };
+                        ifname: crate::os::frr::port_name(i.port),
+                        mac: mac(l as LinkId, side),
+                        ip,
+                    })
+                };
             wires.push(Wire {
                 ends: [
                     end(k.a, &k.a_port, k.a_ip, 0)?,

@@ -33,11 +33,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
 
 /// Writes `DIR/<hostname>/<document>` for every switch of `model` into `dir` (created; it must not
 /// exist yet).
-pub fn write_state(
-    model: &FabricModel,
-    catalog: &Catalog,
-    dir: &Path,
-) -> Result<(), SynthError> {
+pub fn write_state(model: &FabricModel, catalog: &Catalog, dir: &Path) -> Result<(), SynthError> {
     std::fs::create_dir(dir).map_err(io(dir))?;
     let plan = Plan::new(model);
     routes(&plan)
