@@ -16,6 +16,37 @@ pub(crate) use fabrics::{SIZES, SWEEP_ZONES, intent_yaml, sweep_yaml};
 use process::Run;
 use std::path::{Path, PathBuf};
 
+/// Why the timed renders stopped: a file of the run folder, a render, or a lock without a device.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BenchError {
+    /// A file or folder of the run could not be written or read.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// A timed render gave no figures.
+    #[error(transparent)]
+    Render(#[from] process::ProcessError),
+    /// The lock names no device to render alone.
+    #[error("{}: no device to render with --only", lock.display())]
+    NoDevice {
+        /// The lock.
+        lock: PathBuf,
+    },
+}
+
+/// The error for an I/O failure on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BenchError + '_ {
+    move |error| BenchError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
 /// One generated fabric to render.
 #[derive(Clone, Debug)]
 pub(crate) struct Case {
@@ -83,15 +114,13 @@ pub(crate) struct Renders {
 /// Renders every case four times, each render its own process of `exe`, under folder `run`. All
 /// first renders come before any re-render, so that no first render follows the removal of a previous
 /// tree (on ext4, allocating inodes right after many were freed costs up to 3×).
-pub(crate) fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, String> {
+pub(crate) fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Renders>, BenchError> {
     let intents = run.join("intents");
     let changed = intents.join("changed");
-    std::fs::create_dir_all(&changed).map_err(|e| format!("{}: {e}", changed.display()))?;
+    std::fs::create_dir_all(&changed).map_err(io(&changed))?;
     let file = |dir: &Path, c: &Case| dir.join(format!("bench-{}.yaml", c.name));
     for c in cases {
-        let write = |path: PathBuf, text: String| {
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-        };
+        let write = |path: PathBuf, text: String| std::fs::write(&path, text).map_err(io(&path));
         write(file(&intents, c), c.yaml.clone())?;
         write(file(&changed, c), c.changed_yaml())?;
     }
@@ -121,7 +150,7 @@ pub(crate) fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Rend
         // The changed intent re-renders with the lock the first render wrote, as a user's edit would.
         let (from, to) = (file(&intents, c), file(&changed, c));
         let (from, to) = (aifab::lock::path_for(&from), aifab::lock::path_for(&to));
-        std::fs::copy(&from, &to).map_err(|e| format!("{}: {e}", from.display()))?;
+        std::fs::copy(&from, &to).map_err(io(&from))?;
         let host = one_switch(&to)?;
         eprintln!("bench {}: --only {host} after an MTU change ...", c.name);
         let args = ["--only", host.as_str()];
@@ -136,8 +165,8 @@ pub(crate) fn renders(exe: &Path, run: &Path, cases: &[Case]) -> Result<Vec<Rend
 
 /// The switch the `--only` render renders: the first leaf with servers in the lock `lock`, else its
 /// first device.
-fn one_switch(lock: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+fn one_switch(lock: &Path) -> Result<String, BenchError> {
+    let text = std::fs::read_to_string(lock).map_err(io(lock))?;
     let first = |key: &str| {
         text.lines().find_map(|l| {
             let rest = l.strip_prefix("  - {")?.strip_prefix(key)?;
@@ -146,7 +175,9 @@ fn one_switch(lock: &Path) -> Result<String, String> {
     };
     first("leaf: ")
         .or_else(|| first("name: "))
-        .ok_or_else(|| format!("{}: no device to render with --only", lock.display()))
+        .ok_or_else(|| BenchError::NoDevice {
+            lock: lock.to_path_buf(),
+        })
 }
 
 /// How many times the size sweep runs: each figure is the median of this many runs.

@@ -3,8 +3,55 @@
 //! switch).
 
 use super::intent_yaml;
-use aifab::diag::Source;
+use aifab::diag::{Finding, Source};
 use std::time::Instant;
+
+/// An error of another stage, carried as it came (its `Display` is the message).
+type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a phase run stopped: the size, the stage that found errors (its findings), the render or the
+/// write, the generated state or its verify.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PhaseError {
+    /// No generated fabric has the size.
+    #[error("unknown size {size}")]
+    UnknownSize {
+        /// The size asked for.
+        size: String,
+    },
+    /// A stage (load+validate, check, compile, the deadlock check) found errors: all of them.
+    #[error("{0:#?}")]
+    Findings(Vec<Finding>),
+    /// The renderer could not be built, or a file rendered.
+    #[error("{0}")]
+    Render(#[source] Cause),
+    /// The output could not be written.
+    #[error("{0}")]
+    Write(#[source] Cause),
+    /// The last switch's hostname is no glob.
+    #[error("{0}")]
+    Glob(#[source] globset::Error),
+    /// `--only` rendered no file of the switch.
+    #[error("--only rendered nothing")]
+    NothingRendered,
+    /// The generated state could not be written.
+    #[error(transparent)]
+    Synth(#[from] aifab::verify::synth::SynthError),
+    /// Verify could not read the generated state.
+    #[error(transparent)]
+    Verify(#[from] aifab::verify::VerifyError),
+    /// The generated state did not verify clean: its first findings, as lines.
+    #[error("the generated state did not verify clean: {}", first.join("; "))]
+    NotClean {
+        /// The first findings.
+        first: Vec<String>,
+    },
+}
+
+/// [`PhaseError::Render`] of whatever error the renderer gave.
+fn render_error(e: impl Into<Cause>) -> PhaseError {
+    PhaseError::Render(e.into())
+}
 
 /// Timings of one benchmark run, in milliseconds.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -68,41 +115,43 @@ pub(crate) fn peak_rss_mib() -> f64 {
 }
 
 /// Runs every phase once on a generated fabric, writing into `out` (replaced), and times it.
-pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
-    let yaml = intent_yaml(size, 1).ok_or_else(|| format!("unknown size {size}"))?;
+pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, PhaseError> {
+    let yaml = intent_yaml(size, 1).ok_or_else(|| PhaseError::UnknownSize {
+        size: size.to_string(),
+    })?;
     let source = Source::new(format!("bench-{size}.yaml"), yaml);
 
     let t = Instant::now();
     let (intent, spans) =
-        aifab::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
+        aifab::validate::load_and_validate(&source).map_err(PhaseError::Findings)?;
     let load_validate_ms = ms(t);
 
     let t = Instant::now();
     let findings = aifab::check::run(&intent, &spans, &source);
     if aifab::diag::has_errors(&findings) {
-        return Err(format!("{findings:#?}"));
+        return Err(PhaseError::Findings(findings));
     }
     let check_ms = ms(t);
 
     let t = Instant::now();
     let catalog = aifab::platform::Catalog::builtin();
-    let model = aifab::compile::compile(&intent, catalog).map_err(|f| format!("{f:#?}"))?;
+    let model = aifab::compile::compile(&intent, catalog).map_err(PhaseError::Findings)?;
     let compile_ms = ms(t);
 
     let t = Instant::now();
     let route = aifab::check::deadlock_rules(&model);
     if aifab::diag::has_errors(&route) {
-        return Err(format!("{route:#?}"));
+        return Err(PhaseError::Findings(route));
     }
     let deadlock_ms = ms(t);
 
-    let renderer = aifab::render::Renderer::new(catalog)?;
+    let renderer = aifab::render::Renderer::new(catalog).map_err(render_error)?;
     let meta = aifab::render::Meta::new(&source.name, &model.name);
     // Render alone: every file is produced and dropped.
     let t = Instant::now();
     renderer
         .fabric_each(&meta, &model, None, &|_| Ok(()), &|| {})
-        .map_err(|e| e.join("\n"))?;
+        .map_err(|e| render_error(e.join("\n")))?;
     let render_ms = ms(t);
 
     // What `aifab render --out` does: render and stream every file to disk, atomically.
@@ -114,7 +163,8 @@ pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, Stri
             .fabric_each(&meta, &model, None, &sink, &|| {})
             .map_err(|e| e.join("\n"))?;
         Ok(())
-    })?;
+    })
+    .map_err(|e| PhaseError::Write(e.into()))?;
     let render_write_ms = ms(t);
     let total_ms = load_validate_ms + check_ms + compile_ms + deadlock_ms + render_write_ms;
 
@@ -122,7 +172,7 @@ pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, Stri
     // expanded only for that device, then one render.
     let t = Instant::now();
     let (intent1, spans1) =
-        aifab::validate::load_and_validate(&source).map_err(|f| format!("{f:#?}"))?;
+        aifab::validate::load_and_validate(&source).map_err(PhaseError::Findings)?;
     let _ = aifab::check::run(&intent1, &spans1, &source);
     let host = model
         .devices
@@ -130,17 +180,17 @@ pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, Stri
         .map(|d| d.hostname.clone())
         .unwrap_or_default();
     let glob = globset::Glob::new(&host)
-        .map_err(|e| e.to_string())?
+        .map_err(PhaseError::Glob)?
         .compile_matcher();
     let model1 = aifab::compile::compile_only(&intent1, catalog, Some(&glob))
-        .map_err(|f| format!("{f:#?}"))?;
-    let renderer1 = aifab::render::Renderer::new(catalog)?;
+        .map_err(PhaseError::Findings)?;
+    let renderer1 = aifab::render::Renderer::new(catalog).map_err(render_error)?;
     let one = renderer1
         .fabric(&meta, &model1, Some(&glob))
-        .map_err(|e| e.join("\n"))?;
+        .map_err(|e| render_error(e.join("\n")))?;
     let only_one_ms = ms(t);
     if one.len() < 2 {
-        return Err("--only rendered nothing".into());
+        return Err(PhaseError::NothingRendered);
     }
 
     let (verify_ms, state_bytes) = verify_phase(&model, catalog, out)?;
@@ -172,7 +222,7 @@ fn verify_phase(
     model: &aifab::model::FabricModel,
     catalog: &aifab::platform::Catalog,
     out: &std::path::Path,
-) -> Result<(f64, u64), String> {
+) -> Result<(f64, u64), PhaseError> {
     let state = out.with_extension("state");
     let _ = std::fs::remove_dir_all(&state);
     aifab::verify::synth::write_state(model, catalog, &state)?;
@@ -191,10 +241,7 @@ fn verify_phase(
             .take(3)
             .map(aifab::verify::report::line)
             .collect();
-        return Err(format!(
-            "the generated state did not verify clean: {}",
-            first.join("; ")
-        ));
+        return Err(PhaseError::NotClean { first });
     }
     Ok((verify_ms, bytes))
 }

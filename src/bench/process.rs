@@ -1,9 +1,58 @@
 //! One `aifab render --out` as the user runs it: this binary in a process of its own, timed from spawn
 //! to exit, with the peak resident set size the kernel reports for it (`wait4`'s `ru_maxrss`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
+
+/// Why a timed render gave no figures: the file or program, the render that failed (with what it
+/// printed), or the wait.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ProcessError {
+    /// The log could not be created, or the program started.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The log file or the program.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// The child's pid does not fit the system's type.
+    #[error("{0}")]
+    Pid(#[source] std::num::TryFromIntError),
+    /// Waiting for the child failed.
+    #[error("waiting for the render: {0}")]
+    Wait(#[source] std::io::Error),
+    /// Waiting for the child failed (where the system gives no usage).
+    #[cfg(not(unix))]
+    #[error("{0}")]
+    Child(#[source] std::io::Error),
+    /// The render failed.
+    #[error("render of {} failed:\n{log}", intent.display())]
+    Failed {
+        /// The intent rendered.
+        intent: PathBuf,
+        /// What it printed on stderr.
+        log: String,
+    },
+    /// The render printed no summary line.
+    #[error("render of {} printed no summary:\n{log}", intent.display())]
+    NoSummary {
+        /// The intent rendered.
+        intent: PathBuf,
+        /// What it printed on stderr.
+        log: String,
+    },
+}
+
+/// The error for an I/O failure on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProcessError + '_ {
+    move |error| ProcessError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
 
 /// What one render process took.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -34,7 +83,7 @@ pub(crate) fn render(
     out: &Path,
     log: &Path,
     cache: &Path,
-) -> Result<Run, String> {
+) -> Result<Run, ProcessError> {
     render_with(exe, intent, out, &[], (log, cache))
 }
 
@@ -45,8 +94,8 @@ pub(crate) fn render_with(
     out: &Path,
     extra: &[&str],
     (log, cache): (&Path, &Path),
-) -> Result<Run, String> {
-    let stderr = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+) -> Result<Run, ProcessError> {
+    let stderr = std::fs::File::create(log).map_err(io(log))?;
     let start = Instant::now();
     let child = Command::new(exe)
         .arg("render")
@@ -59,15 +108,22 @@ pub(crate) fn render_with(
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
-        .map_err(|e| format!("{}: {e}", exe.display()))?;
+        .map_err(io(exe))?;
     let (ok, peak_rss_mib, (user_ms, sys_ms)) = wait(child)?;
     let wall_ms = start.elapsed().as_secs_f64() * 1000.0;
     let text = std::fs::read_to_string(log).unwrap_or_default();
     if !ok {
-        return Err(format!("render of {} failed:\n{text}", intent.display()));
+        return Err(ProcessError::Failed {
+            intent: intent.to_path_buf(),
+            log: text,
+        });
     }
-    let (devices, files, bytes) = summary(&text)
-        .ok_or_else(|| format!("render of {} printed no summary:\n{text}", intent.display()))?;
+    let Some((devices, files, bytes)) = summary(&text) else {
+        return Err(ProcessError::NoSummary {
+            intent: intent.to_path_buf(),
+            log: text,
+        });
+    };
     Ok(Run {
         wall_ms,
         peak_rss_mib,
@@ -95,8 +151,8 @@ fn summary(stderr: &str) -> Option<(u64, u64, u64)> {
 /// Waits for `child`: whether it succeeded, its peak RSS in MiB, and its user and system CPU time in
 /// milliseconds.
 #[cfg(unix)]
-fn wait(child: std::process::Child) -> Result<(bool, f64, (f64, f64)), String> {
-    let pid = libc::pid_t::try_from(child.id()).map_err(|e| e.to_string())?;
+fn wait(child: std::process::Child) -> Result<(bool, f64, (f64, f64)), ProcessError> {
+    let pid = libc::pid_t::try_from(child.id()).map_err(ProcessError::Pid)?;
     let mut status: libc::c_int = 0;
     // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -109,7 +165,7 @@ fn wait(child: std::process::Child) -> Result<(bool, f64, (f64, f64)), String> {
         }
         let err = std::io::Error::last_os_error();
         if err.kind() != std::io::ErrorKind::Interrupted {
-            return Err(format!("waiting for the render: {err}"));
+            return Err(ProcessError::Wait(err));
         }
     }
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
@@ -121,8 +177,8 @@ fn wait(child: std::process::Child) -> Result<(bool, f64, (f64, f64)), String> {
 
 /// Waits for `child`: whether it succeeded; the peak RSS and CPU times are unknown here.
 #[cfg(not(unix))]
-fn wait(mut child: std::process::Child) -> Result<(bool, f64, (f64, f64)), String> {
-    let status = child.wait().map_err(|e| e.to_string())?;
+fn wait(mut child: std::process::Child) -> Result<(bool, f64, (f64, f64)), ProcessError> {
+    let status = child.wait().map_err(ProcessError::Child)?;
     Ok((status.success(), 0.0, (0.0, 0.0)))
 }
 

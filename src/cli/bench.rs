@@ -50,7 +50,7 @@ pub(super) fn run(args: Args) -> Exit {
                 super::emit(&format!("{json}\n"));
                 Exit::Success
             }
-            Err(e) => trouble(&e),
+            Err(e) => trouble(&e.to_string()),
         };
     }
     let (sizes, sweep) = match cases(&args.size) {

@@ -166,14 +166,14 @@ fn usable(
     faults: &Faults,
     state: Option<&std::path::Path>,
 ) -> Result<(), Vec<String>> {
-    let mut problems = match faults.resolve(model, &Fabric::new(model)) {
+    let mut problems: Vec<String> = match faults.resolve(model, &Fabric::new(model)) {
         Ok(_) => Vec::new(),
-        Err(p) => p,
+        Err(p) => p.iter().map(ToString::to_string).collect(),
     };
     if let Some(dir) = state
         && let Err(e) = aifab::twin::state::check(dir)
     {
-        problems.push(e);
+        problems.push(e.to_string());
     }
     if problems.is_empty() {
         Ok(())

@@ -225,6 +225,71 @@ impl Data {
     }
 }
 
+/// Why `config apply-patch` would reject one operation: the path, table, field, ASIC family and
+/// release the Generic Config Updater's validators name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GcuError {
+    /// A remove `gu_common.py` refuses on every ASIC.
+    #[error("removing {path} is never allowed")]
+    NeverRemoved {
+        /// The JSON pointer.
+        path: String,
+    },
+    /// An operation on the whole document.
+    #[error("a whole-document operation")]
+    WholeDocument,
+    /// The HWSKU is in no ASIC list of the release.
+    #[error(
+        "the HWSKU is in no ASIC list of {release} (\"unknown\"), so no {table} change is allowed"
+    )]
+    UnknownAsic {
+        /// The release's name.
+        release: &'static str,
+        /// The table.
+        table: String,
+    },
+    /// No scenario of the table's validator names the field.
+    #[error("{table} field `{field}` has no apply-patch rule")]
+    NoRule {
+        /// The table.
+        table: String,
+        /// The field.
+        field: String,
+    },
+    /// The field's scenario does not have the ASIC family.
+    #[error("{table} `{field}` is not allowed on {family}")]
+    NotOnFamily {
+        /// The table.
+        table: String,
+        /// The field.
+        field: String,
+        /// The ASIC family.
+        family: String,
+    },
+    /// The field's scenario does not allow the operation.
+    #[error("{table} `{field}` does not allow `{op}`")]
+    NotAllowed {
+        /// The table.
+        table: String,
+        /// The field.
+        field: String,
+        /// The operation (`add`, `replace`, `remove`).
+        op: String,
+    },
+    /// The build is older than the family's first one with the scenario.
+    #[error("{table} `{field}` on {family} needs {min} or later")]
+    TooOld {
+        /// The table.
+        table: String,
+        /// The field.
+        field: String,
+        /// The ASIC family.
+        family: String,
+        /// The first build (`20221100`).
+        min: String,
+    },
+}
+
 /// Removes `gu_common.py` refuses whatever the ASIC.
 const ILLEGAL_REMOVES: [&str; 3] = [
     "/PFC_WD/GLOBAL/POLL_INTERVAL",
@@ -242,15 +307,17 @@ fn segments(path: &str) -> Vec<String> {
 
 /// Whether `config apply-patch` on a switch of ASIC `family` (None = unknown) running `release` accepts
 /// one RFC 6902 operation; Err says why not.
-pub fn check(release: Release, family: Option<&str>, op: &Value) -> Result<(), String> {
+pub fn check(release: Release, family: Option<&str>, op: &Value) -> Result<(), GcuError> {
     let kind = op["op"].as_str().unwrap_or_default();
     let path = op["path"].as_str().unwrap_or_default();
     if kind == "remove" && ILLEGAL_REMOVES.contains(&path) {
-        return Err(format!("removing {path} is never allowed"));
+        return Err(GcuError::NeverRemoved {
+            path: path.to_string(),
+        });
     }
     let parts = segments(path);
     let Some(table) = parts.first() else {
-        return Err("a whole-document operation".into());
+        return Err(GcuError::WholeDocument);
     };
     let Some(rule) = release.data().tables.iter().find(|t| t.table == *table) else {
         return Ok(());
@@ -307,13 +374,13 @@ fn scenarios(
     op: &Value,
     parts: &[String],
     how: Match,
-) -> Result<(), String> {
+) -> Result<(), GcuError> {
+    let table = || rule.table.clone();
     let Some(family) = family else {
-        return Err(format!(
-            "the HWSKU is in no ASIC list of {} (\"unknown\"), so no {} change is allowed",
-            release.name(),
-            rule.table
-        ));
+        return Err(GcuError::UnknownAsic {
+            release: release.name(),
+            table: table(),
+        });
     };
     let kind = op["op"].as_str().unwrap_or_default();
     for field in patch_fields(op, parts, how) {
@@ -322,10 +389,10 @@ fn scenarios(
             Match::Last => field.rsplit('/').next() == Some(g.as_str()),
         };
         let Some(sc) = rule.scenarios.iter().find(|s| s.fields.iter().any(hit)) else {
-            return Err(format!(
-                "{} field `{field}` has no apply-patch rule",
-                rule.table
-            ));
+            return Err(GcuError::NoRule {
+                table: table(),
+                field,
+            });
         };
         let min = sc
             .min
@@ -333,19 +400,26 @@ fn scenarios(
             .find(|(f, _)| f == family)
             .map(|(_, m)| m.as_str());
         let Some(min) = min.filter(|m| !m.is_empty()) else {
-            return Err(format!(
-                "{} `{field}` is not allowed on {family}",
-                rule.table
-            ));
+            return Err(GcuError::NotOnFamily {
+                table: table(),
+                field,
+                family: family.to_string(),
+            });
         };
         if !sc.ops.iter().any(|o| o == kind) {
-            return Err(format!("{} `{field}` does not allow `{kind}`", rule.table));
+            return Err(GcuError::NotAllowed {
+                table: table(),
+                field,
+                op: kind.to_string(),
+            });
         }
         if release.stamp().is_some_and(|s| s < min) {
-            return Err(format!(
-                "{} `{field}` on {family} needs {min} or later",
-                rule.table
-            ));
+            return Err(GcuError::TooOld {
+                table: table(),
+                field,
+                family: family.to_string(),
+                min: min.to_string(),
+            });
         }
     }
     Ok(())

@@ -28,7 +28,7 @@ pub enum Reason {
         /// JSON pointer of the operation.
         path: String,
         /// The validator's reason.
-        why: String,
+        why: gcu::GcuError,
     },
 }
 

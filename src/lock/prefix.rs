@@ -4,6 +4,29 @@
 
 use ipnetwork::Ipv4Network;
 
+/// Why a lock's prefix is not usable (the text as written).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrefixError {
+    /// Not an IPv4 prefix.
+    #[error("`{text}` is not an IPv4 prefix")]
+    NotAPrefix {
+        /// The text.
+        text: String,
+    },
+    /// Host bits set.
+    #[error("`{text}` has host bits set")]
+    HostBits {
+        /// The text.
+        text: String,
+    },
+    /// Not a /31 where a link's is wanted.
+    #[error("`{text}` is not a /31")]
+    NotSlash31 {
+        /// The text.
+        text: String,
+    },
+}
+
 /// A subnet's first address and size (`None`: not an IPv4 prefix without host bits).
 pub fn block(subnet: &str) -> Option<(u32, u64)> {
     if let Some((ip, len)) = plain_prefix(subnet) {
@@ -37,18 +60,19 @@ fn plain_prefix(text: &str) -> Option<(u32, u32)> {
 }
 
 /// A /31 (or, with `any_len`, any prefix) without host bits, or why not.
-pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, String> {
+pub fn subnet(text: &str, any_len: bool) -> Result<Ipv4Network, PrefixError> {
+    let text_of = || text.to_string();
     let n = match prefix_as_written(text) {
         Some(n) => n,
         None => text
             .parse()
-            .map_err(|_| format!("`{text}` is not an IPv4 prefix"))?,
+            .map_err(|_| PrefixError::NotAPrefix { text: text_of() })?,
     };
     if n.ip() != n.network() {
-        return Err(format!("`{text}` has host bits set"));
+        return Err(PrefixError::HostBits { text: text_of() });
     }
     if !any_len && n.prefix() != 31 {
-        return Err(format!("`{text}` is not a /31"));
+        return Err(PrefixError::NotSlash31 { text: text_of() });
     }
     Ok(n)
 }

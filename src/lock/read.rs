@@ -406,7 +406,7 @@ fn device_problems(d: &super::LockDevice) -> Vec<(&'static str, String)> {
         p.push(("name", format!("`{}` is not a switch name", d.name)));
     }
     if let Some(Err(e)) = d.server_subnet.as_deref().map(|s| subnet(s, true)) {
-        p.push(("server_subnet", e));
+        p.push(("server_subnet", e.to_string()));
     }
     p
 }
@@ -425,7 +425,7 @@ fn link_problems(k: &super::LockLink) -> Vec<(&'static str, String)> {
         }
     }
     if let Err(e) = subnet(&k.subnet, false) {
-        p.push(("subnet", e));
+        p.push(("subnet", e.to_string()));
     }
     p
 }
@@ -437,7 +437,7 @@ fn server_problems(v: &super::LockServer) -> Vec<(&'static str, String)> {
         p.push(("port", "ports count from 1".into()));
     }
     if let Err(e) = subnet(&v.subnet, false) {
-        p.push(("subnet", e));
+        p.push(("subnet", e.to_string()));
     }
     p
 }

@@ -9,6 +9,63 @@ use crate::model::{FabricModel, PortKind};
 use std::collections::HashMap;
 use std::str::FromStr;
 
+/// Why a fault cannot be planted: its spelling, or the port it names (the port as the user named it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FaultError {
+    /// Not `SW:PORT`.
+    #[error("`{text}` is not SW:PORT (a hostname and an interface name, `leaf1:Ethernet1/51`)")]
+    NotPort {
+        /// What was given.
+        text: String,
+    },
+    /// Not `SW:PORT,SW:PORT`.
+    #[error("`{text}` is not SW:PORT,SW:PORT (two ports, a comma between)")]
+    NotSwap {
+        /// What was given.
+        text: String,
+    },
+    /// No switch of the fabric has the name.
+    #[error("{port}: no switch is named {}", port.switch)]
+    NoSwitch {
+        /// The port named.
+        port: PortRef,
+    },
+    /// The switch uses no such port.
+    #[error("{port}: {} has no port {} in use", port.switch, port.port)]
+    NoPort {
+        /// The port named.
+        port: PortRef,
+    },
+    /// A server port: the lab has no server at its far end.
+    #[error(
+        "{port}: a server port (to {peer}): the twin has no server at its far end, only fabric cables can be crossed or taken down"
+    )]
+    ServerPort {
+        /// The port named.
+        port: PortRef,
+        /// The server it is cabled to.
+        peer: String,
+    },
+    /// The port has no BGP session to another switch.
+    #[error("{port}: the port has no BGP session to another switch of the fabric")]
+    NoSession {
+        /// The port named.
+        port: PortRef,
+    },
+    /// The port's cable is named by an earlier fault.
+    #[error(
+        "{port}: its cable ({cable}) is already named by {first}: each cable may be named once in all --swap and --down"
+    )]
+    NamedTwice {
+        /// The port named.
+        port: PortRef,
+        /// The cable, as the report names a link.
+        cable: String,
+        /// The port that named it first.
+        first: String,
+    },
+}
+
 /// A switch port as the user names it: `SW:PORT` (`leaf1:Ethernet1/51`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortRef {
@@ -19,17 +76,17 @@ pub struct PortRef {
 }
 
 impl FromStr for PortRef {
-    type Err = String;
+    type Err = FaultError;
 
-    fn from_str(s: &str) -> Result<PortRef, String> {
+    fn from_str(s: &str) -> Result<PortRef, FaultError> {
         match s.split_once(':') {
             Some((sw, port)) if !sw.is_empty() && !port.is_empty() => Ok(PortRef {
                 switch: sw.to_string(),
                 port: port.to_string(),
             }),
-            _ => Err(format!(
-                "`{s}` is not SW:PORT (a hostname and an interface name, `leaf1:Ethernet1/51`)"
-            )),
+            _ => Err(FaultError::NotPort {
+                text: s.to_string(),
+            }),
         }
     }
 }
@@ -45,12 +102,12 @@ impl std::fmt::Display for PortRef {
 pub struct Swap(pub PortRef, pub PortRef);
 
 impl FromStr for Swap {
-    type Err = String;
+    type Err = FaultError;
 
-    fn from_str(s: &str) -> Result<Swap, String> {
-        let (a, b) = s
-            .split_once(',')
-            .ok_or_else(|| format!("`{s}` is not SW:PORT,SW:PORT (two ports, a comma between)"))?;
+    fn from_str(s: &str) -> Result<Swap, FaultError> {
+        let (a, b) = s.split_once(',').ok_or_else(|| FaultError::NotSwap {
+            text: s.to_string(),
+        })?;
         Ok(Swap(a.parse()?, b.parse()?))
     }
 }
@@ -94,17 +151,22 @@ impl Faults {
 
     /// The faults on `fabric` (the planned one of `model`), or every problem: an unknown switch or
     /// port, a server port, a port without a fabric cable, a cable named twice.
-    pub fn resolve(&self, model: &FabricModel, fabric: &Fabric) -> Result<Planted, Vec<String>> {
+    pub fn resolve(
+        &self,
+        model: &FabricModel,
+        fabric: &Fabric,
+    ) -> Result<Planted, Vec<FaultError>> {
         let ends = cable_ends(fabric);
         let mut errors = Vec::new();
         let mut seen: HashMap<LinkId, String> = HashMap::new();
         let mut find = |p: &PortRef| -> Option<CableEnd> {
             let end = cable_at(model, &ends, p).map_err(|e| errors.push(e)).ok()?;
             if let Some(first) = seen.insert(end.0, p.to_string()) {
-                errors.push(format!(
-                    "{p}: its cable ({}) is already named by {first}: each cable may be named once in all --swap and --down",
-                    fabric.link_name(end.0)
-                ));
+                errors.push(FaultError::NamedTwice {
+                    port: p.clone(),
+                    cable: fabric.link_name(end.0),
+                    first,
+                });
                 return None;
             }
             Some(end)
@@ -145,27 +207,28 @@ fn cable_at(
     model: &FabricModel,
     ends: &HashMap<(Node, &str), CableEnd>,
     p: &PortRef,
-) -> Result<CableEnd, String> {
+) -> Result<CableEnd, FaultError> {
+    let port = || p.clone();
     let (n, d) = model
         .devices
         .iter()
         .enumerate()
         .find(|(_, d)| d.hostname == p.switch)
-        .ok_or_else(|| format!("{p}: no switch is named {}", p.switch))?;
+        .ok_or_else(|| FaultError::NoSwitch { port: port() })?;
     let i = d
         .interfaces
         .iter()
         .find(|i| *i.name == *p.port)
-        .ok_or_else(|| format!("{p}: {} has no port {} in use", p.switch, p.port))?;
+        .ok_or_else(|| FaultError::NoPort { port: port() })?;
     if i.kind == PortKind::Server {
-        return Err(format!(
-            "{p}: a server port (to {}): the twin has no server at its far end, only fabric cables can be crossed or taken down",
-            i.peer
-        ));
+        return Err(FaultError::ServerPort {
+            port: port(),
+            peer: i.peer.to_string(),
+        });
     }
     ends.get(&(n as Node, &*p.port))
         .copied()
-        .ok_or_else(|| format!("{p}: the port has no BGP session to another switch of the fabric"))
+        .ok_or_else(|| FaultError::NoSession { port: port() })
 }
 
 /// The report's line for a swap: what each named port is cabled to instead of its plan.

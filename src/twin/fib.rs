@@ -12,10 +12,21 @@ use std::net::Ipv4Addr;
 /// One switch's BGP routes: prefix (`10.20.0.1/32`) to its next-hop addresses.
 pub type Fib = BTreeMap<String, BTreeSet<Ipv4Addr>>;
 
+/// Why a switch's routes or sessions could not be read: the command whose output was not JSON.
+#[derive(Debug, thiserror::Error)]
+pub enum FibError {
+    /// `ip -j route show proto bgp` printed no JSON.
+    #[error("ip -j route: {0}")]
+    Kernel(#[source] serde_json::Error),
+    /// `show bgp summary json` printed no JSON.
+    #[error("show bgp summary json: {0}")]
+    Sessions(#[source] serde_json::Error),
+}
+
 /// Parses `ip -j route show proto bgp`: single-path routes carry `gateway`, multipath routes
 /// `nexthops` (also when the kernel holds them as a nexthop group).
-pub fn parse_kernel(json: &str) -> Result<Fib, String> {
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("ip -j route: {e}"))?;
+pub fn parse_kernel(json: &str) -> Result<Fib, FibError> {
+    let v: Value = serde_json::from_str(json).map_err(FibError::Kernel)?;
     let mut fib = Fib::new();
     for r in v.as_array().into_iter().flatten() {
         let Some(dst) = r["dst"].as_str() else {
@@ -41,8 +52,8 @@ pub fn parse_kernel(json: &str) -> Result<Fib, String> {
 }
 
 /// Parses `show bgp summary json`: neighbor address to whether its session is Established.
-pub fn parse_sessions(json: &str) -> Result<BTreeMap<Ipv4Addr, bool>, String> {
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("show bgp summary json: {e}"))?;
+pub fn parse_sessions(json: &str) -> Result<BTreeMap<Ipv4Addr, bool>, FibError> {
+    let v: Value = serde_json::from_str(json).map_err(FibError::Sessions)?;
     let mut out = BTreeMap::new();
     let peers = v["ipv4Unicast"]["peers"]
         .as_object()

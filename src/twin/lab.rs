@@ -29,6 +29,109 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Labs this process made: a second lab of the same process (a test) gets its own names.
 static LABS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
+/// Why the lab could not be built or asked something: what this machine lacks, or the command that
+/// failed (with the switch's namespace where it ran in one) and what it printed.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// Not root: no CAP_NET_ADMIN and CAP_SYS_ADMIN.
+    #[error(
+        "aifab twin needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN): it creates network namespaces, veth pairs and FRR daemons; run it as root (sudo aifab twin ...)"
+    )]
+    NotRoot,
+    /// One of FRR's daemons is not in [`FRR_DIR`].
+    #[error(
+        "aifab twin needs FRR's {daemon} in {FRR_DIR}: apt-get install -y frr (Debian's package; its service need not run)"
+    )]
+    NoFrr {
+        /// `zebra` or `bgpd`.
+        daemon: &'static str,
+    },
+    /// lldpd is not at [`LLDPD`].
+    #[error(
+        "aifab twin needs Debian's lldpd ({LLDPD}): apt-get install -y lldpd (its service need not run)"
+    )]
+    NoLldpd,
+    /// A tool is not on `PATH`.
+    #[error("aifab twin needs `{tool}` on PATH (Debian: iproute2, frr, lldpd)")]
+    NotOnPath {
+        /// The tool.
+        tool: &'static str,
+    },
+    /// A file or folder of a switch's path space could not be written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// A daemon's log could not be handed to it a second time (as its stderr).
+    #[error("{error}")]
+    Log {
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// A daemon could not be started.
+    #[error("start {daemon} in {ns}: {error}")]
+    Start {
+        /// The daemon.
+        daemon: &'static str,
+        /// The switch's namespace.
+        ns: String,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// A tool could not be run (or fed, or waited for).
+    #[error("{tool}: {error}")]
+    Run {
+        /// The tool.
+        tool: String,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// A tool ran and failed: the command, the namespace it ran in (if one) and its stderr.
+    #[error("{command}{}: {stderr}", ns.as_ref().map(|n| format!(" in {n}")).unwrap_or_default())]
+    Failed {
+        /// The command line, as a person would type it.
+        command: String,
+        /// The switch's namespace it ran in, when it names one.
+        ns: Option<String>,
+        /// What it printed on stderr, trimmed.
+        stderr: String,
+    },
+}
+
+impl LabError {
+    /// The tool `tool` could not be run.
+    fn run(tool: &str) -> impl FnOnce(std::io::Error) -> LabError + '_ {
+        move |error| LabError::Run {
+            tool: tool.to_string(),
+            error,
+        }
+    }
+
+    /// The file or folder `path` could not be written.
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> LabError + '_ {
+        move |error| LabError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+
+    /// `command` failed (in `ns`), printing `stderr`.
+    fn failed(command: String, ns: Option<&str>, stderr: &[u8]) -> LabError {
+        LabError::Failed {
+            command,
+            ns: ns.map(str::to_string),
+            stderr: String::from_utf8_lossy(stderr).trim().to_string(),
+        }
+    }
+}
+
 /// True once SIGINT or SIGTERM arrived: the run stops at its next step and cleans up.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
@@ -63,30 +166,24 @@ pub fn nap(d: Duration) -> bool {
 
 /// What the lab needs of this machine, or what is missing: root's network and mount capabilities,
 /// FRR's daemons and lldpd.
-pub fn preflight() -> Result<(), String> {
+pub fn preflight() -> Result<(), LabError> {
     let caps = effective_caps();
     const NET_ADMIN: u64 = 1 << 12;
     const SYS_ADMIN: u64 = 1 << 21;
     if caps & (NET_ADMIN | SYS_ADMIN) != NET_ADMIN | SYS_ADMIN {
-        return Err("aifab twin needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN): it creates network namespaces, veth pairs and FRR daemons; run it as root (sudo aifab twin ...)".into());
+        return Err(LabError::NotRoot);
     }
-    for tool in ["zebra", "bgpd"] {
-        if !Path::new(FRR_DIR).join(tool).is_file() {
-            return Err(format!(
-                "aifab twin needs FRR's {tool} in {FRR_DIR}: apt-get install -y frr (Debian's package; its service need not run)"
-            ));
+    for daemon in ["zebra", "bgpd"] {
+        if !Path::new(FRR_DIR).join(daemon).is_file() {
+            return Err(LabError::NoFrr { daemon });
         }
     }
     if !Path::new(LLDPD).is_file() {
-        return Err(format!(
-            "aifab twin needs Debian's lldpd ({LLDPD}): apt-get install -y lldpd (its service need not run)"
-        ));
+        return Err(LabError::NoLldpd);
     }
     for tool in ["ip", "vtysh", "lldpctl", "lldpcli"] {
         if which(tool).is_none() {
-            return Err(format!(
-                "aifab twin needs `{tool}` on PATH (Debian: iproute2, frr, lldpd)"
-            ));
+            return Err(LabError::NotOnPath { tool });
         }
     }
     Ok(())
@@ -144,7 +241,7 @@ impl Lab {
     }
 
     /// Adds switch `n`'s namespace with `lo` up.
-    pub fn add_switch(&mut self) -> Result<usize, String> {
+    pub fn add_switch(&mut self) -> Result<usize, LabError> {
         let i = self.switches.len();
         let ns = format!("{}{i}", self.prefix);
         self.switches.push(Switch {
@@ -157,7 +254,7 @@ impl Lab {
     }
 
     /// Runs `ip -batch` with `lines` in switch `i`'s namespace (`None`: the root namespace).
-    pub fn batch(&self, i: Option<usize>, lines: &str) -> Result<(), String> {
+    pub fn batch(&self, i: Option<usize>, lines: &str) -> Result<(), LabError> {
         let mut args: Vec<&str> = Vec::new();
         if let Some(i) = i {
             args.extend(["-n", &self.switches[i].ns]);
@@ -173,18 +270,18 @@ impl Lab {
 
     /// Starts zebra and bgpd of switch `i` on `config` (an integrated `frr.conf`: each daemon reads its
     /// own sections), in the foreground as children of this process.
-    pub fn start_frr(&mut self, i: usize, config: &str) -> Result<(), String> {
+    pub fn start_frr(&mut self, i: usize, config: &str) -> Result<(), LabError> {
         let dir = self.dir(i);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(LabError::io(&dir))?;
         let conf = dir.join("frr.conf");
-        std::fs::write(&conf, config).map_err(|e| format!("{}: {e}", conf.display()))?;
+        std::fs::write(&conf, config).map_err(LabError::io(&conf))?;
         chown_frr(&dir)?;
         chown_frr(&conf)?;
         let ns = self.switches[i].ns.clone();
         for daemon in ["zebra", "bgpd"] {
             let log = std::fs::File::create(dir.join(format!("{daemon}.out")))
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
-            let err = log.try_clone().map_err(|e| e.to_string())?;
+                .map_err(LabError::io(&dir))?;
+            let err = log.try_clone().map_err(|error| LabError::Log { error })?;
             let child = Command::new("ip")
                 .args(["netns", "exec", &ns])
                 .arg(Path::new(FRR_DIR).join(daemon))
@@ -201,7 +298,11 @@ impl Lab {
                 .stdout(log)
                 .stderr(err)
                 .spawn()
-                .map_err(|e| format!("start {daemon} in {ns}: {e}"))?;
+                .map_err(|error| LabError::Start {
+                    daemon,
+                    ns: ns.clone(),
+                    error,
+                })?;
             self.switches[i].daemons.push((daemon, child));
             if daemon == "zebra" {
                 // bgpd connects to zebra's socket; it retries, but starting it first saves a round.
@@ -216,14 +317,13 @@ impl Lab {
     /// its `lldpcli` has run them, so its first frame already carries the port IDs they set. Its
     /// control socket and pid file are in the switch's folder (lldpd writes the pid file only when it
     /// daemonizes; naming it keeps it off the system's `/run/lldpd.pid` all the same).
-    pub fn start_lldpd(&mut self, i: usize, config: &str) -> Result<(), String> {
+    pub fn start_lldpd(&mut self, i: usize, config: &str) -> Result<(), LabError> {
         let dir = self.dir(i);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(LabError::io(&dir))?;
         let conf = dir.join("lldpd.conf");
-        std::fs::write(&conf, config).map_err(|e| format!("{}: {e}", conf.display()))?;
-        let log = std::fs::File::create(dir.join("lldpd.out"))
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-        let err = log.try_clone().map_err(|e| e.to_string())?;
+        std::fs::write(&conf, config).map_err(LabError::io(&conf))?;
+        let log = std::fs::File::create(dir.join("lldpd.out")).map_err(LabError::io(&dir))?;
+        let err = log.try_clone().map_err(|error| LabError::Log { error })?;
         let ns = self.switches[i].ns.clone();
         let child = Command::new("ip")
             .args(["netns", "exec", &ns, LLDPD, "-d", "-d", "-I", "swp*", "-u"])
@@ -236,7 +336,11 @@ impl Lab {
             .stdout(log)
             .stderr(err)
             .spawn()
-            .map_err(|e| format!("start lldpd in {ns}: {e}"))?;
+            .map_err(|error| LabError::Start {
+                daemon: "lldpd",
+                ns: ns.clone(),
+                error,
+            })?;
         self.switches[i].daemons.push(("lldpd", child));
         Ok(())
     }
@@ -247,46 +351,46 @@ impl Lab {
     }
 
     /// Runs `tool` (`lldpctl` or `lldpcli`) against switch `i`'s lldpd with `args`; its output.
-    pub fn lldp_tool(&self, i: usize, tool: &str, args: &[&str]) -> Result<String, String> {
+    pub fn lldp_tool(&self, i: usize, tool: &str, args: &[&str]) -> Result<String, LabError> {
         let out = Command::new(tool)
             .arg("-u")
             .arg(self.lldpd_socket(i))
             .args(args)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("{tool}: {e}"))?;
+            .map_err(LabError::run(tool))?;
         if !out.status.success() {
-            return Err(format!(
-                "{tool} {} in {}: {}",
-                args.join(" "),
-                self.switches[i].ns,
-                String::from_utf8_lossy(&out.stderr).trim()
+            let command = format!("{tool} {}", args.join(" "));
+            return Err(LabError::failed(
+                command,
+                Some(&self.switches[i].ns),
+                &out.stderr,
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     /// Runs vtysh against switch `i` and returns its output.
-    pub fn vtysh(&self, i: usize, command: &str) -> Result<String, String> {
+    pub fn vtysh(&self, i: usize, command: &str) -> Result<String, LabError> {
         let out = Command::new("vtysh")
             .arg("--vty_socket")
             .arg(self.dir(i))
             .args(["-c", command])
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("vtysh: {e}"))?;
+            .map_err(LabError::run("vtysh"))?;
         if !out.status.success() {
-            return Err(format!(
-                "vtysh -c '{command}' in {}: {}",
-                self.switches[i].ns,
-                String::from_utf8_lossy(&out.stderr).trim()
+            return Err(LabError::failed(
+                format!("vtysh -c '{command}'"),
+                Some(&self.switches[i].ns),
+                &out.stderr,
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     /// Runs `ip` with `args` in switch `i`'s namespace and returns its output.
-    pub fn ip_in(&self, i: usize, args: &[&str]) -> Result<String, String> {
+    pub fn ip_in(&self, i: usize, args: &[&str]) -> Result<String, LabError> {
         let mut all = vec!["-n", self.switches[i].ns.as_str()];
         all.extend_from_slice(args);
         ip(&all)
@@ -459,65 +563,55 @@ fn kill_in(ns: &str) {
 }
 
 /// Runs `ip` with `args`; its stdout, or its stderr as the error.
-pub fn ip(args: &[&str]) -> Result<String, String> {
+pub fn ip(args: &[&str]) -> Result<String, LabError> {
     let out = Command::new("ip")
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("ip: {e}"))?;
+        .map_err(LabError::run("ip"))?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        let command = format!("ip {}", args.join(" "));
+        Err(LabError::failed(command, None, &out.stderr))
     }
 }
 
-fn run_with_input(tool: &str, args: &[&str], input: &str) -> Result<(), String> {
+/// Runs `tool` with `args` and `input` on its stdin; its stderr as the error when it fails.
+fn run_with_input(tool: &str, args: &[&str], input: &str) -> Result<(), LabError> {
     let mut child = Command::new(tool)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("{tool}: {e}"))?;
+        .map_err(LabError::run(tool))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
             .write_all(input.as_bytes())
-            .map_err(|e| format!("{tool}: {e}"))?;
+            .map_err(LabError::run(tool))?;
     }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("{tool}: {e}"))?;
+    let out = child.wait_with_output().map_err(LabError::run(tool))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "{tool} {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        let command = format!("{tool} {}", args.join(" "));
+        Err(LabError::failed(command, None, &out.stderr))
     }
 }
 
 /// Gives `path` to the `frr` user, as FRR's daemons drop root and write there.
-fn chown_frr(path: &Path) -> Result<(), String> {
+fn chown_frr(path: &Path) -> Result<(), LabError> {
     let out = Command::new("chown")
         .args(["frr:frr"])
         .arg(path)
         .output()
-        .map_err(|e| format!("chown: {e}"))?;
+        .map_err(LabError::run("chown"))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "chown frr:frr {}: {}",
-            path.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        let command = format!("chown frr:frr {}", path.display());
+        Err(LabError::failed(command, None, &out.stderr))
     }
 }
 

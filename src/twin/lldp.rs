@@ -18,6 +18,79 @@ use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
+/// Why LLDP in the lab could not be set up or read: the switch and port it concerns, the command
+/// whose output was not JSON, or the lab command that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LldpError {
+    /// The switch's platform is not in the catalog.
+    #[error("{device}: platform {platform} is not in the catalog")]
+    NotInCatalog {
+        /// The switch.
+        device: String,
+        /// Its platform.
+        platform: String,
+    },
+    /// A SONiC switch's config_db could not be built.
+    #[error("{why}")]
+    ConfigDb {
+        /// The switch.
+        device: String,
+        /// Why (the OS renderer's message, which names the switch).
+        why: String,
+    },
+    /// A SONiC switch's config_db has no PORT table.
+    #[error("{device}: its config_db has no PORT table")]
+    NoPortTable {
+        /// The switch.
+        device: String,
+    },
+    /// A SONiC switch's PORT table has no row for a port it uses.
+    #[error("{device}: no PORT row for {port}")]
+    NoPortRow {
+        /// The switch.
+        device: String,
+        /// The port.
+        port: String,
+    },
+    /// No port ID is known for a port lldpd runs on.
+    #[error("{device}: no LLDP port ID for {port}")]
+    NoPortId {
+        /// The switch.
+        device: String,
+        /// The port.
+        port: String,
+    },
+    /// A value lldpcli's tokenizer cannot take.
+    #[error("{value:?}: lldpd is given printable ASCII without quotes or backslashes only")]
+    Unquotable {
+        /// The value.
+        value: String,
+    },
+    /// A tool printed no JSON.
+    #[error("{command}: {error}")]
+    Json {
+        /// The command (`lldpctl -f json`, `lldpcli show interfaces`).
+        command: &'static str,
+        /// Why.
+        #[source]
+        error: serde_json::Error,
+    },
+    /// A lab command failed.
+    #[error(transparent)]
+    Lab(#[from] lab::LabError),
+    /// SIGINT or SIGTERM arrived.
+    #[error("interrupted: the lab was removed")]
+    Interrupted,
+    /// A daemon of a switch (its namespace named) exited.
+    #[error("{ns}: {what}")]
+    DaemonExited {
+        /// The switch's namespace.
+        ns: String,
+        /// Which daemon, and how it exited.
+        what: String,
+    },
+}
+
 /// What one port sends: its port ID (subtype `local`) and its description.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortId {
@@ -31,17 +104,17 @@ pub struct PortId {
 pub type Identities = Vec<BTreeMap<String, PortId>>;
 
 /// What every port of every switch of `model` sends, its platform read from `catalog`.
-pub fn identities(model: &FabricModel, catalog: &Catalog) -> Result<Identities, String> {
+pub fn identities(model: &FabricModel, catalog: &Catalog) -> Result<Identities, LldpError> {
     model
         .devices
         .iter()
         .map(|d| {
-            let (os, pf) = catalog.get(&d.platform).ok_or_else(|| {
-                format!(
-                    "{}: platform {} is not in the catalog",
-                    d.hostname, d.platform
-                )
-            })?;
+            let (os, pf) = catalog
+                .get(&d.platform)
+                .ok_or_else(|| LldpError::NotInCatalog {
+                    device: d.hostname.clone(),
+                    platform: d.platform.to_string(),
+                })?;
             match os {
                 Os::Sonic => sonic_identities(d, pf),
                 Os::Nxos | Os::Eos => Ok(d
@@ -64,17 +137,21 @@ pub fn identities(model: &FabricModel, catalog: &Catalog) -> Result<Identities, 
 }
 
 /// A SONiC switch's ports as `lldpmgrd` configures them, from its rendered PORT table.
-fn sonic_identities(d: &Device, pf: &Platform) -> Result<BTreeMap<String, PortId>, String> {
+fn sonic_identities(d: &Device, pf: &Platform) -> Result<BTreeMap<String, PortId>, LldpError> {
     let parts = sonic::Parts::new(pf, &d.qos);
-    let db = sonic::config_db(d, pf, &parts)?;
-    let table = db
-        .table("PORT")
-        .ok_or_else(|| format!("{}: its config_db has no PORT table", d.hostname))?;
+    let db = sonic::config_db(d, pf, &parts).map_err(|e| LldpError::ConfigDb {
+        device: d.hostname.clone(),
+        why: e.to_string(),
+    })?;
+    let table = db.table("PORT").ok_or_else(|| LldpError::NoPortTable {
+        device: d.hostname.clone(),
+    })?;
     let mut out = BTreeMap::new();
     for i in &d.interfaces {
-        let row = table
-            .get(&i.name)
-            .ok_or_else(|| format!("{}: no PORT row for {}", d.hostname, i.name))?;
+        let row = table.get(&i.name).ok_or_else(|| LldpError::NoPortRow {
+            device: d.hostname.clone(),
+            port: i.name.to_string(),
+        })?;
         let field = |f: &str| row.get(f).and_then(text).filter(|s| !s.is_empty());
         let id = field("alias").unwrap_or_else(|| i.name.to_string());
         out.insert(
@@ -104,15 +181,16 @@ pub fn config(
     hostname: &str,
     ids: &BTreeMap<String, PortId>,
     ports: &[(String, &str)],
-) -> Result<String, String> {
+) -> Result<String, LldpError> {
     let mut s = format!(
         "configure system hostname {}\nconfigure lldp tx-interval 1\n",
         quote(hostname)?
     );
     for (ifname, name) in ports {
-        let p = ids
-            .get(*name)
-            .ok_or_else(|| format!("{hostname}: no LLDP port ID for {name}"))?;
+        let p = ids.get(*name).ok_or_else(|| LldpError::NoPortId {
+            device: hostname.to_string(),
+            port: name.to_string(),
+        })?;
         s.push_str(&format!(
             "configure ports {ifname} lldp portidsubtype local {}",
             quote(&p.id)?
@@ -126,15 +204,15 @@ pub fn config(
 }
 
 /// `v` in double quotes for lldpcli's tokenizer; printable ASCII without `"` or `\` only.
-fn quote(v: &str) -> Result<String, String> {
+fn quote(v: &str) -> Result<String, LldpError> {
     if v.is_empty()
         || !v
             .chars()
             .all(|c| c.is_ascii() && !c.is_ascii_control() && c != '"' && c != '\\')
     {
-        return Err(format!(
-            "{v:?}: lldpd is given printable ASCII without quotes or backslashes only"
-        ));
+        return Err(LldpError::Unquotable {
+            value: v.to_string(),
+        });
     }
     Ok(format!("\"{v}\""))
 }
@@ -167,8 +245,11 @@ fn interfaces(v: &Json) -> Vec<(&String, &Json)> {
 }
 
 /// Parses `lldpctl -f json`: the neighbours heard, sorted.
-pub fn parse(json: &str) -> Result<Vec<Heard>, String> {
-    let v: Json = serde_json::from_str(json).map_err(|e| format!("lldpctl -f json: {e}"))?;
+pub fn parse(json: &str) -> Result<Vec<Heard>, LldpError> {
+    let v: Json = serde_json::from_str(json).map_err(|error| LldpError::Json {
+        command: "lldpctl -f json",
+        error,
+    })?;
     let mut out: Vec<Heard> = interfaces(&v)
         .into_iter()
         .map(|(ifname, n)| {
@@ -191,9 +272,11 @@ pub fn parse(json: &str) -> Result<Vec<Heard>, String> {
 }
 
 /// Parses `lldpcli show interfaces -f json`: what lldpd sends on each local port.
-pub fn parse_local(json: &str) -> Result<BTreeMap<String, PortId>, String> {
-    let v: Json =
-        serde_json::from_str(json).map_err(|e| format!("lldpcli show interfaces: {e}"))?;
+pub fn parse_local(json: &str) -> Result<BTreeMap<String, PortId>, LldpError> {
+    let v: Json = serde_json::from_str(json).map_err(|error| LldpError::Json {
+        command: "lldpcli show interfaces",
+        error,
+    })?;
     Ok(interfaces(&v)
         .into_iter()
         .map(|(ifname, n)| {
@@ -217,7 +300,7 @@ fn sends(local: &PortId, want: &PortId) -> bool {
 }
 
 /// What every switch's lldpd heard, read from each.
-fn read(lab: &Lab) -> Result<Vec<Vec<Heard>>, String> {
+fn read(lab: &Lab) -> Result<Vec<Vec<Heard>>, LldpError> {
     (0..lab.switches.len())
         .into_par_iter()
         .map(|i| parse(&lab.lldp_tool(i, "lldpctl", &["-f", "json"])?))
@@ -228,7 +311,7 @@ fn read(lab: &Lab) -> Result<Vec<Vec<Heard>>, String> {
 /// its first look at the interfaces is over before FRR's daemons start changing them: an lldpd whose
 /// first look overlapped zebra's changes was seen (under load) to know no port at all for good.
 /// Returns whether it lists them all.
-pub fn wait_ports(lab: &Lab, i: usize, ports: &[&str], limit: Duration) -> Result<bool, String> {
+pub fn wait_ports(lab: &Lab, i: usize, ports: &[&str], limit: Duration) -> Result<bool, LldpError> {
     let end = Instant::now() + limit;
     loop {
         // Before its control socket exists, lldpcli fails: not yet.
@@ -241,7 +324,7 @@ pub fn wait_ports(lab: &Lab, i: usize, ports: &[&str], limit: Duration) -> Resul
             return Ok(listed);
         }
         if !lab::nap(Duration::from_millis(50)) {
-            return Err("interrupted: the lab was removed".into());
+            return Err(LldpError::Interrupted);
         }
     }
 }
@@ -255,12 +338,12 @@ pub fn confirm(
     lab: &Lab,
     want: &[Vec<(String, PortId)>],
     timeout: Duration,
-) -> Result<usize, String> {
+) -> Result<usize, LldpError> {
     let end = Instant::now() + timeout;
     let counts: Vec<usize> = (0..lab.switches.len())
         .into_par_iter()
         .map(|i| confirm_one(lab, i, &want[i], end))
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, LldpError>>()?;
     Ok(counts.into_iter().sum())
 }
 
@@ -270,7 +353,7 @@ fn confirm_one(
     i: usize,
     want: &[(String, PortId)],
     end: Instant,
-) -> Result<usize, String> {
+) -> Result<usize, LldpError> {
     let mut again = 0;
     loop {
         let shown = lab.lldp_tool(i, "lldpcli", &["show", "interfaces", "-f", "json"])?;
@@ -294,7 +377,7 @@ fn confirm_one(
             again += 1;
         }
         if !lab::nap(Duration::from_millis(200)) {
-            return Err("interrupted: the lab was removed".to_string());
+            return Err(LldpError::Interrupted);
         }
     }
 }
@@ -304,11 +387,14 @@ pub fn settle(
     lab: &mut Lab,
     want: &[BTreeSet<Heard>],
     timeout: Duration,
-) -> Result<Vec<Vec<Heard>>, String> {
+) -> Result<Vec<Vec<Heard>>, LldpError> {
     let end = Instant::now() + timeout;
     loop {
         if let Some((i, what)) = lab.dead_daemon() {
-            return Err(format!("{}: {what}", lab.switches[i].ns));
+            return Err(LldpError::DaemonExited {
+                ns: lab.switches[i].ns.clone(),
+                what,
+            });
         }
         let got = read(lab)?;
         let same = got
@@ -319,7 +405,7 @@ pub fn settle(
             return Ok(got);
         }
         if !lab::nap(Duration::from_millis(200)) {
-            return Err("interrupted: the lab was removed".into());
+            return Err(LldpError::Interrupted);
         }
     }
 }
@@ -385,7 +471,10 @@ mod tests {
 
     #[test]
     fn lldpcli_values_are_quoted_or_refused() {
-        assert_eq!(quote("Ethernet1/5").as_deref(), Ok("\"Ethernet1/5\""));
+        assert_eq!(
+            quote("Ethernet1/5").ok().as_deref(),
+            Some("\"Ethernet1/5\"")
+        );
         assert!(quote("a\"b").is_err());
         assert!(quote("").is_err());
         assert!(quote("a\nb").is_err());

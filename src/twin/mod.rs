@@ -33,6 +33,66 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wiring::{Wire, Wiring};
 
+/// What stopped a twin run (what the twin found is in its [`Report`]): privilege or a tool missing,
+/// the faults, the machine too small, a switch without its config, a daemon that died, a lab command,
+/// the state folder, an interruption.
+#[derive(Debug, thiserror::Error)]
+pub enum TwinError {
+    /// A lab command failed, or the machine lacks what the lab needs.
+    #[error(transparent)]
+    Lab(#[from] lab::LabError),
+    /// The faults cannot be planted: every problem.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Faults(Vec<faults::FaultError>),
+    /// LLDP could not be set up or read.
+    #[error(transparent)]
+    Lldp(#[from] lldp::LldpError),
+    /// The cables could not be laid.
+    #[error(transparent)]
+    Wiring(#[from] wiring::WiringError),
+    /// A switch's routes or sessions could not be read.
+    #[error(transparent)]
+    Fib(#[from] fib::FibError),
+    /// The state could not be written.
+    #[error(transparent)]
+    State(#[from] state::StateError),
+    /// The fabric's switches do not fit this machine's memory.
+    #[error(
+        "{switches} switches do not fit: this machine has {available_mib} MiB available, enough for about {fits} switches at {ASSUMED_MIB_PER_SWITCH} MiB each (zebra, bgpd, lldpd); run the twin on a smaller fabric or a larger machine"
+    )]
+    TooLarge {
+        /// Switches in the fabric.
+        switches: usize,
+        /// `MemAvailable`, MiB.
+        available_mib: u64,
+        /// How many switches fit.
+        fits: u64,
+    },
+    /// No `frr.conf` was rendered for a switch.
+    #[error("{device}: no frr.conf rendered")]
+    NoConfig {
+        /// The switch.
+        device: String,
+    },
+    /// A daemon of a switch exited.
+    #[error("{device}: {what}; its log is gone with the lab")]
+    DaemonExited {
+        /// The switch.
+        device: String,
+        /// Which daemon, and how it exited.
+        what: String,
+    },
+    /// A link to fail has no cable in the lab.
+    #[error("{link}: no cable in the lab")]
+    NoCable {
+        /// The link, as the report names it.
+        link: String,
+    },
+    /// SIGINT or SIGTERM arrived.
+    #[error("interrupted: the lab was removed")]
+    Interrupted,
+}
+
 pub use report::{FailureReport, LeafReport, Report};
 
 /// Memory one switch (zebra, bgpd, lldpd) is assumed to take before the twin has measured it, MiB:
@@ -82,13 +142,13 @@ pub fn run(
     catalog: &Catalog,
     configs: &[OutFile],
     opts: &Options,
-) -> Result<Report, String> {
+) -> Result<Report, TwinError> {
     lab::preflight()?;
     let planned = Fabric::new(model);
     let planted = opts
         .faults
         .resolve(model, &planned)
-        .map_err(|e| e.join("; "))?;
+        .map_err(TwinError::Faults)?;
     let ids = lldp::identities(model, catalog)?;
     let available = fits(model)?;
     let fabric = Fabric::new(&faults::without(model, &planned, &planted.cables()));
@@ -127,15 +187,15 @@ pub fn run(
 }
 
 /// Whether the fabric fits this machine's memory: `MemAvailable` in KiB, or why not.
-fn fits(model: &FabricModel) -> Result<u64, String> {
+fn fits(model: &FabricModel) -> Result<u64, TwinError> {
     let available = lab::mem_available_kib();
     let fits = available / (ASSUMED_MIB_PER_SWITCH * 1024);
     if model.devices.len() as u64 > fits {
-        return Err(format!(
-            "{} switches do not fit: this machine has {} MiB available, enough for about {fits} switches at {ASSUMED_MIB_PER_SWITCH} MiB each (zebra, bgpd, lldpd); run the twin on a smaller fabric or a larger machine",
-            model.devices.len(),
-            available / 1024
-        ));
+        return Err(TwinError::TooLarge {
+            switches: model.devices.len(),
+            available_mib: available / 1024,
+            fits,
+        });
     }
     Ok(available)
 }
@@ -146,7 +206,7 @@ fn steady(
     run: &Run<'_>,
     planted: &Planted,
     available: u64,
-) -> Result<Report, String> {
+) -> Result<Report, TwinError> {
     let started = Instant::now();
     let fabric = &run.fabric;
     let all_links = vec![true; fabric.links.len()];
@@ -166,7 +226,7 @@ fn lldp_check(
     run: &Run<'_>,
     ids: &lldp::Identities,
     report: &mut Report,
-) -> Result<(), String> {
+) -> Result<(), TwinError> {
     let sending: Vec<Vec<(String, lldp::PortId)>> = (0..run.model.devices.len())
         .map(|i| {
             lldp_ports(run, i, false)
@@ -187,7 +247,7 @@ fn lldp_check(
 /// Takes the `--down` cables down at both ends, once zebra has put each end's address on it: zebra
 /// brings an interface up when it installs the address its config gives (FRR's `ip_address_install`),
 /// so a port taken down before would come back up.
-fn take_down(lab: &Lab, run: &Run<'_>) -> Result<(), String> {
+fn take_down(lab: &Lab, run: &Run<'_>) -> Result<(), TwinError> {
     let end = Instant::now() + run.timeout;
     for w in run.wiring.wires.iter().filter(|w| w.down) {
         for e in &w.ends {
@@ -230,7 +290,7 @@ fn build(
     run: &Run<'_>,
     ids: &lldp::Identities,
     configs: &[OutFile],
-) -> Result<(), String> {
+) -> Result<(), TwinError> {
     let model = run.model;
     for _ in &model.devices {
         lab.add_switch()?;
@@ -260,7 +320,9 @@ fn build(
         let conf = configs
             .iter()
             .find(|f| f.device == d.hostname)
-            .ok_or_else(|| format!("{}: no frr.conf rendered", d.hostname))?;
+            .ok_or_else(|| TwinError::NoConfig {
+                device: d.hostname.clone(),
+            })?;
         let ports = lldp_ports(run, i, true);
         lab.start_lldpd(i, &lldp::config(&d.hostname, &ids[i], &ports)?)?;
         let names: Vec<&str> = ports.iter().map(|(n, _)| n.as_str()).collect();
@@ -308,27 +370,36 @@ fn origins(fabric: &Fabric) -> impl Iterator<Item = Node> + '_ {
     0..fabric.len() as Node
 }
 
-fn check_interrupt() -> Result<(), String> {
+/// [`TwinError::Interrupted`] once SIGINT or SIGTERM arrived.
+fn check_interrupt() -> Result<(), TwinError> {
     if lab::interrupted() {
-        Err("interrupted: the lab was removed".into())
+        Err(TwinError::Interrupted)
     } else {
         Ok(())
     }
 }
 
 /// Reads every switch's kernel FIB.
-fn read_fibs(lab: &Lab) -> Result<Vec<Fib>, String> {
+fn read_fibs(lab: &Lab) -> Result<Vec<Fib>, TwinError> {
     (0..lab.switches.len())
         .into_par_iter()
         .map(|i| {
             let json = lab.ip_in(i, &["-j", "route", "show", "proto", "bgp"])?;
-            fib::parse_kernel(if json.trim().is_empty() { "[]" } else { &json })
+            Ok(fib::parse_kernel(if json.trim().is_empty() {
+                "[]"
+            } else {
+                &json
+            })?)
         })
         .collect()
 }
 
 /// Reads every switch's BGP sessions: (up, configured) each, counting only sessions on `live` links.
-fn read_sessions(lab: &Lab, fabric: &Fabric, live: &[bool]) -> Result<Vec<(usize, usize)>, String> {
+fn read_sessions(
+    lab: &Lab,
+    fabric: &Fabric,
+    live: &[bool],
+) -> Result<Vec<(usize, usize)>, TwinError> {
     (0..lab.switches.len())
         .into_par_iter()
         .map(|i| {
@@ -363,15 +434,15 @@ fn settle(
     want: &fib::Expect,
     live: &[bool],
     timeout: Duration,
-) -> Result<Settled, String> {
+) -> Result<Settled, TwinError> {
     let end = Instant::now() + timeout;
     let mut last: Option<(Vec<Fib>, Instant)> = None;
     loop {
         if let Some((i, what)) = lab.dead_daemon() {
-            return Err(format!(
-                "{}: {what}; its log is gone with the lab",
-                fabric.names[i]
-            ));
+            return Err(TwinError::DaemonExited {
+                device: fabric.names[i].to_string(),
+                what,
+            });
         }
         check_interrupt()?;
         let fibs = read_fibs(lab)?;
@@ -466,7 +537,7 @@ fn failure_name(fabric: &Fabric, f: Failure) -> String {
 /// Takes the links of failure `f` (of the fabric as cabled) down, a whole switch as every link of it,
 /// waits for the FIBs the analysis computes for that failure, compares, looks for valleys, and brings
 /// the links back (waiting for the steady state again).
-fn fail_one(lab: &mut Lab, run: &Run<'_>, f: Failure) -> Result<FailureReport, String> {
+fn fail_one(lab: &mut Lab, run: &Run<'_>, f: Failure) -> Result<FailureReport, TwinError> {
     let (model, fabric) = (run.model, &run.fabric);
     let taken: Vec<LinkId> = (0..fabric.links.len() as LinkId)
         .filter(|&l| f.takes(fabric, l))
@@ -477,7 +548,9 @@ fn fail_one(lab: &mut Lab, run: &Run<'_>, f: Failure) -> Result<FailureReport, S
         let wire = run
             .wiring
             .planned(k.a, &k.a_port)
-            .ok_or_else(|| format!("{}: no cable in the lab", fabric.link_name(l)))?;
+            .ok_or_else(|| TwinError::NoCable {
+                link: fabric.link_name(l),
+            })?;
         wires.push(wire);
     }
     let down_link = |l: LinkId| f.takes(fabric, l);
@@ -553,7 +626,7 @@ fn analysis_valley(fabric: &Fabric, computed: &[Computed]) -> Option<String> {
 }
 
 /// Sets both ends of `wire` `up` or `down`.
-fn set_wire(lab: &Lab, wire: &Wire, state: &str) -> Result<(), String> {
+fn set_wire(lab: &Lab, wire: &Wire, state: &str) -> Result<(), lab::LabError> {
     for e in &wire.ends {
         lab.ip_in(e.node as usize, &["link", "set", &e.ifname, state])?;
     }
@@ -562,7 +635,7 @@ fn set_wire(lab: &Lab, wire: &Wire, state: &str) -> Result<(), String> {
 
 /// Brings `wire` back up as it was built (taking a port down dropped its permanent neighbor entry),
 /// and asks both ends to reconnect now rather than at their next connect retry.
-fn restore(lab: &Lab, wire: &Wire) -> Result<(), String> {
+fn restore(lab: &Lab, wire: &Wire) -> Result<(), lab::LabError> {
     set_wire(lab, wire, "up")?;
     let [a, b] = &wire.ends;
     for (near, far) in [(a, b), (b, a)] {

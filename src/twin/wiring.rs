@@ -48,27 +48,48 @@ pub fn mac(l: LinkId, end: usize) -> String {
     format!("02:af:{:02x}:{:02x}:{:02x}:{end:02x}", b[1], b[2], b[3])
 }
 
+/// Why the lab's cables could not be laid: a cable end names a port its switch does not use.
+#[derive(Debug, thiserror::Error)]
+pub enum WiringError {
+    /// The switch has no such port in use.
+    #[error("{device}: no port {port}")]
+    NoPort {
+        /// The switch's hostname.
+        device: String,
+        /// The port.
+        port: Name,
+    },
+}
+
 impl Wiring {
     /// The cables of `fabric` (the planned fabric of `model`) with `planted`'s faults: a swap joins
     /// each named port to the other cable's far end.
-    pub fn new(model: &FabricModel, fabric: &Fabric, planted: &Planted) -> Result<Wiring, String> {
+    pub fn new(
+        model: &FabricModel,
+        fabric: &Fabric,
+        planted: &Planted,
+    ) -> Result<Wiring, WiringError> {
         let mut wires = Vec::with_capacity(fabric.links.len());
         for (l, k) in fabric.links.iter().enumerate() {
-            let end = |node: Node, port: &Name, ip: Ipv4Addr, side: usize| -> Result<End, String> {
-                let d = &model.devices[node as usize];
-                let i = d
-                    .interfaces
-                    .iter()
-                    .find(|i| i.name == *port)
-                    .ok_or_else(|| format!("{}: no port {port}", d.hostname))?;
-                Ok(End {
-                    node,
-                    port: port.clone(),
-                    ifname: crate::os::frr::port_name(i.port),
-                    mac: mac(l as LinkId, side),
-                    ip,
-                })
-            };
+            let end =
+                |node: Node, port: &Name, ip: Ipv4Addr, side: usize| -> Result<End, WiringError> {
+                    let d = &model.devices[node as usize];
+                    let i = d
+                        .interfaces
+                        .iter()
+                        .find(|i| i.name == *port)
+                        .ok_or_else(|| WiringError::NoPort {
+                            device: d.hostname.clone(),
+                            port: port.clone(),
+                        })?;
+                    Ok(End {
+                        node,
+                        port: port.clone(),
+                        ifname: crate::os::frr::port_name(i.port),
+                        mac: mac(l as LinkId, side),
+                        ip,
+                    })
+                };
             wires.push(Wire {
                 ends: [
                     end(k.a, &k.a_port, k.a_ip, 0)?,

@@ -133,12 +133,11 @@ impl Peers<'_> {
     /// The LLDP port ID the peer of `i` sends: a SONiC switch's lldpmgrd sends the port's alias (the
     /// SKU's `port_config.ini` name, `etp1`, `fourhundredGigE1/1`), NX-OS and EOS the interface name.
     /// An error says why it is unknown: the peer is not in the model, or has no such SONiC port.
-    fn port_id(&self, i: &Interface) -> Result<String, String> {
+    fn port_id(&self, i: &Interface) -> Result<String, Unknown> {
         let Some(&peer) = self.by_name.get(&*i.peer) else {
-            return Err(format!(
-                "{} is not in the model (compiled for some switches only)",
-                i.peer
-            ));
+            return Err(Unknown::NotInModel {
+                peer: i.peer.to_string(),
+            });
         };
         if peer.os != Os::Sonic {
             return Ok(i.peer_port.to_string());
@@ -147,14 +146,45 @@ impl Peers<'_> {
             .interfaces
             .iter()
             .find(|p| p.name == i.peer_port)
-            .ok_or_else(|| format!("{} has no port {}", peer.hostname, i.peer_port))?;
-        sonic_alias(peer, port.port, self.platforms).ok_or_else(|| {
-            format!(
-                "{} port {}: no alias in the port table of {}",
-                peer.hostname, port.name, peer.platform
-            )
+            .ok_or_else(|| Unknown::NoPort {
+                peer: peer.hostname.clone(),
+                port: i.peer_port.to_string(),
+            })?;
+        sonic_alias(peer, port.port, self.platforms).ok_or_else(|| Unknown::NoAlias {
+            peer: peer.hostname.clone(),
+            port: port.name.to_string(),
+            platform: peer.platform.to_string(),
         })
     }
+}
+
+/// Why the port ID a peer sends is unknown (the catalog then says so in a comment).
+#[derive(Debug, thiserror::Error)]
+enum Unknown {
+    /// The peer is not in the model (compiled for some switches only).
+    #[error("{peer} is not in the model (compiled for some switches only)")]
+    NotInModel {
+        /// The peer's hostname.
+        peer: String,
+    },
+    /// The peer has no such port.
+    #[error("{peer} has no port {port}")]
+    NoPort {
+        /// The peer's hostname.
+        peer: String,
+        /// The port.
+        port: String,
+    },
+    /// The peer's SKU names no alias for the port.
+    #[error("{peer} port {port}: no alias in the port table of {platform}")]
+    NoAlias {
+        /// The peer's hostname.
+        peer: String,
+        /// The port.
+        port: String,
+        /// The peer's platform.
+        platform: String,
+    },
 }
 
 /// The alias of port number `port` of the SONiC switch `d`: its SKU row's, or for a broken-out port

@@ -25,6 +25,20 @@ pub use finding::{Finding, Kind};
 use serde::Serialize;
 use std::path::Path;
 
+/// Why verify could not run: a check it does not know, or a state folder it cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// Not the name of a check.
+    #[error("`{name}` is not a check (cabling, sessions, ports, lossless, hosts)")]
+    NotACheck {
+        /// What was given.
+        name: String,
+    },
+    /// The state folder cannot be used.
+    #[error(transparent)]
+    Folder(#[from] state::StateError),
+}
+
 /// A kind of check `aifab verify` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -73,14 +87,14 @@ impl Check {
 }
 
 impl std::str::FromStr for Check {
-    type Err = String;
+    type Err = VerifyError;
 
-    fn from_str(s: &str) -> Result<Check, String> {
+    fn from_str(s: &str) -> Result<Check, VerifyError> {
         Check::ALL
             .into_iter()
             .find(|c| c.as_str() == s)
-            .ok_or_else(|| {
-                format!("`{s}` is not a check (cabling, sessions, ports, lossless, hosts)")
+            .ok_or_else(|| VerifyError::NotACheck {
+                name: s.to_string(),
             })
     }
 }
@@ -125,7 +139,7 @@ pub fn verify(
     catalog: &Catalog,
     dir: &Path,
     opts: &Options,
-) -> Result<Report, String> {
+) -> Result<Report, VerifyError> {
     state::check_dir(dir, model)?;
     let run = run::Run::new(model, catalog, opts);
     let collected = run.read_all(dir);

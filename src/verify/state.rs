@@ -7,7 +7,78 @@ use super::finding::{Finding, Kind};
 use super::observed::Observed;
 use super::read::{Document, documents, sonic};
 use crate::model::{Device, FabricModel};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a state folder, or a document in it, cannot be read (the path named; its `Display` is the
+/// message, a finding's text for a document).
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The folder or file could not be looked at or read.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// The state folder is a link.
+    #[error("{}: a link; give the state folder itself (links are not followed)", dir.display())]
+    FolderLink {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// The state folder is not a folder.
+    #[error("{}: not a folder", dir.display())]
+    NotAFolder {
+        /// The path.
+        dir: PathBuf,
+    },
+    /// The folder holds no folder of any switch of the fabric.
+    #[error(
+        "{}: no folder of any of the {switches} switches of fabric `{fabric}` (it holds: {}); is it the state of another fabric? `ansible-playbook ansible/collect.yml` writes DIR/<hostname>/",
+        dir.display(),
+        if holds.is_empty() { "nothing".to_string() } else { holds.join(", ") }
+    )]
+    OtherFabric {
+        /// The folder.
+        dir: PathBuf,
+        /// The fabric's switch count.
+        switches: usize,
+        /// The fabric's name.
+        fabric: String,
+        /// The first few names the folder holds, sorted.
+        holds: Vec<String>,
+    },
+    /// A document is a link.
+    #[error("{}: a link, not followed (copy the document itself into the folder)", path.display())]
+    DocumentLink {
+        /// The document.
+        path: PathBuf,
+    },
+    /// A document is not a regular file.
+    #[error("{}: not a regular file", path.display())]
+    NotAFile {
+        /// The document.
+        path: PathBuf,
+    },
+    /// A document over [`MAX_DOCUMENT`].
+    #[error("{}: {len} bytes, over the {MAX_DOCUMENT}-byte bound of a document", path.display())]
+    TooLarge {
+        /// The document.
+        path: PathBuf,
+        /// Its size.
+        len: u64,
+    },
+}
+
+/// The error for an I/O failure on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StateError + '_ {
+    move |error| StateError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
 
 /// The largest document read: a 288-port chassis's `show interface | json` is a few MB; a route table
 /// of a 100K-GPU fabric's leaf some tens of MB.
@@ -33,39 +104,35 @@ pub struct Collected {
 
 /// Refuses a state folder verify cannot use: missing, not a folder, a link, or one that holds no
 /// folder of any switch of `model` (the state of another fabric). The message names what it found.
-pub fn check_dir(dir: &Path, model: &FabricModel) -> Result<(), String> {
-    let meta = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn check_dir(dir: &Path, model: &FabricModel) -> Result<(), StateError> {
+    let meta = std::fs::symlink_metadata(dir).map_err(io(dir))?;
     if meta.file_type().is_symlink() {
-        return Err(format!(
-            "{}: a link; give the state folder itself (links are not followed)",
-            dir.display()
-        ));
+        return Err(StateError::FolderLink {
+            dir: dir.to_path_buf(),
+        });
     }
     if !meta.is_dir() {
-        return Err(format!("{}: not a folder", dir.display()));
+        return Err(StateError::NotAFolder {
+            dir: dir.to_path_buf(),
+        });
     }
     let any = model.devices.iter().any(|d| dir.join(&d.hostname).is_dir());
     if any {
         return Ok(());
     }
     let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(io(dir))?
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
     names.truncate(4);
-    Err(format!(
-        "{}: no folder of any of the {} switches of fabric `{}` (it holds: {}); is it the state of another fabric? `ansible-playbook ansible/collect.yml` writes DIR/<hostname>/",
-        dir.display(),
-        model.devices.len(),
-        model.name,
-        if names.is_empty() {
-            "nothing".into()
-        } else {
-            names.join(", ")
-        }
-    ))
+    Err(StateError::OtherFabric {
+        dir: dir.to_path_buf(),
+        switches: model.devices.len(),
+        fabric: model.name.clone(),
+        holds: names,
+    })
 }
 
 /// Reads the folder of `d` in `dir`.
@@ -136,7 +203,7 @@ fn read_one(folder: &Path, doc: &Document, d: &Device, c: &mut Collected) {
             return;
         }
         Err(e) => {
-            c.findings.push(failed(Kind::Unreadable, e));
+            c.findings.push(failed(Kind::Unreadable, e.to_string()));
             c.blind.extend(doc.serves);
             return;
         }
@@ -150,31 +217,26 @@ fn read_one(folder: &Path, doc: &Document, d: &Device, c: &mut Collected) {
 
 /// The text of a regular file, `None` when there is none; a link, a folder, a file over
 /// [`MAX_DOCUMENT`] or one that is not UTF-8 is an error saying so.
-fn read_text(path: &Path) -> Result<Option<String>, String> {
+fn read_text(path: &Path) -> Result<Option<String>, StateError> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(e) => return Err(io(path)(e)),
     };
+    let path_buf = || path.to_path_buf();
     if meta.file_type().is_symlink() {
-        return Err(format!(
-            "{}: a link, not followed (copy the document itself into the folder)",
-            path.display()
-        ));
+        return Err(StateError::DocumentLink { path: path_buf() });
     }
     if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
+        return Err(StateError::NotAFile { path: path_buf() });
     }
     if meta.len() > MAX_DOCUMENT {
-        return Err(format!(
-            "{}: {} bytes, over the {MAX_DOCUMENT}-byte bound of a document",
-            path.display(),
-            meta.len()
-        ));
+        return Err(StateError::TooLarge {
+            path: path_buf(),
+            len: meta.len(),
+        });
     }
-    std::fs::read_to_string(path)
-        .map(Some)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::read_to_string(path).map(Some).map_err(io(path))
 }
 
 #[cfg(test)]
@@ -189,7 +251,7 @@ mod tests {
         let big = dir.join("lldpctl.json");
         let f = std::fs::File::create(&big).expect("create");
         f.set_len(MAX_DOCUMENT + 1).expect("set_len");
-        let err = read_text(&big).expect_err("over the bound");
+        let err = read_text(&big).expect_err("over the bound").to_string();
         assert!(err.contains("over the 268435456-byte bound"), "{err}");
         let small = dir.join("small.json");
         std::fs::write(&small, "{}").expect("write");
@@ -202,6 +264,7 @@ mod tests {
             assert!(
                 read_text(&link)
                     .expect_err("a link")
+                    .to_string()
                     .contains("a link, not followed")
             );
         }

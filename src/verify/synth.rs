@@ -7,12 +7,34 @@ use super::read;
 use crate::model::FabricModel;
 use crate::platform::Catalog;
 use rayon::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why the state folder could not be written: the file or folder, and the system's reason.
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    /// A file or folder could not be created or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+}
+
+/// The error for an I/O failure on `path`.
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
+    move |error| SynthError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
 
 /// Writes `DIR/<hostname>/<document>` for every switch of `model` into `dir` (created; it must not
 /// exist yet).
-pub fn write_state(model: &FabricModel, catalog: &Catalog, dir: &Path) -> Result<(), String> {
-    std::fs::create_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn write_state(model: &FabricModel, catalog: &Catalog, dir: &Path) -> Result<(), SynthError> {
+    std::fs::create_dir(dir).map_err(io(dir))?;
     let plan = Plan::new(model);
     routes(&plan)
         .into_par_iter()
@@ -21,10 +43,10 @@ pub fn write_state(model: &FabricModel, catalog: &Catalog, dir: &Path) -> Result
             let d = &model.devices[i];
             let o = ideal(&plan, catalog, i, Some(r));
             let folder = dir.join(&d.hostname);
-            std::fs::create_dir(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+            std::fs::create_dir(&folder).map_err(io(&folder))?;
             for (file, text) in read::write(d.os, &o) {
                 let path = folder.join(file);
-                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+                std::fs::write(&path, text).map_err(io(&path))?;
             }
             Ok(())
         })

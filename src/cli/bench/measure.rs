@@ -18,7 +18,7 @@ pub(super) fn measure_all(
             crate::bench::write_cost::measure(run, "before")
         })
         .flatten();
-    let size_rows = crate::bench::renders(exe, run, sizes)?;
+    let size_rows = crate::bench::renders(exe, run, sizes).map_err(|e| e.to_string())?;
     let mut sweeps = Vec::new();
     if !sweep.is_empty() {
         let small: Vec<Case> = sweep
@@ -29,7 +29,7 @@ pub(super) fn measure_all(
         for i in 0..SMALL_SWEEP_RUNS.max(SWEEP_RUNS) {
             let cases = if i < SWEEP_RUNS { sweep } else { &small };
             let folder = run.join(format!("sweep-run{}", i + 1));
-            sweeps.push(crate::bench::renders(exe, &folder, cases)?);
+            sweeps.push(crate::bench::renders(exe, &folder, cases).map_err(|e| e.to_string())?);
         }
     }
     let sweep_rows = crate::bench::median(&sweeps);
