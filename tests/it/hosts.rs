@@ -930,3 +930,5 @@ fn rdma_cm_connections_default_to_the_lossless_class() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("eth1p2: no RDMA device"), "{err}");
 }
+
+mod files;

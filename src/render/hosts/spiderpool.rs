@@ -245,6 +245,33 @@ fn prefix_of<'a>(plan: &HostsPlan, mut nics: impl Iterator<Item = &'a Nic<'a>> +
     prefix(rail, port)
 }
 
+/// Every object of the file, in its order: what [`document`] writes, built by the same functions (the
+/// tests read the file back and compare).
+#[derive(Debug, PartialEq)]
+pub struct Objects<'a> {
+    /// The routed pools server by server, then the leaves' pools.
+    pub pools: Vec<IpPool<'a>>,
+    /// One config per NIC port kind.
+    pub configs: Vec<MultusConfig<'a>>,
+}
+
+/// The objects of the file at once (tests; [`document`] writes the same objects as it builds them).
+pub fn objects<'a>(
+    plan: &HostsPlan,
+    k: &'a KubernetesPlan,
+    dest: &'a Destinations,
+    servers: &[Server<'a>],
+) -> Result<Objects<'a>, HostFileError> {
+    let leaves = leaf_pools(plan, dest, servers);
+    let configs = multus_configs(plan, k, servers, &leaves)?;
+    let pools = servers
+        .iter()
+        .flat_map(|s| routed_pools(plan, dest, s))
+        .chain(leaves.into_iter().map(|l| l.pool))
+        .collect();
+    Ok(Objects { pools, configs })
+}
+
 /// The whole file: a header comment, then every object as its own document (`---`), written by
 /// [`super::yaml`].
 pub fn document(
@@ -265,8 +292,8 @@ pub fn document(
         .par_iter()
         .map(|s| {
             let mut o = String::new();
-            for n in s.nics.iter().filter(|n| n.leaf.server_subnet.is_none()) {
-                object(&mut o, &routed(plan, dest, s, n))?;
+            for p in routed_pools(plan, dest, s) {
+                object(&mut o, &p)?;
             }
             Ok(o)
         })
@@ -291,6 +318,21 @@ pub fn document(
     let mut o = String::with_capacity(parts.clone().map(String::len).sum());
     parts.for_each(|p| o.push_str(p));
     Ok(o)
+}
+
+/// The pools of server `s`'s NIC ports whose leaves give no subnet, in rail order.
+fn routed_pools<'a, 's>(
+    plan: &'s HostsPlan,
+    dest: &'a Destinations,
+    s: &'s Server<'a>,
+) -> impl Iterator<Item = IpPool<'a>> + 's
+where
+    'a: 's,
+{
+    s.nics
+        .iter()
+        .filter(|n| n.leaf.server_subnet.is_none())
+        .map(move |n| routed(plan, dest, s, n))
 }
 
 /// Appends `---` and one object.
