@@ -41,10 +41,21 @@ impl fmt::Display for IpRange {
     }
 }
 
+/// Text that is not the address it should be (as read back from a file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddrError {
+    /// Not `a.b.c.d/len` with a length of 0-32.
+    #[error("`{0}` is not an IPv4 address with a prefix length")]
+    NotCidr(String),
+    /// Not `a.b.c.d` or `a.b.c.d-e.f.g.h` with the first not after the last.
+    #[error("`{0}` is not an IPv4 address or range")]
+    NotRange(String),
+}
+
 impl FromStr for Cidr {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("`{s}` is not an IPv4 address with a prefix length");
+    type Err = AddrError;
+    fn from_str(s: &str) -> Result<Self, AddrError> {
+        let bad = || AddrError::NotCidr(s.to_string());
         let (ip, len) = s.split_once('/').ok_or_else(bad)?;
         let len: u8 = len.parse().map_err(|_| bad())?;
         if len > 32 {
@@ -58,9 +69,9 @@ impl FromStr for Cidr {
 }
 
 impl FromStr for IpRange {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("`{s}` is not an IPv4 address or range");
+    type Err = AddrError;
+    fn from_str(s: &str) -> Result<Self, AddrError> {
+        let bad = || AddrError::NotRange(s.to_string());
         let (a, b) = s.split_once('-').unwrap_or((s, s));
         let (first, last): (Ipv4Addr, Ipv4Addr) =
             (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
