@@ -9,6 +9,10 @@
 //! With Kubernetes, a routed port's /31 has one server address, and its SpiderIPPool hands that address to
 //! the pod that takes the port (docs/hosts.md): the netplan file then gives the port only its MTU (a VF or
 //! macvlan cannot exceed its parent's), so the host never holds the pod's address.
+//!
+//! The file is a [`Netplan`] value ([`model`]), the part of netplan's schema aifab writes
+//! (<https://netplan.readthedocs.io/en/stable/netplan-yaml/>), written by [`super::yaml`] after a comment
+//! block that names each port's rail and leaf.
 
 use super::addr::Cidr;
 use super::yaml;

@@ -13,6 +13,9 @@
 //! Pool names start with a [`prefix`]: `rail<NN>-` (two digits) for a rail leaf or a rail's NIC,
 //! `rack-` for a rack leaf (its subnet holds every rail), with `p<port>` before the dash when a leaf or
 //! pool serves one port of two-port NICs (`rail01p2-`, `rackp1-`): one wildcard never matches another's.
+//!
+//! Each object is a value of the types below ([`IpPool`], [`MultusConfig`]: the fields aifab writes of
+//! Spiderpool's CRDs, unknown fields refused when read back), written by [`super::yaml`].
 
 use super::HostFileError;
 use super::addr::{Cidr, IpRange};
