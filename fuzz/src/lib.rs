@@ -198,7 +198,7 @@ fn render(model: &FabricModel) -> Outcome {
     if model.hosts.is_some()
         && let Err(e) = aifab::render::hosts::each(&meta, model, &|_| Ok(()))
     {
-        render_failed(&[e]);
+        render_failed(&[e.to_string()]);
     }
     pictures(model);
     Outcome::Rendered

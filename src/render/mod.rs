@@ -343,7 +343,7 @@ impl Renderer {
         let hosts = || match only {
             _ if !native => Ok((0, 0)),
             Some(_) => Ok((0, 0)),
-            None => hosts::each(meta, model, sink),
+            None => hosts::each(meta, model, sink).map_err(String::from),
         };
         let (devices, (inv, hosts)) = rayon::join(devices, || rayon::join(inventory, hosts));
         let mut errs = Vec::new();
@@ -401,7 +401,7 @@ impl Renderer {
         if only.is_none() {
             match hosts::files(meta, model) {
                 Ok(h) => files.extend(h),
-                Err(e) => errs.push(e),
+                Err(e) => errs.push(e.into()),
             }
         }
         if errs.is_empty() {

@@ -567,7 +567,9 @@ fn no_name_reaches_a_host_file_unchecked() {
         .replace("server_nic: \"eth{nic}\"", "server_nic: \"eth:{nic}\"");
     let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");
     let model = aifab::compile::compile(&intent, Catalog::builtin()).expect("compile");
-    let err = aifab::render::hosts::files(&Meta::new("x.yaml", "f"), &model).expect_err("refused");
+    let err = aifab::render::hosts::files(&Meta::new("x.yaml", "f"), &model)
+        .expect_err("refused")
+        .to_string();
     assert!(err.contains("eth:0"), "{err}");
     assert_eq!(aifab::hosts::name_rules(&model).len(), 1);
 }
@@ -928,3 +930,5 @@ fn rdma_cm_connections_default_to_the_lossless_class() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("eth1p2: no RDMA device"), "{err}");
 }
+
+mod files;

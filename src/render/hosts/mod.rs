@@ -13,16 +13,21 @@
 //! - `sysctl-arp.conf`, when a server has several NIC ports in one subnet: the ARP settings that keep
 //!   each port answering for its own address ([`sysctl`]).
 //!
-//! The values are computed here, in Rust; the writers only print them. Every name that reaches a file
-//! was checked by the plan ([`crate::hosts::names`]): server names are RFC 1123 labels (Kubernetes node
-//! names, folder names), NIC names Linux interface names, so nothing can break out of a YAML scalar or a
+//! The values are computed here, in Rust; the writers only print them. The two YAML files are built as
+//! serde values of netplan's and Spiderpool's schemas ([`netplan::Netplan`], [`spiderpool::IpPool`],
+//! [`spiderpool::MultusConfig`]) and written by [`yaml`], which quotes and escapes every string; the
+//! tests read each file back into the same types. Every name that reaches a file was checked by the
+//! plan ([`crate::hosts::names`]): server names are RFC 1123 labels (Kubernetes node names, folder
+//! names), NIC names Linux interface names, so nothing can break out of a YAML scalar, a comment or a
 //! shell word. docs/hosts.md says what each line does and where each fact comes from.
 
+pub mod addr;
 pub mod nccl;
 pub mod netplan;
 pub mod nic_qos;
 pub mod spiderpool;
 pub mod sysctl;
+pub mod yaml;
 
 use crate::hosts::{DIR, Server, routes, servers};
 use crate::model::FabricModel;
@@ -30,17 +35,52 @@ use crate::model::hosts::HostsPlan;
 use crate::output::{Meta, OutFile};
 use rayon::prelude::*;
 
+/// Why the host files could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostFileError {
+    /// The host plan refused the servers, a name or a resource (its message).
+    #[error("{0}")]
+    Plan(String),
+    /// A server's NIC settings.
+    #[error(transparent)]
+    NicQos(#[from] nic_qos::NicQosError),
+    /// A server whose NIC names or QoS differ from the first server's, so the shared script cannot
+    /// serve both.
+    #[error(
+        "{server}: its NICs or their QoS differ from {first}'s: the shared hosts/nic-qos.sh cannot serve both"
+    )]
+    NicsDiffer {
+        /// The server that differs.
+        server: String,
+        /// The first server.
+        first: String,
+    },
+    /// A YAML file could not be written.
+    #[error(transparent)]
+    Yaml(#[from] yaml::Error),
+    /// The sink refused a file (its message).
+    #[error("{0}")]
+    Sink(String),
+}
+
+impl From<HostFileError> for String {
+    /// The message, where the render still carries its errors as text.
+    fn from(e: HostFileError) -> String {
+        e.to_string()
+    }
+}
+
 /// Every host file of the fabric, in a stable order (servers in link order, the shared files, then
 /// Kubernetes), or nothing when the model has no host plan.
-pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, String> {
+pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, HostFileError> {
     let Some(plan) = model.hosts.as_deref() else {
         return Ok(Vec::new());
     };
-    let servers = servers(model)?;
+    let servers = servers(model).map_err(HostFileError::Plan)?;
     let dest = routes::Destinations::of(plan, &servers);
-    let per_server: Result<Vec<OutFile>, String> = servers
+    let per_server: Result<Vec<OutFile>, HostFileError> = servers
         .par_iter()
-        .map(|s| Ok(netplan_file(meta, plan, &dest, s)))
+        .map(|s| netplan_file(meta, plan, &dest, s))
         .collect();
     let mut out = per_server?;
     out.extend(shared(meta, model, plan, &dest, &servers)?);
@@ -53,21 +93,21 @@ pub fn each(
     meta: &Meta,
     model: &FabricModel,
     sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
-) -> Result<(usize, u64), String> {
+) -> Result<(usize, u64), HostFileError> {
     let Some(plan) = model.hosts.as_deref() else {
         return Ok((0, 0));
     };
-    let servers = servers(model)?;
+    let servers = servers(model).map_err(HostFileError::Plan)?;
     let dest = routes::Destinations::of(plan, &servers);
     // The shared files (one of them, the Spiderpool document, covers every server) are built beside
     // the per-server ones.
     let (per_server, shared) = rayon::join(
-        || -> Result<Vec<u64>, String> {
+        || -> Result<Vec<u64>, HostFileError> {
             servers
                 .par_iter()
                 .map(|s| {
-                    let f = netplan_file(meta, plan, &dest, s);
-                    sink(&f)?;
+                    let f = netplan_file(meta, plan, &dest, s)?;
+                    sink(&f).map_err(HostFileError::Sink)?;
                     Ok(f.content.len() as u64)
                 })
                 .collect()
@@ -76,7 +116,7 @@ pub fn each(
     );
     let mut total = (servers.len(), per_server?.iter().sum());
     for f in shared? {
-        sink(&f)?;
+        sink(&f).map_err(HostFileError::Sink)?;
         total.0 += 1;
         total.1 += f.content.len() as u64;
     }
@@ -84,11 +124,16 @@ pub fn each(
 }
 
 /// `hosts/netplan/<server>.yaml`: the one file that differs per server.
-fn netplan_file(meta: &Meta, plan: &HostsPlan, dest: &routes::Destinations, s: &Server) -> OutFile {
-    file(
+fn netplan_file(
+    meta: &Meta,
+    plan: &HostsPlan,
+    dest: &routes::Destinations,
+    s: &Server,
+) -> Result<OutFile, HostFileError> {
+    Ok(file(
         format!("{DIR}/netplan/{}.yaml", s.name),
-        netplan::file(meta, plan, dest, s),
-    )
+        netplan::file(meta, plan, dest, s)?,
+    ))
 }
 
 /// The files every server shares: the NIC script and the NCCL environment (the same on every server:
@@ -100,7 +145,7 @@ fn shared(
     plan: &HostsPlan,
     dest: &routes::Destinations,
     servers: &[Server],
-) -> Result<Vec<OutFile>, String> {
+) -> Result<Vec<OutFile>, HostFileError> {
     let Some(first) = servers.first() else {
         return Ok(Vec::new());
     };
@@ -122,10 +167,10 @@ fn shared(
     };
     servers.par_iter().try_for_each(|s| {
         if !same_names(s) || (!same_plan(s) && nic_qos::NicQos::of(model, plan, s)? != qos) {
-            return Err(format!(
-                "{}: its NICs or their QoS differ from {}'s: the shared hosts/nic-qos.sh cannot serve both",
-                s.name, first.name
-            ));
+            return Err(HostFileError::NicsDiffer {
+                server: s.name.to_string(),
+                first: first.name.to_string(),
+            });
         }
         Ok(())
     })?;
@@ -142,7 +187,7 @@ fn shared(
     if let Some(k) = &plan.kubernetes {
         out.push(file(
             format!("{DIR}/kubernetes/spiderpool.yaml"),
-            spiderpool::document(meta, model, plan, k, dest, servers)?,
+            spiderpool::document(meta, plan, k, dest, servers)?,
         ));
         out.push(file(
             format!("{DIR}/kubernetes/nccl.yaml"),
@@ -158,12 +203,6 @@ fn file(path: String, content: String) -> OutFile {
         content,
         device: String::new(),
     }
-}
-
-/// Appends `parts` and a newline: one line of a host file, from text already spelled.
-fn line(o: &mut String, parts: &[&str]) {
-    parts.iter().for_each(|t| o.push_str(t));
-    o.push('\n');
 }
 
 /// The header line every host file starts with (after a shebang): the server (or `fabric`), the

@@ -9,13 +9,21 @@
 //! With Kubernetes, a routed port's /31 has one server address, and its SpiderIPPool hands that address to
 //! the pod that takes the port (docs/hosts.md): the netplan file then gives the port only its MTU (a VF or
 //! macvlan cannot exceed its parent's), so the host never holds the pod's address.
+//!
+//! The file is a [`Netplan`] value ([`model`]), the part of netplan's schema aifab writes
+//! (<https://netplan.readthedocs.io/en/stable/netplan-yaml/>), written by [`super::yaml`] after a comment
+//! block that names each port's rail and leaf.
 
-use super::line;
-use crate::hosts::Server;
+use super::addr::Cidr;
+use super::yaml;
 use crate::hosts::routes::Destinations;
+use crate::hosts::{Nic, Server};
 use crate::model::hosts::HostsPlan;
 use crate::output::Meta;
-use crate::spell;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::net::Ipv4Addr;
 
 /// The routing table of port `port` of rail `rail`'s NIC (both 1-based): rail 1 port 1 first, the
 /// ports of one NIC next to each other.
@@ -26,61 +34,215 @@ pub fn table(plan: &HostsPlan, rail: u32, port: u32) -> u32 {
 
 /// Whether NIC port `n`'s address belongs to a Kubernetes pod rather than the host: a routed port (its
 /// leaf gives no subnet, so the /31 has one server address) when the intent writes Spiderpool pools.
-pub fn pod_takes_address(plan: &HostsPlan, n: &crate::hosts::Nic) -> bool {
+pub fn pod_takes_address(plan: &HostsPlan, n: &Nic) -> bool {
     plan.kubernetes.is_some() && n.leaf.server_subnet.is_none()
 }
 
-/// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`). NIC names are checked Linux
-/// interface names, and quoted as well.
-pub fn file(meta: &Meta, plan: &HostsPlan, dest: &Destinations, s: &Server) -> String {
-    let mut o = String::with_capacity(420 * s.nics.len() + 240);
-    o.push_str(&super::header(meta, &format!("rail NICs of {}", s.name)));
-    o.push_str(
-        "\n# install as /etc/netplan/60-aifab-rails.yaml, then `netplan apply`\n\
-         network:\n  version: 2\n  ethernets:\n",
-    );
-    // Spelled once per server, pushed once per port (12,500 files of eight ports at 100K GPUs).
-    let mtu = plan.mtu.to_string();
-    for n in &s.nics {
-        o.push_str("    \"");
-        o.push_str(n.name);
-        o.push_str("\": # rail ");
-        spell::push_decimal(&mut o, n.rail.into());
-        if plan.nic_ports > 1 {
-            o.push_str(" port ");
-            spell::push_decimal(&mut o, n.port.into());
+/// A netplan file: `network:` with netplan's version 2 and the NIC ports as `ethernets`
+/// (<https://netplan.readthedocs.io/en/stable/netplan-yaml/>), the fields aifab writes and no other.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Netplan<'a> {
+    /// The one top-level key.
+    pub network: Network<'a>,
+}
+
+/// `network:`.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Network<'a> {
+    /// Netplan's format version: 2.
+    pub version: u8,
+    /// The NIC ports by netdev name.
+    pub ethernets: Ethernets<'a>,
+}
+
+/// `ethernets:`, one entry per NIC port keyed by its netdev name (a checked Linux interface name), in
+/// the server's rail order.
+#[derive(Debug, PartialEq)]
+pub struct Ethernets<'a>(pub Vec<(Cow<'a, str>, Ethernet<'a>)>);
+
+/// One NIC port (netdev).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Ethernet<'a> {
+    /// The port's address (none when a pod takes it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<Cidr>,
+    /// The fabric's IP MTU.
+    pub mtu: u32,
+    /// The routes of the port's table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<Route<'a>>,
+    /// The source rule into the port's table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing_policy: Vec<Rule>,
+}
+
+/// One route of a port's table.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Route<'a> {
+    /// The destination prefix.
+    pub to: Cow<'a, str>,
+    /// The next hop: the port's leaf (none for the port's own subnet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<Ipv4Addr>,
+    /// `link` for the port's own subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// The next hop is on the port's link (`true` with `via`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_link: Option<bool>,
+    /// The port's routing table.
+    pub table: u32,
+}
+
+/// A route's scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// Reached directly on the link.
+    Link,
+}
+
+/// `routing-policy:` rule: traffic from `from` looks up `table`.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The port's address.
+    pub from: Ipv4Addr,
+    /// The port's routing table.
+    pub table: u32,
+}
+
+impl Serialize for Ethernets<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (name, port) in &self.0 {
+            map.serialize_entry(name, port)?;
         }
-        line(&mut o, &[" to ", &n.leaf.hostname]);
-        if pod_takes_address(plan, n) {
-            o.push_str("      # the pod that takes this port takes its address (hosts/kubernetes/spiderpool.yaml)\n");
-            line(&mut o, &["      mtu: ", &mtu]);
-            continue;
-        }
-        let mut t = String::with_capacity(4);
-        spell::push_decimal(&mut t, table(plan, n.rail, n.port).into());
-        let subnet = n.subnet();
-        let address = spell::prefix(n.ip, n.prefix_len);
-        let mut ip = String::with_capacity(15);
-        spell::push_ipv4(&mut ip, n.ip);
-        let mut via = String::with_capacity(15);
-        spell::push_ipv4(&mut via, n.gateway);
-        line(&mut o, &["      addresses: [\"", &address, "\"]"]);
-        line(&mut o, &["      mtu: ", &mtu]);
-        o.push_str("      routes:\n");
-        line(&mut o, &["        - to: \"", &subnet, "\""]);
-        o.push_str("          scope: link\n");
-        line(&mut o, &["          table: ", &t]);
-        for to in dest.of_plane(n.leaf.plane) {
-            line(&mut o, &["        - to: \"", to, "\""]);
-            line(&mut o, &["          via: \"", &via, "\""]);
-            o.push_str("          on-link: true\n");
-            line(&mut o, &["          table: ", &t]);
-        }
-        o.push_str("      routing-policy:\n");
-        line(&mut o, &["        - from: \"", &ip, "\""]);
-        line(&mut o, &["          table: ", &t]);
+        map.end()
     }
-    o
+}
+
+impl<'de> Deserialize<'de> for Ethernets<'_> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ports;
+        impl<'de> serde::de::Visitor<'de> for Ports {
+            type Value = Ethernets<'static>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("netplan ethernets by name")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut ports: Vec<(Cow<'static, str>, Ethernet<'static>)> = Vec::new();
+                while let Some((name, port)) = m.next_entry::<String, Ethernet<'static>>()? {
+                    if ports.iter().any(|(n, _)| *n == name) {
+                        return Err(serde::de::Error::custom(format!("port `{name}` twice")));
+                    }
+                    ports.push((Cow::Owned(name), port));
+                }
+                Ok(Ethernets(ports))
+            }
+        }
+        d.deserialize_map(Ports)
+    }
+}
+
+/// The netplan model of one server: per NIC port its address and MTU, the routes of its table and the
+/// rule into it; only the MTU for a port whose address a pod takes ([`pod_takes_address`]).
+pub fn model<'a>(plan: &HostsPlan, dest: &'a Destinations, s: &Server<'a>) -> Netplan<'a> {
+    let ports = s
+        .nics
+        .iter()
+        .map(|n| (Cow::Borrowed(n.name), port(plan, dest, n)));
+    Netplan {
+        network: Network {
+            version: 2,
+            ethernets: Ethernets(ports.collect()),
+        },
+    }
+}
+
+/// One NIC port's entry.
+fn port<'a>(plan: &HostsPlan, dest: &'a Destinations, n: &Nic) -> Ethernet<'a> {
+    if pod_takes_address(plan, n) {
+        return Ethernet {
+            addresses: Vec::new(),
+            mtu: plan.mtu,
+            routes: Vec::new(),
+            routing_policy: Vec::new(),
+        };
+    }
+    let table = table(plan, n.rail, n.port);
+    let own = Route {
+        to: Cow::Owned(n.subnet()),
+        via: None,
+        scope: Some(Scope::Link),
+        on_link: None,
+        table,
+    };
+    let through_leaf = dest.of_plane(n.leaf.plane).iter().map(|to| Route {
+        to: Cow::Borrowed(to.as_str()),
+        via: Some(n.gateway),
+        scope: None,
+        on_link: Some(true),
+        table,
+    });
+    Ethernet {
+        addresses: vec![Cidr {
+            ip: n.ip,
+            len: n.prefix_len,
+        }],
+        mtu: plan.mtu,
+        routes: std::iter::once(own).chain(through_leaf).collect(),
+        routing_policy: vec![Rule { from: n.ip, table }],
+    }
+}
+
+/// The netplan YAML of one server (`/etc/netplan/60-aifab-rails.yaml`): a comment block (the header,
+/// where to install it, and per NIC port its rail, port and leaf, and whether a pod takes its address),
+/// then [`model`] written by [`super::yaml`].
+pub fn file(
+    meta: &Meta,
+    plan: &HostsPlan,
+    dest: &Destinations,
+    s: &Server,
+) -> Result<String, yaml::Error> {
+    let mut o = String::with_capacity(420 * s.nics.len() + 240);
+    yaml::comment(
+        &mut o,
+        super::header(meta, &format!("rail NICs of {}", s.name)).trim_start_matches("# "),
+    )?;
+    yaml::comment(
+        &mut o,
+        "install as /etc/netplan/60-aifab-rails.yaml, then `netplan apply`",
+    )?;
+    for n in &s.nics {
+        yaml::comment(&mut o, &about(plan, n))?;
+    }
+    yaml::push(&mut o, &model(plan, dest, s))?;
+    Ok(o)
+}
+
+/// What the comment block says of a NIC port: `eth0p1: rail 1 port 1 to s1-r1-p1`, and where its
+/// address went when a pod takes it.
+fn about(plan: &HostsPlan, n: &Nic) -> String {
+    let mut t = format!("{}: rail {}", n.name, n.rail);
+    if plan.nic_ports > 1 {
+        let _ = write!(t, " port {}", n.port);
+    }
+    let _ = write!(t, " to {}", n.leaf.hostname);
+    if pod_takes_address(plan, n) {
+        t.push_str(
+            "; the pod that takes this port takes its address (hosts/kubernetes/spiderpool.yaml)",
+        );
+    }
+    t
 }
 
 #[cfg(test)]

@@ -27,6 +27,38 @@ use crate::model::{ClassPlan, FabricModel, QosPlan};
 use crate::output::Meta;
 use std::fmt::Write as _;
 
+/// Why a server's NIC settings cannot be worked out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NicQosError {
+    /// The server has no NIC port.
+    #[error("{server}: no NIC")]
+    NoNic {
+        /// The server.
+        server: String,
+    },
+    /// Two of the server's leaves map DSCPs to priorities differently.
+    #[error("{server}: leaves {first} and {other} map DSCPs to different priorities")]
+    DscpMaps {
+        /// The server.
+        server: String,
+        /// The leaf of its first NIC port.
+        first: String,
+        /// The leaf that differs.
+        other: String,
+    },
+    /// The host plan names a class the QoS plan lacks (or that has no DSCP).
+    #[error("no class `{0}` with DSCPs in the QoS plan")]
+    NoClass(String),
+    /// [`NicQosError::NoClass`] for one server.
+    #[error("{server}: {error}")]
+    Server {
+        /// The server.
+        server: String,
+        /// What is missing.
+        error: Box<NicQosError>,
+    },
+}
+
 /// What the NIC must be set to, OS-neutral.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NicQos {
@@ -57,34 +89,37 @@ pub struct NicQos {
 impl NicQos {
     /// The NIC settings of server `s`: from its rail leaves' QoS plans, which must agree on every
     /// DSCP's priority and the lossless priorities (they do: every plan comes from the intent's classes).
-    pub fn of(_model: &FabricModel, plan: &HostsPlan, s: &Server) -> Result<NicQos, String> {
-        let first = s
-            .nics
-            .first()
-            .ok_or_else(|| format!("{}: no NIC", s.name))?;
+    pub fn of(_model: &FabricModel, plan: &HostsPlan, s: &Server) -> Result<NicQos, NicQosError> {
+        let first = s.nics.first().ok_or_else(|| NicQosError::NoNic {
+            server: s.name.to_string(),
+        })?;
         let q = &first.leaf.qos;
         for n in &s.nics[1..] {
             let other = &n.leaf.qos;
             if other.dscp_to_tc != q.dscp_to_tc
                 || other.lossless_priorities != q.lossless_priorities
             {
-                return Err(format!(
-                    "{}: leaves {} and {} map DSCPs to different priorities",
-                    s.name, first.leaf.hostname, n.leaf.hostname
-                ));
+                return Err(NicQosError::DscpMaps {
+                    server: s.name.to_string(),
+                    first: first.leaf.hostname.to_string(),
+                    other: n.leaf.hostname.to_string(),
+                });
             }
         }
-        from_plan(q, plan).map_err(|e| format!("{}: {e}", s.name))
+        from_plan(q, plan).map_err(|e| NicQosError::Server {
+            server: s.name.to_string(),
+            error: Box::new(e),
+        })
     }
 }
 
 /// The NIC settings of one QoS plan.
-pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, String> {
-    let class = |name: &str| -> Result<&ClassPlan, String> {
+pub fn from_plan(q: &QosPlan, plan: &HostsPlan) -> Result<NicQos, NicQosError> {
+    let class = |name: &str| -> Result<&ClassPlan, NicQosError> {
         q.classes
             .iter()
             .find(|c| c.name == name && !c.dscp.is_empty())
-            .ok_or_else(|| format!("no class `{name}` with DSCPs in the QoS plan"))
+            .ok_or_else(|| NicQosError::NoClass(name.to_string()))
     };
     let mut pfc = [false; 8];
     let mut strict = [false; 8];
