@@ -385,3 +385,50 @@ fn a_lock_that_puts_two_tiers_on_one_asn_is_refused_as_ibgp() {
         "{err}"
     );
 }
+
+/// The 100K benchmark intent with two spines of different zones pinned to other zones' ASNs (as the
+/// lock `tests/bench-two-pins.sh` writes would): z1-s01 to zone 2's, z3-s05 to zone 4's.
+fn two_pins_100k() -> aifab::model::FabricModel {
+    let out = common::aifab(&["bench", "--print-intent", "100k"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("parse");
+    let mut m = aifab::compile::compile(&intent, aifab::platform::Catalog::builtin()).expect("compile");
+    for (name, asn) in [("z1-s01", 65001), ("z3-s05", 65003)] {
+        pin_asn(&mut m, name, asn);
+    }
+    m
+}
+
+/// Gives switch `name` ASN `asn`, as a lock pin does (its peers' `remote-as` follow).
+fn pin_asn(m: &mut aifab::model::FabricModel, name: &str, asn: u32) {
+    for d in &mut m.devices {
+        if *d.hostname == *name {
+            d.bgp.asn = asn;
+        }
+        for n in &mut d.bgp.neighbors {
+            if *n.peer == *name {
+                n.remote_as = asn;
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "timing: cargo test --test it two_pin_100k_timing -- --ignored --nocapture"]
+fn two_pin_100k_timing() {
+    let m = two_pins_100k();
+    let fabric = Fabric::new(&m);
+    let t = std::time::Instant::now();
+    let c = fabric.compute(fabric.leaves().next().expect("a leaf"), None, &|_| false, None);
+    eprintln!("one compute (leaf): {:?} ties {}", t.elapsed(), c.ties.is_some());
+    let s = (0..fabric.len() as Node).find(|&n| fabric.tier[n as usize] == 1).expect("spine");
+    let t = std::time::Instant::now();
+    let c = fabric.compute(s, None, &|_| false, None);
+    eprintln!("one compute (spine): {:?} ties {}", t.elapsed(), c.ties.is_some());
+    let t = std::time::Instant::now();
+    let findings = aifab::check::deadlock_rules(&m);
+    eprintln!("routing proof: {:?}", t.elapsed());
+    for f in findings {
+        eprintln!("{}: {}", f.code.id(), f.message);
+    }
+}
