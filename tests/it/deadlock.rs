@@ -392,7 +392,8 @@ fn two_pins_100k() -> aifab::model::FabricModel {
     let out = common::aifab(&["bench", "--print-intent", "100k"]);
     let text = String::from_utf8(out.stdout).expect("utf-8");
     let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("parse");
-    let mut m = aifab::compile::compile(&intent, aifab::platform::Catalog::builtin()).expect("compile");
+    let mut m =
+        aifab::compile::compile(&intent, aifab::platform::Catalog::builtin()).expect("compile");
     for (name, asn) in [("z1-s01", 65001), ("z3-s05", 65003)] {
         pin_asn(&mut m, name, asn);
     }
@@ -419,12 +420,27 @@ fn two_pin_100k_timing() {
     let m = two_pins_100k();
     let fabric = Fabric::new(&m);
     let t = std::time::Instant::now();
-    let c = fabric.compute(fabric.leaves().next().expect("a leaf"), None, &|_| false, None);
-    eprintln!("one compute (leaf): {:?} ties {}", t.elapsed(), c.ties.is_some());
-    let s = (0..fabric.len() as Node).find(|&n| fabric.tier[n as usize] == 1).expect("spine");
+    let c = fabric.compute(
+        fabric.leaves().next().expect("a leaf"),
+        None,
+        &|_| false,
+        None,
+    );
+    eprintln!(
+        "one compute (leaf): {:?} ties {}",
+        t.elapsed(),
+        c.ties.is_some()
+    );
+    let s = (0..fabric.len() as Node)
+        .find(|&n| fabric.tier[n as usize] == 1)
+        .expect("spine");
     let t = std::time::Instant::now();
     let c = fabric.compute(s, None, &|_| false, None);
-    eprintln!("one compute (spine): {:?} ties {}", t.elapsed(), c.ties.is_some());
+    eprintln!(
+        "one compute (spine): {:?} ties {}",
+        t.elapsed(),
+        c.ties.is_some()
+    );
     let t = std::time::Instant::now();
     let findings = aifab::check::deadlock_rules(&m);
     eprintln!("routing proof: {:?}", t.elapsed());
