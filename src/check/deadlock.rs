@@ -12,10 +12,10 @@
 //! which one BGP advertises changes no other switch's choice. Then a failure changes the routes only
 //! where it takes every next hop of some switch, and only those cases are computed again; leaves with
 //! the same links to the same switches (twins) route alike, so one of each set is computed. Where the
-//! plan is not symmetric, every leaf is computed with every failure, within [`EXHAUSTIVE_BUDGET`]; a
-//! larger fabric is searched around each switch that breaks the proof, and the warning says what was
-//! not covered.
-
+//! plan is not symmetric, every leaf and every other switch is computed with every link up, and every
+//! leaf with every failure the failure lemma ([`super::lemma`]) does not cover ([`super::pruned`]):
+//! exhaustive, within [`EXHAUSTIVE_BUDGET`]. A larger fabric is searched around each switch that
+//! breaks the proof, and the warnings say what was not covered (the leaf cases, the loopbacks).
 use super::failures::Failure;
 use super::paths::{Fabric, LinkId, Node, Valley};
 use super::reach::{self, Cuts};
@@ -500,7 +500,7 @@ fn unproven_finding(
     };
     let covered = if cases >= of {
         format!(
-            "no single failure (link, parallel links, switch) did in the {cases} cases computed; two failures together may"
+            "no single failure (link, parallel links, switch) did in the {cases} (leaf, failure) cases, every leaf with every failure (a failure that leaves every switch on a route of its steady length was covered by the steady state, docs/twin.md#why-the-proof-holds); two failures together may"
         )
     } else {
         format!(

@@ -441,6 +441,23 @@ fn two_pin_100k_timing() {
         t.elapsed(),
         c.ties.is_some()
     );
+    // The cost of computing every case: per destination kind, the failures the lemma leaves.
+    let failures = fabric.failure_sets();
+    for name in ["z1-g001-r1", "z2-g001-r1", "z3-g001-r1", "z1-s02", "ss001"] {
+        let Some(o) = fabric.names.iter().position(|n| &**n == name) else {
+            continue;
+        };
+        let t = std::time::Instant::now();
+        let c = fabric.compute(o as Node, None, &|_| false, None);
+        let took = t.elapsed();
+        let r = aifab::check::lemma::relevant(&fabric, &c, &failures);
+        eprintln!(
+            "{name}: compute {took:?}, ties {}, {} of {} failures left by the lemma",
+            c.ties.is_some(),
+            r.len(),
+            failures.len()
+        );
+    }
     let t = std::time::Instant::now();
     let findings = aifab::check::deadlock_rules(&m);
     eprintln!("routing proof: {:?}", t.elapsed());
