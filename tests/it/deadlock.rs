@@ -465,3 +465,50 @@ fn two_pin_100k_timing() {
         eprintln!("{}: {}", f.code.id(), f.message);
     }
 }
+
+/// The pruned analysis (the failure lemma) against computing every case, on the random intents'
+/// fabrics with one or two switches given another switch's ASN or a new one, as lock pins would: the
+/// same verdict, leaf pairs and loopback losses.
+#[test]
+fn pinned_random_fabrics_are_analysed_as_computing_every_case_does() {
+    use aifab::check::deadlock::exhaustive;
+    let (mut off_proof, mut found) = (0, 0);
+    for (k, (text, mut m)) in random_models(0..40).into_iter().enumerate() {
+        let mut x = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut pick = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..1 + pick(2) {
+            let at = pick(m.devices.len());
+            let asn = if pick(3) == 0 {
+                64_900
+            } else {
+                m.devices[pick(m.devices.len())].bgp.asn
+            };
+            let name = m.devices[at].hostname.to_string();
+            pin_asn(&mut m, &name, asn);
+        }
+        let fabric = Fabric::new(&m);
+        if aifab::check::deadlock::symmetric(&fabric) {
+            continue;
+        }
+        off_proof += 1;
+        let (fast, plain) = (analyse(&fabric), exhaustive(&fabric));
+        assert_eq!(fast.verdict, plain.verdict, "{text}");
+        assert_eq!(fast.cuts, plain.cuts, "{text}");
+        assert_eq!(fast.loopbacks, plain.loopbacks, "{text}");
+        assert_eq!(fast.over, plain.over, "{text}");
+        assert!(!fast.loopbacks_left, "{text}");
+        found += usize::from(
+            matches!(plain.verdict, Verdict::Valley { .. }) || plain.cuts.steady.is_some(),
+        );
+    }
+    assert!(
+        off_proof >= 10,
+        "only {off_proof} pinned plans off the proof"
+    );
+    assert!(found > 0, "no pinned plan opened a valley or cut a pair");
+}
