@@ -12,10 +12,10 @@
 //! which one BGP advertises changes no other switch's choice. Then a failure changes the routes only
 //! where it takes every next hop of some switch, and only those cases are computed again; leaves with
 //! the same links to the same switches (twins) route alike, so one of each set is computed. Where the
-//! plan is not symmetric, every leaf is computed with every failure, within [`EXHAUSTIVE_BUDGET`]; a
-//! larger fabric is searched around each switch that breaks the proof, and the warning says what was
-//! not covered.
-
+//! plan is not symmetric, every leaf and every other switch is computed with every link up, and every
+//! leaf with every failure the failure lemma ([`super::lemma`]) does not cover ([`super::pruned`]):
+//! exhaustive, within [`EXHAUSTIVE_BUDGET`]. A larger fabric is searched around each switch that
+//! breaks the proof, and the warnings say what was not covered (the leaf cases, the loopbacks).
 use super::failures::Failure;
 use super::paths::{Fabric, LinkId, Node, Valley};
 use super::reach::{self, Cuts};
@@ -71,6 +71,9 @@ pub struct Analysis {
     /// A case the age tie-break computation could not follow whole ([`super::ties::PATHS_BOUND`]):
     /// (the destination, the failure, the switch with more distinct equal paths than that).
     pub over: Option<(Node, Option<Failure>, Node)>,
+    /// The fabric was too large to compute the loopbacks of the spines and super-spines within the
+    /// budget: `AIF-ROUTE-004` says so instead of passing.
+    pub loopbacks_left: bool,
 }
 
 /// The routing rules on a compiled fabric (a whole one: not an `--only` model).
@@ -93,7 +96,24 @@ pub fn rules(model: &FabricModel) -> Vec<Finding> {
     if let Some((origin, failure, at)) = a.over {
         out.push(over_finding(&fabric, origin, failure, at));
     }
+    if a.loopbacks_left {
+        out.push(loopbacks_left_finding(&fabric));
+    }
     out
+}
+
+fn loopbacks_left_finding(fabric: &Fabric) -> Finding {
+    let others = (0..fabric.len() as Node)
+        .filter(|&n| !fabric.is_leaf(n))
+        .count();
+    Finding::new(
+        Rule::LoopbackUnreachable,
+        format!(
+            "the routes from the leaves to the loopbacks of the {others} spines and super-spines were not computed: the ASN plan is not one the proof covers, and the fabric is too large to compute every destination within validate's time, so whether every leaf reaches them is not known"
+        ),
+    )
+    .at("/fabric/bgp")
+    .hint(HINT)
 }
 
 const HINT: &str = "give the switches above each switch one ASN: one spine ASN per zone (or per fabric), one super-spine ASN; check lock pins of `asn` (docs/twin.md#safe-asn-plans)";
@@ -119,7 +139,10 @@ pub fn analyse(fabric: &Fabric) -> Analysis {
     analyse_within(fabric, EXHAUSTIVE_BUDGET)
 }
 
-/// The analysis of `fabric` with `budget` switch and link visits for a plan the proof does not cover.
+/// The analysis of `fabric` with `budget` switch and link visits for a plan the proof does not cover:
+/// every leaf with every link up, and with every failure the failure lemma ([`super::lemma`]) does not
+/// cover; the rest is covered by the steady state. Where even that passes the budget, a search around
+/// the switches that break the proof ([`budgeted`]), which says what it left out.
 pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     if symmetric(fabric) {
         let (cuts, loopbacks) = reach::symmetric(fabric);
@@ -128,8 +151,34 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
             cuts,
             loopbacks,
             over: None,
+            loopbacks_left: false,
         };
     }
+    super::pruned::analyse(fabric, budget).unwrap_or_else(|| budgeted(fabric, budget))
+}
+
+/// Every leaf with every failure and every other switch's loopback with every link up, each computed:
+/// the plain computation the lemma's pruning is compared with (tests), whatever the fabric's size.
+pub fn exhaustive(fabric: &Fabric) -> Analysis {
+    let failures = fabric.failure_sets();
+    let leaves: Vec<Node> = fabric.leaves().collect();
+    let all = (failures.len() as u64 + 1) * leaves.len() as u64;
+    let mut search = Search::new(fabric, 1, u64::MAX);
+    let steady: Vec<Node> = (0..fabric.len() as Node)
+        .filter(|&n| fabric.is_leaf(n))
+        .chain((0..fabric.len() as Node).filter(|&n| !fabric.is_leaf(n)))
+        .collect();
+    search.run(&steady, None);
+    for f in failures {
+        search.run(&leaves, Some(f));
+    }
+    search.finish(all, false)
+}
+
+/// A fabric too large to compute every case the lemma leaves: the steady state's destinations, each
+/// pinned switch's own failures, and the failures around the switches that break the proof, within
+/// `budget` (times [`SPEND_CAP`] where ties cost more).
+fn budgeted(fabric: &Fabric, budget: u64) -> Analysis {
     let failures = fabric.failure_sets();
     let leaves: Vec<Node> = fabric.leaves().collect();
     let leaf_count = leaves.len();
@@ -151,13 +200,14 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
         .saturating_mul(SPEND_CAP);
     let mut search = Search::new(fabric, per_case, cap);
     // With every link up, the other switches' loopbacks too (a leaf cut off from a spine loses
-    // that spine's loopback after a failure under any plan that gives a tier one ASN).
-    // Within the budget: on a large fabric the cases around the switches that break the proof come
-    // first, and the loopbacks are left out (docs/checks.md#aif-route-004).
+    // that spine's loopback after a failure under any plan that gives a tier one ASN). Within the
+    // budget: on a large fabric the cases around the switches that break the proof come first, and
+    // the loopbacks are left out, which the analysis says (docs/checks.md#aif-route-004).
     let others: Vec<Node> = (0..fabric.len() as Node)
         .filter(|&n| !fabric.is_leaf(n))
         .collect();
-    let steady = if ((origins.len() + others.len()) as u64).saturating_mul(per_case) <= budget {
+    let with_others = ((origins.len() + others.len()) as u64).saturating_mul(per_case) <= budget;
+    let steady = if with_others {
         [origins.as_slice(), &others].concat()
     } else {
         origins.clone()
@@ -174,24 +224,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
     for f in failures {
         search.run(&origins, Some(f));
     }
-    let verdict = match search.valley {
-        Some((failure, origin, valley)) => Verdict::Valley {
-            failure,
-            origin,
-            valley,
-        },
-        None => Verdict::Unproven {
-            mixed: fabric.mixed_upper_asns(),
-            cases: search.cases,
-            of: all,
-        },
-    };
-    Analysis {
-        verdict,
-        cuts: search.cuts,
-        loopbacks: search.loopbacks,
-        over: search.over,
-    }
+    search.finish(all, !with_others && !others.is_empty())
 }
 
 /// The exhaustive computation: every case's routes, its first valley, its leaf pairs without a route
@@ -267,6 +300,32 @@ impl<'a> Search<'a> {
         let [servers, loopbacks] = cut;
         self.cuts.push(servers);
         self.loopbacks.push(loopbacks);
+    }
+}
+
+impl Search<'_> {
+    /// The analysis of what was computed, of `all` (leaf, failure) cases; `loopbacks_left` when the
+    /// other switches' loopbacks were not computed.
+    fn finish(self, all: u64, loopbacks_left: bool) -> Analysis {
+        let verdict = match self.valley {
+            Some((failure, origin, valley)) => Verdict::Valley {
+                failure,
+                origin,
+                valley,
+            },
+            None => Verdict::Unproven {
+                mixed: self.fabric.mixed_upper_asns(),
+                cases: self.cases,
+                of: all,
+            },
+        };
+        Analysis {
+            verdict,
+            cuts: self.cuts,
+            loopbacks: self.loopbacks,
+            over: self.over,
+            loopbacks_left,
+        }
     }
 }
 
@@ -441,7 +500,7 @@ fn unproven_finding(
     };
     let covered = if cases >= of {
         format!(
-            "no single failure (link, parallel links, switch) did in the {cases} cases computed; two failures together may"
+            "no single failure (link, parallel links, switch) did in the {cases} (leaf, failure) cases, every leaf with every failure (a failure that leaves every switch on a route of its steady length was covered by the steady state, docs/twin.md#why-the-proof-holds); two failures together may"
         )
     } else {
         format!(

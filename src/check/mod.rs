@@ -14,12 +14,14 @@ pub mod deadlock;
 pub mod failures;
 mod headroom;
 mod lb;
+pub mod lemma;
 mod management;
 mod max_paths;
 mod mtu;
 pub mod paths;
 pub mod pathvector;
 mod pfc;
+mod pruned;
 mod qos;
 pub mod reach;
 mod release;
@@ -140,6 +142,8 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
 /// The platforms a rule family checks.
 type Uses<'a> = [PlatformUse<'a>];
 
+#[cfg(test)]
+mod lemma_tests;
 #[cfg(test)]
 mod routing_tests;
 #[cfg(test)]

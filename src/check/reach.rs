@@ -359,7 +359,7 @@ fn rep_cuts(
 }
 
 /// The cut of `failure` with every leaf as a destination.
-fn every_leaf(fabric: &Fabric, failure: Option<Failure>) -> Cut {
+pub(super) fn every_leaf(fabric: &Fabric, failure: Option<Failure>) -> Cut {
     let mut cut = Cut::new(failure);
     let comp = fabric.components(failure);
     let down = |l| failure.is_some_and(|f| f.takes(fabric, l));

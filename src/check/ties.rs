@@ -63,6 +63,10 @@ pub struct Ties {
     pub over: Option<Node>,
     /// How many lengths the computation went through (each one pass over every link): its cost.
     pub levels: u16,
+    /// Per switch, the length at which it stops being able to settle later (every choice gives it a
+    /// route by then): 0 at the origin and its iBGP peers, [`u16::MAX`] where some choice leaves it
+    /// without a route ([`Ties::may_lose`]). The failure lemma reads it ([`super::lemma`]).
+    pub closed: Vec<u16>,
 }
 
 impl Ties {
@@ -79,6 +83,16 @@ impl Ties {
             || self.offers[u as usize]
                 .iter()
                 .any(|o| Self::rejects(fabric, v, o))
+    }
+
+    /// Whether neighbor `w` closes `x` ([`Ties::closed`]): it settled at a shorter length than `x`
+    /// closed at and every path it may advertise is one `x` accepts, so whatever `w` chooses, `x` has
+    /// a route by the time it closed.
+    pub(super) fn closes(&self, fabric: &Fabric, w: Node, x: Node) -> bool {
+        self.closed[w as usize] < self.closed[x as usize]
+            && !self.offers[w as usize]
+                .iter()
+                .any(|o| Self::rejects(fabric, x, o))
     }
 
     /// A path that goes down and up under some choice: a switch `x` may take a path from `t` below it
@@ -122,6 +136,7 @@ impl Fabric {
             hops: vec![Vec::new(); n],
             over: None,
             levels: 0,
+            closed: vec![u16::MAX; n],
         };
         // open[v]: v may settle at the current length or later, or not at all.
         let mut open = vec![true; n];
@@ -139,6 +154,11 @@ impl Fabric {
                 .collect();
             if !added && next == open {
                 break;
+            }
+            for (c, (&was, &now)) in t.closed.iter_mut().zip(open.iter().zip(&next)) {
+                if was && !now {
+                    *c = d;
+                }
             }
             open = next;
             d = d.saturating_add(1);
@@ -161,6 +181,7 @@ impl Fabric {
             from: vec![(o, 0)],
         });
         open[o as usize] = false;
+        t.closed[o as usize] = 0;
         for &(v, l) in &self.adj[o as usize] {
             if !live(l) || self.asn[v as usize] != asn || v == o {
                 continue;
@@ -178,6 +199,7 @@ impl Fabric {
                     may: Vec::new(),
                 });
                 open[v as usize] = false;
+                t.closed[v as usize] = 0;
             }
             if let Some(h) = t.hops[v as usize].last_mut() {
                 h.must.push(l);

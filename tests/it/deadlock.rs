@@ -385,3 +385,132 @@ fn a_lock_that_puts_two_tiers_on_one_asn_is_refused_as_ibgp() {
         "{err}"
     );
 }
+
+/// The 100K benchmark intent with two spines of different zones pinned to other zones' ASNs (as the
+/// lock `tests/bench-two-pins.sh` writes would): z1-s01 to zone 2's, z3-s05 to zone 4's.
+fn two_pins_100k() -> aifab::model::FabricModel {
+    let out = common::aifab(&["bench", "--print-intent", "100k"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let intent: aifab::intent::Intent = serde_norway::from_str(&text).expect("parse");
+    let mut m =
+        aifab::compile::compile(&intent, aifab::platform::Catalog::builtin()).expect("compile");
+    for (name, asn) in [("z1-s01", 65001), ("z3-s05", 65003)] {
+        pin_asn(&mut m, name, asn);
+    }
+    m
+}
+
+/// Gives switch `name` ASN `asn`, as a lock pin does (its peers' `remote-as` follow).
+fn pin_asn(m: &mut aifab::model::FabricModel, name: &str, asn: u32) {
+    for d in &mut m.devices {
+        if *d.hostname == *name {
+            d.bgp.asn = asn;
+        }
+        for n in &mut d.bgp.neighbors {
+            if *n.peer == *name {
+                n.remote_as = asn;
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "timing: cargo test --test it two_pin_100k_timing -- --ignored --nocapture"]
+fn two_pin_100k_timing() {
+    let m = two_pins_100k();
+    let fabric = Fabric::new(&m);
+    let t = std::time::Instant::now();
+    let c = fabric.compute(
+        fabric.leaves().next().expect("a leaf"),
+        None,
+        &|_| false,
+        None,
+    );
+    eprintln!(
+        "one compute (leaf): {:?} ties {}",
+        t.elapsed(),
+        c.ties.is_some()
+    );
+    let s = (0..fabric.len() as Node)
+        .find(|&n| fabric.tier[n as usize] == 1)
+        .expect("spine");
+    let t = std::time::Instant::now();
+    let c = fabric.compute(s, None, &|_| false, None);
+    eprintln!(
+        "one compute (spine): {:?} ties {}",
+        t.elapsed(),
+        c.ties.is_some()
+    );
+    // The cost of computing every case: per destination kind, the failures the lemma leaves.
+    let failures = fabric.failure_sets();
+    // The first leaf of zones 1 (z1-s01's), 2 and 3 (z3-s05's), a spine and a super-spine.
+    for prefix in ["z1-g", "z2-g", "z3-g", "z1-s02", "ss001"] {
+        let Some(o) = fabric.names.iter().position(|n| n.starts_with(prefix)) else {
+            continue;
+        };
+        let name = &fabric.names[o];
+        let t = std::time::Instant::now();
+        let c = fabric.compute(o as Node, None, &|_| false, None);
+        let took = t.elapsed();
+        let r = aifab::check::lemma::relevant(&fabric, &c, &failures);
+        eprintln!(
+            "{name}: compute {took:?}, ties {}, {} of {} failures left by the lemma",
+            c.ties.is_some(),
+            r.len(),
+            failures.len()
+        );
+    }
+    let t = std::time::Instant::now();
+    let findings = aifab::check::deadlock_rules(&m);
+    eprintln!("routing proof: {:?}", t.elapsed());
+    for f in findings {
+        eprintln!("{}: {}", f.code.id(), f.message);
+    }
+}
+
+/// The pruned analysis (the failure lemma) against computing every case, on the random intents'
+/// fabrics with one or two switches given another switch's ASN or a new one, as lock pins would: the
+/// same verdict, leaf pairs and loopback losses.
+#[test]
+fn pinned_random_fabrics_are_analysed_as_computing_every_case_does() {
+    use aifab::check::deadlock::exhaustive;
+    let (mut off_proof, mut found) = (0, 0);
+    for (k, (text, mut m)) in random_models(0..40).into_iter().enumerate() {
+        let mut x = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut pick = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        for _ in 0..1 + pick(2) {
+            let at = pick(m.devices.len());
+            let asn = if pick(3) == 0 {
+                64_900
+            } else {
+                m.devices[pick(m.devices.len())].bgp.asn
+            };
+            let name = m.devices[at].hostname.to_string();
+            pin_asn(&mut m, &name, asn);
+        }
+        let fabric = Fabric::new(&m);
+        if aifab::check::deadlock::symmetric(&fabric) {
+            continue;
+        }
+        off_proof += 1;
+        let (fast, plain) = (analyse(&fabric), exhaustive(&fabric));
+        assert_eq!(fast.verdict, plain.verdict, "{text}");
+        assert_eq!(fast.cuts, plain.cuts, "{text}");
+        assert_eq!(fast.loopbacks, plain.loopbacks, "{text}");
+        assert_eq!(fast.over, plain.over, "{text}");
+        assert!(!fast.loopbacks_left, "{text}");
+        found += usize::from(
+            matches!(plain.verdict, Verdict::Valley { .. }) || plain.cuts.steady.is_some(),
+        );
+    }
+    assert!(
+        off_proof >= 10,
+        "only {off_proof} pinned plans off the proof"
+    );
+    assert!(found > 0, "no pinned plan opened a valley or cut a pair");
+}
