@@ -262,7 +262,7 @@ pub struct EcnUnit {
 impl EcnUnit {
     /// `bytes` in this unit, or why it is not a whole number of them (the compiler refuses such a
     /// threshold, located: `AIF-QOS-020`).
-    pub fn exact(&self, bytes: u64) -> Result<u64, String> {
+    pub fn exact(&self, bytes: u64) -> Result<u64, crate::units::UnitError> {
         crate::units::Size(bytes).in_unit(self.bytes, &self.keyword)
     }
 

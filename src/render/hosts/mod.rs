@@ -36,7 +36,7 @@ pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, String> {
     let Some(plan) = model.hosts.as_deref() else {
         return Ok(Vec::new());
     };
-    let servers = servers(model)?;
+    let servers = servers(model).map_err(|e| e.to_string())?;
     let dest = routes::Destinations::of(plan, &servers);
     let per_server: Result<Vec<OutFile>, String> = servers
         .par_iter()
@@ -57,7 +57,7 @@ pub fn each(
     let Some(plan) = model.hosts.as_deref() else {
         return Ok((0, 0));
     };
-    let servers = servers(model)?;
+    let servers = servers(model).map_err(|e| e.to_string())?;
     let dest = routes::Destinations::of(plan, &servers);
     // The shared files (one of them, the Spiderpool document, covers every server) are built beside
     // the per-server ones.

@@ -297,7 +297,7 @@ fn multus(
     master: &str,
     pools: &str,
 ) -> Result<(), String> {
-    let res = names::resource(&k.resource, rail, port)?;
+    let res = names::resource(&k.resource, rail, port).map_err(|e| e.to_string())?;
     let name = prefix(Some(rail), (plan.nic_ports > 1).then_some(port));
     let cni = k.cni.as_str();
     let _ = writeln!(o, "---");
