@@ -96,25 +96,28 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
     }
     let deadlock_ms = ms(t);
 
-    let renderer = aifab::render::Renderer::new(catalog)?;
+    let renderer = aifab::render::Renderer::new(catalog).map_err(|e| e.to_string())?;
     let meta = aifab::render::Meta::new(&source.name, &model.name);
     // Render alone: every file is produced and dropped.
     let t = Instant::now();
     renderer
         .fabric_each(&meta, &model, None, &|_| Ok(()), &|| {})
-        .map_err(|e| e.join("\n"))?;
+        .map_err(|e| aifab::render::RenderErrors(e).to_string())?;
     let render_ms = ms(t);
 
     // What `aifab render --out` does: render and stream every file to disk, atomically.
     let t = Instant::now();
     let mut written = (0, 0);
     aifab::write::write_with(out, |stage| {
-        let sink = |f: &aifab::render::OutFile| stage.put(f);
+        let sink = |f: &aifab::render::OutFile| -> Result<(), aifab::render::SinkError> {
+            Ok(stage.put(f)?)
+        };
         written = renderer
             .fabric_each(&meta, &model, None, &sink, &|| {})
-            .map_err(|e| e.join("\n"))?;
+            .map_err(aifab::render::RenderErrors)?;
         Ok(())
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     let render_write_ms = ms(t);
     let total_ms = load_validate_ms + check_ms + compile_ms + deadlock_ms + render_write_ms;
 
@@ -134,10 +137,10 @@ pub fn measure(size: &str, out: &std::path::Path) -> Result<Timings, String> {
         .compile_matcher();
     let model1 = aifab::compile::compile_only(&intent1, catalog, Some(&glob))
         .map_err(|f| format!("{f:#?}"))?;
-    let renderer1 = aifab::render::Renderer::new(catalog)?;
+    let renderer1 = aifab::render::Renderer::new(catalog).map_err(|e| e.to_string())?;
     let one = renderer1
         .fabric(&meta, &model1, Some(&glob))
-        .map_err(|e| e.join("\n"))?;
+        .map_err(|e| aifab::render::RenderErrors(e).to_string())?;
     let only_one_ms = ms(t);
     if one.len() < 2 {
         return Err("--only rendered nothing".into());

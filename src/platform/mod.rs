@@ -15,6 +15,7 @@
 
 mod catalog;
 mod checks;
+mod error;
 mod explained;
 mod extend;
 mod family;
@@ -29,7 +30,9 @@ mod types;
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
 pub use catalog::{Catalog, Entry, VENDOR_FILES, hint_for, schema_json};
+pub use error::{OutputError, VendorFileError, VendorProblem};
 pub use explained::ChangeSections;
+pub use family::FamilyError;
 pub use naming::PortNames;
 pub use owned::{ConfigDbOwnership, OwnedSections};
 pub use sonic::{

@@ -66,7 +66,7 @@ pub fn identities(model: &FabricModel, catalog: &Catalog) -> Result<Identities, 
 /// A SONiC switch's ports as `lldpmgrd` configures them, from its rendered PORT table.
 fn sonic_identities(d: &Device, pf: &Platform) -> Result<BTreeMap<String, PortId>, String> {
     let parts = sonic::Parts::new(pf, &d.qos);
-    let db = sonic::config_db(d, pf, &parts)?;
+    let db = sonic::config_db(d, pf, &parts).map_err(|e| e.to_string())?;
     let table = db
         .table("PORT")
         .ok_or_else(|| format!("{}: its config_db has no PORT table", d.hostname))?;
