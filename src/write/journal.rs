@@ -29,7 +29,7 @@
 //! since is not the writer, and does not hold the lock's journal. Only aifab's own names (a temporary
 //! folder holding aifab's manifest, a staged lock that is a regular file) are ever removed or renamed.
 
-use super::error::Doubt;
+use super::doubt::Doubt;
 use std::path::{Path, PathBuf};
 
 /// The first line of every journal.

@@ -30,6 +30,7 @@
 //! the whole folder for one switch's files would cost as much as a full re-render.
 
 mod carry;
+mod doubt;
 pub mod durable;
 mod error;
 mod index;
@@ -44,7 +45,8 @@ mod sums;
 mod swap;
 mod user;
 
-pub use error::{Doubt, FillError, WriteError};
+pub use doubt::Doubt;
+pub use error::{FillError, WriteError};
 pub use index::CACHE_ENV;
 pub use manifest::{MARKER, Manifest, header as manifest};
 pub use swap::{SwapError, swap as swap_folders};
