@@ -338,12 +338,12 @@ mod tests {
         for bad in ["env.yaml", "zero.yaml"] {
             let e = read_text(&t.join(bad), 100).expect_err(bad);
             assert!(
-                matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
+                matches!(&e, ReadError::Outside(r) if r.to_string().contains("outside the repository")),
                 "{bad}: {e:?}"
             );
             let e = read_shared_text(&t.join(bad), 100).expect_err(bad);
             assert!(
-                matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
+                matches!(&e, ReadError::Outside(r) if r.to_string().contains("outside the repository")),
                 "shared {bad}: {e:?}"
             );
         }

@@ -748,8 +748,14 @@ mod tests {
         assert_eq!(Size::parse("1.5MB"), Ok(Size(1_572_864)));
         assert_eq!(Size::parse("1MiB"), Ok(Size(1_048_576)));
         assert_eq!(Size::parse("100B"), Ok(Size(100)));
-        assert!(Size::parse("150 KB").unwrap_err().contains("no space"));
-        assert!(Size::parse("150kb").unwrap_err().contains("unknown unit"));
+        assert_eq!(
+            Size::parse("150 KB").unwrap_err().to_string(),
+            "no space between number and unit: write `150KB`"
+        );
+        assert_eq!(
+            Size::parse("150kb").unwrap_err().to_string(),
+            "unknown unit `kb`; use one of B, KB, KiB, MB, MiB, GB, GiB"
+        );
         assert!(Size::parse("1.0000001KB").is_err());
         assert!(Size::parse("1.").is_err());
         assert_eq!(Size(153_600).in_unit(1024, "kbytes"), Ok(150));

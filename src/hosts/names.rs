@@ -191,6 +191,28 @@ mod tests {
         assert_eq!(check_rdma(&"m".repeat(63)), Ok(()));
     }
 
+    /// The typed errors print what the text errors printed.
+    #[test]
+    fn errors_print_as_before() {
+        assert_eq!(
+            check_nic("a b").unwrap_err().to_string(),
+            "NIC name `a b` is not a Linux interface name (1-15 of letters, digits, _ . -, not starting with - or .)"
+        );
+        assert_eq!(
+            check_rdma("").unwrap_err().to_string(),
+            "RDMA device name `` is not one (1-63 of letters, digits, _ . -, not starting with - or .)"
+        );
+        assert_eq!(
+            resource("x/{rail}", 1, 1).map(drop),
+            Ok(()),
+            "a plain resource name"
+        );
+        assert_eq!(
+            resource("X/{rail}", 2, 1).unwrap_err().to_string(),
+            "hosts.kubernetes.resource gives `X/2` for rail 2: not a resource name like spidernet.io/rail1"
+        );
+    }
+
     #[test]
     fn names_that_could_escape_are_refused() {
         for bad in [

@@ -562,14 +562,14 @@ mod tests {
         assert!(suspect(long.as_bytes()) && check_lines(&long).is_err());
         assert!(!suspect("a\tb é\u{2014}\n".repeat(20).as_bytes()));
         assert_eq!(
-            check_lines("ok\nbad\u{7}\n"),
-            Err("line 2 contains a control character".into())
+            check_lines("ok\nbad\u{7}\n").map_err(|e| e.to_string()),
+            Err("line 2 contains a control character".to_string())
         );
         for bad in ["a\rb", "x\n\u{85}", "\u{7f}", "\u{0}", "\r"] {
             assert!(check_lines(bad).is_err(), "{bad:?}");
         }
         for good in ["a\r\nb\tc\n", "é\u{a0}\u{2014}", ""] {
-            assert_eq!(check_lines(good), Ok(()), "{good:?}");
+            assert!(check_lines(good).is_ok(), "{good:?}");
         }
     }
 }

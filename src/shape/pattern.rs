@@ -197,6 +197,42 @@ mod tests {
         );
     }
 
+    /// The typed errors print what the text errors printed (validate's findings quote them).
+    #[test]
+    fn errors_print_as_before() {
+        let v = [("group", 3), ("index", 5)];
+        let text = |r: Result<String, PatternError>| r.unwrap_err().to_string();
+        assert_eq!(text(expand("a}", &v)), "unbalanced `}` in `a}`");
+        assert_eq!(text(expand("a{group", &v)), "unbalanced `{` in `a{group`");
+        assert_eq!(
+            text(expand("s{index:x}", &v)),
+            "bad width `x` in `{index:x}`: write e.g. `{index:02}`"
+        );
+        assert_eq!(
+            text(expand("s{index:10}", &v)),
+            "width 10 in `{index:10}` is too large"
+        );
+        assert_eq!(
+            text(expand("s{rail}", &v)),
+            "unknown placeholder `{rail}` in `s{rail}`; this pattern can use {group}, {index}"
+        );
+        let err = |r: Result<(), PatternError>| r.unwrap_err().to_string();
+        assert_eq!(
+            err(check_hostname("a\nb")),
+            "hostname `a\\nb` contains '\\n'; only letters, digits and `-` are allowed"
+        );
+        assert_eq!(err(check_hostname("-a")), "hostname `-a` starts or ends with `-`");
+        assert_eq!(
+            err(check_hostname("")),
+            "hostname `` has 0 characters; RFC 1123 allows 1-63"
+        );
+        assert_eq!(err(check_token("")), "`` must have 1-64 characters");
+        assert_eq!(
+            err(check_token("a b")),
+            "`a b` contains ' '; only letters, digits and - _ . / : are allowed"
+        );
+    }
+
     #[test]
     fn hostnames_and_tokens() {
         assert!(check_hostname("su1-r1-leaf").is_ok());

@@ -1157,7 +1157,8 @@ mod tests {
         let put = |list: &[(&str, &str)]| {
             let fs = files(list);
             write_keeping(&out, None, Previous::KeepAsSpare, |stage| {
-                fs.iter().try_for_each(|f| stage.put(f))
+                fs.iter().try_for_each(|f| stage.put(f))?;
+                Ok(())
             })
             .expect("write");
             let mut want: Vec<(String, String)> = list
@@ -1208,7 +1209,8 @@ mod tests {
         let put = |list: &[(&str, &str)], previous: Previous| {
             let fs = files(list);
             write_keeping(&out, None, previous, |stage| {
-                fs.iter().try_for_each(|f| stage.put(f))
+                fs.iter().try_for_each(|f| stage.put(f))?;
+                Ok(())
             })
             .expect("write");
             assert_eq!(index_is_current(&out), list.len(), "{list:?}");
@@ -1235,7 +1237,8 @@ mod tests {
         let put = |list: &[(&str, &str)]| {
             let fs = files(list);
             write_keeping(&out, None, Previous::KeepAsSpare, |stage| {
-                fs.iter().try_for_each(|f| stage.put(f))
+                fs.iter().try_for_each(|f| stage.put(f))?;
+                Ok(())
             })
             .expect("write");
         };
