@@ -28,8 +28,8 @@ pub enum ReadError {
     TooLarge(u64),
     /// A link outside the repository, not a regular file, or an I/O error: the message names the path.
     Refused(String),
-    /// The path resolves outside the repository around it.
-    Outside(Refusal),
+    /// The path resolves outside the repository around it (boxed: a refusal names three paths).
+    Outside(Box<Refusal>),
 }
 
 impl ReadError {
@@ -52,7 +52,7 @@ impl ReadError {
 /// (a FIFO or `/dev/zero` can never make it read forever), and a file that grows while it is read
 /// stops at the bound.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    inside_repository(path).map_err(ReadError::Outside)?;
+    inside_repository(path).map_err(|r| ReadError::Outside(Box::new(r)))?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::Missing,
         _ => ReadError::Refused(format!("{}: {e}", path.display())),
@@ -93,7 +93,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 /// [`read_text`] as shared text, read straight into the shared allocation: a lock of tens of MB is not
 /// copied a second time (as `Arc::from(String)` would).
 pub fn read_shared_text(path: &Path, limit: u64) -> Result<std::sync::Arc<str>, ReadError> {
-    inside_repository(path).map_err(ReadError::Outside)?;
+    inside_repository(path).map_err(|r| ReadError::Outside(Box::new(r)))?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::Missing,
         _ => ReadError::Refused(format!("{}: {e}", path.display())),

@@ -221,7 +221,10 @@ mod tests {
             err(check_hostname("a\nb")),
             "hostname `a\\nb` contains '\\n'; only letters, digits and `-` are allowed"
         );
-        assert_eq!(err(check_hostname("-a")), "hostname `-a` starts or ends with `-`");
+        assert_eq!(
+            err(check_hostname("-a")),
+            "hostname `-a` starts or ends with `-`"
+        );
         assert_eq!(
             err(check_hostname("")),
             "hostname `` has 0 characters; RFC 1123 allows 1-63"

@@ -189,8 +189,8 @@ pub enum JournalError {
     NotActedOn {
         /// The journal.
         journal: PathBuf,
-        /// Why it does not verify.
-        why: Doubt,
+        /// Why it does not verify (boxed: it names up to three paths).
+        why: Box<Doubt>,
     },
     /// A file could not be written, renamed or removed.
     #[error("{}: {error}", path.display())]
@@ -272,7 +272,7 @@ fn replay(lock: &Path) -> Result<Recovery, JournalError> {
     };
     let refuse = |why: Doubt| JournalError::NotActedOn {
         journal: journal.clone(),
-        why,
+        why: Box::new(why),
     };
     let entry = std::str::from_utf8(&bytes)
         .ok()
