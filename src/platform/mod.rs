@@ -10,8 +10,8 @@
 //! One job per module: the profile's types (`types.rs`), the catalog of built-in and site files
 //! (`catalog.rs`, `extend.rs`), the per-family defaults they inherit (`family.rs`), the sources every fact needs (`sourcing.rs`) and the other consistency
 //! checks (`checks.rs`), interface names and port modes (`naming.rs`), OS releases (`release.rs`),
-//! SONiC SKU facts (`sonic.rs`), what a push owns (`owned.rs`, `sections.rs`), and which sections each change-report rule explains
-//! (`explained.rs`).
+//! SONiC SKU facts (`sonic.rs`), what a push owns (`owned.rs`, `sections.rs`), which sections each change-report rule explains
+//! (`explained.rs`), and the stage's errors (`error.rs`).
 
 mod catalog;
 mod checks;
