@@ -68,8 +68,13 @@ const HELP: &str = "the project file has three optional keys: `platforms` and `t
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
     /// The file could not be read (the message names it).
-    #[error("{0}")]
-    Unreadable(String),
+    #[error("{}", error.describe(file, crate::files::SITE_FILE_BYTES))]
+    Unreadable {
+        /// The project file.
+        file: PathBuf,
+        /// Why.
+        error: crate::files::ReadError,
+    },
     /// The file is not the project file's YAML.
     #[error("{}:{line}:{col}: {what}\n  help: {HELP}", file.display())]
     Syntax {
@@ -111,8 +116,12 @@ pub fn extensions(
     let Some(file) = find(intent) else {
         return Ok(ext);
     };
-    let text = crate::files::read_text(&file, crate::files::SITE_FILE_BYTES)
-        .map_err(|e| ProjectError::Unreadable(e.describe(&file, crate::files::SITE_FILE_BYTES)))?;
+    let text = crate::files::read_text(&file, crate::files::SITE_FILE_BYTES).map_err(|error| {
+        ProjectError::Unreadable {
+            file: file.clone(),
+            error,
+        }
+    })?;
     let p = parse(&file, &text)?;
     let base = file.parent().unwrap_or(Path::new("."));
     ext.platforms = ext.platforms.or(p.platforms.map(|d| base.join(d)));

@@ -113,8 +113,13 @@ pub enum VendorProblem {
         source: std::io::Error,
     },
     /// A site platform file that could not be read (its message names the path).
-    #[error("{0}")]
-    SiteFile(String),
+    #[error("{}", error.describe(path, crate::files::SITE_FILE_BYTES))]
+    SiteFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: crate::files::ReadError,
+    },
     /// A problem of a site platform file, at its line and column, with a hint.
     #[error("{}:{line}:{col}: {what}\n  help: {hint}", path.display())]
     Located {

@@ -36,9 +36,7 @@ impl Catalog {
         for path in paths {
             match crate::files::read_text(&path, crate::files::SITE_FILE_BYTES) {
                 Ok(text) => errors.extend(catalog.merge_file(&path, &text)),
-                Err(e) => errors.push(VendorProblem::SiteFile(
-                    e.describe(&path, crate::files::SITE_FILE_BYTES),
-                )),
+                Err(error) => errors.push(VendorProblem::SiteFile { path, error }),
             }
         }
         if errors.is_empty() {
