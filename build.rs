@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 // The per-family defaults of vendors/<os>.yaml, resolved as the catalog resolves them.
-#[allow(dead_code)] // the site-file helpers are the library's
+#[allow(dead_code, unreachable_pub)] // the site-file helpers and the error type are the library's
 #[path = "src/platform/family.rs"]
 mod family;
 

@@ -56,6 +56,9 @@ pub struct Refusal {
     pub kind: RootKind,
 }
 
+/// A refusal is the error of a read or a write it stops.
+impl std::error::Error for Refusal {}
+
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let root = match self.kind {

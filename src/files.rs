@@ -4,17 +4,15 @@
 //! file's own folder), so a link a clone or a tarball carries to `/proc/self/environ` or `/dev/zero` is
 //! refused with its path; only regular files are read, and every read stops at a size bound.
 
-use crate::boundary::{Origin, Root};
+use crate::boundary::{Origin, Refusal, Root};
 use std::io::Read as _;
 use std::path::Path;
 
 /// Refuses `path` when, fully resolved, it lies outside the repository around it (see
 /// [`Root::of`]): a link, or a folder on the way that is a link, that leaves it. The message names the
 /// path, where it resolves to and the root.
-pub fn inside_repository(path: &Path) -> Result<(), String> {
-    Root::of(path)
-        .admit(path, Origin::Repository)
-        .map_err(|e| e.to_string())
+pub fn inside_repository(path: &Path) -> Result<(), Refusal> {
+    Root::of(path).admit(path, Origin::Repository)
 }
 
 /// The largest site file read (the project file, a site platform file, a site template): 4 MiB, as an
@@ -30,6 +28,8 @@ pub enum ReadError {
     TooLarge(u64),
     /// A link outside the repository, not a regular file, or an I/O error: the message names the path.
     Refused(String),
+    /// The path resolves outside the repository around it (boxed: a refusal names three paths).
+    Outside(Box<Refusal>),
 }
 
 impl ReadError {
@@ -42,6 +42,7 @@ impl ReadError {
                 path.display()
             ),
             ReadError::Refused(m) => m.clone(),
+            ReadError::Outside(r) => r.to_string(),
         }
     }
 }
@@ -51,7 +52,7 @@ impl ReadError {
 /// (a FIFO or `/dev/zero` can never make it read forever), and a file that grows while it is read
 /// stops at the bound.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    inside_repository(path).map_err(ReadError::Refused)?;
+    inside_repository(path).map_err(|r| ReadError::Outside(Box::new(r)))?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::Missing,
         _ => ReadError::Refused(format!("{}: {e}", path.display())),
@@ -92,7 +93,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 /// [`read_text`] as shared text, read straight into the shared allocation: a lock of tens of MB is not
 /// copied a second time (as `Arc::from(String)` would).
 pub fn read_shared_text(path: &Path, limit: u64) -> Result<std::sync::Arc<str>, ReadError> {
-    inside_repository(path).map_err(ReadError::Refused)?;
+    inside_repository(path).map_err(|r| ReadError::Outside(Box::new(r)))?;
     let io = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::NotFound => ReadError::Missing,
         _ => ReadError::Refused(format!("{}: {e}", path.display())),
@@ -337,12 +338,12 @@ mod tests {
         for bad in ["env.yaml", "zero.yaml"] {
             let e = read_text(&t.join(bad), 100).expect_err(bad);
             assert!(
-                matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
+                matches!(&e, ReadError::Outside(r) if r.to_string().contains("outside the repository")),
                 "{bad}: {e:?}"
             );
             let e = read_shared_text(&t.join(bad), 100).expect_err(bad);
             assert!(
-                matches!(&e, ReadError::Refused(m) if m.contains("outside the repository")),
+                matches!(&e, ReadError::Outside(r) if r.to_string().contains("outside the repository")),
                 "shared {bad}: {e:?}"
             );
         }

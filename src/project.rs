@@ -64,6 +64,41 @@ pub fn find(intent: &Path) -> Option<PathBuf> {
 /// The hint every problem of the project file carries.
 const HELP: &str = "the project file has three optional keys: `platforms` and `templates` (folders, relative to it) and `secrets: {env_prefix: AIFAB_}`";
 
+/// Why the project file could not be used, naming it (with line and column where it has them).
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    /// The file could not be read (the message names it).
+    #[error("{}", error.describe(file, crate::files::SITE_FILE_BYTES))]
+    Unreadable {
+        /// The project file.
+        file: PathBuf,
+        /// Why.
+        error: crate::files::ReadError,
+    },
+    /// The file is not the project file's YAML.
+    #[error("{}:{line}:{col}: {what}\n  help: {HELP}", file.display())]
+    Syntax {
+        /// The project file.
+        file: PathBuf,
+        /// Line, 1-based.
+        line: usize,
+        /// Column, 1-based.
+        col: usize,
+        /// What the YAML reader says.
+        what: String,
+    },
+    /// An `env_prefix` that cannot start an environment variable name.
+    #[error(
+        "{at}: env_prefix `{prefix}` is not the start of an environment variable name\n  help: give capital letters, digits and `_` (e.g. `AIFAB_`), or `\"\"` to allow any name"
+    )]
+    EnvPrefix {
+        /// `file:line:col` of the key.
+        at: String,
+        /// The prefix given.
+        prefix: String,
+    },
+}
+
 /// The extensions for `intent`: the flags where given, else the project file's settings (paths made
 /// relative to it), and the environment prefix of its secrets. Errors name the project file with line
 /// and column.
@@ -71,7 +106,7 @@ pub fn extensions(
     intent: &Path,
     platforms: Option<PathBuf>,
     templates: Option<PathBuf>,
-) -> Result<Extensions, String> {
+) -> Result<Extensions, ProjectError> {
     let mut ext = Extensions {
         platforms,
         templates,
@@ -81,8 +116,12 @@ pub fn extensions(
     let Some(file) = find(intent) else {
         return Ok(ext);
     };
-    let text = crate::files::read_text(&file, crate::files::SITE_FILE_BYTES)
-        .map_err(|e| e.describe(&file, crate::files::SITE_FILE_BYTES))?;
+    let text = crate::files::read_text(&file, crate::files::SITE_FILE_BYTES).map_err(|error| {
+        ProjectError::Unreadable {
+            file: file.clone(),
+            error,
+        }
+    })?;
     let p = parse(&file, &text)?;
     let base = file.parent().unwrap_or(Path::new("."));
     ext.platforms = ext.platforms.or(p.platforms.map(|d| base.join(d)));
@@ -91,10 +130,10 @@ pub fn extensions(
         let (l, c) = key_position(&text, "env_prefix");
         let at = format!("{}:{l}:{c}", file.display());
         if !valid_prefix(&s.env_prefix) {
-            return Err(format!(
-                "{at}: env_prefix `{}` is not the start of an environment variable name\n  help: give capital letters, digits and `_` (e.g. `AIFAB_`), or `\"\"` to allow any name",
-                s.env_prefix
-            ));
+            return Err(ProjectError::EnvPrefix {
+                at,
+                prefix: s.env_prefix,
+            });
         }
         ext.env_prefix = EnvPolicy {
             prefix: s.env_prefix,
@@ -106,7 +145,7 @@ pub fn extensions(
 }
 
 /// The project file's settings; an empty file (or one of comments) sets nothing.
-fn parse(file: &Path, text: &str) -> Result<ProjectFile, String> {
+fn parse(file: &Path, text: &str) -> Result<ProjectFile, ProjectError> {
     let blank = text
         .lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
@@ -114,10 +153,15 @@ fn parse(file: &Path, text: &str) -> Result<ProjectFile, String> {
         return Ok(ProjectFile::default());
     }
     serde_norway::from_str(text).map_err(|e| {
-        let (l, c) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        let (line, col) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         let msg = e.to_string();
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        format!("{}:{l}:{c}: {msg}\n  help: {HELP}", file.display())
+        let what = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+        ProjectError::Syntax {
+            file: file.to_path_buf(),
+            line,
+            col,
+            what,
+        }
     })
 }
 
@@ -154,7 +198,9 @@ mod tests {
             p.secrets.map(|s| s.env_prefix).as_deref(),
             Some("CI_AIFAB_")
         );
-        let e = parse(f, "secrets: {prefix: X}\n").expect_err("unknown key");
+        let e = parse(f, "secrets: {prefix: X}\n")
+            .expect_err("unknown key")
+            .to_string();
         assert!(e.starts_with("aifab.yaml:1:"), "{e}");
         assert_eq!(
             key_position("a: 1\nsecrets:\n  env_prefix: X\n", "env_prefix"),

@@ -10,23 +10,119 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 
+/// Why a quantity of the intent could not be read, or converted exactly; the text names the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    /// Spaces around the value.
+    #[error("no leading or trailing spaces")]
+    Spaces,
+    /// A space between the number and its unit.
+    #[error("no space between number and unit: write `{num}{unit}`")]
+    SpaceBeforeUnit {
+        /// The number as written.
+        num: String,
+        /// The unit as written.
+        unit: String,
+    },
+    /// A unit the quantity does not know.
+    #[error("unknown unit `{unit}`; use one of {known}")]
+    UnknownUnit {
+        /// The unit as written.
+        unit: String,
+        /// The units it knows, comma-separated.
+        known: String,
+    },
+    /// The number part is not a number.
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// The number part does not fit.
+    #[error("`{0}` is too large")]
+    NumberTooLarge(String),
+    /// The value in the base unit does not fit.
+    #[error("value is too large")]
+    TooLarge,
+    /// More decimal places than a quantity takes.
+    #[error("at most 9 decimal places")]
+    Decimals,
+    /// A fraction that is no whole number of the base unit.
+    #[error("`{0}` is not a whole number of the base unit")]
+    NotWhole(String),
+    /// A size that is no whole number of a vendor's unit.
+    #[error("{bytes} bytes is not a whole number of {unit} ({unit_bytes} bytes each)")]
+    NotInUnit {
+        /// The size.
+        bytes: u64,
+        /// The unit's name.
+        unit: String,
+        /// Bytes per unit.
+        unit_bytes: u64,
+    },
+    /// A duration that is no whole number of milliseconds.
+    #[error("{0} is not a whole number of milliseconds")]
+    NotWholeMillis(Duration),
+    /// Not a speed.
+    #[error("`{0}` is not a valid speed")]
+    NotASpeed(String),
+    /// Not a port mode.
+    #[error("`{0}` is not a port mode: write `<ports>x<speed>`, e.g. `2x400G`")]
+    NotAPortMode(String),
+    /// A breakout into no ports or more than 8.
+    #[error("`{0}`: a port breaks out into 1 to 8 ports")]
+    Breakout(String),
+    /// A length that does not fit.
+    #[error("`{0}` is too long")]
+    TooLong(String),
+    /// A percentage over 100.
+    #[error("{0}% is more than 100%")]
+    OverHundred(u64),
+    /// A percentage without its sign.
+    #[error("`{0}` needs a % sign: write e.g. `90%`")]
+    NoPercentSign(String),
+    /// A percentage that is no whole number.
+    #[error("`{0}` is not a whole percentage")]
+    NotWholePercent(String),
+    /// Not a ratio.
+    #[error("`{0}` is not a ratio: write e.g. `1:1` or `4:1`")]
+    NotARatio(String),
+    /// A side of a ratio that is no whole number.
+    #[error("`{0}` is not a whole number")]
+    NotWholeNumber(String),
+    /// A side of a ratio that is 0.
+    #[error("both sides of a ratio must be at least 1")]
+    RatioZero,
+    /// Not an AS number.
+    #[error("`{0}` is not an AS number (1-4294967294)")]
+    NotAsn(String),
+    /// A number too large for an AS number.
+    #[error("{0} is not an AS number")]
+    AsnTooLarge(u64),
+    /// AS number 0 or 4294967295.
+    #[error("AS numbers 0 and 4294967295 are reserved")]
+    AsnReserved,
+    /// A range whose end comes before its start.
+    #[error("range `{0}` ends before it starts")]
+    AsnBackwards(String),
+    /// A bare number where the quantity needs its unit (the text says how to write it).
+    #[error("{0}")]
+    NoUnit(&'static str),
+}
+
 /// Parses `<decimal><suffix>` into an exact integer count of the base unit, given the multiplier per suffix.
 /// Fractions are allowed only when the product is a whole number (`1.5MB` is exact, `1.0000001MB` is not).
-fn parse_scaled(text: &str, suffixes: &[(&str, u64)]) -> Result<u64, String> {
+fn parse_scaled(text: &str, suffixes: &[(&str, u64)]) -> Result<u64, UnitError> {
     let t = text.trim();
     if t != text || t.is_empty() {
-        return Err("no leading or trailing spaces".into());
+        return Err(UnitError::Spaces);
     }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
     let (num, suffix) = t.split_at(split);
     if suffix.starts_with(' ') {
-        return Err(format!(
-            "no space between number and unit: write `{}{}`",
-            num,
-            suffix.trim()
-        ));
+        return Err(UnitError::SpaceBeforeUnit {
+            num: num.to_string(),
+            unit: suffix.trim().to_string(),
+        });
     }
     let mult = suffixes
         .iter()
@@ -38,7 +134,10 @@ fn parse_scaled(text: &str, suffixes: &[(&str, u64)]) -> Result<u64, String> {
                 .map(|(s, _)| *s)
                 .filter(|s| !s.is_empty())
                 .collect();
-            format!("unknown unit `{suffix}`; use one of {}", names.join(", "))
+            UnitError::UnknownUnit {
+                unit: suffix.to_string(),
+                known: names.join(", "),
+            }
         })?;
     let (int_part, frac_part) = match num.split_once('.') {
         Some((i, f)) => (i, f),
@@ -46,27 +145,27 @@ fn parse_scaled(text: &str, suffixes: &[(&str, u64)]) -> Result<u64, String> {
     };
     if int_part.is_empty() || frac_part.contains('.') || (num.contains('.') && frac_part.is_empty())
     {
-        return Err(format!("`{num}` is not a number"));
+        return Err(UnitError::NotANumber(num.to_string()));
     }
     let int: u64 = int_part
         .parse()
-        .map_err(|_| format!("`{num}` is too large"))?;
-    let mut value = int.checked_mul(mult).ok_or("value is too large")?;
+        .map_err(|_| UnitError::NumberTooLarge(num.to_string()))?;
+    let mut value = int.checked_mul(mult).ok_or(UnitError::TooLarge)?;
     if !frac_part.is_empty() {
         if frac_part.len() > 9 {
-            return Err("at most 9 decimal places".into());
+            return Err(UnitError::Decimals);
         }
         let frac: u64 = frac_part
             .parse()
-            .map_err(|_| format!("`{num}` is not a number"))?;
+            .map_err(|_| UnitError::NotANumber(num.to_string()))?;
         let denom = 10u64.pow(frac_part.len() as u32);
         let scaled = (frac as u128) * (mult as u128);
         if !scaled.is_multiple_of(denom as u128) {
-            return Err(format!("`{text}` is not a whole number of the base unit"));
+            return Err(UnitError::NotWhole(text.to_string()));
         }
         value = value
             .checked_add((scaled / denom as u128) as u64)
-            .ok_or("value is too large")?;
+            .ok_or(UnitError::TooLarge)?;
     }
     Ok(value)
 }
@@ -121,7 +220,7 @@ const SIZE_UNITS: &[(&str, u64)] = &[
 
 impl Size {
     /// Parses `150KB`, `1.5MB`, `153600B`.
-    pub fn parse(text: &str) -> Result<Size, String> {
+    pub fn parse(text: &str) -> Result<Size, UnitError> {
         parse_scaled(text, SIZE_UNITS).map(Size)
     }
     /// Bytes.
@@ -129,12 +228,13 @@ impl Size {
         self.0
     }
     /// The value as a whole number of `unit_bytes`, or an error naming the remainder: never rounds.
-    pub fn in_unit(self, unit_bytes: u64, unit_name: &str) -> Result<u64, String> {
+    pub fn in_unit(self, unit_bytes: u64, unit_name: &str) -> Result<u64, UnitError> {
         if unit_bytes == 0 || !self.0.is_multiple_of(unit_bytes) {
-            return Err(format!(
-                "{} bytes is not a whole number of {unit_name} ({unit_bytes} bytes each)",
-                self.0
-            ));
+            return Err(UnitError::NotInUnit {
+                bytes: self.0,
+                unit: unit_name.to_string(),
+                unit_bytes,
+            });
         }
         Ok(self.0 / unit_bytes)
     }
@@ -156,7 +256,7 @@ impl fmt::Display for Size {
 string_or_int_serde!(
     Size,
     "a size such as 150KB, 1.5MB or a number of bytes",
-    |v| Ok::<_, String>(Size(v)),
+    |v| Ok::<_, UnitError>(Size(v)),
     Size::parse
 );
 
@@ -190,7 +290,7 @@ const DURATION_UNITS: &[(&str, u64)] = &[("us", 1), ("ms", 1000), ("s", 1_000_00
 
 impl Duration {
     /// Parses `500us`, `200ms`, `1s`.
-    pub fn parse(text: &str) -> Result<Duration, String> {
+    pub fn parse(text: &str) -> Result<Duration, UnitError> {
         parse_scaled(text, DURATION_UNITS).map(Duration)
     }
     /// Microseconds.
@@ -198,9 +298,9 @@ impl Duration {
         self.0
     }
     /// Whole milliseconds, or an error when the duration is not a whole number of milliseconds.
-    pub fn millis_exact(self) -> Result<u64, String> {
+    pub fn millis_exact(self) -> Result<u64, UnitError> {
         if !self.0.is_multiple_of(1000) {
-            return Err(format!("{self} is not a whole number of milliseconds"));
+            return Err(UnitError::NotWholeMillis(self));
         }
         Ok(self.0 / 1000)
     }
@@ -222,9 +322,9 @@ impl fmt::Display for Duration {
 string_or_int_serde!(
     Duration,
     "a duration such as 500us, 200ms or 1s",
-    |_v| Err::<Duration, String>(
-        "a duration needs a unit: write e.g. `200ms`, `1s` or `500us`".into()
-    ),
+    |_v| Err::<Duration, UnitError>(UnitError::NoUnit(
+        "a duration needs a unit: write e.g. `200ms`, `1s` or `500us`"
+    )),
     Duration::parse
 );
 
@@ -254,11 +354,11 @@ pub struct Speed(pub u32);
 
 impl Speed {
     /// Parses `400G`.
-    pub fn parse(text: &str) -> Result<Speed, String> {
+    pub fn parse(text: &str) -> Result<Speed, UnitError> {
         let v = parse_scaled(text, &[("G", 1)])?;
         match u32::try_from(v) {
             Ok(g) if g > 0 => Ok(Speed(g)),
-            _ => Err(format!("`{text}` is not a valid speed")),
+            _ => Err(UnitError::NotASpeed(text.to_string())),
         }
     }
     /// Gbit/s.
@@ -280,7 +380,9 @@ impl fmt::Display for Speed {
 string_or_int_serde!(
     Speed,
     "a speed such as 400G",
-    |_v| Err::<Speed, String>("a speed needs its unit: write e.g. `400G`".into()),
+    |_v| Err::<Speed, UnitError>(UnitError::NoUnit(
+        "a speed needs its unit: write e.g. `400G`"
+    )),
     Speed::parse
 );
 
@@ -316,12 +418,12 @@ pub struct PortMode {
 
 impl PortMode {
     /// Parses `2x400G`.
-    pub fn parse(text: &str) -> Result<PortMode, String> {
-        let bad = || format!("`{text}` is not a port mode: write `<ports>x<speed>`, e.g. `2x400G`");
+    pub fn parse(text: &str) -> Result<PortMode, UnitError> {
+        let bad = || UnitError::NotAPortMode(text.to_string());
         let (n, sp) = text.split_once('x').ok_or_else(bad)?;
         let children: u32 = n.parse().map_err(|_| bad())?;
         if !(1..=8).contains(&children) || n.starts_with('0') {
-            return Err(format!("`{text}`: a port breaks out into 1 to 8 ports"));
+            return Err(UnitError::Breakout(text.to_string()));
         }
         let speed = Speed::parse(sp).map_err(|_| bad())?;
         Ok(PortMode { children, speed })
@@ -337,7 +439,9 @@ impl fmt::Display for PortMode {
 string_or_int_serde!(
     PortMode,
     "a port mode such as 2x400G",
-    |_v| Err::<PortMode, String>("a port mode is `<ports>x<speed>`: write e.g. `2x400G`".into()),
+    |_v| Err::<PortMode, UnitError>(UnitError::NoUnit(
+        "a port mode is `<ports>x<speed>`: write e.g. `2x400G`"
+    )),
     PortMode::parse
 );
 
@@ -367,11 +471,11 @@ pub struct Length(pub u32);
 
 impl Length {
     /// Parses `3m` or `2km`.
-    pub fn parse(text: &str) -> Result<Length, String> {
+    pub fn parse(text: &str) -> Result<Length, UnitError> {
         let v = parse_scaled(text, &[("m", 1), ("km", 1000)])?;
         u32::try_from(v)
             .map(Length)
-            .map_err(|_| format!("`{text}` is too long"))
+            .map_err(|_| UnitError::TooLong(text.to_string()))
     }
     /// Metres.
     pub fn metres(self) -> u32 {
@@ -388,7 +492,9 @@ impl fmt::Display for Length {
 string_or_int_serde!(
     Length,
     "a cable length such as 3m",
-    |_v| Err::<Length, String>("a length needs its unit: write e.g. `3m`".into()),
+    |_v| Err::<Length, UnitError>(UnitError::NoUnit(
+        "a length needs its unit: write e.g. `3m`"
+    )),
     Length::parse
 );
 
@@ -416,9 +522,9 @@ impl JsonSchema for Length {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Percent(pub u8);
 
-fn percent_from_int(v: u64) -> Result<Percent, String> {
+fn percent_from_int(v: u64) -> Result<Percent, UnitError> {
     if v > 100 {
-        return Err(format!("{v}% is more than 100%"));
+        return Err(UnitError::OverHundred(v));
     }
     Ok(Percent(v as u8))
 }
@@ -430,10 +536,10 @@ string_or_int_serde!(
     |s: &str| {
         let n = s
             .strip_suffix('%')
-            .ok_or_else(|| format!("`{s}` needs a % sign: write e.g. `90%`"))?;
+            .ok_or_else(|| UnitError::NoPercentSign(s.to_string()))?;
         let v: u64 = n
             .parse()
-            .map_err(|_| format!("`{s}` is not a whole percentage"))?;
+            .map_err(|_| UnitError::NotWholePercent(s.to_string()))?;
         percent_from_int(v)
     }
 );
@@ -477,18 +583,18 @@ pub struct Ratio {
 
 impl Ratio {
     /// Parses `3:1`.
-    pub fn parse(text: &str) -> Result<Ratio, String> {
+    pub fn parse(text: &str) -> Result<Ratio, UnitError> {
         let (a, b) = text
             .split_once(':')
-            .ok_or_else(|| format!("`{text}` is not a ratio: write e.g. `1:1` or `4:1`"))?;
+            .ok_or_else(|| UnitError::NotARatio(text.to_string()))?;
         let down: u32 = a
             .parse()
-            .map_err(|_| format!("`{a}` is not a whole number"))?;
+            .map_err(|_| UnitError::NotWholeNumber(a.to_string()))?;
         let up: u32 = b
             .parse()
-            .map_err(|_| format!("`{b}` is not a whole number"))?;
+            .map_err(|_| UnitError::NotWholeNumber(b.to_string()))?;
         if down == 0 || up == 0 {
-            return Err("both sides of a ratio must be at least 1".into());
+            return Err(UnitError::RatioZero);
         }
         Ok(Ratio { down, up })
     }
@@ -503,7 +609,9 @@ impl fmt::Display for Ratio {
 string_or_int_serde!(
     Ratio,
     "a ratio such as 1:1 or 4:1",
-    |_v| Err::<Ratio, String>("write the ratio in quotes-free form `4:1`".into()),
+    |_v| Err::<Ratio, UnitError>(UnitError::NoUnit(
+        "write the ratio in quotes-free form `4:1`"
+    )),
     Ratio::parse
 );
 
@@ -538,21 +646,21 @@ pub struct AsnRange {
 
 impl AsnRange {
     /// Parses `65100-65299` or `65000`.
-    pub fn parse(text: &str) -> Result<AsnRange, String> {
+    pub fn parse(text: &str) -> Result<AsnRange, UnitError> {
         let (a, b) = text.split_once('-').unwrap_or((text, text));
         let first: u32 = a
             .trim()
             .parse()
-            .map_err(|_| format!("`{a}` is not an AS number (1-4294967294)"))?;
+            .map_err(|_| UnitError::NotAsn(a.to_string()))?;
         let last: u32 = b
             .trim()
             .parse()
-            .map_err(|_| format!("`{b}` is not an AS number (1-4294967294)"))?;
+            .map_err(|_| UnitError::NotAsn(b.to_string()))?;
         if first == 0 || last == u32::MAX {
-            return Err("AS numbers 0 and 4294967295 are reserved".into());
+            return Err(UnitError::AsnReserved);
         }
         if last < first {
-            return Err(format!("range `{text}` ends before it starts"));
+            return Err(UnitError::AsnBackwards(text.to_string()));
         }
         Ok(AsnRange { first, last })
     }
@@ -585,7 +693,7 @@ string_or_int_serde!(
     "an AS number or a range such as 65100-65299",
     |v: u64| {
         u32::try_from(v)
-            .map_err(|_| format!("{v} is not an AS number"))
+            .map_err(|_| UnitError::AsnTooLarge(v))
             .and_then(|a| AsnRange::parse(&a.to_string()))
     },
     AsnRange::parse
@@ -640,8 +748,14 @@ mod tests {
         assert_eq!(Size::parse("1.5MB"), Ok(Size(1_572_864)));
         assert_eq!(Size::parse("1MiB"), Ok(Size(1_048_576)));
         assert_eq!(Size::parse("100B"), Ok(Size(100)));
-        assert!(Size::parse("150 KB").unwrap_err().contains("no space"));
-        assert!(Size::parse("150kb").unwrap_err().contains("unknown unit"));
+        assert_eq!(
+            Size::parse("150 KB").unwrap_err().to_string(),
+            "no space between number and unit: write `150KB`"
+        );
+        assert_eq!(
+            Size::parse("150kb").unwrap_err().to_string(),
+            "unknown unit `kb`; use one of B, KB, KiB, MB, MiB, GB, GiB"
+        );
         assert!(Size::parse("1.0000001KB").is_err());
         assert!(Size::parse("1.").is_err());
         assert_eq!(Size(153_600).in_unit(1024, "kbytes"), Ok(150));

@@ -186,7 +186,7 @@ fn render(model: &FabricModel) -> Outcome {
     let mut picks: Vec<usize> = first.into_values().chain(last.into_values()).collect();
     picks.sort_unstable();
     picks.dedup();
-    let errs: Vec<String> = picks
+    let errs: Vec<aifab::render::RenderError> = picks
         .into_iter()
         .filter_map(|i| r.device(&meta, &model.devices[i]).err())
         .collect();
@@ -217,8 +217,9 @@ fn pictures(model: &FabricModel) {
     );
 }
 
-fn render_failed(errs: &[String]) {
+fn render_failed(errs: &[impl std::fmt::Display]) {
     if render_errors_are_bugs() {
-        panic!("compiled model failed to render:\n{}", errs.join("\n"));
+        let lines: Vec<String> = errs.iter().map(ToString::to_string).collect();
+        panic!("compiled model failed to render:\n{}", lines.join("\n"));
     }
 }

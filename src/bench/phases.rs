@@ -151,17 +151,19 @@ pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, Phas
     let t = Instant::now();
     renderer
         .fabric_each(&meta, &model, None, &|_| Ok(()), &|| {})
-        .map_err(|e| render_error(e.join("\n")))?;
+        .map_err(|e| render_error(aifab::render::RenderErrors(e)))?;
     let render_ms = ms(t);
 
     // What `aifab render --out` does: render and stream every file to disk, atomically.
     let t = Instant::now();
     let mut written = (0, 0);
     aifab::write::write_with(out, |stage| {
-        let sink = |f: &aifab::render::OutFile| stage.put(f);
+        let sink = |f: &aifab::render::OutFile| -> Result<(), aifab::render::SinkError> {
+            Ok(stage.put(f)?)
+        };
         written = renderer
             .fabric_each(&meta, &model, None, &sink, &|| {})
-            .map_err(|e| e.join("\n"))?;
+            .map_err(aifab::render::RenderErrors)?;
         Ok(())
     })
     .map_err(|e| PhaseError::Write(e.into()))?;
@@ -187,7 +189,7 @@ pub(crate) fn measure(size: &str, out: &std::path::Path) -> Result<Timings, Phas
     let renderer1 = aifab::render::Renderer::new(catalog).map_err(render_error)?;
     let one = renderer1
         .fabric(&meta, &model1, Some(&glob))
-        .map_err(|e| render_error(e.join("\n")))?;
+        .map_err(|e| render_error(aifab::render::RenderErrors(e)))?;
     let only_one_ms = ms(t);
     if one.len() < 2 {
         return Err(PhaseError::NothingRendered);

@@ -6,6 +6,7 @@
 //! Fabric-arithmetic rules (pools, ports, platform support) run in placement and the compiler, declared
 //! the same way.
 
+mod analysis;
 mod asn;
 mod baseline;
 mod bgp;

@@ -7,7 +7,7 @@
 //! route are the ones it finds; the first such failure is computed again with every leaf as a
 //! destination, so its counts and the pairs it names are exact.
 
-use super::deadlock::{Analysis, Verdict};
+use super::analysis::{Analysis, Verdict};
 use super::failures::Failure;
 use super::lemma;
 use super::paths::{Fabric, Node, Valley};

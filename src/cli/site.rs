@@ -93,7 +93,7 @@ impl Site {
     /// [`Site::renderer`] without printing its error: for a renderer built beside another step, whose
     /// error is printed only when that step succeeded ([`renderer_failed`]).
     pub(super) fn build_renderer(&self) -> Result<Renderer, String> {
-        Renderer::with_templates(self.catalog, self.templates.as_deref())
+        Renderer::with_templates(self.catalog, self.templates.as_deref()).map_err(|e| e.to_string())
     }
 }
 

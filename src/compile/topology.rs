@@ -21,6 +21,7 @@ use crate::rules::Rule;
 use crate::shape::Shape;
 use crate::shape::homing::NicPort;
 use crate::shape::pattern;
+use crate::shape::pattern::PatternError;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -425,9 +426,9 @@ fn leaf_servers(
 /// Server hostnames and NIC names, expanded once (not once per NIC port): every server's hostname
 /// by number, and the NIC names of the first server's rails and ports.
 struct ServerNames {
-    servers: Vec<Result<Name, String>>,
+    servers: Vec<Result<Name, PatternError>>,
     per_group: u32,
-    nics: BTreeMap<(u32, u32), Result<Name, String>>,
+    nics: BTreeMap<(u32, u32), Result<Name, PatternError>>,
 }
 
 impl ServerNames {
@@ -477,7 +478,12 @@ impl ServerNames {
 }
 
 /// The hostname of server `server_no` (in `group`, 0-based `slot`), checked as a config token.
-fn server_name(t: &Topology, server_no: u32, group: u32, slot: u32) -> Result<String, String> {
+fn server_name(
+    t: &Topology,
+    server_no: u32,
+    group: u32,
+    slot: u32,
+) -> Result<String, PatternError> {
     pattern::expand(
         &t.server_hostname,
         &[
@@ -491,25 +497,25 @@ fn server_name(t: &Topology, server_no: u32, group: u32, slot: u32) -> Result<St
 }
 
 /// The name of NIC port `n`, checked as a config token.
-fn nic_name(t: &Topology, n: NicPort) -> Result<String, String> {
+fn nic_name(t: &Topology, n: NicPort) -> Result<String, PatternError> {
     let values = [("rail", n.rail + 1), ("nic", n.rail), ("port", n.port + 1)];
     pattern::expand(&t.server_nic, &values).and_then(|n| pattern::check_token(&n).map(|_| n))
 }
 
 /// A server's hostname and NIC name, or why they are unsafe (`AIF-NAME-003`; the hostname first).
 fn names_or_finding(
-    sname: Result<Name, String>,
-    nic: Result<Name, String>,
+    sname: Result<Name, PatternError>,
+    nic: Result<Name, PatternError>,
 ) -> Result<(Name, Name), Vec<Finding>> {
     match (sname, nic) {
         (Ok(a), Ok(b)) => Ok((a, b)),
         (Err(e), _) => Err(vec![
-            Finding::new(Rule::ServerNameUnsafe, e)
+            Finding::new(Rule::ServerNameUnsafe, e.to_string())
                 .at("/fabric/topology/server_hostname")
                 .hint("server names reach port descriptions: use letters, digits and - _ . : /, e.g. `gpu{index:04}`"),
         ]),
         (_, Err(e)) => Err(vec![
-            Finding::new(Rule::ServerNameUnsafe, e)
+            Finding::new(Rule::ServerNameUnsafe, e.to_string())
                 .at("/fabric/topology/server_nic")
                 .hint("NIC names reach port descriptions: use letters, digits and - _ . : /, e.g. `eth{nic}`"),
         ]),

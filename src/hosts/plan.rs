@@ -65,7 +65,7 @@ pub fn rules(intent: &Intent, out: &mut Vec<Finding>) {
 }
 
 /// The RDMA device of every NIC port of a server, from the `hosts.nccl.hca` pattern.
-fn hca_names(intent: &Intent, pattern: &str) -> Result<Vec<String>, String> {
+fn hca_names(intent: &Intent, pattern: &str) -> Result<Vec<String>, names::HostNameError> {
     let t = &intent.fabric.topology;
     names::hca_names(pattern, t.rails, t.nic_ports.max(1))
 }
@@ -77,7 +77,7 @@ fn hca(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
         return;
     };
     out.push(
-        Finding::new(Rule::HostHcaNames, e)
+        Finding::new(Rule::HostHcaNames, e.to_string())
             .at("/hosts/nccl/hca")
             .hint("use the servers' RDMA device names (`rdma link show`), one per NIC port, e.g. `mlx5_{index}`"),
     );
@@ -110,7 +110,7 @@ fn port_resources(intent: &Intent, h: &Hosts, out: &mut Vec<Finding>) {
             .find_map(|(r, p)| names::resource(&k.resource, r, p).err());
         if let Some(e) = bad {
             out.push(
-                Finding::new(Rule::HostPortResources, e)
+                Finding::new(Rule::HostPortResources, e.to_string())
                     .at("/hosts/kubernetes/resource")
                     .hint("use `{rail}` and `{port}` only, in a name like `spidernet.io/rail{rail}` (a lower-case DNS prefix, `/`, then letters, digits, `_ . -`)"),
             );
@@ -304,14 +304,14 @@ pub fn name_rules(model: &FabricModel) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(e) = links().find_map(|l| names::check_server(&l.a).err()) {
         out.push(
-            Finding::new(Rule::HostNames, e)
+            Finding::new(Rule::HostNames, e.to_string())
                 .at("/fabric/topology/server_hostname")
                 .hint("host files need lower-case names like `gpu{index:04}`"),
         );
     }
     if let Some(e) = links().find_map(|l| names::check_nic(&l.a_port).err()) {
         out.push(
-            Finding::new(Rule::HostNames, e)
+            Finding::new(Rule::HostNames, e.to_string())
                 .at("/fabric/topology/server_nic")
                 .hint(
                     "use the interface names the servers have, e.g. `eth{nic}` or `ens{rail}f0np0`",

@@ -13,6 +13,48 @@ use crate::model::{Device, FabricModel, LinkTier};
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
+/// Why the servers could not be read from the server links; the text names the link.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// A server or NIC name the host files cannot carry.
+    #[error(transparent)]
+    Name(#[from] names::HostNameError),
+    /// A server link whose leaf is not in the model.
+    #[error("server link {server}:{nic} has no leaf {leaf}")]
+    NoLeaf {
+        /// The server.
+        server: String,
+        /// Its NIC port's name.
+        nic: String,
+        /// The leaf the link names.
+        leaf: String,
+    },
+    /// A server link that names no NIC port.
+    #[error("server link {server}:{nic} names no NIC port")]
+    NoNicPort {
+        /// The server.
+        server: String,
+        /// Its NIC port's name.
+        nic: String,
+    },
+    /// A NIC port of a server link that could not be read.
+    #[error("{server}:{nic}: {source}")]
+    Link {
+        /// The server.
+        server: String,
+        /// Its NIC port's name.
+        nic: String,
+        /// Why.
+        source: Box<ServerError>,
+    },
+    /// A subnet that is no IPv4 prefix.
+    #[error("`{0}` is not an IPv4 prefix")]
+    NotIpv4(String),
+    /// A routed server link without its /31.
+    #[error("the server link has no address")]
+    NoAddress,
+}
+
 /// One GPU server and its NIC ports.
 #[derive(Clone, Debug)]
 pub struct Server<'m> {
@@ -62,7 +104,7 @@ impl Nic<'_> {
 
 /// Every server of the fabric in link order (group, then slot), its NICs by rail. Errors name a server
 /// or NIC name the host files cannot carry, or a server link without an address.
-pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
+pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, ServerError> {
     let leaves: HashMap<&str, &Device> = model
         .devices
         .iter()
@@ -78,13 +120,22 @@ pub fn servers(model: &FabricModel) -> Result<Vec<Server<'_>>, String> {
     {
         let leaf = *leaves
             .get(l.b.as_ref())
-            .ok_or_else(|| format!("server link {}:{} has no leaf {}", l.a, l.a_port, l.b))?;
+            .ok_or_else(|| ServerError::NoLeaf {
+                server: l.a.to_string(),
+                nic: l.a_port.to_string(),
+                leaf: l.b.to_string(),
+            })?;
         let k = next_on_leaf.entry(leaf.hostname.as_str()).or_insert(0);
-        let end = l
-            .nic
-            .ok_or_else(|| format!("server link {}:{} names no NIC port", l.a, l.a_port))?;
-        let mut nic = nic(leaf, &l.a_port, l.subnet.as_deref(), *k)
-            .map_err(|e| format!("{}:{}: {e}", l.a, l.a_port))?;
+        let end = l.nic.ok_or_else(|| ServerError::NoNicPort {
+            server: l.a.to_string(),
+            nic: l.a_port.to_string(),
+        })?;
+        let mut nic =
+            nic(leaf, &l.a_port, l.subnet.as_deref(), *k).map_err(|e| ServerError::Link {
+                server: l.a.to_string(),
+                nic: l.a_port.to_string(),
+                source: Box::new(e),
+            })?;
         (nic.rail, nic.port) = (end.rail, end.port);
         *k += 1;
         let at = *index.entry(l.a.as_ref()).or_insert_with(|| {
@@ -110,7 +161,7 @@ fn nic<'m>(
     name: &'m str,
     subnet: Option<&str>,
     k: u32,
-) -> Result<Nic<'m>, String> {
+) -> Result<Nic<'m>, ServerError> {
     names::check_nic(name)?;
     let (rail, port) = (leaf.rail.unwrap_or(0), 1);
     if let Some(s) = &leaf.server_subnet {
@@ -127,7 +178,7 @@ fn nic<'m>(
             leaf,
         });
     }
-    let even = network_of(subnet.ok_or("the server link has no address")?)?;
+    let even = network_of(subnet.ok_or(ServerError::NoAddress)?)?;
     Ok(Nic {
         rail,
         port,
@@ -141,12 +192,12 @@ fn nic<'m>(
 }
 
 /// The address of `10.2.0.0/26`.
-fn network_of(prefix: &str) -> Result<Ipv4Addr, String> {
+fn network_of(prefix: &str) -> Result<Ipv4Addr, ServerError> {
     prefix
         .split('/')
         .next()
         .and_then(|a| a.parse().ok())
-        .ok_or_else(|| format!("`{prefix}` is not an IPv4 prefix"))
+        .ok_or_else(|| ServerError::NotIpv4(prefix.to_string()))
 }
 
 /// `ip + n` (the compiler's capacity check keeps every address inside its pool).

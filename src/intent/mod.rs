@@ -624,25 +624,46 @@ pub struct SiteLine(
     #[schemars(length(min = 1, max = 400), example = &"daemon TerminAttr")] pub String,
 );
 
+/// Why a prefix or a MAC address of the intent could not be read; the text names the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AddressError {
+    /// Not a prefix at all.
+    #[error("`{0}` is not a prefix like 10.0.0.0/22")]
+    NotAPrefix(String),
+    /// An address without its prefix length.
+    #[error("`{0}` needs a prefix length, e.g. `{0}/24`")]
+    NoLength(String),
+    /// Host bits set.
+    #[error("`{text}` has host bits set: the network is {network}")]
+    HostBits {
+        /// The prefix as written.
+        text: String,
+        /// The network it names (address/length).
+        network: String,
+    },
+    /// Not a MAC address.
+    #[error("`{0}` is not a MAC like 00:cc:cc:cc:cc:cc")]
+    NotAMac(String),
+}
+
 /// An IP prefix (`10.0.0.0/22`). IPv4 today; the type accepts IPv6 so the format will not change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Prefix(pub ipnetwork::IpNetwork);
 
 impl Prefix {
     /// Parses a prefix and insists that no host bits are set.
-    pub fn parse(text: &str) -> Result<Prefix, String> {
+    pub fn parse(text: &str) -> Result<Prefix, AddressError> {
         let net: ipnetwork::IpNetwork = text
             .parse()
-            .map_err(|_| format!("`{text}` is not a prefix like 10.0.0.0/22"))?;
+            .map_err(|_| AddressError::NotAPrefix(text.to_string()))?;
         if !text.contains('/') {
-            return Err(format!("`{text}` needs a prefix length, e.g. `{text}/24`"));
+            return Err(AddressError::NoLength(text.to_string()));
         }
         if net.network() != net.ip() {
-            return Err(format!(
-                "`{text}` has host bits set: the network is {}/{}",
-                net.network(),
-                net.prefix()
-            ));
+            return Err(AddressError::HostBits {
+                text: text.to_string(),
+                network: format!("{}/{}", net.network(), net.prefix()),
+            });
         }
         Ok(Prefix(net))
     }
@@ -687,18 +708,18 @@ pub struct Mac(pub [u8; 6]);
 
 impl Mac {
     /// Parses `00:cc:cc:cc:cc:cc`.
-    pub fn parse(text: &str) -> Result<Mac, String> {
+    pub fn parse(text: &str) -> Result<Mac, AddressError> {
         let parts: Vec<&str> = text.split(':').collect();
         if parts.len() != 6 {
-            return Err(format!("`{text}` is not a MAC like 00:cc:cc:cc:cc:cc"));
+            return Err(AddressError::NotAMac(text.to_string()));
         }
         let mut m = [0u8; 6];
         for (i, p) in parts.iter().enumerate() {
             if p.len() != 2 {
-                return Err(format!("`{text}` is not a MAC like 00:cc:cc:cc:cc:cc"));
+                return Err(AddressError::NotAMac(text.to_string()));
             }
-            m[i] = u8::from_str_radix(p, 16)
-                .map_err(|_| format!("`{text}` is not a MAC like 00:cc:cc:cc:cc:cc"))?;
+            m[i] =
+                u8::from_str_radix(p, 16).map_err(|_| AddressError::NotAMac(text.to_string()))?;
         }
         Ok(Mac(m))
     }

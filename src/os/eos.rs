@@ -103,7 +103,7 @@ pub struct Dlb {
 }
 
 /// The EOS view of `d` on platform `pf`. Fails when the platform lacks a fact EOS needs.
-pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, String> {
+pub fn view<'a>(d: &'a Device, pf: &'a Platform) -> Result<EosView<'a>, super::OsError> {
     let hash = d.qp_hash.as_ref();
     Ok(EosView {
         hostname: &d.hostname,

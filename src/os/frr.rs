@@ -60,13 +60,14 @@ pub fn vlan_name(vlan: u16) -> String {
 /// `maximum-paths` is the one the switch's own OS runs: the intent's on NX-OS and EOS, the release's on
 /// SONiC (the compiler puts it in the model); a SONiC release's 514 is carried as FRR's 256, the most
 /// paths Debian's FRR installs.
-pub fn view(d: &Device) -> Result<FrrView<'_>, String> {
+pub fn view(d: &Device) -> Result<FrrView<'_>, super::OsError> {
     let sonic = d.os == crate::platform::Os::Sonic;
     if d.bgp.maximum_paths > MAX_PATHS && !sonic {
-        return Err(format!(
-            "{}: maximum-paths {} is more than FRR's {MAX_PATHS} (Debian's FRR is built with --enable-multipath={MAX_PATHS}); see docs/platforms/frr.md#bgp",
-            d.hostname, d.bgp.maximum_paths
-        ));
+        return Err(super::OsError::FrrPaths {
+            host: d.hostname.to_string(),
+            paths: d.bgp.maximum_paths,
+            max: MAX_PATHS,
+        });
     }
     Ok(FrrView {
         hostname: &d.hostname,

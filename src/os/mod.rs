@@ -6,9 +6,12 @@
 pub mod cli_baseline;
 pub mod common;
 pub mod eos;
+mod error;
 pub mod frr;
 pub mod nxos;
 pub mod sonic;
+
+pub use error::OsError;
 
 /// The MTU the rendered config sets on port `i` of a device of `os` on platform `pf`: the model's MTU,
 /// except on an NX-OS port in the server VLAN, an L2 port that takes the platform's largest MTU (the

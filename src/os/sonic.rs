@@ -24,6 +24,7 @@ mod system;
 pub use db::{ConfigDb, Part, Row, Table, Value};
 pub use device::device_type;
 
+use super::OsError;
 use crate::model::{Device, Interface, QosPlan};
 use crate::platform::Platform;
 use serde::Serialize;
@@ -55,12 +56,10 @@ pub fn config_db<'a>(
     d: &'a Device,
     pf: &'a Platform,
     parts: &'a Parts,
-) -> Result<ConfigDb<'a>, String> {
-    let sku = pf.sonic.as_ref().ok_or_else(|| {
-        format!(
-            "{}: platform {} has no `sonic` facts",
-            d.hostname, d.platform
-        )
+) -> Result<ConfigDb<'a>, OsError> {
+    let sku = pf.sonic.as_ref().ok_or_else(|| OsError::NoSonicFacts {
+        host: d.hostname.to_string(),
+        platform: d.platform.to_string(),
     })?;
     let mut db = ConfigDb::default();
     let ports = PortOrder::of(d);
@@ -159,11 +158,9 @@ impl ConfigDbBuilder {
     }
 
     /// The `config_db.json` of device `d` on platform `pf`.
-    pub fn file(&self, d: &Device, pf: &Platform) -> Result<String, String> {
+    pub fn file(&self, d: &Device, pf: &Platform) -> Result<String, OsError> {
         let parts = self.parts(d, pf);
-        config_db(d, pf, &parts)?
-            .to_json()
-            .map_err(|e| format!("{}: config_db.json: {e}", d.hostname))
+        Ok(config_db(d, pf, &parts)?.to_json())
     }
 }
 
@@ -187,12 +184,10 @@ pub struct Generated<'a> {
 
 impl<'a> Generated<'a> {
     /// The values for device `d` on platform `pf`.
-    pub fn new(d: &'a Device, pf: &'a Platform) -> Result<Generated<'a>, String> {
-        let sku = pf.sonic.as_ref().ok_or_else(|| {
-            format!(
-                "{}: platform {} has no `sonic` facts",
-                d.hostname, d.platform
-            )
+    pub fn new(d: &'a Device, pf: &'a Platform) -> Result<Generated<'a>, OsError> {
+        let sku = pf.sonic.as_ref().ok_or_else(|| OsError::NoSonicFacts {
+            host: d.hostname.to_string(),
+            platform: d.platform.to_string(),
         })?;
         Ok(Generated {
             hostname: &d.hostname,
@@ -471,10 +466,7 @@ mod tests {
         {
             let pf = &Catalog::builtin().get(&d.platform).expect("platform").1;
             let fresh = Parts::new(pf, &d.qos);
-            let want = config_db(d, pf, &fresh)
-                .expect("db")
-                .to_json()
-                .expect("json");
+            let want = config_db(d, pf, &fresh).expect("db").to_json();
             assert_eq!(builder.file(d, pf).expect("file"), want, "{}", d.hostname);
             sonic += 1;
         }

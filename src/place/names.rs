@@ -75,7 +75,7 @@ pub(super) fn hostnames(
             name.unwrap_or_else(|e| {
                 if !std::mem::replace(&mut failed[slot.role as usize], true) {
                     errs.push(
-                        Finding::new(Rule::HostnameNotLabel, e)
+                        Finding::new(Rule::HostnameNotLabel, e.to_string())
                             .at(pattern_ptr(slot.role))
                             .hint("hostnames are RFC 1123 labels: letters, digits and `-`, at most 63 characters"),
                     );

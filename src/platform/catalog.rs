@@ -2,6 +2,7 @@
 //! build.rs converts them to, each platform parsed when first looked up) or from YAML files checked
 //! fact by fact ([`Catalog::from_files`]); the JSON Schema of a platform file; "did you mean" hints.
 
+use super::error::{VendorFileError, VendorProblem};
 use super::explained::ChangeSections;
 use super::owned::{ConfigDbOwnership, OwnedSections};
 use super::types::{OutputSpec, Platform, VendorFile};
@@ -136,23 +137,23 @@ use builtin_platforms::PLATFORMS as BUILTIN_PLATFORMS;
 /// Vendor file `os` as `read` reads it; why it cannot be read is one of `errors`.
 fn read_vendor<T>(
     os: Os,
-    read: impl FnOnce() -> Result<T, String>,
-    errors: &mut Vec<String>,
+    read: impl FnOnce() -> Result<T, VendorFileError>,
+    errors: &mut Vec<VendorProblem>,
 ) -> Option<T> {
     read()
-        .map_err(|e| errors.push(format!("vendors/{os}.yaml: {e}")))
+        .map_err(|source| errors.push(VendorProblem::Unreadable { os, source }))
         .ok()
 }
 
 /// A vendor file's YAML as its types read it, the per-family defaults resolved first
 /// ([`super::family`]); an error names the path of the value it is about
 /// (`platforms.n9k-c9364d-gx2a.ports: missing field \`count\``).
-fn read_yaml(text: &str) -> Result<VendorFile, String> {
-    let mut value: serde_json::Value = serde_norway::from_str(text).map_err(|e| e.to_string())?;
+fn read_yaml(text: &str) -> Result<VendorFile, VendorFileError> {
+    let mut value: serde_json::Value = serde_norway::from_str(text)?;
     super::family::inherit(&mut value)?;
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let at = e.path().to_string();
-        format!("{at}: {}", e.into_inner())
+    serde_path_to_error::deserialize(value).map_err(|e| VendorFileError::Field {
+        at: e.path().to_string(),
+        source: e.into_inner(),
     })
 }
 
@@ -165,23 +166,23 @@ fn header_problems(
     outputs: &[OutputSpec],
     owned: &OwnedSections,
     explained: &ChangeSections,
-) -> Vec<String> {
-    let mut out: Vec<String> = owned
+) -> Vec<VendorProblem> {
+    let mut out: Vec<VendorProblem> = owned
         .problems(&[])
         .into_iter()
         .map(|(_, e)| e)
         .chain(explained.problems())
-        .map(|e| format!("vendors/{os}.yaml: {e}"))
+        .map(|what| VendorProblem::Section { os, what })
         .collect();
     if said != os {
-        out.push(format!("vendors/{os}.yaml: says `os: {said}`"));
+        out.push(VendorProblem::OtherOs { os, said });
     }
     if outputs.is_empty() {
-        out.push(format!("vendors/{os}.yaml: outputs: no file is rendered"));
+        out.push(VendorProblem::NoOutputs { os });
     }
     for o in outputs {
-        if let Err(e) = o.producer() {
-            out.push(format!("vendors/{os}.yaml: outputs: {e}"));
+        if let Err(source) = o.producer() {
+            out.push(VendorProblem::Output { os, source });
         }
     }
     out
@@ -225,7 +226,7 @@ impl Catalog {
     }
 
     /// Parses and checks the given vendor files: schema shape, matching OS, and a source for every fact.
-    pub fn from_files(files: &[(Os, &str)]) -> Result<Catalog, Vec<String>> {
+    pub fn from_files(files: &[(Os, &str)]) -> Result<Catalog, Vec<VendorProblem>> {
         Catalog::parse(files, true)
     }
 
@@ -233,7 +234,7 @@ impl Catalog {
     /// `check`. The built-in catalog skips those checks at each start-up ([`Catalog::builtin_json`])
     /// because the test suite runs them ([`Catalog::from_files`] in tests/it/vendors.rs) on exactly the
     /// files compiled in.
-    fn parse(files: &[(Os, &str)], check: bool) -> Result<Catalog, Vec<String>> {
+    fn parse(files: &[(Os, &str)], check: bool) -> Result<Catalog, Vec<VendorProblem>> {
         let mut errors = Vec::new();
         let mut platforms = BTreeMap::new();
         let mut references = BTreeMap::new();
@@ -257,12 +258,16 @@ impl Catalog {
             for (name, p) in file.platforms {
                 if check {
                     let release_problems = p.release_problems(file.os);
-                    for e in p
+                    for what in p
                         .problems(&file.references)
                         .into_iter()
                         .chain(release_problems)
                     {
-                        errors.push(format!("vendors/{os}.yaml: platform {name}: {e}"));
+                        errors.push(VendorProblem::Platform {
+                            os: *os,
+                            platform: name.clone(),
+                            what,
+                        });
                     }
                 }
                 platforms.insert(format!("{os}/{name}"), Entry::new(*os, p));
@@ -295,13 +300,19 @@ impl Catalog {
         CATALOG.get_or_init(|| match Catalog::builtin_json() {
             Ok(c) => c,
             // The files are compiled in and checked by the test suite; a broken one is a build defect.
-            Err(e) => panic!("built-in vendor profiles are invalid:\n{}", e.join("\n")),
+            Err(e) => panic!(
+                "built-in vendor profiles are invalid:\n{}",
+                e.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
         })
     }
 
     /// The built-in files as build.rs converted them to JSON, each platform parsed when first
     /// looked up ([`Entry`]); the files' other parts are checked as [`Catalog::parse`] checks them.
-    fn builtin_json() -> Result<Catalog, Vec<String>> {
+    fn builtin_json() -> Result<Catalog, Vec<VendorProblem>> {
         let mut errors = Vec::new();
         let mut catalog = Catalog {
             platforms: BTreeMap::new(),
@@ -313,7 +324,7 @@ impl Catalog {
             change_sections: BTreeMap::new(),
         };
         for (os, text) in VENDOR_JSON {
-            let read = || serde_json::from_str::<BuiltinFile>(text).map_err(|e| e.to_string());
+            let read = || serde_json::from_str::<BuiltinFile>(text).map_err(VendorFileError::from);
             let Some(file) = read_vendor(os, read, &mut errors) else {
                 continue;
             };
@@ -333,7 +344,12 @@ impl Catalog {
         }
         for (os, name, json) in BUILTIN_PLATFORMS {
             let entry = Entry {
-                os: Os::parse(os).ok_or_else(|| vec![format!("built-in platform {os}/{name}")])?,
+                os: Os::parse(os).ok_or_else(|| {
+                    vec![VendorProblem::BuiltinOs {
+                        os: os.to_string(),
+                        name: name.to_string(),
+                    }]
+                })?,
                 json,
                 parsed: OnceLock::new(),
             };

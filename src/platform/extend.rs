@@ -3,6 +3,7 @@
 //! same checks (every fact with a source citing a `references` key, consistent port tables, known
 //! minimum releases). Every problem is reported at once, each as `file:line:col: message` with a hint.
 
+use super::error::VendorProblem;
 use super::{Catalog, Os, VENDOR_FILES, VendorFile};
 use std::path::Path;
 
@@ -13,17 +14,17 @@ const FACT_HINT: &str = "every fact needs a `sources` entry `<reference id> <sec
 impl Catalog {
     /// The built-in catalog plus every `<os>.yaml` in `dir` (see the module doc). Errors are located
     /// `file:line:col` lines, each with a `help:` hint.
-    pub fn with_extensions(dir: &Path) -> Result<Catalog, Vec<String>> {
+    pub fn with_extensions(dir: &Path) -> Result<Catalog, Vec<VendorProblem>> {
         let mut catalog = Catalog::from_files(&VENDOR_FILES).map_err(|e| {
             e.into_iter()
-                .map(|e| format!("built-in: {e}"))
+                .map(|e| VendorProblem::BuiltIn(Box::new(e)))
                 .collect::<Vec<_>>()
         })?;
-        let entries = std::fs::read_dir(dir).map_err(|e| {
-            vec![format!(
-                "{}: {e}\n  help: give a folder of <os>.yaml files",
-                dir.display()
-            )]
+        let entries = std::fs::read_dir(dir).map_err(|source| {
+            vec![VendorProblem::Folder {
+                dir: dir.to_path_buf(),
+                source,
+            }]
         })?;
         let mut paths: Vec<_> = entries
             .flatten()
@@ -35,7 +36,7 @@ impl Catalog {
         for path in paths {
             match crate::files::read_text(&path, crate::files::SITE_FILE_BYTES) {
                 Ok(text) => errors.extend(catalog.merge_file(&path, &text)),
-                Err(e) => errors.push(e.describe(&path, crate::files::SITE_FILE_BYTES)),
+                Err(error) => errors.push(VendorProblem::SiteFile { path, error }),
             }
         }
         if errors.is_empty() {
@@ -47,7 +48,7 @@ impl Catalog {
 
     /// Checks one site platform file and merges it; returns its problems (nothing merged on a parse
     /// error).
-    fn merge_file(&mut self, path: &Path, text: &str) -> Vec<String> {
+    fn merge_file(&mut self, path: &Path, text: &str) -> Vec<VendorProblem> {
         let (os, file) = match parse_file(path, text) {
             Ok(x) => x,
             Err(e) => return vec![e],
@@ -129,7 +130,7 @@ impl Catalog {
         text: &str,
         os: Os,
         file: &VendorFile,
-    ) -> Vec<String> {
+    ) -> Vec<VendorProblem> {
         let refs = self.references.entry(os).or_default();
         let mut errors = Vec::new();
         for (id, doc) in &file.references {
@@ -150,8 +151,14 @@ impl Catalog {
 }
 
 /// `path: line:col: msg` with its help line.
-fn located(path: &Path, (line, col): (usize, usize), msg: &str, hint: &str) -> String {
-    format!("{}:{line}:{col}: {msg}\n  help: {hint}", path.display())
+fn located(path: &Path, (line, col): (usize, usize), msg: &str, hint: &str) -> VendorProblem {
+    VendorProblem::Located {
+        path: path.to_path_buf(),
+        line,
+        col,
+        what: msg.to_string(),
+        hint: hint.to_string(),
+    }
 }
 
 /// A site file that uses families (its own, or the built-in file's of its OS, docs/extending.md),
@@ -161,7 +168,7 @@ fn with_families(
     text: &str,
     os: Os,
     value: &mut serde_json::Value,
-) -> Result<VendorFile, String> {
+) -> Result<VendorFile, VendorProblem> {
     let builtin = VENDOR_FILES
         .iter()
         .find(|(o, _)| *o == os)
@@ -170,11 +177,8 @@ fn with_families(
         .unwrap_or_default();
     const HINT: &str = "a platform's `family` is one of this file's `families` or of the built-in vendors/<os>.yaml; `aifab schema --platforms` prints the format";
     super::family::inherit_with(value, &builtin).map_err(|e| {
-        let at = e
-            .strip_prefix("platform ")
-            .and_then(|r| r.split(':').next())
-            .map_or((1, 1), |name| key_position(text, name));
-        located(path, at, &e, HINT)
+        let at = e.platform().map_or((1, 1), |name| key_position(text, name));
+        located(path, at, &e.to_string(), HINT)
     })?;
     serde_path_to_error::deserialize(value.take()).map_err(|e| {
         let segments = e.path().to_string();
@@ -189,7 +193,7 @@ fn with_families(
 }
 
 /// The OS a site platform file is named after, and the file parsed; or the one error that stops it.
-fn parse_file(path: &Path, text: &str) -> Result<(Os, VendorFile), String> {
+fn parse_file(path: &Path, text: &str) -> Result<(Os, VendorFile), VendorProblem> {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let Some(os) = Os::parse(stem) else {
         return Err(located(
@@ -221,7 +225,7 @@ fn parse_file(path: &Path, text: &str) -> Result<(Os, VendorFile), String> {
 }
 
 /// A site file that names another OS than its file name, or sets `outputs` (built in only).
-fn header_problems(path: &Path, text: &str, os: Os, file: &VendorFile) -> Vec<String> {
+fn header_problems(path: &Path, text: &str, os: Os, file: &VendorFile) -> Vec<VendorProblem> {
     let mut errors = Vec::new();
     if file.os != os {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
@@ -291,7 +295,7 @@ mod tests {
         }
         let catalog = Catalog::with_extensions(&dir);
         let _ = std::fs::remove_dir_all(&dir);
-        catalog
+        catalog.map_err(|e| e.iter().map(ToString::to_string).collect())
     }
 
     #[test]

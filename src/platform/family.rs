@@ -9,16 +9,75 @@
 
 use serde_json::{Map, Value};
 
+/// Why the `families` of a vendor file could not be resolved, naming the platform. (Display and Error
+/// are written out: build.rs compiles this file alone, without the crate's dependencies.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FamilyError {
+    /// `families` is not a mapping.
+    NotAMapping,
+    /// A platform's `family` is not a name.
+    NotAName {
+        /// The platform.
+        platform: String,
+    },
+    /// A platform names a family neither this file nor the built-in one defines.
+    Unknown {
+        /// The platform.
+        platform: String,
+        /// The family it names.
+        family: String,
+        /// The families there are.
+        known: Vec<String>,
+    },
+}
+
+impl FamilyError {
+    /// The platform the error is about, if any.
+    pub fn platform(&self) -> Option<&str> {
+        match self {
+            FamilyError::NotAMapping => None,
+            FamilyError::NotAName { platform } | FamilyError::Unknown { platform, .. } => {
+                Some(platform)
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for FamilyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FamilyError::NotAMapping => f.write_str("families: not a mapping of family names"),
+            FamilyError::NotAName { platform } => {
+                write!(f, "platform {platform}: family: not a name")
+            }
+            FamilyError::Unknown {
+                platform,
+                family,
+                known,
+            } => write!(
+                f,
+                "platform {platform}: family `{family}` is not in `families` (this file has: {})",
+                known.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FamilyError {}
+
 /// Resolves the `families` of a vendor file read as data: each platform naming a `family` gets that
 /// family's values beneath its own; `families` and each `family` key are removed. The error names
 /// the platform and what is wrong.
-pub(super) fn inherit(file: &mut Value) -> Result<(), String> {
+pub(super) fn inherit(file: &mut Value) -> Result<(), FamilyError> {
     inherit_with(file, &Map::new())
 }
 
 /// [`inherit`], where a family the file does not define may be one of `known` (a site file's
 /// platform of a built-in family: the built-in file's `families`).
-pub(super) fn inherit_with(file: &mut Value, known: &Map<String, Value>) -> Result<(), String> {
+pub(super) fn inherit_with(
+    file: &mut Value,
+    known: &Map<String, Value>,
+) -> Result<(), FamilyError> {
     let Some(top) = file.as_object_mut() else {
         return Ok(()); // not a mapping: the types say what is wrong
     };
@@ -26,7 +85,7 @@ pub(super) fn inherit_with(file: &mut Value, known: &Map<String, Value>) -> Resu
     match top.remove("families") {
         None => {}
         Some(Value::Object(f)) => families.extend(f),
-        Some(_) => return Err("families: not a mapping of family names".into()),
+        Some(_) => return Err(FamilyError::NotAMapping),
     }
     let Some(Value::Object(platforms)) = top.get_mut("platforms") else {
         return Ok(());
@@ -38,14 +97,18 @@ pub(super) fn inherit_with(file: &mut Value, known: &Map<String, Value>) -> Resu
         let family = match own.remove("family") {
             None => continue,
             Some(Value::String(f)) => f,
-            Some(_) => return Err(format!("platform {name}: family: not a name")),
+            Some(_) => {
+                return Err(FamilyError::NotAName {
+                    platform: name.clone(),
+                });
+            }
         };
         let Some(base) = families.get(&family) else {
-            let known: Vec<&str> = families.keys().map(String::as_str).collect();
-            return Err(format!(
-                "platform {name}: family `{family}` is not in `families` (this file has: {})",
-                known.join(", ")
-            ));
+            return Err(FamilyError::Unknown {
+                platform: name.clone(),
+                family,
+                known: families.keys().cloned().collect(),
+            });
         };
         let own = std::mem::take(own);
         *platform = beneath(base.clone(), Value::Object(own));
@@ -128,9 +191,11 @@ mod tests {
     #[test]
     fn an_unknown_family_is_named() {
         let mut file = json!({"families": {"gx2": {}}, "platforms": {"s": {"family": "gx3"}}});
+        let e = inherit(&mut file).expect_err("an unknown family");
+        assert_eq!(e.platform(), Some("s"));
         assert_eq!(
-            inherit(&mut file),
-            Err("platform s: family `gx3` is not in `families` (this file has: gx2)".into())
+            e.to_string(),
+            "platform s: family `gx3` is not in `families` (this file has: gx2)"
         );
     }
 }

@@ -10,11 +10,12 @@
 //! One job per module: the profile's types (`types.rs`), the catalog of built-in and site files
 //! (`catalog.rs`, `extend.rs`), the per-family defaults they inherit (`family.rs`), the sources every fact needs (`sourcing.rs`) and the other consistency
 //! checks (`checks.rs`), interface names and port modes (`naming.rs`), OS releases (`release.rs`),
-//! SONiC SKU facts (`sonic.rs`), what a push owns (`owned.rs`, `sections.rs`), and which sections each change-report rule explains
-//! (`explained.rs`).
+//! SONiC SKU facts (`sonic.rs`), what a push owns (`owned.rs`, `sections.rs`), which sections each change-report rule explains
+//! (`explained.rs`), and the stage's errors (`error.rs`).
 
 mod catalog;
 mod checks;
+mod error;
 mod explained;
 mod extend;
 mod family;
@@ -29,7 +30,9 @@ mod types;
 pub use crate::kinds::{Os, QpHashMethod, Support};
 pub use crate::units::PortMode;
 pub use catalog::{Catalog, Entry, VENDOR_FILES, hint_for, schema_json};
+pub use error::{OutputError, VendorFileError, VendorProblem};
 pub use explained::ChangeSections;
+pub use family::FamilyError;
 pub use naming::PortNames;
 pub use owned::{ConfigDbOwnership, OwnedSections};
 pub use sonic::{

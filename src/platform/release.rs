@@ -57,20 +57,27 @@ pub fn example(os: Os) -> &'static str {
     }
 }
 
+/// A release that is not spelled as its OS spells releases.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a {} release like {}", os_name(*os), example(*os))]
+pub struct ReleaseError {
+    /// The OS.
+    pub os: Os,
+    /// The release as written.
+    pub text: String,
+}
+
 impl Release {
     /// Parses `text` as a release of `os`; the error says what the spelling should be.
-    pub fn parse(os: Os, text: &str) -> Result<Release, String> {
+    pub fn parse(os: Os, text: &str) -> Result<Release, ReleaseError> {
         let nums = match os {
             Os::Nxos => nxos(text),
             Os::Eos => eos(text),
             Os::Sonic => sonic(text),
         };
-        nums.map(Release).ok_or_else(|| {
-            format!(
-                "`{text}` is not a {} release like {}",
-                os_name(os),
-                example(os)
-            )
+        nums.map(Release).ok_or_else(|| ReleaseError {
+            os,
+            text: text.to_string(),
         })
     }
 
@@ -191,7 +198,7 @@ mod tests {
             (Os::Sonic, "master"),
             (Os::Sonic, "4.33.1F"),
         ] {
-            let e = Release::parse(os, bad).expect_err(bad);
+            let e = Release::parse(os, bad).expect_err(bad).to_string();
             assert!(e.contains(example(os)), "{e}");
         }
     }

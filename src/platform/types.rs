@@ -76,21 +76,15 @@ pub enum Producer<'a> {
 
 impl OutputSpec {
     /// How this file is produced, or why the spec is wrong.
-    pub fn producer(&self) -> Result<Producer<'_>, String> {
+    pub fn producer(&self) -> Result<Producer<'_>, super::error::OutputError> {
         match (&self.template, self.builder, self.context) {
             (Some(t), None, Some(c)) => Ok(Producer::Template(t, c)),
-            (Some(_), None, None) => Err(format!(
-                "{}: a template needs a `context` (what the per-OS layer prepares for it)",
-                self.file
-            )),
+            (Some(_), None, None) => Err(super::error::OutputError::NoContext(self.file.clone())),
             (None, Some(b), None) => Ok(Producer::Builder(b)),
-            (None, Some(_), Some(_)) => {
-                Err(format!("{}: `context` goes with a template", self.file))
-            }
-            _ => Err(format!(
-                "{}: give exactly one of `template` and `builder`",
-                self.file
+            (None, Some(_), Some(_)) => Err(super::error::OutputError::ContextWithBuilder(
+                self.file.clone(),
             )),
+            _ => Err(super::error::OutputError::NotOne(self.file.clone())),
         }
     }
 }
@@ -262,7 +256,7 @@ pub struct EcnUnit {
 impl EcnUnit {
     /// `bytes` in this unit, or why it is not a whole number of them (the compiler refuses such a
     /// threshold, located: `AIF-QOS-020`).
-    pub fn exact(&self, bytes: u64) -> Result<u64, String> {
+    pub fn exact(&self, bytes: u64) -> Result<u64, crate::units::UnitError> {
         crate::units::Size(bytes).in_unit(self.bytes, &self.keyword)
     }
 

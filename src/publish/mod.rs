@@ -134,7 +134,7 @@ pub enum PublishError {
         /// The folder.
         folder: PathBuf,
         /// What the journal said.
-        message: String,
+        message: crate::write::WriteError,
     },
     /// The lock refused the render.
     #[error(transparent)]
@@ -145,8 +145,8 @@ pub enum PublishError {
     /// Devices could not be rendered.
     #[error("{}", errors.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n"))]
     Render {
-        /// One message a device.
-        errors: Vec<String>,
+        /// One error a device.
+        errors: Vec<crate::render::RenderError>,
     },
     /// `--check` of a folder that does not exist.
     #[error(
@@ -191,7 +191,7 @@ impl PublishError {
 /// The message of [`PublishError::Write`].
 fn write_failed(folder: &Path, lock: Option<&Path>, f: &crate::write::Failure) -> String {
     if f.changed {
-        return format!("error: {}", f.message);
+        return format!("error: {}", f.error);
     }
     let lock_part = lock
         .map(|l| format!(" or {}", l.display()))
@@ -204,7 +204,7 @@ fn write_failed(folder: &Path, lock: Option<&Path>, f: &crate::write::Failure) -
         ),
         None => format!(
             "error: {}; nothing was changed in {}{lock_part}",
-            f.message,
+            f.error,
             folder.display()
         ),
     }

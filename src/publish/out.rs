@@ -122,7 +122,7 @@ impl Stream<'_> {
         let mut written = (0, 0);
         let mut lock = Ok(None);
         let result = crate::write::write_job(out, options, |stage| {
-            let sink = |f: &OutFile| stage.put(f);
+            let sink = |f: &OutFile| -> Result<(), crate::render::SinkError> { Ok(stage.put(f)?) };
             let (rendered, next) = rayon::join(
                 || {
                     self.renderer
@@ -136,7 +136,7 @@ impl Stream<'_> {
                 .and_then(|s| s.as_ref().map(Staged::companion));
             let refused = next.is_err();
             lock = next;
-            written = rendered.map_err(|errs| errs.join("\n"))?;
+            written = rendered.map_err(crate::render::RenderErrors)?;
             if refused {
                 return Err("the new lock was refused or could not be staged".into());
             }
@@ -198,7 +198,7 @@ fn write_only(
     let files = renderer
         .fabric_with_progress(meta, model, only, tick)
         .map_err(|errs| Failure {
-            message: errs.join("\n"),
+            error: crate::write::WriteError::Fill(Box::new(crate::render::RenderErrors(errs))),
             changed: false,
             signal: None,
         })?;

@@ -7,6 +7,7 @@
 //! per-OS layer builds as a JSON object (SONiC's `config_db.json`) is cut into its top-level tables.
 //! A test holds that the areas put together are the file.
 
+use super::RenderError;
 use minijinja::{Template, Value};
 
 /// One config area of one device's file.
@@ -61,11 +62,14 @@ pub(super) fn of_template(
     template: &str,
     tmpl: &Template<'_, '_>,
     ctx: &Value,
-) -> Result<Vec<Area>, String> {
+) -> Result<Vec<Area>, RenderError> {
     let names = block_names(tmpl.source());
     let mut captured = tmpl
         .render_captured(ctx.clone())
-        .map_err(|e| format!("rendering {template}: {e:#}"))?;
+        .map_err(|source| RenderError::Print {
+            name: template.to_string(),
+            source,
+        })?;
     if names.is_empty() {
         let text = super::tidy_text(captured.into_output());
         let name = template.rsplit('/').next().unwrap_or(template);
@@ -77,7 +81,11 @@ pub(super) fn of_template(
     for block in names {
         let text = captured
             .with_state_mut(|state| state.render_block(block))
-            .map_err(|e| format!("rendering {template} block {block}: {e:#}"))?;
+            .map_err(|source| RenderError::PrintBlock {
+                template: template.to_string(),
+                block: block.to_string(),
+                source,
+            })?;
         out.extend(area(file, block.trim_end_matches(SECTION), tidy(text)));
     }
     Ok(out)
@@ -85,7 +93,7 @@ pub(super) fn of_template(
 
 /// The areas of a file the per-OS layer built: each top-level entry of a JSON object alone, as an
 /// object of that one entry (4-space indentation, as SONiC's files are written), or the whole file.
-pub(super) fn of_built(file: &str, name: &str, content: String) -> Result<Vec<Area>, String> {
+pub(super) fn of_built(file: &str, name: &str, content: String) -> Result<Vec<Area>, RenderError> {
     let Ok(serde_json::Value::Object(tables)) = serde_json::from_str(&content) else {
         return Ok(area(file, name, content).into_iter().collect());
     };
@@ -96,8 +104,12 @@ pub(super) fn of_built(file: &str, name: &str, content: String) -> Result<Vec<Ar
         let mut text = Vec::new();
         let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
         let mut ser = serde_json::Serializer::with_formatter(&mut text, fmt);
-        serde::Serialize::serialize(&one, &mut ser).map_err(|e| format!("{file}: {e}"))?;
-        let text = String::from_utf8(text).map_err(|e| format!("{file}: {e}"))?;
+        serde::Serialize::serialize(&one, &mut ser).map_err(|source| RenderError::Areas {
+            file: file.to_string(),
+            source,
+        })?;
+        // serde_json writes UTF-8 only: nothing is replaced.
+        let text = String::from_utf8_lossy(&text).into_owned();
         out.extend(area(file, &table, text + "\n"));
     }
     Ok(out)

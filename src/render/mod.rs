@@ -14,8 +14,13 @@ use rayon::prelude::*;
 
 pub use crate::output::{Meta, OutFile, intent_label};
 pub use areas::Area;
+pub use error::{RenderError, RenderErrors};
+
+/// What a consumer of rendered files (the writer) returns when it cannot take one.
+pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 mod areas;
+mod error;
 mod format;
 pub mod hosts;
 pub mod inventory;
@@ -63,7 +68,7 @@ pub struct Renderer {
 
 impl Renderer {
     /// The built-in templates.
-    pub fn new(catalog: &'static Catalog) -> Result<Renderer, String> {
+    pub fn new(catalog: &'static Catalog) -> Result<Renderer, RenderError> {
         Renderer::with_templates(catalog, None)
     }
 
@@ -75,7 +80,7 @@ impl Renderer {
     pub fn with_templates(
         catalog: &'static Catalog,
         dir: Option<&std::path::Path>,
-    ) -> Result<Renderer, String> {
+    ) -> Result<Renderer, RenderError> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
@@ -85,22 +90,32 @@ impl Renderer {
             .lstrip_blocks(true)
             .keep_trailing_newline(true)
             .build()
-            .map_err(|e| format!("template syntax: {e}"))?;
+            .map_err(RenderError::Syntax)?;
         env.set_syntax(syntax);
         for (name, src) in embedded::TEMPLATES {
             env.add_template(name, src)
-                .map_err(|e| format!("template {name}: {e:#}"))?;
+                .map_err(|source| RenderError::Template {
+                    name: name.to_string(),
+                    source,
+                })?;
         }
         if let Some(dir) = dir {
             // Only a site's templates can name `builtin/...`: the second copies are compiled for them
             // alone (compiling every template twice was half the renderer's start-up).
             for (name, src) in embedded::TEMPLATES {
                 env.add_template_owned(format!("{BUILTIN}{name}"), *src)
-                    .map_err(|e| format!("template {name}: {e:#}"))?;
+                    .map_err(|source| RenderError::Template {
+                        name: name.to_string(),
+                        source,
+                    })?;
             }
             for (name, src) in site::templates(dir)? {
                 env.add_template_owned(name.clone(), src)
-                    .map_err(|e| format!("{}/{name}: {e:#}", dir.display()))?;
+                    .map_err(|source| RenderError::SiteTemplate {
+                        dir: dir.to_path_buf(),
+                        name: name.clone(),
+                        source,
+                    })?;
             }
         }
         Ok(Renderer {
@@ -152,7 +167,7 @@ impl Renderer {
     }
 
     /// Renders every file of one device.
-    pub fn device(&self, meta: &Meta, d: &Device) -> Result<Vec<OutFile>, String> {
+    pub fn device(&self, meta: &Meta, d: &Device) -> Result<Vec<OutFile>, RenderError> {
         if self.form == Form::Frr {
             return self.frr_device(meta, d).map(|f| vec![f]);
         }
@@ -162,8 +177,8 @@ impl Renderer {
             let content = match o.producer()? {
                 Producer::Builder(b) => self.build(b, d, platform)?,
                 Producer::Template(template, wants) => {
-                    let ctx = Self::context(wants, meta, d, platform)
-                        .map_err(|e| format!("{}: {e}", d.hostname))?;
+                    let ctx =
+                        Self::context(wants, meta, d, platform).map_err(|e| e.of(&d.hostname))?;
                     self.template(d, template, &ctx)?
                 }
             };
@@ -171,7 +186,7 @@ impl Renderer {
                 Some(s) => s.fill(content),
                 None => content,
             };
-            check_lines(&content).map_err(|e| format!("{}: {}: {e}", d.hostname, o.file))?;
+            check_lines(&content).map_err(|e| in_file(e, &o.file).of(&d.hostname))?;
             files.push(OutFile {
                 path: o.file.replace("{hostname}", &d.hostname),
                 content,
@@ -182,16 +197,22 @@ impl Renderer {
     }
 
     /// A device's platform and the files its OS renders (`outputs:` of `vendors/<os>.yaml`).
-    fn outputs_of(&self, d: &Device) -> Result<(&'static Platform, &'static [OutputSpec]), String> {
-        let (_, platform) = self
-            .catalog
-            .get(&d.platform)
-            .ok_or_else(|| format!("{}: unknown platform {}", d.hostname, d.platform))?;
+    fn outputs_of(
+        &self,
+        d: &Device,
+    ) -> Result<(&'static Platform, &'static [OutputSpec]), RenderError> {
+        let (_, platform) =
+            self.catalog
+                .get(&d.platform)
+                .ok_or_else(|| RenderError::UnknownPlatform {
+                    host: d.hostname.to_string(),
+                    platform: d.platform.to_string(),
+                })?;
         let outputs = self
             .catalog
             .outputs
             .get(&d.os)
-            .ok_or_else(|| format!("no outputs for {}", d.os))?;
+            .ok_or(RenderError::NoOutputs(d.os))?;
         Ok((platform, outputs))
     }
 
@@ -200,7 +221,7 @@ impl Renderer {
     /// its `*_section` blocks) or builder, with the same context, as the file itself; secrets stay
     /// placeholders. Always the native form ([`Form::Native`]); a site's device template shows the
     /// `*_section` blocks its own source declares.
-    pub fn areas(&self, meta: &Meta, d: &Device) -> Result<Vec<Area>, String> {
+    pub fn areas(&self, meta: &Meta, d: &Device) -> Result<Vec<Area>, RenderError> {
         let (platform, outputs) = self.outputs_of(d)?;
         let mut out = Vec::new();
         for o in outputs {
@@ -215,17 +236,17 @@ impl Renderer {
                 Producer::Template(template, wants) => {
                     let ctx = Self::context(wants, meta, d, platform)?;
                     let name = format!("{}/{template}", d.os.as_str());
-                    let tmpl = self.env.get_template(&name).map_err(|e| format!("{e:#}"))?;
+                    let tmpl = self.env.get_template(&name).map_err(RenderError::Jinja)?;
                     areas::of_template(&file, &name, &tmpl, &ctx)
                 }
             };
-            out.extend(found.map_err(|e| format!("{}: {e}", d.hostname))?);
+            out.extend(found.map_err(|e| e.of(&d.hostname))?);
         }
         Ok(out)
     }
 
     /// The FRR config of one device (`templates/frr/frr.conf.j2` printing [`crate::os::frr::view`]).
-    fn frr_device(&self, meta: &Meta, d: &Device) -> Result<OutFile, String> {
+    fn frr_device(&self, meta: &Meta, d: &Device) -> Result<OutFile, RenderError> {
         let ctx = context! {
             meta => Value::from(Serde(meta)),
             view => Value::from(Serde(crate::os::frr::view(d)?)),
@@ -233,12 +254,16 @@ impl Renderer {
         let tmpl = self
             .env
             .get_template("frr/frr.conf.j2")
-            .map_err(|e| format!("{}: {e:#}", d.hostname))?;
-        let content = tmpl
-            .render(ctx)
-            .map_err(|e| format!("{}: rendering frr/frr.conf.j2: {e:#}", d.hostname))?;
+            .map_err(|e| RenderError::Jinja(e).of(&d.hostname))?;
+        let content = tmpl.render(ctx).map_err(|source| {
+            RenderError::Print {
+                name: "frr/frr.conf.j2".to_string(),
+                source,
+            }
+            .of(&d.hostname)
+        })?;
         let content = tidy_text(content);
-        check_lines(&content).map_err(|e| format!("{}: frr.conf: {e}", d.hostname))?;
+        check_lines(&content).map_err(|e| in_file(e, "frr.conf").of(&d.hostname))?;
         Ok(OutFile {
             path: Form::frr_path(&d.hostname),
             content,
@@ -247,9 +272,9 @@ impl Renderer {
     }
 
     /// A file the per-OS layer builds.
-    fn build(&self, b: Builder, d: &Device, platform: &Platform) -> Result<String, String> {
+    fn build(&self, b: Builder, d: &Device, platform: &Platform) -> Result<String, RenderError> {
         match b {
-            Builder::ConfigDb => self.config_db.file(d, platform),
+            Builder::ConfigDb => Ok(self.config_db.file(d, platform)?),
         }
     }
 
@@ -259,7 +284,7 @@ impl Renderer {
         meta: &Meta,
         d: &Device,
         platform: &Platform,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RenderError> {
         let meta = Value::from(Serde(meta));
         Ok(match wants {
             TemplateContext::NxosView => context! {
@@ -278,15 +303,15 @@ impl Renderer {
     }
 
     /// Renders template `templates/<os>/<template>` as text.
-    fn template(&self, d: &Device, template: &str, ctx: &Value) -> Result<String, String> {
+    fn template(&self, d: &Device, template: &str, ctx: &Value) -> Result<String, RenderError> {
         let name = format!("{}/{template}", d.os.as_str());
         let tmpl = self
             .env
             .get_template(&name)
-            .map_err(|e| format!("{}: {e:#}", d.hostname))?;
+            .map_err(|e| RenderError::Jinja(e).of(&d.hostname))?;
         let raw = tmpl
             .render(ctx)
-            .map_err(|e| format!("{}: rendering {name}: {e:#}", d.hostname))?;
+            .map_err(|source| RenderError::Print { name, source }.of(&d.hostname))?;
         Ok(tidy_text(raw))
     }
 
@@ -296,7 +321,7 @@ impl Renderer {
         meta: &Meta,
         model: &FabricModel,
         only: Option<&globset::GlobMatcher>,
-    ) -> Result<Vec<OutFile>, Vec<String>> {
+    ) -> Result<Vec<OutFile>, Vec<RenderError>> {
         self.fabric_with_progress(meta, model, only, &|| {})
     }
 
@@ -310,11 +335,11 @@ impl Renderer {
         meta: &Meta,
         model: &FabricModel,
         only: Option<&globset::GlobMatcher>,
-        sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
+        sink: &(dyn Fn(&OutFile) -> Result<(), SinkError> + Sync),
         tick: &(dyn Fn() + Sync),
-    ) -> Result<(usize, u64), Vec<String>> {
+    ) -> Result<(usize, u64), Vec<RenderError>> {
         // Per device, its file count and bytes.
-        let devices = || -> Vec<Result<(usize, u64), String>> {
+        let devices = || -> Vec<Result<(usize, u64), RenderError>> {
             model
                 .devices
                 .par_iter()
@@ -323,7 +348,7 @@ impl Renderer {
                     let files = self.device(meta, d)?;
                     let mut bytes = 0;
                     for f in &files {
-                        sink(f)?;
+                        sink(f).map_err(RenderError::Sink)?;
                         bytes += f.content.len() as u64;
                     }
                     tick();
@@ -337,13 +362,15 @@ impl Renderer {
                 return Ok((0, 0));
             }
             let inv = self.inventory(model, only);
-            sink(&inv).map(|()| (1, inv.content.len() as u64))
+            sink(&inv)
+                .map(|()| (1, inv.content.len() as u64))
+                .map_err(RenderError::Sink)
         };
         // The host files need every server link: a render narrowed by `only` keeps the old ones.
         let hosts = || match only {
             _ if !native => Ok((0, 0)),
             Some(_) => Ok((0, 0)),
-            None => hosts::each(meta, model, sink).map_err(String::from),
+            None => hosts::each(meta, model, sink).map_err(RenderError::Hosts),
         };
         let (devices, (inv, hosts)) = rayon::join(devices, || rayon::join(inventory, hosts));
         let mut errs = Vec::new();
@@ -371,8 +398,8 @@ impl Renderer {
         model: &FabricModel,
         only: Option<&globset::GlobMatcher>,
         tick: &(dyn Fn() + Sync),
-    ) -> Result<Vec<OutFile>, Vec<String>> {
-        let results: Vec<Result<Vec<OutFile>, String>> = model
+    ) -> Result<Vec<OutFile>, Vec<RenderError>> {
+        let results: Vec<Result<Vec<OutFile>, RenderError>> = model
             .devices
             .par_iter()
             .filter(|d| only.is_none_or(|g| g.is_match(&d.hostname)))
@@ -401,7 +428,7 @@ impl Renderer {
         if only.is_none() {
             match hosts::files(meta, model) {
                 Ok(h) => files.extend(h),
-                Err(e) => errs.push(e.into()),
+                Err(e) => errs.push(RenderError::Hosts(e)),
             }
         }
         if errs.is_empty() {
@@ -409,6 +436,14 @@ impl Renderer {
         } else {
             Err(errs)
         }
+    }
+}
+
+/// `e`, of file `file` of a device.
+fn in_file(e: RenderError, file: &str) -> RenderError {
+    RenderError::File {
+        file: file.to_string(),
+        source: Box::new(e),
     }
 }
 
@@ -451,7 +486,7 @@ fn is_tidy(text: &str) -> bool {
 
 /// Defence in depth: no control character (C0, DEL, C1) other than newline, tab and the `\r` of a
 /// `\r\n` may reach a config. Scans bytes: a C1 control is `0xC2 0x80..=0x9F` in UTF-8.
-fn check_lines(content: &str) -> Result<(), String> {
+fn check_lines(content: &str) -> Result<(), RenderError> {
     let b = content.as_bytes();
     if !suspect(b) {
         return Ok(());
@@ -466,7 +501,7 @@ fn check_lines(content: &str) -> Result<(), String> {
     match bad {
         Some(at) => {
             let line = b[..at].iter().filter(|&&c| c == b'\n').count() + 1;
-            Err(format!("line {line} contains a control character"))
+            Err(RenderError::Control(line))
         }
         None => Ok(()),
     }
@@ -528,14 +563,14 @@ mod tests {
         assert!(suspect(long.as_bytes()) && check_lines(&long).is_err());
         assert!(!suspect("a\tb é\u{2014}\n".repeat(20).as_bytes()));
         assert_eq!(
-            check_lines("ok\nbad\u{7}\n"),
-            Err("line 2 contains a control character".into())
+            check_lines("ok\nbad\u{7}\n").map_err(|e| e.to_string()),
+            Err("line 2 contains a control character".to_string())
         );
         for bad in ["a\rb", "x\n\u{85}", "\u{7f}", "\u{0}", "\r"] {
             assert!(check_lines(bad).is_err(), "{bad:?}");
         }
         for good in ["a\r\nb\tc\n", "é\u{a0}\u{2014}", ""] {
-            assert_eq!(check_lines(good), Ok(()), "{good:?}");
+            assert!(check_lines(good).is_ok(), "{good:?}");
         }
     }
 }

@@ -2,29 +2,101 @@
 
 use std::fmt::Write as _;
 
+/// Why a name pattern could not be expanded, or a name it gave is refused; the text names both.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// A `}` with no `{` before it.
+    #[error("unbalanced `}}` in `{0}`")]
+    UnbalancedClose(String),
+    /// A `{` with no `}` after it.
+    #[error("unbalanced `{{` in `{0}`")]
+    UnbalancedOpen(String),
+    /// A width that is not a number.
+    #[error("bad width `{width}` in `{{{inner}}}`: write e.g. `{{{name}:02}}`")]
+    BadWidth {
+        /// The width as written.
+        width: String,
+        /// The placeholder's text inside its braces.
+        inner: String,
+        /// The placeholder's name.
+        name: String,
+    },
+    /// A width over 9.
+    #[error("width {width} in `{{{inner}}}` is too large")]
+    WideWidth {
+        /// The width.
+        width: usize,
+        /// The placeholder's text inside its braces.
+        inner: String,
+    },
+    /// A placeholder this pattern cannot use.
+    #[error("unknown placeholder `{{{name}}}` in `{pattern}`; this pattern can use {known}")]
+    UnknownPlaceholder {
+        /// The placeholder's name.
+        name: String,
+        /// The pattern.
+        pattern: String,
+        /// The placeholders it can use (`{group}, {rail}`).
+        known: String,
+    },
+    /// A hostname of the wrong length.
+    #[error("hostname `{name}` has {} characters; RFC 1123 allows 1-63", name.len())]
+    HostnameLength {
+        /// The hostname.
+        name: String,
+    },
+    /// A hostname with a character a label cannot hold.
+    #[error("hostname `{}` contains {bad:?}; only letters, digits and `-` are allowed", name.escape_debug())]
+    HostnameCharacter {
+        /// The hostname.
+        name: String,
+        /// The first character refused.
+        bad: char,
+    },
+    /// A hostname starting or ending with `-`.
+    #[error("hostname `{0}` starts or ends with `-`")]
+    HostnameDash(String),
+    /// A config token of the wrong length.
+    #[error("`{}` must have 1-64 characters", .0.escape_debug())]
+    TokenLength(String),
+    /// A config token with a character it cannot hold.
+    #[error("`{}` contains {bad:?}; only letters, digits and - _ . / : are allowed", name.escape_debug())]
+    TokenCharacter {
+        /// The token.
+        name: String,
+        /// The first character refused.
+        bad: char,
+    },
+}
+
 /// Expands `{name}` and `{name:0N}` placeholders with the given values. Unknown placeholders, unbalanced
 /// braces and empty results are errors.
-pub fn expand(pattern: &str, values: &[(&str, u32)]) -> Result<String, String> {
+pub fn expand(pattern: &str, values: &[(&str, u32)]) -> Result<String, PatternError> {
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut rest = pattern;
     while let Some(open) = rest.find(['{', '}']) {
         if rest.as_bytes()[open] == b'}' {
-            return Err(format!("unbalanced `}}` in `{pattern}`"));
+            return Err(PatternError::UnbalancedClose(pattern.to_string()));
         }
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let close = after
             .find('}')
-            .ok_or_else(|| format!("unbalanced `{{` in `{pattern}`"))?;
+            .ok_or_else(|| PatternError::UnbalancedOpen(pattern.to_string()))?;
         let inner = &after[..close];
         let (name, width) = match inner.split_once(':') {
             Some((n, w)) => {
                 let digits = w.strip_prefix('0').unwrap_or(w);
-                let width: usize = digits.parse().map_err(|_| {
-                    format!("bad width `{w}` in `{{{inner}}}`: write e.g. `{{{n}:02}}`")
+                let width: usize = digits.parse().map_err(|_| PatternError::BadWidth {
+                    width: w.to_string(),
+                    inner: inner.to_string(),
+                    name: n.to_string(),
                 })?;
                 if width > 9 {
-                    return Err(format!("width {width} in `{{{inner}}}` is too large"));
+                    return Err(PatternError::WideWidth {
+                        width,
+                        inner: inner.to_string(),
+                    });
                 }
                 (n, width)
             }
@@ -36,10 +108,11 @@ pub fn expand(pattern: &str, values: &[(&str, u32)]) -> Result<String, String> {
             .map(|(_, v)| *v)
             .ok_or_else(|| {
                 let names: Vec<String> = values.iter().map(|(n, _)| format!("{{{n}}}")).collect();
-                format!(
-                    "unknown placeholder `{{{name}}}` in `{pattern}`; this pattern can use {}",
-                    names.join(", ")
-                )
+                PatternError::UnknownPlaceholder {
+                    name: name.to_string(),
+                    pattern: pattern.to_string(),
+                    known: names.join(", "),
+                }
             })?;
         // Writing to a String cannot fail.
         let _ = write!(out, "{value:0width$}");
@@ -61,25 +134,23 @@ pub fn missing(pattern: &str, required: &[&str]) -> Vec<String> {
 
 /// Checks that a generated name is a valid RFC 1123 hostname label: 1-63 characters, letters, digits
 /// and `-`, not starting or ending with `-`. Such a name is also safe as a file name and a config token.
-pub fn check_hostname(name: &str) -> Result<(), String> {
+pub fn check_hostname(name: &str) -> Result<(), PatternError> {
     if name.is_empty() || name.len() > 63 {
-        return Err(format!(
-            "hostname `{name}` has {} characters; RFC 1123 allows 1-63",
-            name.len()
-        ));
+        return Err(PatternError::HostnameLength {
+            name: name.to_string(),
+        });
     }
     if let Some(c) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
     {
-        return Err(format!(
-            "hostname `{}` contains {:?}; only letters, digits and `-` are allowed",
-            name.escape_debug(),
-            c
-        ));
+        return Err(PatternError::HostnameCharacter {
+            name: name.to_string(),
+            bad: c,
+        });
     }
     if name.starts_with('-') || name.ends_with('-') {
-        return Err(format!("hostname `{name}` starts or ends with `-`"));
+        return Err(PatternError::HostnameDash(name.to_string()));
     }
     Ok(())
 }
@@ -87,22 +158,18 @@ pub fn check_hostname(name: &str) -> Result<(), String> {
 /// Checks a name that ends up in a config line but is not a hostname (server NIC names, descriptions):
 /// letters, digits and `-_./:` only, at most 64 characters. No space, quote, comment starter (`!`, `#`)
 /// or control character can get through.
-pub fn check_token(name: &str) -> Result<(), String> {
+pub fn check_token(name: &str) -> Result<(), PatternError> {
     if name.is_empty() || name.len() > 64 {
-        return Err(format!(
-            "`{}` must have 1-64 characters",
-            name.escape_debug()
-        ));
+        return Err(PatternError::TokenLength(name.to_string()));
     }
     if let Some(c) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || "-_./:".contains(*c)))
     {
-        return Err(format!(
-            "`{}` contains {:?}; only letters, digits and - _ . / : are allowed",
-            name.escape_debug(),
-            c
-        ));
+        return Err(PatternError::TokenCharacter {
+            name: name.to_string(),
+            bad: c,
+        });
     }
     Ok(())
 }
@@ -119,6 +186,7 @@ mod tests {
         assert!(
             expand("x{zone}", &v)
                 .unwrap_err()
+                .to_string()
                 .contains("unknown placeholder")
         );
         assert!(expand("x{index", &v).is_err());
@@ -126,6 +194,45 @@ mod tests {
         assert_eq!(
             missing("su{group}-leaf", &["group", "rail"]),
             vec!["{rail}"]
+        );
+    }
+
+    /// The typed errors print what the text errors printed (validate's findings quote them).
+    #[test]
+    fn errors_print_as_before() {
+        let v = [("group", 3), ("index", 5)];
+        let text = |r: Result<String, PatternError>| r.unwrap_err().to_string();
+        assert_eq!(text(expand("a}", &v)), "unbalanced `}` in `a}`");
+        assert_eq!(text(expand("a{group", &v)), "unbalanced `{` in `a{group`");
+        assert_eq!(
+            text(expand("s{index:x}", &v)),
+            "bad width `x` in `{index:x}`: write e.g. `{index:02}`"
+        );
+        assert_eq!(
+            text(expand("s{index:10}", &v)),
+            "width 10 in `{index:10}` is too large"
+        );
+        assert_eq!(
+            text(expand("s{rail}", &v)),
+            "unknown placeholder `{rail}` in `s{rail}`; this pattern can use {group}, {index}"
+        );
+        let err = |r: Result<(), PatternError>| r.unwrap_err().to_string();
+        assert_eq!(
+            err(check_hostname("a\nb")),
+            "hostname `a\\nb` contains '\\n'; only letters, digits and `-` are allowed"
+        );
+        assert_eq!(
+            err(check_hostname("-a")),
+            "hostname `-a` starts or ends with `-`"
+        );
+        assert_eq!(
+            err(check_hostname("")),
+            "hostname `` has 0 characters; RFC 1123 allows 1-63"
+        );
+        assert_eq!(err(check_token("")), "`` must have 1-64 characters");
+        assert_eq!(
+            err(check_token("a b")),
+            "`a b` contains ' '; only letters, digits and - _ . / : are allowed"
         );
     }
 

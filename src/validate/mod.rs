@@ -820,12 +820,12 @@ fn unit_def(s: &Value) -> Option<&str> {
 fn unit_error(def: &str, text: &str) -> Option<String> {
     use crate::units::{AsnRange, Duration, Length, Percent, Ratio, Size, Speed};
     let r = match def {
-        "Size" => Size::parse(text).err(),
-        "Duration" => Duration::parse(text).err(),
-        "Speed" => Speed::parse(text).err(),
-        "Length" => Length::parse(text).err(),
-        "Ratio" => Ratio::parse(text).err(),
-        "AsnRange" => AsnRange::parse(text).err(),
+        "Size" => Size::parse(text).err().map(|e| e.to_string()),
+        "Duration" => Duration::parse(text).err().map(|e| e.to_string()),
+        "Speed" => Speed::parse(text).err().map(|e| e.to_string()),
+        "Length" => Length::parse(text).err().map(|e| e.to_string()),
+        "Ratio" => Ratio::parse(text).err().map(|e| e.to_string()),
+        "AsnRange" => AsnRange::parse(text).err().map(|e| e.to_string()),
         "Percent" => serde_json::from_value::<Percent>(Value::String(text.to_string()))
             .err()
             .map(|e| e.to_string()),

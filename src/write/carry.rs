@@ -2,6 +2,7 @@
 //! carried into the new folder unchanged (hard-linked, copied where the file system refuses links).
 
 use super::MARKER;
+use super::error::{WriteError, io};
 use std::path::Path;
 
 /// Carries every regular file of `prev` that is not yet in `tmp` and that `keep` accepts (by its path
@@ -11,7 +12,7 @@ pub(super) fn carry(
     prev: &Path,
     tmp: &Path,
     keep: &dyn Fn(&str) -> bool,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, WriteError> {
     let mut carried = Vec::new();
     walk(prev, prev, tmp, keep, &mut carried)?;
     Ok(carried)
@@ -23,11 +24,11 @@ fn walk(
     tmp: &Path,
     keep: &dyn Fn(&str) -> bool,
     carried: &mut Vec<String>,
-) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+) -> Result<(), WriteError> {
+    let entries = std::fs::read_dir(dir).map_err(io(dir))?;
     for e in entries {
-        let e = e.map_err(|e| format!("{}: {e}", dir.display()))?;
-        let kind = e.file_type().map_err(|e| format!("{}: {e}", e))?;
+        let e = e.map_err(io(dir))?;
+        let kind = e.file_type().map_err(io(&e.path()))?;
         let path = e.path();
         if kind.is_dir() {
             walk(&path, base, tmp, keep, carried)?;
@@ -45,10 +46,10 @@ fn walk(
             continue;
         }
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
         if std::fs::hard_link(&path, &target).is_err() {
-            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::copy(&path, &target).map_err(io(&path))?;
         }
         carried.push(rel_text);
     }

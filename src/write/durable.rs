@@ -89,13 +89,6 @@ pub enum SyncError {
     },
 }
 
-impl From<SyncError> for String {
-    /// The message, where the write still carries its errors as text.
-    fn from(e: SyncError) -> String {
-        e.to_string()
-    }
-}
-
 /// Makes the file at `path` (never through a symbolic link) durable: its data and status.
 pub fn file(path: &Path) -> Result<(), SyncError> {
     let named = |error| SyncError::File {

@@ -50,7 +50,8 @@
 //! staged write ([`super::stage`]), which handles every case.
 
 use super::{
-    Failure, MARKER, Options, Report, manifest, may_replace, parent_and_name, safe_relative,
+    Doubt, Failure, MARKER, Options, Report, WriteError, manifest, may_replace, parent_and_name,
+    safe_relative,
 };
 use crate::render::OutFile;
 use std::collections::HashSet;
@@ -118,8 +119,8 @@ impl Entry {
     }
 
     /// The journal in `text`, or why it is not one this aifab acts on.
-    fn parse(text: &str) -> Result<Entry, String> {
-        let not_ours = || format!("not a journal this aifab writes (`{HEADER}`)");
+    fn parse(text: &str) -> Result<Entry, Doubt> {
+        let not_ours = || Doubt::NotOurs(HEADER);
         let mut lines = text.lines();
         (lines.next() == Some(HEADER))
             .then_some(())
@@ -138,7 +139,7 @@ impl Entry {
         if let Some(i) = files.iter().position(|(f, _)| f == MARKER)
             && i + 1 != files.len()
         {
-            return Err(format!("it puts {MARKER} in place before other files"));
+            return Err(Doubt::MarkerFirst);
         }
         Ok(Entry {
             pid,
@@ -150,17 +151,17 @@ impl Entry {
 }
 
 /// One `file:` line of a journal: its path (plain, relative, no `.git`) and hash.
-fn file_line(line: &str) -> Result<(String, u128), String> {
-    let bad = || format!("`{line}` is not a file line of a journal");
+fn file_line(line: &str) -> Result<(String, u128), Doubt> {
+    let bad = || Doubt::BadFileLine(line.to_string());
     let rest = line.strip_prefix("file: xxh3-128 ").ok_or_else(bad)?;
     let (hex, rel) = rest.split_once(' ').ok_or_else(bad)?;
     let hash = (hex.len() == 32)
         .then(|| u128::from_str_radix(hex, 16).ok())
         .flatten()
         .ok_or_else(bad)?;
-    safe_relative(rel).map_err(|e| format!("it names {e}"))?;
+    safe_relative(rel).map_err(Doubt::Leaves)?;
     if rel.split('/').any(|p| p == ".git") {
-        return Err(format!("it names `{rel}`, inside a git folder"));
+        return Err(Doubt::InGit(rel.to_string()));
     }
     Ok((rel.to_string(), hash))
 }
@@ -170,7 +171,7 @@ fn file_line(line: &str) -> Result<(String, u128), String> {
 /// processes that are gone. `Ok(Some(message))` says what it did; an error names a journal of a process
 /// that still runs (another render is writing the folder), or one that does not verify and why (it is
 /// left alone).
-pub fn settle(out: &Path) -> Result<Option<String>, String> {
+pub fn settle(out: &Path) -> Result<Option<String>, WriteError> {
     let Some(journal) = journal_path(out) else {
         return Ok(None);
     };
@@ -178,26 +179,29 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
     let bytes = match crate::files::read_own(&journal, 16 * 1024 * 1024) {
         Ok(b) => b,
         Err(crate::files::ReadError::Missing) => return Ok(None),
-        Err(e) => return Err(e.describe(&journal, 16 * 1024 * 1024)),
+        Err(error) => {
+            return Err(WriteError::Read {
+                path: journal,
+                limit: 16 * 1024 * 1024,
+                error,
+            });
+        }
     };
-    let refuse = |why: String| {
-        format!(
-            "{}: not acted on: {why}; nothing was moved or removed. If no aifab render runs, check {} (render --check) and remove the journal",
-            journal.display(),
-            out.display()
-        )
+    let refuse = |why: Doubt| WriteError::NotActedOn {
+        journal: journal.clone(),
+        out: out.to_path_buf(),
+        why,
     };
     let entry = std::str::from_utf8(&bytes)
-        .map_err(|_| "not text".to_string())
+        .map_err(|_| Doubt::NotText)
         .and_then(Entry::parse)
         .map_err(refuse)?;
     if entry.pid != std::process::id() && crate::files::process_alive(entry.pid, entry.start) {
-        return Err(format!(
-            "another aifab render (pid {}) is writing {} right now ({}); wait for it to finish",
-            entry.pid,
-            out.display(),
-            journal.display()
-        ));
+        return Err(WriteError::BusyJournal {
+            pid: entry.pid,
+            out: out.to_path_buf(),
+            journal,
+        });
     }
     let staging = staging_path(out, entry.pid);
     let renamed = match (entry.state, &staging) {
@@ -222,7 +226,7 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
     if let Some(dir) = &staging {
         remove_staging(dir);
     }
-    std::fs::remove_file(&journal).map_err(|e| format!("{}: {e}", journal.display()))?;
+    std::fs::remove_file(&journal).map_err(super::error::io(&journal))?;
     let what = match entry.state {
         State::Commit => format!(
             "had decided its change: it is now in place ({renamed} of its {} files were still to rename)",
@@ -240,10 +244,10 @@ pub fn settle(out: &Path) -> Result<Option<String>, String> {
 /// Checks a `commit` journal's `files` against the staging folder `staging` and the output folder `out`
 /// before anything is moved (see the module doc); returns which of them are still staged (to rename),
 /// or why the journal does not verify.
-fn verify(out: &Path, staging: &Path, files: &[(String, u128)]) -> Result<Vec<bool>, String> {
+fn verify(out: &Path, staging: &Path, files: &[(String, u128)]) -> Result<Vec<bool>, Doubt> {
     let real = match std::fs::symlink_metadata(staging) {
         Ok(m) if m.is_dir() => true,
-        Ok(_) => return Err(format!("{} is not a folder", staging.display())),
+        Ok(_) => return Err(Doubt::StagingNotAFolder(staging.to_path_buf())),
         Err(_) => false,
     };
     let before = manifest::read(out);
@@ -257,22 +261,20 @@ fn verify(out: &Path, staging: &Path, files: &[(String, u128)]) -> Result<Vec<bo
                 moves.push(false);
                 continue;
             }
-            return Err(format!(
-                "{rel} is neither staged ({}) nor in place",
-                staged.display()
-            ));
+            return Err(Doubt::Lost {
+                rel: rel.clone(),
+                staged,
+            });
         }
         if !super::sums::plain_mode(&staged) || !super::sums::holds(&staged, *hash) {
-            return Err(format!(
-                "{} is not the file aifab staged for {rel} (a regular file, no execute bit, xxh3-128 {hash:032x})",
-                staged.display()
-            ));
+            return Err(Doubt::NotStaged {
+                staged,
+                rel: rel.clone(),
+                hash: *hash,
+            });
         }
         if !folders_are_real(out, Path::new(rel)) || !replaceable(&target, rel, before.as_ref()) {
-            return Err(format!(
-                "{} is not a file aifab wrote there (its manifest's hash), nor free",
-                target.display()
-            ));
+            return Err(Doubt::NotFree(target));
         }
         moves.push(true);
     }
@@ -413,10 +415,10 @@ pub fn write(out: &Path, options: &Options, files: &[OutFile]) -> Result<Outcome
     };
     let (parent, name) = parent_and_name(out).map_err(Failure::unchanged)?;
     if let Some(pid) = super::stale::live_staging(&parent, &name) {
-        return Err(Failure::unchanged(format!(
-            "another aifab render (pid {pid}) is writing {} right now; wait for it to finish",
-            out.display()
-        )));
+        return Err(Failure::unchanged(WriteError::Busy {
+            pid,
+            out: out.to_path_buf(),
+        }));
     }
     let mut report = Report {
         stale: super::stale::folders(&parent, &name),
@@ -472,12 +474,9 @@ fn plan<'a>(
     let mut unchanged = 0;
     let put: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     for f in files {
-        let rel = safe_relative(&f.path).map_err(|e| Failure::unchanged(e.into()))?;
+        let rel = safe_relative(&f.path).map_err(Failure::unchanged)?;
         if f.path == MARKER {
-            return Err(Failure::unchanged(format!(
-                "output path `{}` is aifab's manifest",
-                f.path
-            )));
+            return Err(Failure::unchanged(WriteError::ManifestPath(f.path.clone())));
         }
         let target = out.join(&rel);
         match ancestors(out, &rel, listed) {
@@ -492,7 +491,7 @@ fn plan<'a>(
         let bytes = f.content.as_bytes();
         match std::fs::symlink_metadata(&target) {
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(Failure::unchanged(format!("{}: {e}", target.display()))),
+            Err(e) => return Err(Failure::unchanged(super::error::io(&target)(e))),
             Ok(m) if m.is_dir() => return Ok(Err("a folder where a file goes")),
             // A file or link of the user's where the render writes: refused below, as a staged write
             // refuses it.
@@ -626,7 +625,7 @@ fn new_manifest(
 /// module doc). Before the journal says `commit`, an error or a signal removes what was staged.
 fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> {
     let pid = std::process::id();
-    let not_a_name = || Failure::unchanged(format!("{}: not a folder name", out.display()));
+    let not_a_name = || Failure::unchanged(WriteError::NoName(out.to_path_buf()));
     let journal = journal_path(out).ok_or_else(not_a_name)?;
     let staging = staging_path(out, pid).ok_or_else(not_a_name)?;
     let mut entry = Entry {
@@ -636,26 +635,23 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
         files: changes.iter().map(|c| (c.rel.clone(), c.hash)).collect(),
     };
     put_journal(&journal, &entry, false, out).map_err(Failure::unchanged)?;
-    let undo = |message: String| {
+    let undo = |error: WriteError| {
         remove_staging(&staging);
         let _ = std::fs::remove_file(&journal);
         Failure {
             signal: super::interrupt::pending(),
-            ..Failure::unchanged(message)
+            ..Failure::unchanged(error)
         }
     };
     // A folder of this process id left by an earlier process is aifab's: emptied first.
     remove_staging(&staging);
-    std::fs::create_dir(&staging).map_err(|e| undo(format!("{}: {e}", staging.display())))?;
+    std::fs::create_dir(&staging).map_err(|e| undo(super::error::io(&staging)(e)))?;
     for (i, c) in changes.iter().enumerate() {
         if i == 0 {
             super::interrupt::point("fill");
         }
         if let Some(sig) = super::interrupt::pending() {
-            return Err(undo(format!(
-                "interrupted by {}",
-                super::interrupt::name(sig)
-            )));
+            return Err(undo(WriteError::Interrupted(sig)));
         }
         let new = staging.join(i.to_string());
         let written = fail_after(i).and_then(|()| {
@@ -663,7 +659,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
             let private = secrets && c.rel != MARKER;
             super::write_new(&new, c.bytes, private)
                 .map(drop)
-                .map_err(|e| format!("{}: {e}", new.display()))
+                .map_err(super::error::io(&new))
         });
         if let Err(e) = written {
             return Err(undo(e));
@@ -679,10 +675,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
         .map_err(|e| undo(e.into()))?;
     super::interrupt::point("staged");
     if let Some(sig) = super::interrupt::pending() {
-        return Err(undo(format!(
-            "interrupted by {}",
-            super::interrupt::name(sig)
-        )));
+        return Err(undo(WriteError::Interrupted(sig)));
     }
     entry.state = State::Commit;
     put_journal(&journal, &entry, true, out).map_err(undo)?;
@@ -694,7 +687,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     let mut failed = Vec::new();
     for (i, c) in changes.iter().enumerate() {
         if let Err(e) = std::fs::rename(staging.join(i.to_string()), &c.target) {
-            failed.push(format!("{}: {e}", c.target.display()));
+            failed.push(super::error::io(&c.target)(e));
         }
     }
     // The renames on the disk before the journal goes.
@@ -707,11 +700,7 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
     super::interrupt::point("locked");
     if !failed.is_empty() {
         return Err(Failure {
-            message: format!(
-                "{}; the journal {} lets the next aifab render finish it",
-                failed.join("; "),
-                journal.display()
-            ),
+            error: WriteError::Unfinished { failed, journal },
             changed: true,
             signal: None,
         });
@@ -723,15 +712,12 @@ fn commit(out: &Path, changes: &[Change], secrets: bool) -> Result<(), Failure> 
 }
 
 /// The staged write's test hook ([`super::FAIL_AFTER_ENV`]): fails after that many files.
-fn fail_after(i: usize) -> Result<(), String> {
+fn fail_after(i: usize) -> Result<(), WriteError> {
     let limit: Option<usize> = std::env::var(super::FAIL_AFTER_ENV)
         .ok()
         .and_then(|v| v.parse().ok());
     match limit {
-        Some(n) if i >= n => Err(format!(
-            "injected failure after {n} files ({})",
-            super::FAIL_AFTER_ENV
-        )),
+        Some(n) if i >= n => Err(WriteError::Injected { after: n }),
         _ => Ok(()),
     }
 }
@@ -739,7 +725,7 @@ fn fail_after(i: usize) -> Result<(), String> {
 /// Puts the journal of output folder `out` in place: its text written whole to a file of this process
 /// first, then linked into place (`replace` false: a journal already there is an error) or renamed
 /// over it.
-fn put_journal(journal: &Path, entry: &Entry, replace: bool, out: &Path) -> Result<(), String> {
+fn put_journal(journal: &Path, entry: &Entry, replace: bool, out: &Path) -> Result<(), WriteError> {
     let new = journal_new(journal, entry.pid);
     let _ = std::fs::remove_file(&new);
     let placed = std::fs::OpenOptions::new()
@@ -753,12 +739,11 @@ fn put_journal(journal: &Path, entry: &Entry, replace: bool, out: &Path) -> Resu
         });
     let _ = std::fs::remove_file(&new);
     placed.map_err(|e| match e.kind() {
-        ErrorKind::AlreadyExists => format!(
-            "{}: another aifab render is writing {} right now; wait for it to finish",
-            journal.display(),
-            out.display()
-        ),
-        _ => format!("{}: {e}", journal.display()),
+        ErrorKind::AlreadyExists => WriteError::JournalTaken {
+            journal: journal.to_path_buf(),
+            out: out.to_path_buf(),
+        },
+        _ => super::error::io(journal)(e),
     })
 }
 

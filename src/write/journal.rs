@@ -29,6 +29,7 @@
 //! since is not the writer, and does not hold the lock's journal. Only aifab's own names (a temporary
 //! folder holding aifab's manifest, a staged lock that is a regular file) are ever removed or renamed.
 
+use super::doubt::Doubt;
 use std::path::{Path, PathBuf};
 
 /// The first line of every journal.
@@ -145,7 +146,7 @@ pub(super) fn out_from_lock(lock: &Path, out: &Path) -> Option<String> {
 /// The output folder a journal's `out` names, from the folder of lock `lock`: a relative path of
 /// plain names, `..` only at its start. Anything else (absolute, `.`, a `..` after a name) is an error
 /// saying why.
-fn out_folder(lock: &Path, out: &str) -> Result<PathBuf, String> {
+fn out_folder(lock: &Path, out: &str) -> Result<PathBuf, Doubt> {
     let p = Path::new(out);
     let mut names = 0;
     for c in p.components() {
@@ -153,16 +154,12 @@ fn out_folder(lock: &Path, out: &str) -> Result<PathBuf, String> {
             std::path::Component::ParentDir if names == 0 => {}
             std::path::Component::Normal(_) => names += 1,
             _ => {
-                return Err(format!(
-                    "its output folder `{out}` is not a plain relative path"
-                ));
+                return Err(Doubt::OutFolder(out.to_string()));
             }
         }
     }
     if names == 0 || out.contains('\\') {
-        return Err(format!(
-            "its output folder `{out}` is not a plain relative path"
-        ));
+        return Err(Doubt::OutFolder(out.to_string()));
     }
     let dir = match lock.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -175,8 +172,15 @@ fn out_folder(lock: &Path, out: &str) -> Result<PathBuf, String> {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// The journal could not be read (missing aside: then there is nothing to do).
-    #[error("{0}")]
-    Unreadable(String),
+    #[error("{}", error.describe(path, *limit))]
+    Unreadable {
+        /// The journal.
+        path: PathBuf,
+        /// The bound it is read within.
+        limit: u64,
+        /// Why.
+        error: crate::files::ReadError,
+    },
     /// The journal does not verify: it is left alone.
     #[error(
         "{}: not acted on: {why}; nothing was moved or removed. If no aifab render runs, compare the lock with the output (render --check) and remove the journal",
@@ -185,8 +189,8 @@ pub enum JournalError {
     NotActedOn {
         /// The journal.
         journal: PathBuf,
-        /// Why it does not verify.
-        why: String,
+        /// Why it does not verify (boxed: it names up to three paths).
+        why: Box<Doubt>,
     },
     /// A file could not be written, renamed or removed.
     #[error("{}: {error}", path.display())]
@@ -199,13 +203,6 @@ pub enum JournalError {
     /// The lock put in place could not be made durable.
     #[error(transparent)]
     Sync(#[from] super::durable::SyncError),
-}
-
-impl From<JournalError> for String {
-    /// The message, where the write still carries its errors as text.
-    fn from(e: JournalError) -> String {
-        e.to_string()
-    }
 }
 
 /// A [`JournalError::Io`] of `path`.
@@ -265,21 +262,27 @@ fn replay(lock: &Path) -> Result<Recovery, JournalError> {
     let bytes = match crate::files::read_own(&journal, 64 * 1024) {
         Ok(b) => b,
         Err(crate::files::ReadError::Missing) => return Ok(Recovery::Clean),
-        Err(e) => return Err(JournalError::Unreadable(e.describe(&journal, 64 * 1024))),
+        Err(error) => {
+            return Err(JournalError::Unreadable {
+                path: journal,
+                limit: 64 * 1024,
+                error,
+            });
+        }
     };
-    let refuse = |why: &str| JournalError::NotActedOn {
+    let refuse = |why: Doubt| JournalError::NotActedOn {
         journal: journal.clone(),
-        why: why.to_string(),
+        why: Box::new(why),
     };
     let entry = std::str::from_utf8(&bytes)
         .ok()
         .and_then(Entry::parse)
-        .ok_or_else(|| refuse(&format!("not a journal this aifab writes (`{HEADER}`)")))?;
+        .ok_or_else(|| refuse(Doubt::NotOurs(HEADER)))?;
     if entry.pid != std::process::id() && crate::files::process_alive(entry.pid, entry.start) {
         return Ok(Recovery::Busy(entry.pid));
     }
-    let out = out_folder(lock, &entry.out).map_err(|why| refuse(&why))?;
-    let decision = decide(lock, &out, &entry).map_err(|why| refuse(&why))?;
+    let out = out_folder(lock, &entry.out).map_err(refuse)?;
+    let decision = decide(lock, &out, &entry).map_err(refuse)?;
     let staged = staged_lock(lock, entry.pid);
     let result = match decision {
         Decision::Finish { rename } => {
@@ -326,24 +329,23 @@ enum Decision {
 
 /// Whether the journal `entry` of lock `lock` verifies against the output folder `out`, the staged
 /// lock and the lock, and what it asks for; an error says why it does not.
-fn decide(lock: &Path, out: &Path, entry: &Entry) -> Result<Decision, String> {
+fn decide(lock: &Path, out: &Path, entry: &Entry) -> Result<Decision, Doubt> {
     let staged = staged_lock(lock, entry.pid);
     // Whether the staged lock is there, as aifab wrote it; anything else there is not acted on.
     let ours = match std::fs::symlink_metadata(&staged) {
         Err(_) => false,
         Ok(m) if m.is_file() && super::sums::holds(&staged, entry.lock) => true,
         Ok(_) => {
-            return Err(format!(
-                "{} is not the lock the journal records (a regular file, xxh3-128 {:032x})",
-                staged.display(),
-                entry.lock
-            ));
+            return Err(Doubt::NotTheLock {
+                staged,
+                hash: entry.lock,
+            });
         }
     };
     let now = super::manifest::read(out).and_then(|m| m.lock);
     if now.as_deref() == Some(entry.record.as_str()) {
         if !names_hash(&entry.record, entry.lock) {
-            return Err("its new record does not name the hash of its staged lock".into());
+            return Err(Doubt::RecordHash);
         }
         if ours {
             return Ok(Decision::Finish { rename: true });
@@ -351,20 +353,16 @@ fn decide(lock: &Path, out: &Path, entry: &Entry) -> Result<Decision, String> {
         if super::sums::holds(lock, entry.lock) {
             return Ok(Decision::Finish { rename: false });
         }
-        return Err(format!(
-            "{} records the new lock, but neither {} nor {} holds it",
-            out.display(),
-            staged.display(),
-            lock.display()
-        ));
+        return Err(Doubt::LockGone {
+            out: out.to_path_buf(),
+            staged,
+            lock: lock.to_path_buf(),
+        });
     }
     if now == entry.was {
         return Ok(Decision::Undo { remove: ours });
     }
-    Err(format!(
-        "{} records neither the lock this render wrote nor the one before it (moved, or not this journal's folder)",
-        out.display()
-    ))
+    Err(Doubt::Neither(out.to_path_buf()))
 }
 
 /// Whether the manifest record `record` names the lock hash `hash` (its `xxh3-128 HEX` part).

@@ -30,7 +30,9 @@
 //! the whole folder for one switch's files would cost as much as a full re-render.
 
 mod carry;
+mod doubt;
 pub mod durable;
+mod error;
 mod index;
 pub mod inplace;
 pub mod interrupt;
@@ -43,6 +45,8 @@ mod sums;
 mod swap;
 mod user;
 
+pub use doubt::Doubt;
+pub use error::{FillError, WriteError};
 pub use index::CACHE_ENV;
 pub use manifest::{MARKER, Manifest, header as manifest};
 pub use swap::{SwapError, swap as swap_folders};
@@ -81,13 +85,6 @@ pub enum PathError {
     Leaves(String),
 }
 
-impl From<PathError> for String {
-    /// The message, where the write still carries its errors as text.
-    fn from(e: PathError) -> String {
-        e.to_string()
-    }
-}
-
 /// Checks that an output path is relative, stays inside the output folder, and is one line.
 pub fn safe_relative(path: &str) -> Result<PathBuf, PathError> {
     let p = Path::new(path);
@@ -106,30 +103,23 @@ pub fn safe_relative(path: &str) -> Result<PathBuf, PathError> {
 /// Whether `out` is an output aifab may replace: true when it is aifab's (its [`MARKER`]) or an empty
 /// folder, false when there is nothing there; an error for a link, a file, or a folder of someone
 /// else's.
-fn may_replace(out: &Path) -> Result<bool, String> {
+fn may_replace(out: &Path) -> Result<bool, WriteError> {
     let (parent, _) = parent_and_name(out)?;
     if std::fs::symlink_metadata(&parent).is_ok_and(|m| m.is_dir()) {
         writable(&parent)?;
     }
     match std::fs::symlink_metadata(out) {
         Err(_) => Ok(false),
-        Ok(m) if m.file_type().is_symlink() => Err(format!(
-            "{} is a symbolic link: aifab follows no link for its output folder; give the folder it points to",
-            out.display()
-        )),
-        Ok(m) if !m.is_dir() => Err(format!("{} exists and is not a folder", out.display())),
+        Ok(m) if m.file_type().is_symlink() => Err(WriteError::Link(out.to_path_buf())),
+        Ok(m) if !m.is_dir() => Err(WriteError::NotAFolder(out.to_path_buf())),
         Ok(_) => {
             writable(out)?;
-            let mut entries =
-                std::fs::read_dir(out).map_err(|e| format!("{}: {e}", out.display()))?;
+            let mut entries = std::fs::read_dir(out).map_err(error::io(out))?;
             let marked = std::fs::symlink_metadata(out.join(MARKER)).is_ok_and(|m| m.is_file());
             if entries.next().is_none() || marked {
                 Ok(true)
             } else {
-                Err(format!(
-                    "refusing to replace {}: it holds files aifab did not write (no {MARKER}); choose an empty or new folder",
-                    out.display()
-                ))
+                Err(WriteError::NotOurs(out.to_path_buf()))
             }
         }
     }
@@ -138,14 +128,9 @@ fn may_replace(out: &Path) -> Result<bool, String> {
 /// Refuses folder `dir` when this process cannot write it (its permissions, a read-only mount) or
 /// when its permissions grant no one write access (`chmod a-w`: marked read-only, which root would
 /// otherwise write through). Checked before anything is staged, so nothing is left behind.
-fn writable(dir: &Path) -> Result<(), String> {
-    let refused = || {
-        format!(
-            "{} is read-only: aifab stages the new output beside the output folder and swaps it in, and changes nothing in a read-only folder; make it writable (chmod u+w) or choose another folder",
-            dir.display()
-        )
-    };
-    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+fn writable(dir: &Path) -> Result<(), WriteError> {
+    let refused = || WriteError::ReadOnly(dir.to_path_buf());
+    let meta = std::fs::metadata(dir).map_err(error::io(dir))?;
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt as _;
@@ -154,7 +139,7 @@ fn writable(dir: &Path) -> Result<(), String> {
             return Err(refused());
         }
         let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+            .map_err(|e| error::io(dir)(e.into()))?;
         // SAFETY: a NUL-terminated path that outlives the call, which only reads it.
         let rc =
             unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
@@ -229,19 +214,17 @@ impl Staging {
     /// holds its bytes, rewritten in place where the spare has its own copy, linked from the previous
     /// output when its bytes are the same there, written anew otherwise. Refuses paths that would
     /// leave the folder.
-    pub fn put(&self, f: &OutFile) -> Result<(), String> {
+    pub fn put(&self, f: &OutFile) -> Result<(), WriteError> {
         if self.first.swap(false, Ordering::Relaxed) {
             interrupt::point("fill");
         }
         if let Some(sig) = interrupt::pending() {
-            return Err(format!("interrupted by {}", interrupt::name(sig)));
+            return Err(WriteError::Interrupted(sig));
         }
         if let Some(limit) = self.fail_after
             && self.started.fetch_add(1, Ordering::SeqCst) >= limit
         {
-            return Err(format!(
-                "injected failure after {limit} files ({FAIL_AFTER_ENV})"
-            ));
+            return Err(WriteError::Injected { after: limit });
         }
         let rel = safe_relative(&f.path)?;
         let path = self.dir.join(&rel);
@@ -283,7 +266,7 @@ impl Staging {
             },
             _ => write_new(&path, bytes, self.secrets),
         };
-        let fh = fh.map_err(|e| format!("{}: {e}", path.display()))?;
+        let fh = fh.map_err(error::io(&path))?;
         self.wrote(&f.path, &path, hash, &fh);
         Ok(())
     }
@@ -476,16 +459,19 @@ fn write_new(path: &Path, bytes: &[u8], private: bool) -> std::io::Result<File> 
 }
 
 /// Writes `files` as the complete content of folder `out`, atomically.
-pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<Written, String> {
-    write_with(out, |stage| files.iter().try_for_each(|f| stage.put(f)))
+pub fn write_tree(out: &Path, files: &[OutFile]) -> Result<Written, WriteError> {
+    write_with(out, |stage| {
+        files.iter().try_for_each(|f| stage.put(f))?;
+        Ok(())
+    })
 }
 
 /// Fills a temporary folder next to `out` with `fill`, marks it as aifab's, and swaps it into place.
 /// On any error the temporary folder is removed and `out` is left exactly as it was.
 pub fn write_with(
     out: &Path,
-    fill: impl FnOnce(&Staging) -> Result<(), String> + Send,
-) -> Result<Written, String> {
+    fill: impl FnOnce(&Staging) -> Result<(), FillError> + Send,
+) -> Result<Written, WriteError> {
     write_keeping(out, None, Previous::Remove, fill)
 }
 
@@ -497,8 +483,8 @@ pub fn write_keeping(
     out: &Path,
     keep: Option<&dyn Fn(&str) -> bool>,
     previous: Previous,
-    fill: impl FnOnce(&Staging) -> Result<(), String> + Send,
-) -> Result<Written, String> {
+    fill: impl FnOnce(&Staging) -> Result<(), FillError> + Send,
+) -> Result<Written, WriteError> {
     let options = Options {
         keep,
         previous,
@@ -506,7 +492,7 @@ pub fn write_keeping(
     };
     write_job(out, &options, |stage| fill(stage).map(|()| None))
         .map(|r| r.written)
-        .map_err(|f| f.message)
+        .map_err(|f| f.error)
 }
 
 /// How a write treats the folder it replaces.
@@ -555,7 +541,7 @@ pub struct Report {
 #[derive(Debug)]
 pub struct Failure {
     /// What went wrong.
-    pub message: String,
+    pub error: WriteError,
     /// Whether the output folder changed (it then holds the new output, and the lock could not be
     /// put beside it: the journal left says so, and the next aifab command finishes it).
     pub changed: bool,
@@ -564,9 +550,9 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn unchanged(message: String) -> Failure {
+    fn unchanged(error: impl Into<WriteError>) -> Failure {
         Failure {
-            message,
+            error: error.into(),
             changed: false,
             signal: None,
         }
@@ -578,7 +564,7 @@ impl Failure {
 pub fn write_job(
     out: &Path,
     options: &Options,
-    fill: impl FnOnce(&Staging) -> Result<Option<Companion>, String> + Send,
+    fill: impl FnOnce(&Staging) -> Result<Option<Companion>, FillError> + Send,
 ) -> Result<Report, Failure> {
     interrupt::busy(true);
     let result = stage(out, options, fill).and_then(|staged| commit(staged, options));
@@ -606,14 +592,13 @@ pub struct Staged {
 pub fn stage(
     out: &Path,
     options: &Options,
-    fill: impl FnOnce(&Staging) -> Result<Option<Companion>, String> + Send,
+    fill: impl FnOnce(&Staging) -> Result<Option<Companion>, FillError> + Send,
 ) -> Result<Staged, Failure> {
     // An interrupted in-place write (`--only`) is finished or undone first: its files are aifab's.
     let settled = inplace::settle(out).map_err(Failure::unchanged)?;
     let exists = may_replace(out).map_err(Failure::unchanged)?;
     let (parent, name) = parent_and_name(out).map_err(Failure::unchanged)?;
-    std::fs::create_dir_all(&parent)
-        .map_err(|e| Failure::unchanged(format!("{}: {e}", parent.display())))?;
+    std::fs::create_dir_all(&parent).map_err(|e| Failure::unchanged(error::io(&parent)(e)))?;
     let mut report = Report {
         stale: stale::folders(&parent, &name),
         notes: settled.into_iter().collect(),
@@ -624,7 +609,7 @@ pub fn stage(
     let tmp = parent.join(format!(".{name}.aifab-tmp-{pid}"));
     let aside = parent.join(format!(".{name}.aifab-old-{pid}"));
     let spare_dir = spare_for(&parent, &name, options, &mut report);
-    clear(&tmp).map_err(|e| Failure::unchanged(format!("{}: {e}", tmp.display())))?;
+    clear(&tmp).map_err(|e| Failure::unchanged(error::io(&tmp)(e)))?;
     let mut stage = Staging::new(&tmp, exists.then_some(out), spare_dir.as_deref());
     stage.secrets = options.secrets;
     let made = match &stage.spare {
@@ -643,10 +628,10 @@ pub fn stage(
     let known = listed.is_some() || options.ours.is_some();
     let ours = options.ours;
     let filled = made
-        .map_err(|e| format!("{}: {e}", tmp.display()))
+        .map_err(error::io(&tmp))
         .and_then(|()| {
             let (companion, users) = rayon::join(
-                || fill(&stage),
+                || fill(&stage).map_err(WriteError::Fill),
                 || match exists {
                     true => user::survey(out, listed, ours),
                     false => Ok(Vec::new()),
@@ -679,11 +664,11 @@ pub fn stage(
         });
     let (companion, kept) = match filled {
         Ok(x) => x,
-        Err(message) => {
+        Err(error) => {
             remove_tree(&tmp);
             return Err(Failure {
                 signal: interrupt::pending(),
-                ..Failure::unchanged(message)
+                ..Failure::unchanged(error)
             });
         }
     };
@@ -708,7 +693,7 @@ fn not_interrupted_after_staging(tmp: &Path) -> Result<(), Failure> {
         remove_tree(tmp);
         return Err(Failure {
             signal: Some(sig),
-            ..Failure::unchanged(format!("interrupted by {}", interrupt::name(sig)))
+            ..Failure::unchanged(WriteError::Interrupted(sig))
         });
     }
     Ok(())
@@ -756,8 +741,8 @@ fn finish_stage(
     before: Before,
     mut users: Vec<user::Entry>,
     lock: Option<&str>,
-) -> Result<Vec<String>, String> {
-    let hashes = stage.hashes.lock().map_err(|_| "a render thread failed")?;
+) -> Result<Vec<String>, WriteError> {
+    let hashes = stage.hashes.lock().map_err(|_| WriteError::Thread)?;
     let put: std::collections::HashSet<&str> = hashes.iter().map(|(r, _, _)| r.as_str()).collect();
     if let (Some(m), true) = (before.manifest, exists) {
         users.extend(user::unverified(out, m, &put, &stage.index, options.ours));
@@ -799,8 +784,7 @@ fn finish_stage(
     }
     let text = manifest::text(lock, &mut files);
     let marker = stage.dir.join(MARKER);
-    let fh = write_new(&marker, text.as_bytes(), false)
-        .map_err(|e| format!("{}: {e}", stage.dir.display()))?;
+    let fh = write_new(&marker, text.as_bytes(), false).map_err(error::io(&stage.dir))?;
     stage.pending.wrote(&marker, &fh);
     stage.written.fetch_add(1, Ordering::Relaxed);
     Ok(users.into_iter().map(|(r, _)| r).collect())
@@ -822,9 +806,9 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
         mut report,
     } = staged;
     let tmp = stage.dir.clone();
-    let abandon = |message: String| {
+    let abandon = |error: WriteError| {
         remove_tree(&tmp);
-        Failure::unchanged(message)
+        Failure::unchanged(error)
     };
     let lock = companion.as_ref().and_then(|c| c.staged.clone());
     let journal = durable_journal(&out, companion.as_ref(), was).map_err(abandon)?;
@@ -843,16 +827,16 @@ pub fn commit(staged: Staged, options: &Options) -> Result<Report, Failure> {
     let mut unsynced: Vec<String> = durable::parent(&out)
         .err()
         .into_iter()
-        .map(String::from)
+        .map(|e| e.to_string())
         .collect();
     interrupt::point("swapped");
     if let Some((staged_lock, target)) = &lock {
         if let Err(e) = std::fs::rename(staged_lock, target) {
             let paths = (tmp.as_path(), out.as_path(), aside.as_path());
             let lock = (staged_lock.as_path(), target.as_path());
-            return Err(undo_swap(paths, old, journal.as_deref(), lock, &e));
+            return Err(undo_swap(paths, old, journal.as_deref(), lock, e));
         }
-        unsynced.extend(durable::parent(target).err().map(String::from));
+        unsynced.extend(durable::parent(target).err().map(|e| e.to_string()));
     }
     interrupt::point("locked");
     report
@@ -885,7 +869,7 @@ fn durable_journal(
     out: &Path,
     companion: Option<&Companion>,
     was: Option<String>,
-) -> Result<Option<PathBuf>, String> {
+) -> Result<Option<PathBuf>, WriteError> {
     let Some((c, (staged_lock, target))) =
         companion.and_then(|c| c.staged.as_ref().map(|s| (c, s)))
     else {
@@ -894,12 +878,9 @@ fn durable_journal(
     let entry = journal::Entry {
         pid: std::process::id(),
         start: crate::files::process_start(std::process::id()),
-        out: journal::out_from_lock(target, out).ok_or_else(|| {
-            format!(
-                "{}: cannot name it from {}'s folder",
-                out.display(),
-                target.display()
-            )
+        out: journal::out_from_lock(target, out).ok_or_else(|| WriteError::Unnamed {
+            out: out.to_path_buf(),
+            lock: target.to_path_buf(),
         })?,
         was,
         record: c.record.clone(),
@@ -939,7 +920,7 @@ fn undo_swap(
     old: Option<PathBuf>,
     journal: Option<&Path>,
     (staged_lock, target): (&Path, &Path),
-    e: &std::io::Error,
+    e: std::io::Error,
 ) -> Failure {
     let (tmp, out, aside) = paths;
     let back = match &old {
@@ -956,15 +937,15 @@ fn undo_swap(
         if let Some(j) = journal {
             let _ = std::fs::remove_file(j);
         }
-        return Failure::unchanged(format!("{}: {e}", target.display()));
+        return Failure::unchanged(error::io(target)(e));
     }
     Failure {
-        message: format!(
-            "{} holds the new output, but the new lock could not be put in place ({}: {e}); the journal {} lets the next aifab command finish it",
-            out.display(),
-            target.display(),
-            journal.map_or_else(String::new, |j| j.display().to_string())
-        ),
+        error: WriteError::LockNotPlaced {
+            out: out.to_path_buf(),
+            lock: target.to_path_buf(),
+            source: e,
+            journal: journal.map(Path::to_path_buf),
+        },
         changed: true,
         signal: None,
     }
@@ -978,10 +959,10 @@ fn forget_index(out: &Path) {
 }
 
 /// The folder that holds `out`, and `out`'s own name.
-fn parent_and_name(out: &Path) -> Result<(PathBuf, String), String> {
+fn parent_and_name(out: &Path) -> Result<(PathBuf, String), WriteError> {
     let name = out
         .file_name()
-        .ok_or_else(|| format!("{}: not a folder name", out.display()))?
+        .ok_or_else(|| WriteError::NoName(out.to_path_buf()))?
         .to_string_lossy()
         .into_owned();
     let parent = match out.parent() {
@@ -1176,7 +1157,8 @@ mod tests {
         let put = |list: &[(&str, &str)]| {
             let fs = files(list);
             write_keeping(&out, None, Previous::KeepAsSpare, |stage| {
-                fs.iter().try_for_each(|f| stage.put(f))
+                fs.iter().try_for_each(|f| stage.put(f))?;
+                Ok(())
             })
             .expect("write");
             let mut want: Vec<(String, String)> = list
@@ -1227,7 +1209,8 @@ mod tests {
         let put = |list: &[(&str, &str)], previous: Previous| {
             let fs = files(list);
             write_keeping(&out, None, previous, |stage| {
-                fs.iter().try_for_each(|f| stage.put(f))
+                fs.iter().try_for_each(|f| stage.put(f))?;
+                Ok(())
             })
             .expect("write");
             assert_eq!(index_is_current(&out), list.len(), "{list:?}");
@@ -1254,7 +1237,8 @@ mod tests {
         let put = |list: &[(&str, &str)]| {
             let fs = files(list);
             write_keeping(&out, None, Previous::KeepAsSpare, |stage| {
-                fs.iter().try_for_each(|f| stage.put(f))
+                fs.iter().try_for_each(|f| stage.put(f))?;
+                Ok(())
             })
             .expect("write");
         };

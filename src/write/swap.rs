@@ -23,13 +23,6 @@ pub enum SwapError {
     },
 }
 
-impl From<SwapError> for String {
-    /// The message, where the write still carries its errors as text.
-    fn from(e: SwapError) -> String {
-        e.to_string()
-    }
-}
-
 /// Moves folder `tmp` to `out`. When `out` exists (`exists`), the two folders are exchanged in one
 /// step where the system can (Linux `renameat2(RENAME_EXCHANGE)`: `out` is never missing, not even
 /// for an instant); elsewhere `out` is renamed to `aside` first and put back if the second rename

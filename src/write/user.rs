@@ -12,6 +12,7 @@
 //! manifest has one. A manifest of an earlier aifab lists nothing, and then the files the caller's
 //! `ours` accepts (the paths a render of this fabric writes) are taken for aifab's.
 
+use super::error::{WriteError, io};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -36,7 +37,7 @@ pub(super) fn survey(
     out: &Path,
     listed: Option<&HashSet<String>>,
     ours: Option<&(dyn Fn(&str) -> bool + Sync)>,
-) -> Result<Vec<Entry>, String> {
+) -> Result<Vec<Entry>, WriteError> {
     use rayon::prelude::*;
     let mine = |rel: &str| match (listed, ours) {
         (Some(l), _) => l.contains(rel),
@@ -47,9 +48,9 @@ pub(super) fn survey(
     let top: Vec<std::fs::DirEntry> = match std::fs::read_dir(out) {
         Ok(rd) => rd.flatten().collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("{}: {e}", out.display())),
+        Err(e) => return Err(io(out)(e)),
     };
-    let parts: Vec<Result<Vec<Entry>, String>> = top
+    let parts: Vec<Result<Vec<Entry>, WriteError>> = top
         .par_iter()
         .map(|e| {
             let mut found = Vec::new();
@@ -71,29 +72,25 @@ fn visit(
     kind: Option<std::fs::FileType>,
     mine: &(dyn Fn(&str) -> bool + Sync),
     found: &mut Vec<Entry>,
-) -> Result<(), String> {
+) -> Result<(), WriteError> {
     let Some(rel) = path
         .strip_prefix(base)
         .ok()
         .and_then(|r| r.to_str())
         .map(|r| r.replace('\\', "/"))
     else {
-        return Err(format!(
-            "{}: a name that is not UTF-8, which aifab never writes; move it out of the folder",
-            path.display()
-        ));
+        return Err(WriteError::NotUtf8(path.to_path_buf()));
     };
     if path.file_name().is_some_and(|n| n == ".git") {
-        return Err(format!(
-            "{} is a git repository inside the output folder: aifab replaces that folder on every render, so keep the repository outside it (render into a sub-folder, e.g. {}/configs)",
-            path.display(),
-            base.display()
-        ));
+        return Err(WriteError::Git {
+            path: path.to_path_buf(),
+            out: base.to_path_buf(),
+        });
     }
     match kind {
         Some(k) if k.is_dir() => {
             let entries: Vec<_> = std::fs::read_dir(path)
-                .map_err(|e| format!("{}: {e}", path.display()))?
+                .map_err(io(path))?
                 .flatten()
                 .collect();
             if entries.is_empty() {
@@ -114,10 +111,7 @@ fn visit(
             }
         }
         _ => {
-            return Err(format!(
-                "{} is not a file, folder or link (a FIFO, socket or device): aifab did not write it and cannot keep it; move it out of the folder",
-                path.display()
-            ));
+            return Err(WriteError::Special(path.to_path_buf()));
         }
     }
     Ok(())
@@ -188,7 +182,7 @@ pub(super) fn collisions(
     entries: &mut Vec<Entry>,
     put: &HashSet<&str>,
     known: bool,
-) -> Result<(), String> {
+) -> Result<(), WriteError> {
     let mut clash = Vec::new();
     let put_dirs: HashSet<&str> = put
         .iter()
@@ -224,26 +218,24 @@ pub(super) fn collisions(
         return Ok(());
     }
     let clash: Vec<&str> = clash.iter().map(String::as_str).collect();
-    Err(format!(
-        "{} {} not written by aifab (not in {}), and this render writes there: move {} out of the folder, then render again",
-        name_list(out, &clash),
-        if clash.len() == 1 { "was" } else { "were" },
-        out.join(super::MARKER).display(),
-        if clash.len() == 1 { "it" } else { "them" }
-    ))
+    Err(WriteError::Collision {
+        names: name_list(out, &clash),
+        count: clash.len(),
+        manifest: out.join(super::MARKER),
+    })
 }
 
 /// Carries every entry of the user's from `out` into the filled folder `tmp`: files hard-linked
 /// (copied where links fail), links recreated with the same target (never followed), empty folders
 /// made. An entry already in `tmp` (carried by `--only`) is left.
-pub(super) fn carry(out: &Path, tmp: &Path, entries: &[Entry]) -> Result<(), String> {
+pub(super) fn carry(out: &Path, tmp: &Path, entries: &[Entry]) -> Result<(), WriteError> {
     for (rel, kind) in entries {
         let (from, to) = (out.join(rel), tmp.join(rel));
         if std::fs::symlink_metadata(&to).is_ok() {
             continue;
         }
         if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
         let done = match kind {
             Kind::Dir => std::fs::create_dir_all(&to),
@@ -252,7 +244,7 @@ pub(super) fn carry(out: &Path, tmp: &Path, entries: &[Entry]) -> Result<(), Str
             }
             Kind::Link => relink(&from, &to),
         };
-        done.map_err(|e| format!("keeping {}: {e}", from.display()))?;
+        done.map_err(|source| WriteError::Keeping { path: from, source })?;
     }
     Ok(())
 }

@@ -505,3 +505,98 @@ fn a_nested_cycle_fails() {
     std::fs::write(src.join("outer/inner/y.rs"), "pub struct Y;\n").expect("write");
     assert_eq!(cycle_problems(&src), Vec::<String>::new());
 }
+
+/// Errors carried as text (`Result<_, String>`) outside `src/cli`, the edge that prints them, by
+/// file: what is left while the other stages move to typed errors (issue 48). A file may only go
+/// down, and a file not listed has none; the goal is an empty list.
+const TEXT_ERRORS_ALLOWED: &[(&str, usize)] = &[
+    ("src/dcim/http.rs", 2),
+    ("src/dcim/nautobot.rs", 11),
+    ("src/dcim/plan.rs", 2),
+    ("src/dcim/store.rs", 12),
+];
+
+/// Every `Result<_, String>` of `src` outside `src/cli` beyond [`TEXT_ERRORS_ALLOWED`], each named by
+/// file, line and function.
+fn text_error_problems(src: &Path, allowed: &[(&str, usize)]) -> Vec<String> {
+    let found = match code::text_errors(src) {
+        Ok(f) => f,
+        Err(e) => return vec![e],
+    };
+    let (cli, cli_file) = (src.join("cli"), src.join("cli.rs"));
+    let mut by_file: BTreeMap<&Path, Vec<&code::TextError>> = BTreeMap::new();
+    for f in found
+        .iter()
+        .filter(|f| !f.file.starts_with(&cli) && f.file != cli_file)
+    {
+        by_file.entry(&f.file).or_default().push(f);
+    }
+    let mut problems = Vec::new();
+    for (file, list) in by_file {
+        let rel = file
+            .strip_prefix(src.parent().unwrap_or(src))
+            .unwrap_or(file);
+        let allowance = allowed
+            .iter()
+            .find(|(f, _)| Path::new(f) == rel)
+            .map_or(0, |(_, n)| *n);
+        if list.len() > allowance {
+            for f in list {
+                problems.push(format!(
+                    "{}:{}: `{}` carries its error as a String ({} in the file, {allowance} allowed): give its module a thiserror enum naming what went wrong and where; strings only in src/cli",
+                    f.file.display(),
+                    f.line,
+                    f.item,
+                    by_file_len(&found, file),
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// How many of `found` are in `file`.
+fn by_file_len(found: &[code::TextError], file: &Path) -> usize {
+    found.iter().filter(|f| f.file == file).count()
+}
+
+#[test]
+fn errors_cross_modules_typed_not_as_text() {
+    let problems = text_error_problems(Path::new("src"), TEXT_ERRORS_ALLOWED);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The reader finds a text error in a signature, a closure's bound, a field and a turbofish, names the
+/// function, and leaves test code and the CLI alone.
+#[test]
+fn text_errors_are_found_where_they_hide() {
+    let lib = "pub mod a;\nmod cli;\n#[cfg(test)]\nmod tests;\n";
+    let a = "pub fn f() -> Result<(), String> { Ok(()) }\n\
+             pub struct S { r: Vec<Result<u8, String>> }\n\
+             impl S {\n    pub fn g(x: impl Fn() -> Result<(), Vec<String>>) { let _ = Err::<u8, String>(String::new()); }\n}\n\
+             pub fn ok() -> Result<(), std::io::Error> { Ok(()) }\n\
+             #[cfg(test)]\nfn t() -> Result<(), String> { Ok(()) }\n";
+    let dir = tree(
+        "layers-text-errors",
+        &[
+            ("src/lib.rs", lib),
+            ("src/a.rs", a),
+            (
+                "src/cli.rs",
+                "pub fn main() -> Result<(), String> { Ok(()) }\n",
+            ),
+            ("src/tests.rs", "fn t() -> Result<(), String> { Ok(()) }\n"),
+        ],
+    );
+    let src = dir.join("src");
+    let lines: Vec<String> = text_error_problems(&src, &[])
+        .iter()
+        .map(|p| p.split(" carries").next().unwrap_or("").to_string())
+        .collect();
+    let at = |l: u32, item: &str| format!("{}:{l}: `{item}`", src.join("a.rs").display());
+    assert_eq!(
+        lines,
+        [at(1, "f"), at(2, "S"), at(4, "S::g"), at(4, "S::g")]
+    );
+    assert!(text_error_problems(&src, &[("src/a.rs", 4)]).is_empty());
+}

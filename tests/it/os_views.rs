@@ -199,7 +199,9 @@ fn eos_view_spells_seconds_payload_and_queues() {
 
     let mut no_keyword = pf.clone();
     no_keyword.queue_keyword = None;
-    let e = eos::view(d, &no_keyword).expect_err("no queue keyword");
+    let e = eos::view(d, &no_keyword)
+        .expect_err("no queue keyword")
+        .to_string();
     assert!(e.contains("queue_keyword"), "{e}");
 }
 

@@ -317,7 +317,11 @@ fn a_site_sku_of_a_built_in_family_states_only_its_own_facts() {
         sku.replace("cloudscale-gx2", "cloudscale-gx9"),
     )
     .expect("write");
-    let errors = aifab::platform::Catalog::with_extensions(&dir).expect_err("an unknown family");
+    let errors: Vec<String> = aifab::platform::Catalog::with_extensions(&dir)
+        .expect_err("an unknown family")
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains(

@@ -8,7 +8,7 @@ use aifab::platform::{
 fn catalog() -> Catalog {
     match Catalog::from_files(&VENDOR_FILES) {
         Ok(c) => c,
-        Err(e) => panic!("vendor files are invalid:\n{}", e.join("\n")),
+        Err(e) => panic!("vendor files are invalid:\n{}", lines(&e).join("\n")),
     }
 }
 
@@ -258,7 +258,8 @@ fn a_broken_port_table_is_refused() {
             (os, t)
         }
     });
-    let errors = Catalog::from_files(&files).expect_err("ports without FEC must be refused");
+    let errors =
+        lines(&Catalog::from_files(&files).expect_err("ports without FEC must be refused"));
     assert!(
         errors
             .iter()
@@ -275,7 +276,8 @@ fn a_broken_port_table_is_refused() {
             (os, t)
         }
     });
-    let errors = Catalog::from_files(&files).expect_err("a short port table must be refused");
+    let errors =
+        lines(&Catalog::from_files(&files).expect_err("a short port table must be refused"));
     assert!(
         errors
             .iter()
@@ -409,7 +411,12 @@ fn nxos_errors(nxos: &str) -> Vec<String> {
             (os, text)
         }
     });
-    Catalog::from_files(&files).expect_err("a fact without a source must be refused")
+    lines(&Catalog::from_files(&files).expect_err("a fact without a source must be refused"))
+}
+
+/// Each problem of a catalog as the text it prints.
+fn lines(problems: &[aifab::platform::VendorProblem]) -> Vec<String> {
+    problems.iter().map(ToString::to_string).collect()
 }
 
 #[test]

@@ -153,10 +153,29 @@ fn takes_ssh(w: &[&str]) -> (Option<bool>, usize) {
 /// An entry that matches SSH logins: its action (true for permit) and source (None when aifab
 /// cannot read it as a prefix), or `Err` with why aifab cannot read it; `Ok(None)` for an entry that
 /// matches no SSH login (another protocol, a remark, other ports).
-type Entry = Result<Option<(bool, Option<Ipv4Network>)>, String>;
+type Entry<'a> = Result<Option<(bool, Option<Ipv4Network>)>, Unreadable<'a>>;
+
+/// Why aifab cannot tell whether an ACL entry (its text) matches an SSH login.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable<'a> {
+    /// It also matches on a condition aifab does not read.
+    #[error("`{text}` also matches on `{condition}`")]
+    Condition {
+        /// The entry.
+        text: &'a str,
+        /// The condition.
+        condition: &'a str,
+    },
+    /// It filters on the source port.
+    #[error("`{text}` filters on the source port")]
+    SourcePort {
+        /// The entry.
+        text: &'a str,
+    },
+}
 
 /// One entry of an ACL (see [`Entry`]).
-fn entry(text: &str) -> Entry {
+fn entry(text: &str) -> Entry<'_> {
     let mut w: Vec<&str> = text.split(' ').collect();
     if w.first()
         .is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit()))
@@ -174,7 +193,7 @@ fn entry(text: &str) -> Entry {
         return Ok(None);
     }
     if let Some(c) = rest.iter().find(|x| OTHER_CONDITIONS.contains(x)) {
-        return Err(format!("`{text}` also matches on `{c}`"));
+        return Err(Unreadable::Condition { text, condition: c });
     }
     let standard = rest.first().is_some_and(|s| {
         *s == "any"
@@ -194,7 +213,7 @@ fn entry(text: &str) -> Entry {
     if proto == "tcp" {
         let (src_port, n) = takes_ssh(&rest[at..]);
         if src_port.is_some() {
-            return Err(format!("`{text}` filters on the source port"));
+            return Err(Unreadable::SourcePort { text });
         }
         at += n;
         let (_, n) = address(&rest[at..]);

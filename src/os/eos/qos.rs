@@ -75,11 +75,11 @@ pub struct Watchdog {
 
 impl Qos {
     /// The EOS QoS sections of a platform's QoS plan. Fails when the platform has no tx-queue keyword.
-    pub fn new(q: &QosPlan, pf: &Platform) -> Result<Qos, String> {
+    pub fn new(q: &QosPlan, pf: &Platform) -> Result<Qos, crate::os::OsError> {
         let keyword = pf
             .queue_keyword
             .as_deref()
-            .ok_or("EOS platform profile has no queue_keyword")?;
+            .ok_or(crate::os::OsError::NoQueueKeyword)?;
         let mut dscp_maps: Vec<DscpMap> = q
             .classes
             .iter()

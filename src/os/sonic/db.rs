@@ -235,11 +235,11 @@ impl<'a> ConfigDb<'a> {
 
     /// The file: sorted keys, 4-space indentation, a final newline: `serde_json`'s pretty form of
     /// [`Serialize`], printed without serde.
-    pub fn to_json(&self) -> Result<String, String> {
+    pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(self.lines() * 40);
         json::config_db(&mut out, self);
         out.push('\n');
-        Ok(out)
+        out
     }
 
     /// How many lines [`ConfigDb::to_json`] prints, about: the buffer is sized from it (lines average
@@ -311,7 +311,7 @@ mod tests {
     }
 }
 "#;
-        assert_eq!(db.to_json().expect("json"), want);
+        assert_eq!(db.to_json(), want);
         assert_eq!(db.to_json_serde(), want);
     }
 
@@ -334,7 +334,7 @@ mod tests {
             "PFC_WD",
             Table::new(vec![("Ethernet0".into(), Part::Shared(&shared))]),
         );
-        let json = db.to_json().expect("json");
+        let json = db.to_json();
         assert_eq!(json, db.to_json_serde());
         assert_eq!(json.matches("egress_lossy_profile").count(), 3);
     }
@@ -363,7 +363,7 @@ mod tests {
                 ]),
             )]),
         );
-        let json = db.to_json().expect("json");
+        let json = db.to_json();
         assert_eq!(json, db.to_json_serde());
         let back: serde_json::Value = serde_json::from_str(&json).expect("valid");
         assert_eq!(back["T"][odd]["f"], odd);

@@ -10,6 +10,7 @@ use super::PortOrder;
 use super::db::{ConfigDb, Entries, Row, Table, Value};
 use crate::intent::Role;
 use crate::model::Device;
+use crate::os::OsError;
 use crate::os::common::UNUSED_DESCRIPTION;
 use crate::platform::{BufferModel, Platform, PortMode, SonicFacts, SonicPort};
 use crate::units::Speed;
@@ -30,7 +31,7 @@ pub fn device_type(role: Role) -> &'static str {
 
 /// PORT rows of the front-panel ports no link uses: the SKU's row, `admin_status` down and the
 /// unused-port description, so a `config reload` leaves no port up in its default state.
-fn unused_ports<'a>(d: &'a Device, sku: &'a SonicFacts) -> Result<Entries<'a>, String> {
+fn unused_ports<'a>(d: &'a Device, sku: &'a SonicFacts) -> Result<Entries<'a>, OsError> {
     let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
     d.unused_ports
         .iter()
@@ -61,12 +62,12 @@ fn port_row<'a>(
     sku: &'a SonicFacts,
     port: u32,
     name: &str,
-) -> Result<Cow<'a, SonicPort>, String> {
-    let missing = || {
-        format!(
-            "{}: {name}: port {port} is not in the port table of HWSKU {}",
-            d.hostname, sku.hwsku
-        )
+) -> Result<Cow<'a, SonicPort>, OsError> {
+    let missing = || OsError::PortNotInSku {
+        host: d.hostname.to_string(),
+        name: name.to_string(),
+        port,
+        hwsku: sku.hwsku.clone(),
     };
     let place = d.locate(port).ok_or_else(missing)?;
     if place.children <= 1 {
@@ -96,7 +97,7 @@ fn breakout_cfg<'a>(
     d: &Device,
     pf: &'a Platform,
     sku: &'a SonicFacts,
-) -> Result<Option<Entries<'a>>, String> {
+) -> Result<Option<Entries<'a>>, OsError> {
     let Some(default) = sku.default_brkout_mode.as_deref() else {
         return Ok(None);
     };
@@ -105,11 +106,10 @@ fn breakout_cfg<'a>(
         if !sku.opens_cage(panel) {
             continue;
         }
-        let parent = sku.port(panel).ok_or_else(|| {
-            format!(
-                "{}: port {panel} is not in the port table of HWSKU {}",
-                d.hostname, sku.hwsku
-            )
+        let parent = sku.port(panel).ok_or_else(|| OsError::PanelNotInSku {
+            host: d.hostname.to_string(),
+            panel,
+            hwsku: sku.hwsku.clone(),
         })?;
         let group = d
             .breakouts()
@@ -122,10 +122,11 @@ fn breakout_cfg<'a>(
                     speed: Speed(g.speed_gbps),
                 };
                 pf.breakout(m).map(|b| b.keyword.as_str()).ok_or_else(|| {
-                    format!(
-                        "{}: no BREAKOUT_CFG mode for {}x{}G",
-                        d.hostname, g.children, g.speed_gbps
-                    )
+                    OsError::NoBreakoutMode {
+                        host: d.hostname.to_string(),
+                        children: g.children,
+                        speed_gbps: g.speed_gbps,
+                    }
                 })?
             }
         };
@@ -157,7 +158,7 @@ pub(super) fn add<'a>(
     order: &PortOrder<'a>,
     pf: &'a Platform,
     sku: &'a SonicFacts,
-) -> Result<(), String> {
+) -> Result<(), OsError> {
     db.put("DEVICE_METADATA", device_metadata(d, sku));
     let (mut port, neighbor) = port_rows(d, order, sku)?;
     port.extend(unused_ports(d, sku)?);
@@ -212,7 +213,7 @@ fn port_rows<'a>(
     d: &'a Device,
     order: &PortOrder<'a>,
     sku: &'a SonicFacts,
-) -> Result<(Entries<'a>, Entries<'a>), String> {
+) -> Result<(Entries<'a>, Entries<'a>), OsError> {
     let text = |s: &'a str| Value::Text(Cow::Borrowed(s));
     let (mut port, mut neighbor) = (Vec::new(), Vec::new());
     for i in &order.plain {

@@ -36,11 +36,14 @@ use crate::output::{Meta, OutFile};
 use rayon::prelude::*;
 
 /// Why the host files could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum HostFileError {
-    /// The host plan refused the servers, a name or a resource (its message).
-    #[error("{0}")]
-    Plan(String),
+    /// The host plan refused the servers.
+    #[error(transparent)]
+    Servers(#[from] crate::hosts::servers::ServerError),
+    /// A pod resource name the plan's pattern gives is not a valid name.
+    #[error(transparent)]
+    Resource(#[from] crate::hosts::names::HostNameError),
     /// A server's NIC settings.
     #[error(transparent)]
     NicQos(#[from] nic_qos::NicQosError),
@@ -58,16 +61,9 @@ pub enum HostFileError {
     /// A YAML file could not be written.
     #[error(transparent)]
     Yaml(#[from] yaml::Error),
-    /// The sink refused a file (its message).
+    /// The sink (the writer) refused a file.
     #[error("{0}")]
-    Sink(String),
-}
-
-impl From<HostFileError> for String {
-    /// The message, where the render still carries its errors as text.
-    fn from(e: HostFileError) -> String {
-        e.to_string()
-    }
+    Sink(crate::render::SinkError),
 }
 
 /// Every host file of the fabric, in a stable order (servers in link order, the shared files, then
@@ -76,7 +72,7 @@ pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, HostFileE
     let Some(plan) = model.hosts.as_deref() else {
         return Ok(Vec::new());
     };
-    let servers = servers(model).map_err(HostFileError::Plan)?;
+    let servers = servers(model)?;
     let dest = routes::Destinations::of(plan, &servers);
     let per_server: Result<Vec<OutFile>, HostFileError> = servers
         .par_iter()
@@ -92,12 +88,12 @@ pub fn files(meta: &Meta, model: &FabricModel) -> Result<Vec<OutFile>, HostFileE
 pub fn each(
     meta: &Meta,
     model: &FabricModel,
-    sink: &(dyn Fn(&OutFile) -> Result<(), String> + Sync),
+    sink: &(dyn Fn(&OutFile) -> Result<(), crate::render::SinkError> + Sync),
 ) -> Result<(usize, u64), HostFileError> {
     let Some(plan) = model.hosts.as_deref() else {
         return Ok((0, 0));
     };
-    let servers = servers(model).map_err(HostFileError::Plan)?;
+    let servers = servers(model)?;
     let dest = routes::Destinations::of(plan, &servers);
     // The shared files (one of them, the Spiderpool document, covers every server) are built beside
     // the per-server ones.

@@ -515,7 +515,7 @@ fn multus<'a>(
     master: &'a str,
     pools: &str,
 ) -> Result<MultusConfig<'a>, HostFileError> {
-    let res = Cow::Owned(names::resource(&k.resource, rail, port).map_err(HostFileError::Plan)?);
+    let res = Cow::Owned(names::resource(&k.resource, rail, port)?);
     let ippools = IpPools {
         ipv4: vec![Cow::Owned(format!("{pools}*"))],
     };

@@ -460,3 +460,147 @@ impl<'ast> Visit<'ast> for FileVisitor<'_, '_> {
         syn::visit::visit_macro(self, mac);
     }
 }
+
+/// One place a shipped function (or item) carries an error as text: a `Result<_, String>` or
+/// `Result<_, Vec<String>>` (also `Ok::<_, String>`/`Err::<_, String>`) outside test code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextError {
+    /// The file, as read (`src/write/mod.rs`).
+    pub file: PathBuf,
+    /// Its line.
+    pub line: usize,
+    /// The function (`Type::method` in an impl) or item the type is written in.
+    pub item: String,
+}
+
+/// Every [`TextError`] in the crate under `src`, in file order: the files are the module tree's (a
+/// file that only `#[cfg(test)] mod tests;` brings in is not read), `#[cfg(test)]` items left out.
+pub fn text_errors(src: &Path) -> Result<Vec<TextError>, String> {
+    let krate = read(src)?;
+    let files: BTreeSet<&PathBuf> = krate.files.values().collect();
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let ast = syn::parse_file(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut v = TextErrors {
+            file,
+            items: Vec::new(),
+            found: &mut found,
+        };
+        v.visit_file(&ast);
+    }
+    Ok(found)
+}
+
+struct TextErrors<'a> {
+    file: &'a Path,
+    /// The enclosing items' names, outermost first.
+    items: Vec<String>,
+    found: &'a mut Vec<TextError>,
+}
+
+/// The last segment of type `ty`, when it is a path.
+fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+/// Whether `ty` is `String` (any path ending so: `std::string::String`).
+fn is_string(ty: &syn::Type) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == "String" && s.arguments.is_empty())
+}
+
+/// Whether `ty` is `String` or `Vec<String>`.
+fn is_text(ty: &syn::Type) -> bool {
+    if is_string(ty) {
+        return true;
+    }
+    let Some(seg) = last_segment(ty).filter(|s| s.ident == "Vec") else {
+        return false;
+    };
+    matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
+        if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_string(t)))
+}
+
+impl TextErrors<'_> {
+    fn within(&mut self, name: String, visit: impl FnOnce(&mut Self)) {
+        self.items.push(name);
+        visit(self);
+        self.items.pop();
+    }
+}
+
+impl<'ast> Visit<'ast> for TextErrors<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if is_test(attrs_of(item)) {
+            return;
+        }
+        let name = match item {
+            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            syn::Item::Type(t) => Some(t.ident.to_string()),
+            syn::Item::Trait(t) => Some(t.ident.to_string()),
+            syn::Item::Mod(m) => Some(m.ident.to_string()),
+            syn::Item::Impl(i) => Some(match &*i.self_ty {
+                syn::Type::Path(p) => p
+                    .path
+                    .segments
+                    .last()
+                    .map_or_else(String::new, |s| s.ident.to_string()),
+                _ => String::from("impl"),
+            }),
+            _ => None,
+        };
+        match name {
+            Some(n) => self.within(n, |v| syn::visit::visit_item(v, item)),
+            None => syn::visit::visit_item(self, item),
+        }
+    }
+
+    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+        match item {
+            syn::ImplItem::Fn(f) if is_test(&f.attrs) => {}
+            syn::ImplItem::Fn(f) => self.within(f.sig.ident.to_string(), |v| {
+                syn::visit::visit_impl_item(v, item)
+            }),
+            _ => syn::visit::visit_impl_item(self, item),
+        }
+    }
+
+    fn visit_trait_item(&mut self, item: &'ast syn::TraitItem) {
+        match item {
+            syn::TraitItem::Fn(f) => self.within(f.sig.ident.to_string(), |v| {
+                syn::visit::visit_trait_item(v, item)
+            }),
+            _ => syn::visit::visit_trait_item(self, item),
+        }
+    }
+
+    fn visit_path_segment(&mut self, seg: &'ast syn::PathSegment) {
+        if ["Result", "Ok", "Err"].iter().any(|n| seg.ident == n)
+            && let syn::PathArguments::AngleBracketed(a) = &seg.arguments
+        {
+            let types: Vec<&syn::Type> = a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            if let [_, error] = types[..]
+                && is_text(error)
+            {
+                self.found.push(TextError {
+                    file: self.file.to_path_buf(),
+                    line: seg.ident.span().start().line,
+                    item: self.items.join("::"),
+                });
+            }
+        }
+        syn::visit::visit_path_segment(self, seg);
+    }
+}
