@@ -9,8 +9,10 @@
 mod asn;
 mod baseline;
 mod bgp;
+pub mod buffers;
 mod cable;
 pub mod deadlock;
+pub mod ecmp;
 pub mod failures;
 mod headroom;
 mod lb;
@@ -142,5 +144,7 @@ type Uses<'a> = [PlatformUse<'a>];
 
 #[cfg(test)]
 mod routing_tests;
+#[cfg(test)]
+mod ecmp_tests;
 #[cfg(test)]
 mod tests;
