@@ -137,7 +137,11 @@ impl Buffers {
     }
 
     /// The turns whose (switch, in port, out port) `keep` selects.
-    fn turns_where(&self, fabric: &Fabric, keep: impl Fn(&Fabric, Node, usize, usize) -> bool) -> Vec<Turn> {
+    fn turns_where(
+        &self,
+        fabric: &Fabric,
+        keep: impl Fn(&Fabric, Node, usize, usize) -> bool,
+    ) -> Vec<Turn> {
         let mut out = Vec::new();
         for x in 0..fabric.len() as Node {
             let ports = fabric.links_of(x);
@@ -175,7 +179,8 @@ impl Buffers {
             // Up-down: every path climbs, then descends; none comes back.
             return None;
         }
-        let id = |q: Queue| 2 * q.link as usize + usize::from(fabric.links[q.link as usize].b == q.at);
+        let id =
+            |q: Queue| 2 * q.link as usize + usize::from(fabric.links[q.link as usize].b == q.at);
         let mut colour = vec![0u8; 2 * fabric.links.len()];
         for start in self.queues(fabric) {
             if colour[id(start)] != 0 {
@@ -263,7 +268,9 @@ fn add_origin(
 /// The set bits of a bit set, ascending.
 fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
     words.iter().enumerate().flat_map(|(k, &w)| {
-        (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| 64 * k + b)
+        (0..64)
+            .filter(move |b| w & (1 << b) != 0)
+            .map(move |b| 64 * k + b)
     })
 }
 
@@ -284,4 +291,49 @@ impl Fabric {
     fn tier_of_port(&self, x: Node, i: usize) -> u8 {
         self.tier[self.links_of(x)[i].0 as usize]
     }
+}
+
+/// The failure an operator names (`aifab plan --fail`): `SWITCH` (the switch, whole), `SWITCH:PORT`
+/// (the link at that port) or `SWITCH+SWITCH` (every link between the two); the error names what is
+/// not in the fabric.
+pub fn parse_failure(fabric: &Fabric, text: &str) -> Result<Failure, String> {
+    let find = |name: &str| {
+        fabric
+            .names
+            .iter()
+            .position(|n| &**n == name)
+            .map(|i| i as Node)
+            .ok_or_else(|| format!("no switch `{name}` in the fabric"))
+    };
+    if let Some((a, b)) = text.split_once('+') {
+        let (a, b) = (find(a)?, find(b)?);
+        let n = fabric.links_of(a).iter().filter(|&&(x, _)| x == b).count();
+        return match n {
+            0 => Err(format!(
+                "no link between {} and {}",
+                fabric.names[a as usize], fabric.names[b as usize]
+            )),
+            1 => Ok(Failure::Link(
+                fabric
+                    .links_of(a)
+                    .iter()
+                    .find(|&&(x, _)| x == b)
+                    .map_or(0, |&(_, l)| l),
+            )),
+            _ => Ok(Failure::Parallel(a.min(b), a.max(b))),
+        };
+    }
+    if let Some((s, port)) = text.split_once(':') {
+        let s = find(s)?;
+        return fabric
+            .links_of(s)
+            .iter()
+            .find(|&&(_, l)| {
+                let k = &fabric.links[l as usize];
+                (k.a == s && &*k.a_port == port) || (k.b == s && &*k.b_port == port)
+            })
+            .map(|&(_, l)| Failure::Link(l))
+            .ok_or_else(|| format!("no fabric link at {text}"));
+    }
+    find(text).map(Failure::Switch)
 }

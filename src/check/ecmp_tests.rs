@@ -133,7 +133,13 @@ fn a_tie_upstream_makes_the_width_a_range() {
     // Towards b2, the same; within zone 2, no tie reaches: 2.
     let rows = ecmp::table(&f);
     let row = rows.iter().find(|r| r.origin == b1).expect("b1's row");
-    let to = |name: &str| &row.leaves.iter().find(|(s, _)| *s == node(&f, name)).expect("leaf").1;
+    let to = |name: &str| {
+        &row.leaves
+            .iter()
+            .find(|(s, _)| *s == node(&f, name))
+            .expect("leaf")
+            .1
+    };
     assert_eq!(to("a2").text(), "1-2");
     assert_eq!(to("b2").text(), "2");
     let s = ecmp::summary(&rows, 2);
@@ -162,7 +168,12 @@ fn the_router_id_outcomes_of_every_order_fall_in_the_range() {
             for s in base.leaves().filter(|&s| s != o) {
                 let w: Width = ecmp::width(&base, &all, s);
                 let n = mine.via[s as usize].len();
-                assert!(w.allows(n), "{} to {}: {n} not in {w:?}", base.names[s as usize], base.names[o as usize]);
+                assert!(
+                    w.allows(n),
+                    "{} to {}: {n} not in {w:?}",
+                    base.names[s as usize],
+                    base.names[o as usize]
+                );
                 seen.insert((s, o, n));
             }
         }
@@ -206,7 +217,11 @@ fn a_valley_is_a_down_up_turn_and_two_close_a_cycle() {
         assert_eq!(f.links[t.from as usize].other(t.at), node(&f, "S1"));
         assert_eq!(f.links[t.to as usize].other(t.at), node(&f, "S2"));
     }
-    assert!(one.acyclic(), "one valley alone closes no cycle: {:?}", one.cycle);
+    assert!(
+        one.acyclic(),
+        "one valley alone closes no cycle: {:?}",
+        one.cycle
+    );
     // Two failures, one under each spine, open valleys both ways: a cycle.
     let two = Buffers::build(
         &f,
@@ -223,5 +238,9 @@ fn a_valley_is_a_down_up_turn_and_two_close_a_cycle() {
         let (a, b) = (cycle[i], cycle[(i + 1) % cycle.len()]);
         assert!(deps.contains(&(a, b)), "{a:?} -> {b:?} not a dependency");
     }
-    assert!(cycle.iter().any(|q| two.down_up.iter().any(|t| t.at == q.at && t.from == q.link)));
+    assert!(
+        cycle
+            .iter()
+            .any(|q| two.down_up.iter().any(|t| t.at == q.at && t.from == q.link))
+    );
 }

@@ -143,8 +143,8 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
 type Uses<'a> = [PlatformUse<'a>];
 
 #[cfg(test)]
-mod routing_tests;
-#[cfg(test)]
 mod ecmp_tests;
+#[cfg(test)]
+mod routing_tests;
 #[cfg(test)]
 mod tests;

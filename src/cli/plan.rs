@@ -1,6 +1,7 @@
 //! `aifab plan`: the cabling plan (CSV), a summary table, or a topology drawing.
 
 mod batches;
+mod routing;
 mod table;
 
 use batches::*;
@@ -37,6 +38,10 @@ pub struct Args {
     /// neighbours as context.
     #[arg(long)]
     pub only: Option<String>,
+    /// With --format buffers|buffers-json: compute the routes with this failure (repeat for several
+    /// together): `SWITCH`, `SWITCH:PORT` (one link) or `SWITCH+SWITCH` (every link between two).
+    #[arg(long, value_name = "FAILURE")]
+    pub fail: Vec<String>,
     /// With --format rollout: the most uplinks (percent, at least one) a switch may lose to one batch.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub uplink_percent: u32,
@@ -65,6 +70,12 @@ pub enum Format {
     Mermaid,
     /// Rollout batches (YAML, also the vars file of `ansible/deploy.yml`).
     Rollout,
+    /// ECMP width per (leaf, destination leaf, prefix) as CSV; the summary on stderr.
+    Ecmp,
+    /// The lossless buffer-dependency graph as Graphviz dot, with whether it is acyclic.
+    Buffers,
+    /// The lossless buffer-dependency graph as JSON.
+    BuffersJson,
 }
 
 /// Runs `aifab plan`.
@@ -93,6 +104,11 @@ pub fn run(args: Args) -> Exit {
         Format::Dot => super::emit(&picture::dot::print(&Picture::of(m, &view))),
         Format::Mermaid => super::emit(&picture::mermaid::print(&Picture::of(m, &view))),
         Format::Rollout => return rollout(&args, &front, site.catalog),
+        Format::Ecmp => routing::ecmp(m, args.quiet),
+        Format::Buffers | Format::BuffersJson => return routing::buffers(m, &args),
+    }
+    if !args.fail.is_empty() && !matches!(args.format, Format::Buffers | Format::BuffersJson) {
+        eprintln!("note: --fail applies to --format buffers and buffers-json only");
     }
     Exit::Success
 }
