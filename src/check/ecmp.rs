@@ -107,24 +107,38 @@ pub struct Row {
 }
 
 /// Every (leaf, destination leaf) width with every link up, between leaves the cabling joins (a
-/// dual-plane fabric's planes are apart), destinations in node order (computed in parallel).
+/// dual-plane fabric's planes are apart), destinations in node order.
 pub fn table(fabric: &Fabric) -> Vec<Row> {
+    let mut out = Vec::new();
+    for_each_row(fabric, |r| out.push(r));
+    out
+}
+
+/// How many destinations [`for_each_row`] computes at once (in parallel) before handing them on.
+const CHUNK: usize = 64;
+
+/// [`table`] row by row, destinations in node order, computed in parallel a chunk at a time, so a
+/// fabric of thousands of leaves is printed without holding every pair.
+pub fn for_each_row(fabric: &Fabric, mut f: impl FnMut(Row)) {
     let leaves: Vec<Node> = fabric.leaves().collect();
     let comp = fabric.components(None);
-    leaves
-        .par_iter()
-        .map(|&o| {
-            let c = fabric.compute(o, None, &|_| false, None);
-            Row {
-                origin: o,
-                leaves: leaves
-                    .iter()
-                    .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
-                    .map(|&s| (s, width(fabric, &c, s)))
-                    .collect(),
-            }
-        })
-        .collect()
+    for chunk in leaves.chunks(CHUNK) {
+        let rows: Vec<Row> = chunk
+            .par_iter()
+            .map(|&o| {
+                let c = fabric.compute(o, None, &|_| false, None);
+                Row {
+                    origin: o,
+                    leaves: leaves
+                        .iter()
+                        .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
+                        .map(|&s| (s, width(fabric, &c, s)))
+                        .collect(),
+                }
+            })
+            .collect();
+        rows.into_iter().for_each(&mut f);
+    }
 }
 
 /// The table in numbers: how many (leaf, destination) pairs have each width, and those below the
@@ -144,19 +158,27 @@ pub const NAMED_BELOW: usize = 10;
 
 /// The summary of `rows` against the planned width `planned` (the model's `leaf_ecmp_width`).
 pub fn summary(rows: &[Row], planned: u32) -> Summary {
-    let mut by: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
     let mut s = Summary::default();
     for r in rows {
+        s.add(r, planned);
+    }
+    s
+}
+
+impl Summary {
+    /// Counts one row's pairs against the planned width `planned`.
+    pub fn add(&mut self, r: &Row, planned: u32) {
         for (leaf, w) in &r.leaves {
-            *by.entry((w.min, w.max)).or_default() += 1;
+            match self.by_width.binary_search_by_key(&(w.min, w.max), |e| e.0) {
+                Ok(i) => self.by_width[i].1 += 1,
+                Err(i) => self.by_width.insert(i, ((w.min, w.max), 1)),
+            }
             if w.min < planned {
-                s.below += 1;
-                if s.first_below.len() < NAMED_BELOW {
-                    s.first_below.push((*leaf, r.origin, w.clone()));
+                self.below += 1;
+                if self.first_below.len() < NAMED_BELOW {
+                    self.first_below.push((*leaf, r.origin, w.clone()));
                 }
             }
         }
     }
-    s.by_width = by.into_iter().collect();
-    s
 }

@@ -66,7 +66,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn plan_prints_the_ecmp_width_of_every_leaf_pair_and_prefix() {
+fn plan_prints_the_ecmp_width_of_every_leaf_pair() {
     const INTENT: &str = "intents/three-tier-small.yaml";
     let m = model(INTENT);
     let (code, out, err) = run(&["plan", INTENT, "--format", "ecmp"]);
@@ -74,42 +74,59 @@ fn plan_prints_the_ecmp_width_of_every_leaf_pair_and_prefix() {
     let mut lines = out.lines();
     assert_eq!(
         lines.next(),
-        Some("leaf,destination,prefix,width,next_hops")
+        Some("leaf,destination,prefix,prefixes,width,next_hops")
     );
     let leaves: Vec<&aifab::model::Device> = m
         .devices
         .iter()
         .filter(|d| d.role == aifab::kinds::Role::Leaf)
         .collect();
-    let prefixes = |d: &aifab::model::Device| {
-        let lo = format!("{}/32", d.loopback);
-        1 + d.bgp.networks.iter().filter(|n| ***n != *lo).count()
-    };
-    let want: usize = leaves
-        .iter()
-        .map(|d| (leaves.len() - 1) * prefixes(d))
-        .sum();
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), want);
-    // Every leaf has one link to each spine of its zone: the planned width, through those spines.
+    let pairs = leaves.len() * (leaves.len() - 1);
+    assert_eq!(rows.len(), pairs);
+    // Every leaf has two links to each spine of its zone: the planned width, through those spines;
+    // the prefix is the destination's loopback, and it announces its server subnets too.
     let width = m.summary.leaf_ecmp_width.to_string();
     for r in &rows {
-        assert_eq!(r[3], width, "{r:?}");
+        let to = leaves
+            .iter()
+            .find(|d| d.hostname == r[1])
+            .expect("destination leaf");
+        assert_eq!(r[2], format!("{}/32", to.loopback), "{r:?}");
+        let lo = format!("{}/32", to.loopback);
+        let subnets = to.bgp.networks.iter().filter(|n| ***n != *lo).count();
+        assert_eq!(r[3], (1 + subnets).to_string(), "{r:?}");
+        assert_eq!(r[4], width, "{r:?}");
         let zone = |h: &str| h.split('-').next().map(str::to_string);
+        let hops: Vec<&str> = r[5].split(' ').collect();
+        assert_eq!(hops.len(), 2, "{r:?}");
         assert!(
-            r[4].split(' ')
+            hops.iter()
                 .all(|s| zone(s) == zone(r[0]) && s.contains("spine")),
             "{r:?}"
         );
     }
-    let pairs = leaves.len() * (leaves.len() - 1);
     assert!(
         err.contains(&format!("planned {width}:"))
-            && err.contains(&format!("{width} "))
             && err.contains(&format!("{pairs} pairs"))
             && err.contains("every pair has the planned width"),
         "{err}"
     );
+    // --only keeps the rows of the leaves it matches.
+    let (code, out, err) = run(&[
+        "plan", INTENT, "--format", "ecmp", "-q", "--only", "z2-g3-*",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let picked: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or(""))
+        .collect();
+    assert!(
+        !picked.is_empty() && picked.iter().all(|l| l.starts_with("z2-g3-")),
+        "{out}"
+    );
+    assert_eq!(picked.len() % (leaves.len() - 1), 0, "{out}");
 }
 
 #[test]

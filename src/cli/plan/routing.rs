@@ -7,42 +7,46 @@ use aifab::check::buffers::{self, Buffers};
 use aifab::check::ecmp;
 use aifab::check::paths::Fabric;
 
-/// The widths as CSV on stdout (a row per prefix of each destination leaf), the summary on stderr.
-pub fn ecmp(m: &FabricModel, quiet: bool) {
+/// The widths as CSV on stdout, a row per (leaf, destination leaf), printed as each chunk of
+/// destinations is computed; the summary on stderr. Every prefix a destination announces (its
+/// loopback, the row's `prefix`, and the server subnets `prefixes` counts) has the same width: one
+/// origin. `only` keeps the rows of the leaves it matches.
+pub fn ecmp(m: &FabricModel, only: Option<&globset::GlobMatcher>, quiet: bool) {
     let fabric = Fabric::new(m);
-    let rows = ecmp::table(&fabric);
     let name = |n: u32| &*fabric.names[n as usize];
-    let mut s = String::from("leaf,destination,prefix,width,next_hops\n");
-    for r in &rows {
+    let planned = m.summary.leaf_ecmp_width;
+    let mut summary = ecmp::Summary::default();
+    super::super::emit("leaf,destination,prefix,prefixes,width,next_hops\n");
+    ecmp::for_each_row(&fabric, |r| {
+        summary.add(&r, planned);
         let d = &m.devices[r.origin as usize];
         let lo = format!("{}/32", d.loopback);
-        let prefixes: Vec<&str> = std::iter::once(lo.as_str())
-            .chain(d.bgp.networks.iter().map(|n| &**n).filter(|&n| n != lo))
-            .collect();
-        for (leaf, w) in &r.leaves {
+        let count = 1 + d.bgp.networks.iter().filter(|n| ***n != *lo).count();
+        let mut s = String::new();
+        for (leaf, w) in r
+            .leaves
+            .iter()
+            .filter(|(l, _)| only.is_none_or(|g| g.is_match(name(*l))))
+        {
             let hops: Vec<&str> = w.switches(&fabric, *leaf).into_iter().map(name).collect();
-            for p in &prefixes {
-                let _ = writeln!(
-                    s,
-                    "{},{},{p},{},{}",
-                    name(*leaf),
-                    name(r.origin),
-                    w.text(),
-                    hops.join(" ")
-                );
-            }
+            let _ = writeln!(
+                s,
+                "{},{},{lo},{count},{},{}",
+                name(*leaf),
+                name(r.origin),
+                w.text(),
+                hops.join(" ")
+            );
         }
-    }
-    super::super::emit(&s);
+        super::super::emit(&s);
+    });
     if !quiet {
-        eprint!("{}", ecmp_summary(m, &fabric, &rows));
+        eprint!("{}", ecmp_summary(&fabric, &summary, planned));
     }
 }
 
 /// How many (leaf, destination leaf) pairs have each width, and those below the planned width.
-fn ecmp_summary(m: &FabricModel, fabric: &Fabric, rows: &[ecmp::Row]) -> String {
-    let planned = m.summary.leaf_ecmp_width;
-    let s = ecmp::summary(rows, planned);
+fn ecmp_summary(fabric: &Fabric, s: &ecmp::Summary, planned: u32) -> String {
     let mut out = format!("ECMP width per (leaf, destination leaf), planned {planned}:\n");
     for ((min, max), n) in &s.by_width {
         let w = if min == max {
