@@ -563,6 +563,19 @@ fn verify_accepts_every_ecmp_width_a_session_order_gives() {
     // Either end of every range verifies clean: no session order is reported.
     assert!(check(&|_, w| w.min as usize).is_empty());
     assert!(check(&|_, w| w.max as usize).is_empty());
+    // The ANTA catalog checks one number: where the width is a range it writes why it checks none
+    // (zone 2's EOS leaves towards zone 1's first leaf), and keeps the fixed ones (zone 1's).
+    let catalog = aifab::verify::anta::catalog(&m, None);
+    let ranged_lines: Vec<&str> = catalog
+        .lines()
+        .filter(|l| l.contains("depending on which BGP session came up first"))
+        .collect();
+    assert!(!ranged_lines.is_empty(), "{catalog}");
+    assert!(
+        ranged_lines.iter().all(|l| l.contains("# z2-")),
+        "{ranged_lines:?}"
+    );
+    assert!(catalog.contains("ecmp_count: 4"), "{catalog}");
     // One next hop fewer than the least any order gives is named, with the range.
     let (o, w) = &ranged;
     let f = check(&|x, w| {
