@@ -112,12 +112,36 @@ impl Buffers {
 
     /// Every queue with a dependency, in or out, in order.
     pub fn queues(&self, fabric: &Fabric) -> Vec<Queue> {
-        let mut used = std::collections::BTreeSet::new();
-        for e in self.dependencies(fabric) {
-            used.insert(e.0);
-            used.insert(e.1);
+        let mut used = vec![false; 2 * fabric.links.len()];
+        let mut mark = |l: LinkId, at: Node| {
+            used[2 * l as usize + usize::from(fabric.links[l as usize].a != at)] = true;
+        };
+        for x in 0..fabric.len() as Node {
+            let ports = fabric.links_of(x);
+            for (i, row) in self.turns[x as usize].iter().enumerate() {
+                if row.iter().all(|&w| w == 0) {
+                    continue;
+                }
+                mark(ports[i].1, x);
+                for j in bits(row) {
+                    mark(ports[j].1, ports[j].0);
+                }
+            }
         }
-        used.into_iter().collect()
+        let mut out: Vec<Queue> = used
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| **u)
+            .map(|(i, _)| {
+                let k = &fabric.links[i / 2];
+                Queue {
+                    link: (i / 2) as LinkId,
+                    at: if i % 2 == 0 { k.a } else { k.b },
+                }
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Every dependency: (the queue traffic waits in, the queue it waits for), queue by queue.

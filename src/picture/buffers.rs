@@ -63,45 +63,67 @@ fn key(model: &FabricModel, fabric: &Fabric, q: Queue, level: Level) -> String {
     }
 }
 
-fn draw(model: &FabricModel, fabric: &Fabric, b: &Buffers, level: Level) -> Drawn {
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+/// The graph at `level`, or None when it has more nodes or edges than a picture draws (`bounded`).
+/// Each queue is named once; the dependencies are then counted by number.
+fn draw(
+    model: &FabricModel,
+    fabric: &Fabric,
+    b: &Buffers,
+    level: Level,
+    bounded: bool,
+) -> Option<Drawn> {
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
     let mut nodes = Vec::new();
-    let mut id = |s: String| {
-        *index.entry(s.clone()).or_insert_with(|| {
-            nodes.push(s);
+    // Per queue (2 × link + side), its node, where it has a dependency.
+    let mut node_of: Vec<Option<usize>> = vec![None; 2 * fabric.links.len()];
+    for q in b.queues(fabric) {
+        let name = key(model, fabric, q, level);
+        let id = *index.entry(name.clone()).or_insert_with(|| {
+            nodes.push(name);
             nodes.len() - 1
-        })
-    };
-    let mut edges: BTreeMap<(usize, usize), (u64, bool)> = BTreeMap::new();
-    for (a, z) in b.dependencies(fabric) {
-        let t = |n| fabric.tier[n as usize];
-        let came_down = t(fabric.links[a.link as usize].other(a.at)) > t(a.at);
-        let goes_up = t(z.at) > t(a.at);
-        let e = edges
-            .entry((
-                id(key(model, fabric, a, level)),
-                id(key(model, fabric, z, level)),
-            ))
-            .or_default();
-        e.0 += 1;
-        e.1 |= came_down && goes_up;
+        });
+        node_of[slot(fabric, q)] = Some(id);
+        if bounded && nodes.len() > super::MAX_NODES {
+            return None;
+        }
     }
-    Drawn {
+    let mut edges: BTreeMap<(usize, usize), (u64, bool)> = BTreeMap::new();
+    let t = |n: u32| fabric.tier[n as usize];
+    for (a, z) in b.dependencies(fabric) {
+        let (Some(from), Some(to)) = (node_of[slot(fabric, a)], node_of[slot(fabric, z)]) else {
+            continue;
+        };
+        let came_down = t(fabric.links[a.link as usize].other(a.at)) > t(a.at);
+        let e = edges.entry((from, to)).or_default();
+        e.0 += 1;
+        e.1 |= came_down && t(z.at) > t(a.at);
+        if bounded && edges.len() > super::MAX_EDGES {
+            return None;
+        }
+    }
+    Some(Drawn {
         level,
         nodes,
         edges,
-    }
+    })
+}
+
+/// A queue's number: 2 × its link, + 1 at the link's second end.
+fn slot(fabric: &Fabric, q: Queue) -> usize {
+    2 * q.link as usize + usize::from(fabric.links[q.link as usize].a != q.at)
 }
 
 /// The first level that fits the picture's bounds (else the most collapsed).
 fn fit(model: &FabricModel, fabric: &Fabric, b: &Buffers) -> Drawn {
-    for level in [Level::Queue, Level::Switch] {
-        let d = draw(model, fabric, b, level);
-        if d.nodes.len() <= super::MAX_NODES && d.edges.len() <= super::MAX_EDGES {
-            return d;
-        }
-    }
-    draw(model, fabric, b, Level::Tier)
+    [Level::Queue, Level::Switch]
+        .into_iter()
+        .find_map(|level| draw(model, fabric, b, level, true))
+        .or_else(|| draw(model, fabric, b, Level::Tier, false))
+        .unwrap_or(Drawn {
+            level: Level::Tier,
+            nodes: Vec::new(),
+            edges: BTreeMap::new(),
+        })
 }
 
 /// `acyclic`, or the cycle's queues.
