@@ -70,22 +70,17 @@ impl Buffers {
         };
         let origins: Vec<Node> = fabric.leaves().filter(|o| !dead.contains(o)).collect();
         let slots = fabric.port_slots();
-        let turns = origins
-            .par_iter()
-            .fold(empty, |mut acc, &o| {
-                add_origin(fabric, &slots, o, &down, &dead, &mut acc);
-                acc
-            })
-            .reduce(empty, |mut a, b| {
-                for (xa, xb) in a.iter_mut().zip(b) {
-                    for (pa, pb) in xa.iter_mut().zip(xb) {
-                        for (wa, wb) in pa.iter_mut().zip(pb) {
-                            *wa |= wb;
-                        }
-                    }
-                }
-                a
-            });
+        // A chunk of destinations computed in parallel, their turns added one after the other.
+        let mut turns = empty();
+        for chunk in origins.chunks(64) {
+            let nexts: Vec<Vec<Vec<LinkId>>> = chunk
+                .par_iter()
+                .map(|&o| next_hops(fabric, o, &down, &dead))
+                .collect();
+            for next in &nexts {
+                add_turns(fabric, &slots, next, &mut turns);
+            }
+        }
         let mut b = Buffers {
             failures: failures.to_vec(),
             edges: turns
@@ -237,32 +232,34 @@ impl Buffers {
     }
 }
 
-/// Adds the turns of the routes towards `o` to `acc`: at every switch, from each port a neighbor
-/// forwards over to it, to each of its own next hops.
-/// `slots` is [`Fabric::port_slots`].
-fn add_origin(
+/// Every switch's next hops towards `o` with the links `down` names and the switches `dead` down
+/// (every next hop some outcome installs, where the plan has ties).
+fn next_hops(
     fabric: &Fabric,
-    slots: &[[u32; 2]],
     o: Node,
-    down: &dyn Fn(LinkId) -> bool,
+    down: &(dyn Fn(LinkId) -> bool + Sync),
     dead: &[Node],
-    acc: &mut Turns,
-) {
-    let slot = |l: LinkId, at: Node| {
-        let k = &fabric.links[l as usize];
-        slots[l as usize][usize::from(k.b == at && k.a != at)] as usize
-    };
+) -> Vec<Vec<LinkId>> {
     let live = |l: LinkId| {
         let k = &fabric.links[l as usize];
         !down(l) && !dead.contains(&k.a) && !dead.contains(&k.b)
     };
     let c = fabric.compute(o, None, &|l| !live(l), None);
-    let next: Vec<Vec<LinkId>> = (0..fabric.len() as Node)
-        .map(|s| match c.ties {
-            None => c.routes.via[s as usize].clone(),
-            Some(_) => ecmp::width(fabric, &c, s).links,
-        })
-        .collect();
+    match c.ties {
+        None => c.routes.via,
+        Some(_) => (0..fabric.len() as Node)
+            .map(|s| ecmp::width(fabric, &c, s).links)
+            .collect(),
+    }
+}
+
+/// Adds the turns of one destination's next hops `next` to `acc`: at every switch, from each port a
+/// neighbor forwards over to it, to each of its own next hops. `slots` is [`Fabric::port_slots`].
+fn add_turns(fabric: &Fabric, slots: &[[u32; 2]], next: &[Vec<LinkId>], acc: &mut Turns) {
+    let slot = |l: LinkId, at: Node| {
+        let k = &fabric.links[l as usize];
+        slots[l as usize][usize::from(k.b == at && k.a != at)] as usize
+    };
     // Per switch, its next hops as a bit set over its ports.
     let out: Vec<Vec<u64>> = (0..fabric.len() as Node)
         .map(|x| {
