@@ -10,8 +10,10 @@ mod analysis;
 mod asn;
 mod baseline;
 mod bgp;
+pub mod buffers;
 mod cable;
 pub mod deadlock;
+pub mod ecmp;
 pub mod failures;
 mod headroom;
 mod lb;
@@ -143,6 +145,8 @@ pub fn platform_rules(intent: &Intent, catalog: &Catalog, placement: &Placement)
 /// The platforms a rule family checks.
 type Uses<'a> = [PlatformUse<'a>];
 
+#[cfg(test)]
+mod ecmp_tests;
 #[cfg(test)]
 mod lemma_tests;
 #[cfg(test)]

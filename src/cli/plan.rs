@@ -1,6 +1,7 @@
 //! `aifab plan`: the cabling plan (CSV), a summary table, or a topology drawing.
 
 mod batches;
+mod routing;
 mod table;
 
 use batches::*;
@@ -34,9 +35,13 @@ pub(crate) struct Args {
     #[arg(long)]
     pub rail: Option<u32>,
     /// With --format dot|mermaid: only the switches whose hostname matches this glob, with their
-    /// neighbours as context.
+    /// neighbours as context. With --format ecmp: only the rows of the leaves it matches.
     #[arg(long)]
     pub only: Option<String>,
+    /// With --format buffers|buffers-json: compute the routes with this failure (repeat for several
+    /// together): `SWITCH`, `SWITCH:PORT` (one link) or `SWITCH+SWITCH` (every link between two).
+    #[arg(long, value_name = "FAILURE")]
+    pub fail: Vec<String>,
     /// With --format rollout: the most uplinks (percent, at least one) a switch may lose to one batch.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub uplink_percent: u32,
@@ -65,6 +70,12 @@ pub(crate) enum Format {
     Mermaid,
     /// Rollout batches (YAML, also the vars file of `ansible/deploy.yml`).
     Rollout,
+    /// ECMP width per (leaf, destination leaf) as CSV; the summary on stderr.
+    Ecmp,
+    /// The lossless buffer-dependency graph as Graphviz dot, with whether it is acyclic.
+    Buffers,
+    /// The lossless buffer-dependency graph as JSON.
+    BuffersJson,
 }
 
 /// Runs `aifab plan`.
@@ -93,6 +104,11 @@ pub(super) fn run(args: Args) -> Exit {
         Format::Dot => super::emit(&picture::dot::print(&Picture::of(m, &view))),
         Format::Mermaid => super::emit(&picture::mermaid::print(&Picture::of(m, &view))),
         Format::Rollout => return rollout(&args, &front, site.catalog),
+        Format::Ecmp => routing::ecmp(m, view.only.as_ref(), args.quiet),
+        Format::Buffers | Format::BuffersJson => return routing::buffers(m, &args),
+    }
+    if !args.fail.is_empty() && !matches!(args.format, Format::Buffers | Format::BuffersJson) {
+        eprintln!("note: --fail applies to --format buffers and buffers-json only");
     }
     Exit::Success
 }
@@ -109,9 +125,10 @@ fn view(args: &Args, m: &FabricModel) -> Result<View, Exit> {
     if view.is_all() {
         return Ok(view);
     }
-    if !matches!(args.format, Format::Dot | Format::Mermaid) {
+    let rows_only = args.format == Format::Ecmp && view.zone.is_none() && view.rail.is_none();
+    if !matches!(args.format, Format::Dot | Format::Mermaid) && !rows_only {
         eprintln!(
-            "error: --zone, --rail and --only draw a part of the fabric: use them with --format dot or mermaid"
+            "error: --zone, --rail and --only draw a part of the fabric: use them with --format dot or mermaid (--only also with ecmp)"
         );
         return Err(Exit::Trouble);
     }

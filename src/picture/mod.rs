@@ -13,6 +13,7 @@
 //! with their neighbours as context; [`Picture::changes`] draws what a change adds, removes or
 //! re-counts between two models.
 
+pub mod buffers;
 pub mod dot;
 pub mod mermaid;
 

@@ -9,13 +9,16 @@
 //! lldpmgrd sends as port ID), `VerifyInterfacesStatus` and `VerifyInterfacesSpeed` for every used
 //! port, one `VerifyL3MTU` for the routed ports and the server VLAN interface, `VerifyBGPPeerSession`
 //! for every planned neighbor and, on a leaf, one `VerifyBGPRouteECMP` for another leaf's loopback
-//! with the ECMP width BGP settles on ([`crate::check::paths`]). ANTA has no test of the peer's ASN,
-//! PFC, the PFC watchdog, the DSCP map or ECN thresholds: the catalog leaves them to `aifab verify`.
+//! with the ECMP width BGP settles on ([`crate::check::ecmp`]; none where that width depends on
+//! which BGP session came up first, since `ecmp_count` is one number). ANTA has no test of the
+//! peer's ASN, PFC, the PFC watchdog, the DSCP map or ECN thresholds: the catalog leaves them to `aifab verify`.
 //! The YAML is written by hand, in model order, every string quoted: the same model gives the same
 //! bytes.
 
 use super::collect::quoted as q;
-use crate::check::paths::{Fabric, Node, Routes, UNREACHABLE};
+use crate::check::ecmp::{self, Width};
+use crate::check::paths::{Fabric, Node, UNREACHABLE};
+use crate::check::pathvector::Computed;
 use crate::kinds::{Os, Role};
 use crate::model::{Device, FabricModel, Interface, PortKind};
 use crate::os::common::ServerVlan;
@@ -320,12 +323,24 @@ struct Toward {
     leaf: String,
     /// Its loopback (advertised as a /32).
     loopback: Ipv4Addr,
-    /// The next hops BGP settles on at the checked leaf.
-    width: usize,
+    /// The next hops BGP settles on at the checked leaf, over every session order.
+    width: Width,
 }
 
 /// One `VerifyBGPRouteECMP`: the other leaf's loopback in BGP and in the RIB with `width` next hops.
+/// Where the width depends on BGP session order ([`crate::check::ecmp`]), no entry (`ecmp_count` is
+/// one number) but a comment that says why.
 fn ecmp_entry(out: &mut String, d: &Device, t: &Toward) {
+    if !t.width.is_fixed() {
+        let _ = writeln!(
+            out,
+            "    # {}: ECMP width toward {} (its loopback) is {} next hops, depending on which BGP session came up first: not checked (ecmp_count is one number; aifab verify accepts the range)",
+            d.hostname,
+            t.leaf,
+            t.width.text()
+        );
+        return;
+    }
     let _ = writeln!(
         out,
         "    # {}: ECMP width toward {} (its loopback)",
@@ -334,17 +349,17 @@ fn ecmp_entry(out: &mut String, d: &Device, t: &Toward) {
     open(out, "    ", "VerifyBGPRouteECMP", &d.hostname);
     out.push_str("        route_entries:\n");
     let _ = writeln!(out, "          - prefix: {}/32", t.loopback);
-    let _ = writeln!(out, "            ecmp_count: {}", t.width);
+    let _ = writeln!(out, "            ecmp_count: {}", t.width.min);
 }
 
-/// The ECMP widths BGP settles on ([`Fabric::select`]), computed for the few leaves they are checked
+/// The ECMP widths BGP settles on ([`ecmp::width`]), computed for the few leaves they are checked
 /// toward and kept.
 struct Ecmp<'a> {
     model: &'a FabricModel,
     /// The model holds every switch of the fabric (not compiled for some only).
     whole: bool,
     fabric: Option<Fabric>,
-    routes: BTreeMap<Node, Routes>,
+    routes: BTreeMap<Node, Computed>,
 }
 
 impl<'a> Ecmp<'a> {
@@ -375,13 +390,13 @@ impl<'a> Ecmp<'a> {
             .find(|(y, d)| *y != x && d.role == Role::Leaf && d.plane == me.plane)?;
         let fabric = self.fabric.get_or_insert_with(|| Fabric::new(self.model));
         let origin = Node::try_from(y).ok()?;
-        let routes = self
+        let c = self
             .routes
             .entry(origin)
-            .or_insert_with(|| fabric.select(origin, None));
-        let width = routes.via.get(x)?.len();
-        let reached = routes.dist.get(x).is_some_and(|&d| d != UNREACHABLE);
-        (reached && width > 0).then(|| Toward {
+            .or_insert_with(|| fabric.compute(origin, None, &|_| false, None));
+        let reached = c.routes.dist.get(x).is_some_and(|&d| d != UNREACHABLE);
+        let width = ecmp::width(fabric, c, Node::try_from(x).ok()?);
+        (reached && width.max > 0).then(|| Toward {
             leaf: other.hostname.clone(),
             loopback: other.loopback,
             width,

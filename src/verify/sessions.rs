@@ -8,6 +8,7 @@ use super::cabling::{Cabling, End};
 use super::expect::Plan;
 use super::finding::{Finding, Kind};
 use super::observed::{Observed, RouteWidth};
+use crate::check::ecmp::{self, Width};
 use crate::check::paths::Node;
 use crate::kinds::Role;
 use std::collections::{BTreeMap, HashMap};
@@ -130,7 +131,9 @@ fn identity(
 
 /// Per leaf whose routes were read: the sampled leaves' loopbacks ([`FabricModel::route_samples`]) it
 /// has no route to, and every other leaf's prefix in its routes with fewer next hops than the analysis
-/// selects with every cable up but the broken ones.
+/// selects with every cable up but the broken ones. Where the width depends on BGP session order
+/// (equal eBGP paths of different ASNs, [`crate::check::ecmp`]), any width of its range is accepted,
+/// and a route no session order must install is not asked for.
 ///
 /// [`FabricModel::route_samples`]: crate::model::FabricModel::route_samples
 fn ecmp(plan: &Plan, routes: &[Option<&[RouteWidth]>], cabling: &Cabling) -> Vec<Finding> {
@@ -158,11 +161,13 @@ fn ecmp(plan: &Plan, routes: &[Option<&[RouteWidth]>], cabling: &Cabling) -> Vec
             }
         }
     }
-    let width: BTreeMap<usize, Vec<usize>> = origins
+    // Every width BGP may install, over every session order where equal eBGP paths of different
+    // ASNs make the outcome depend on it (check::ecmp).
+    let width: BTreeMap<usize, Vec<Width>> = origins
         .iter()
         .map(|&o| {
-            let r = fabric.select_down(o as Node, &down);
-            (o, r.via.iter().map(Vec::len).collect())
+            let down = |l: u32| down.get(l as usize).copied().unwrap_or(false);
+            (o, ecmp::toward(fabric, o as Node, &down))
         })
         .collect();
     let mut out = Vec::new();
@@ -175,15 +180,18 @@ fn ecmp(plan: &Plan, routes: &[Option<&[RouteWidth]>], cabling: &Cabling) -> Vec
             let Some(&o) = origin_of.get(&*r.prefix) else {
                 continue;
             };
-            let want = width[&o][s];
-            if o != s && r.hops < want {
+            let want = &width[&o][s];
+            if o != s && r.hops < want.min as usize {
                 short.push(format!(
-                    "{} ({}): {} of {want} next hops",
-                    r.prefix, model.devices[o].hostname, r.hops
+                    "{} ({}): {} of {} next hops",
+                    r.prefix,
+                    model.devices[o].hostname,
+                    r.hops,
+                    want.text()
                 ));
             }
         }
-        for &o in samples.iter().filter(|&&o| o != s && width[&o][s] > 0) {
+        for &o in samples.iter().filter(|&&o| o != s && width[&o][s].min > 0) {
             let lo = format!("{}/32", model.devices[o].loopback);
             if !got.contains_key(lo.as_str()) {
                 missing.push(format!("{lo} ({})", model.devices[o].hostname));

@@ -32,6 +32,7 @@ mod delivery;
 mod diff;
 mod drift;
 mod durable;
+mod ecmp_buffers;
 mod every_field;
 mod field_walk;
 mod fuzz_regressions;

@@ -309,7 +309,7 @@ fn every_other_example_agrees_with_the_analysis() {
 
 /// The lab on a model compiled with the intent's lock, through the library (the CLI refuses a model
 /// with AIF-ROUTE-001, which is the point of this one).
-fn locked_model(intent: &str) -> aifab::model::FabricModel {
+pub(crate) fn locked_model(intent: &str) -> aifab::model::FabricModel {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join(intent)).expect("intent");
     let intent_v: aifab::intent::Intent = serde_norway::from_str(&text).expect("intent");

@@ -467,3 +467,134 @@ fn markdown_fits_its_budget_and_counts_what_it_leaves_out() {
         "{short}"
     );
 }
+
+/// `model` with switch `name` renumbered to `asn`, its peers' sessions too (as a lock pin does).
+fn pin_asn(m: &mut aifab::model::FabricModel, name: &str, asn: u32) {
+    for d in &mut m.devices {
+        if d.hostname == name {
+            d.bgp.asn = asn;
+        }
+        for n in &mut d.bgp.neighbors {
+            if *n.peer == *name {
+                n.remote_as = asn;
+            }
+        }
+    }
+}
+
+/// A pinned plan where the super-spines hold equal paths of different ASNs to zone 2 (one zone-2
+/// spine pinned to zone 1's ASN): which one they advertise depends on which session came up first,
+/// and zone 1's spine of that ASN rejects it, so a zone-1 leaf installs 4 or 2 next hops. verify
+/// accepts either width and reports one below both.
+#[test]
+fn verify_accepts_every_ecmp_width_a_session_order_gives() {
+    use aifab::check::ecmp;
+    use aifab::check::paths::Node;
+    use aifab::verify::observed::RouteWidth;
+    let mut m = model("intents/three-tier-small.yaml");
+    let rid = |m: &aifab::model::FabricModel, h: &str| {
+        m.devices
+            .iter()
+            .find(|d| d.hostname == h)
+            .map(|d| d.bgp.router_id)
+    };
+    // The zone-2 spine with the higher router-id takes zone 1's ASN: the router-id outcome advertises
+    // the other's path, the widest one; z1-spine2 gets an ASN of its own, so z1 leaves keep a route.
+    let z1_asn = m
+        .devices
+        .iter()
+        .find(|d| d.hostname == "z1-spine1")
+        .map(|d| d.bgp.asn)
+        .expect("z1-spine1");
+    let high = if rid(&m, "z2-spine1") > rid(&m, "z2-spine2") {
+        "z2-spine1"
+    } else {
+        "z2-spine2"
+    };
+    pin_asn(&mut m, high, z1_asn);
+    pin_asn(&mut m, "z1-spine2", 64990);
+    let plan = aifab::verify::expect::Plan::new(&m);
+    let fabric = &plan.fabric;
+    let leaf = m
+        .devices
+        .iter()
+        .position(|d| d.hostname == "z1-g1-r1")
+        .expect("leaf");
+    let leaves: Vec<usize> = (0..m.devices.len())
+        .filter(|&i| fabric.is_leaf(i as Node) && i != leaf)
+        .collect();
+    let widths: Vec<(usize, ecmp::Width)> = leaves
+        .iter()
+        .map(|&o| {
+            (
+                o,
+                ecmp::toward(fabric, o as Node, &|_| false).swap_remove(leaf),
+            )
+        })
+        .collect();
+    // Some destination's width is a range whose low end the router-id outcome does not give.
+    let ranged = widths
+        .iter()
+        .find(|(o, w)| {
+            !w.is_fixed()
+                && w.min > 0
+                && fabric.select(*o as Node, None).via[leaf].len() > w.min as usize
+        })
+        .map(|(o, w)| (*o, w.clone()))
+        .expect("a width that depends on session order");
+    let check = |pick: &dyn Fn(usize, &ecmp::Width) -> usize| {
+        let routes: Vec<RouteWidth> = widths
+            .iter()
+            .map(|(o, w)| RouteWidth {
+                prefix: format!("{}/32", m.devices[*o].loopback).into(),
+                hops: pick(*o, w),
+            })
+            .collect();
+        let mut per: Vec<Option<&[RouteWidth]>> = vec![None; m.devices.len()];
+        per[leaf] = Some(&routes);
+        let observed = vec![None; m.devices.len()];
+        let mut cabling = aifab::verify::cabling::Cabling {
+            findings: Vec::new(),
+            broken: Default::default(),
+            owner: Default::default(),
+        };
+        aifab::verify::sessions::check(&plan, &observed, &per, &mut cabling)
+    };
+    // Either end of every range verifies clean: no session order is reported.
+    assert!(check(&|_, w| w.min as usize).is_empty());
+    assert!(check(&|_, w| w.max as usize).is_empty());
+    // The ANTA catalog checks one number: where the width is a range it writes why it checks none
+    // (zone 2's EOS leaves towards zone 1's first leaf), and keeps the fixed ones (zone 1's).
+    let catalog = aifab::verify::anta::catalog(&m, None);
+    let ranged_lines: Vec<&str> = catalog
+        .lines()
+        .filter(|l| l.contains("depending on which BGP session came up first"))
+        .collect();
+    assert!(!ranged_lines.is_empty(), "{catalog}");
+    assert!(
+        ranged_lines.iter().all(|l| l.contains("# z2-")),
+        "{ranged_lines:?}"
+    );
+    assert!(catalog.contains("ecmp_count: 4"), "{catalog}");
+    // One next hop fewer than the least any order gives is named, with the range.
+    let (o, w) = &ranged;
+    let f = check(&|x, w| {
+        if x == *o {
+            w.min as usize - 1
+        } else {
+            w.max as usize
+        }
+    });
+    assert_eq!(f.len(), 1, "{f:?}");
+    let lo = format!("{}/32", m.devices[*o].loopback);
+    assert!(
+        f[0].found.contains(&format!(
+            "{lo} ({}): {} of {} next hops",
+            m.devices[*o].hostname,
+            w.min - 1,
+            w.text()
+        )),
+        "{:?}",
+        f[0]
+    );
+}
