@@ -48,6 +48,10 @@ pub struct Common {
     /// The IPAM namespace of its prefixes and addresses (created when missing).
     #[arg(long, default_value = "Global")]
     pub namespace: String,
+    /// Sync the servers too: their NIC ports, the server end of each server link's address and the
+    /// server-to-leaf cables (off by default: a 100K-GPU fabric has 100,000 of each).
+    #[arg(long)]
+    pub servers: bool,
     /// Seconds each request may take.
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
@@ -112,6 +116,7 @@ fn dcim(
     let settings = plan::Settings {
         location: c.location.clone().unwrap_or_else(|| model.name.clone()),
         namespace: c.namespace.clone(),
+        servers: c.servers,
     };
     let tag = plan::tag(&model.name);
     let desired = plan::plan(model, catalog, &settings)?;

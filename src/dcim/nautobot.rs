@@ -92,6 +92,7 @@ fn endpoint(kind: Kind) -> &'static str {
         Kind::CustomField => "extras/custom-fields/",
         Kind::Manufacturer => "dcim/manufacturers/",
         Kind::DeviceType => "dcim/device-types/",
+        Kind::InterfaceTemplate => "dcim/interface-templates/",
         Kind::Platform => "dcim/platforms/",
         Kind::Role => "extras/roles/",
         Kind::LocationType => "dcim/location-types/",
@@ -112,7 +113,11 @@ fn key_field(kind: Kind) -> Option<&'static str> {
         Kind::CustomField => Some("key"),
         Kind::Prefix => Some("prefix"),
         Kind::IpAddress => Some("address"),
-        Kind::Interface | Kind::IpAssignment | Kind::PrimaryIp | Kind::Cable => None,
+        Kind::InterfaceTemplate
+        | Kind::Interface
+        | Kind::IpAssignment
+        | Kind::PrimaryIp
+        | Kind::Cable => None,
         _ => Some("name"),
     }
 }
@@ -202,6 +207,10 @@ fn key_of(kind: Kind, j: &Json, ids: &Ids) -> Option<String> {
         return j.get(f).and_then(Json::as_str).map(str::to_string);
     }
     match kind {
+        Kind::InterfaceTemplate => {
+            let ty = ids.key(Kind::DeviceType, ref_id(j.get("device_type")?)?)?;
+            Some(super::templates::key(ty, j.get("name")?.as_str()?))
+        }
         Kind::Interface => {
             let dev = ids.key(Kind::Device, ref_id(j.get("device")?)?)?;
             Some(format!("{dev}:{}", j.get("name")?.as_str()?))
@@ -271,6 +280,14 @@ impl Nautobot {
                 Some(l) => chunks("name", keys, &format!("location={l}&")),
                 None => Vec::new(),
             },
+            Kind::InterfaceTemplate => {
+                let types: Vec<String> = ids
+                    .all(Kind::DeviceType)
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                chunks("device_type", types, "")
+            }
             Kind::Interface => chunks("device", devices, ""),
             Kind::Cable => chunks("device_id", devices, ""),
             Kind::Prefix | Kind::IpAddress => match ids.id(Kind::Namespace, &self.namespace) {
@@ -307,6 +324,10 @@ impl Store for Nautobot {
     fn read(&mut self, kind: Kind, wanted: &[&Object], ids: &Ids) -> Result<Vec<Existing>, String> {
         if kind == Kind::PrimaryIp {
             return Ok(self.primaries(ids));
+        }
+        if kind == Kind::Device {
+            // A sync reads twice when it made devices of a templated type.
+            self.primaries.clear();
         }
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();

@@ -132,8 +132,9 @@ pub fn sync(
         ));
     }
     let before = store.writes();
+    let mut changes = changes;
     if !dry_run {
-        apply(store, &changes, &mut ids)?;
+        changes = apply_in_two_passes(store, desired, opts, changes, &mut ids)?;
     }
     Ok(Outcome {
         changes,
@@ -142,15 +143,60 @@ pub fn sync(
     })
 }
 
-/// Writes `changes`: deletions in reverse creation order, then creations and updates kind by kind.
-fn apply(store: &mut dyn Store, changes: &Changes, ids: &mut Ids) -> Result<(), String> {
+/// Writes `changes`. When it creates devices of a type with interface templates, Nautobot makes
+/// their interfaces from the templates: the writes stop after the devices, everything is read again
+/// and the rest written from a second comparison (which finds those interfaces and only adjusts
+/// them). The changes returned are the first comparison's up to the devices and the second's after.
+fn apply_in_two_passes(
+    store: &mut dyn Store,
+    desired: &[Object],
+    opts: diff::Options,
+    changes: Changes,
+    ids: &mut Ids,
+) -> Result<Changes, String> {
+    let makes_devices = changes
+        .kinds
+        .get(&Kind::Device)
+        .is_some_and(|c| !c.creates.is_empty());
+    let templated = desired.iter().any(|o| o.kind == Kind::InterfaceTemplate);
+    if !(makes_devices && templated) {
+        apply(store, &changes, ids, Kind::Cable)?;
+        return Ok(changes);
+    }
+    apply(store, &changes, ids, Kind::Device)?;
+    let mut again = Ids::default();
+    let existing = read_all(store, desired, &mut again)?;
+    let rest = diff::diff(desired, &existing, opts);
+    apply(store, &rest, &mut again, Kind::Cable)?;
+    *ids = again;
+    let mut merged = changes;
+    for (kind, mut c) in rest.kinds.into_iter().filter(|(k, _)| *k > Kind::Device) {
+        if let Some(first) = merged.kinds.remove(&kind) {
+            c.deletes.splice(0..0, first.deletes);
+        }
+        merged.kinds.insert(kind, c);
+    }
+    merged
+        .kinds
+        .retain(|k, c| *k <= Kind::Device || *c != diff::KindChanges::default());
+    Ok(merged)
+}
+
+/// Writes `changes`: deletions in reverse creation order, then creations and updates kind by kind,
+/// up to the kind `last`.
+fn apply(
+    store: &mut dyn Store,
+    changes: &Changes,
+    ids: &mut Ids,
+    last: Kind,
+) -> Result<(), String> {
     for (kind, c) in changes.kinds.iter().rev() {
         if !c.deletes.is_empty() {
             let dead: Vec<&Existing> = c.deletes.iter().collect();
             store.delete(*kind, &dead)?;
         }
     }
-    for (kind, c) in &changes.kinds {
+    for (kind, c) in changes.kinds.iter().filter(|(k, _)| **k <= last) {
         let new: Vec<&Object> = c.creates.iter().collect();
         if !new.is_empty() {
             let made = store.create(*kind, &new, ids)?;
@@ -180,6 +226,39 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// What Nautobot does when it creates a device: an untagged interface per template of its type.
+    fn instantiate(&mut self, device: &Object) {
+        let Some(ty) = device.fields.get("device_type") else {
+            return;
+        };
+        let made: Vec<Existing> = self
+            .objects
+            .iter()
+            .filter(|t| {
+                t.kind == Kind::InterfaceTemplate && t.fields.get("device_type") == Some(ty)
+            })
+            .filter_map(|t| match t.fields.get("name") {
+                Some(super::Value::Str(name)) => Some((t, name)),
+                _ => None,
+            })
+            .map(|(t, name)| {
+                let mut fields = t.fields.clone();
+                fields.remove("device_type");
+                fields.remove("name");
+                fields.insert("device".into(), super::Value::r(Kind::Device, &device.key));
+                Existing {
+                    kind: Kind::Interface,
+                    key: format!("{}:{name}", device.key),
+                    id: format!("{}@{}", t.id, device.key),
+                    fields,
+                    tagged: false,
+                    tag_ids: Vec::new(),
+                }
+            })
+            .collect();
+        self.objects.extend(made);
+    }
+
     fn write(&mut self) -> Result<(), String> {
         if self.fail_after.is_some_and(|n| self.write_count >= n) {
             return Err("connection lost".into());
@@ -217,6 +296,9 @@ impl Store for Memory {
                 tagged: kind.ownership() == super::Ownership::Tagged,
                 tag_ids: Vec::new(),
             });
+            if kind == Kind::Device {
+                self.instantiate(o);
+            }
             made.push(id);
         }
         Ok(made)
@@ -273,6 +355,40 @@ mod tests {
         let second = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
         assert!(second.changes.is_empty(), "{:?}", second.changes);
         assert_eq!(second.write_requests, 0);
+    }
+
+    #[test]
+    fn a_device_made_of_a_templated_type_has_its_interfaces_adjusted_not_created() {
+        let mut m = Memory::default();
+        let mut want = vec![
+            Object::new(Kind::DeviceType, "t1"),
+            Object::new(Kind::InterfaceTemplate, "t1:eth1")
+                .with_create("device_type", Value::r(Kind::DeviceType, "t1"))
+                .with_create("name", Value::str("eth1")),
+        ];
+        for o in plan(&["a", "b"]) {
+            want.push(match o.kind {
+                Kind::Device => o.with("device_type", Value::r(Kind::DeviceType, "t1")),
+                _ => o,
+            });
+        }
+        let first = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        let ifc = &first.changes.kinds[&Kind::Interface];
+        assert_eq!((ifc.creates.len(), ifc.updates.len()), (0, 2), "{ifc:?}");
+        assert!(
+            ifc.updates
+                .iter()
+                .all(|u| u.adopt && u.set["mtu"] == Value::Int(9214))
+        );
+        let interfaces: Vec<&Existing> = m
+            .objects
+            .iter()
+            .filter(|e| e.kind == Kind::Interface)
+            .collect();
+        assert_eq!(interfaces.len(), 2);
+        assert!(interfaces.iter().all(|e| e.tagged));
+        let second = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        assert_eq!((second.write_requests, second.changes.writes()), (0, 0));
     }
 
     #[test]
