@@ -24,9 +24,7 @@ pub fn of(model: &FabricModel, platform: &str, p: &Platform, mgmt_type: &str) ->
     for d in model.devices.iter().filter(|d| d.platform == platform) {
         for i in &d.interfaces {
             if let Some(port) = names.port(&i.name) {
-                used.entry(port)
-                    .or_default()
-                    .insert(&*i.name, i.speed_gbps);
+                used.entry(port).or_default().insert(&*i.name, i.speed_gbps);
             }
         }
     }
@@ -100,13 +98,7 @@ pub(crate) mod tests {
         for d in m.devices.iter().filter(|x| &x.platform == platform) {
             for i in &d.interfaces {
                 let want = Value::str(crate::dcim::plan::port_type(i.speed_gbps));
-                assert_eq!(
-                    by.get(&*i.name),
-                    Some(&&want),
-                    "{}:{}",
-                    d.hostname,
-                    i.name
-                );
+                assert_eq!(by.get(&*i.name), Some(&&want), "{}:{}", d.hostname, i.name);
                 broken_out += usize::from(
                     p.port_names()
                         .port(&i.name)
