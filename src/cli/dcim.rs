@@ -128,10 +128,11 @@ fn dcim(
         &tag,
         &settings.location,
         &settings.namespace,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let dry = check || c.dry_run;
     let opts = diff::Options { adopt: c.adopt };
-    let out = store::sync(&mut nb, &desired, opts, dry)?;
+    let out = store::sync(&mut nb, &desired, opts, dry).map_err(|e| e.to_string())?;
     let (reads, _) = nb.requests();
     let header = report::Header {
         command: if check {

@@ -7,6 +7,32 @@ use super::diff::{self, Changes, Update};
 use super::{Existing, Kind, Object};
 use std::collections::HashMap;
 
+/// Why a sync stopped (its `Display` is the message).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The Nautobot store failed.
+    #[error(transparent)]
+    Nautobot(#[from] super::nautobot::NautobotError),
+    /// The in-memory store's set failure (an interrupted sync, in the tests).
+    #[error("connection lost")]
+    Interrupted,
+    /// Lookups the DCIM lacks (a status).
+    #[error(
+        "the DCIM has no {}: aifab uses these as they are and does not create them; nothing written",
+        missing.join(", ")
+    )]
+    MissingLookups {
+        /// Each, as `kind key`.
+        missing: Vec<String>,
+    },
+}
+
+impl From<super::http::HttpError> for StoreError {
+    fn from(e: super::http::HttpError) -> StoreError {
+        StoreError::Nautobot(e.into())
+    }
+}
+
 /// The server ids of the objects read or created so far, both ways.
 #[derive(Clone, Debug, Default)]
 pub struct Ids {
@@ -68,14 +94,23 @@ impl Ids {
 pub trait Store {
     /// The objects of `kind` that matter for `wanted` (the keys the plan has of that kind): those of
     /// the plan's keys and those tagged for the fabric. `ids` holds the earlier kinds' ids.
-    fn read(&mut self, kind: Kind, wanted: &[&Object], ids: &Ids) -> Result<Vec<Existing>, String>;
+    fn read(
+        &mut self,
+        kind: Kind,
+        wanted: &[&Object],
+        ids: &Ids,
+    ) -> Result<Vec<Existing>, StoreError>;
     /// Creates the objects, returning their ids in order.
-    fn create(&mut self, kind: Kind, objects: &[&Object], ids: &Ids)
-    -> Result<Vec<String>, String>;
+    fn create(
+        &mut self,
+        kind: Kind,
+        objects: &[&Object],
+        ids: &Ids,
+    ) -> Result<Vec<String>, StoreError>;
     /// Updates the objects.
-    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), String>;
+    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), StoreError>;
     /// Deletes the objects.
-    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), String>;
+    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), StoreError>;
     /// Write requests made so far.
     fn writes(&self) -> usize;
 }
@@ -96,7 +131,7 @@ pub fn read_all(
     store: &mut dyn Store,
     desired: &[Object],
     ids: &mut Ids,
-) -> Result<Vec<Existing>, String> {
+) -> Result<Vec<Existing>, StoreError> {
     let mut existing = Vec::new();
     for kind in Kind::ALL {
         let wanted: Vec<&Object> = desired.iter().filter(|o| o.kind == kind).collect();
@@ -116,7 +151,7 @@ pub fn sync(
     desired: &[Object],
     opts: diff::Options,
     dry_run: bool,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, StoreError> {
     let mut ids = Ids::default();
     let existing = read_all(store, desired, &mut ids)?;
     let changes = diff::diff(desired, &existing, opts);
@@ -126,10 +161,7 @@ pub fn sync(
         .flat_map(|(k, c)| c.missing.iter().map(move |m| format!("{k} {m}")))
         .collect();
     if !missing.is_empty() && !dry_run {
-        return Err(format!(
-            "the DCIM has no {}: aifab uses these as they are and does not create them; nothing written",
-            missing.join(", ")
-        ));
+        return Err(StoreError::MissingLookups { missing });
     }
     let before = store.writes();
     let mut changes = changes;
@@ -153,7 +185,7 @@ fn apply_in_two_passes(
     opts: diff::Options,
     changes: Changes,
     ids: &mut Ids,
-) -> Result<Changes, String> {
+) -> Result<Changes, StoreError> {
     let makes_devices = changes
         .kinds
         .get(&Kind::Device)
@@ -189,7 +221,7 @@ fn apply(
     changes: &Changes,
     ids: &mut Ids,
     last: Kind,
-) -> Result<(), String> {
+) -> Result<(), StoreError> {
     for (kind, c) in changes.kinds.iter().rev() {
         if !c.deletes.is_empty() {
             let dead: Vec<&Existing> = c.deletes.iter().collect();
@@ -259,9 +291,9 @@ impl Memory {
         self.objects.extend(made);
     }
 
-    fn write(&mut self) -> Result<(), String> {
+    fn write(&mut self) -> Result<(), StoreError> {
         if self.fail_after.is_some_and(|n| self.write_count >= n) {
-            return Err("connection lost".into());
+            return Err(StoreError::Interrupted);
         }
         self.write_count += 1;
         Ok(())
@@ -269,7 +301,7 @@ impl Memory {
 }
 
 impl Store for Memory {
-    fn read(&mut self, kind: Kind, _: &[&Object], _: &Ids) -> Result<Vec<Existing>, String> {
+    fn read(&mut self, kind: Kind, _: &[&Object], _: &Ids) -> Result<Vec<Existing>, StoreError> {
         Ok(self
             .objects
             .iter()
@@ -278,7 +310,12 @@ impl Store for Memory {
             .collect())
     }
 
-    fn create(&mut self, kind: Kind, objects: &[&Object], _: &Ids) -> Result<Vec<String>, String> {
+    fn create(
+        &mut self,
+        kind: Kind,
+        objects: &[&Object],
+        _: &Ids,
+    ) -> Result<Vec<String>, StoreError> {
         self.write()?;
         let mut made = Vec::new();
         for o in objects {
@@ -304,7 +341,7 @@ impl Store for Memory {
         Ok(made)
     }
 
-    fn update(&mut self, _: Kind, updates: &[&Update], _: &Ids) -> Result<(), String> {
+    fn update(&mut self, _: Kind, updates: &[&Update], _: &Ids) -> Result<(), StoreError> {
         self.write()?;
         for u in updates {
             if let Some(e) = self.objects.iter_mut().find(|e| e.id == u.id) {
@@ -315,7 +352,7 @@ impl Store for Memory {
         Ok(())
     }
 
-    fn delete(&mut self, _: Kind, objects: &[&Existing]) -> Result<(), String> {
+    fn delete(&mut self, _: Kind, objects: &[&Existing]) -> Result<(), StoreError> {
         self.write()?;
         self.objects
             .retain(|e| !objects.iter().any(|o| o.id == e.id));
