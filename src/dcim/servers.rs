@@ -44,7 +44,7 @@ pub fn plan(model: &FabricModel, settings: &Settings, out: &mut Vec<Object>) {
         .filter(|l| l.tier == LinkTier::ServerLeaf)
     {
         if servers.insert(&*l.a) {
-            out.push(server(&*l.a, settings));
+            out.push(server(&l.a, settings));
         }
         let description = format!("{}:{}", l.b, l.b_port);
         out.push(interface(

@@ -83,6 +83,7 @@ fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value)
     } else {
         stem
     };
+    let started = std::time::Instant::now();
     let o = aifab_command()
         .args(["dcim", action])
         .arg(intent)
@@ -103,7 +104,49 @@ fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value)
     assert!(!stderr.contains(&s.token), "the token was printed");
     let report = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("dcim {action}: {e}: {stderr}"));
+    record(stem, action, extra, &report, started.elapsed());
     (o.status.code().unwrap_or(-1), report)
+}
+
+/// Where each sync's time is recorded (`.ci/run` prints it after the tests; docs/dcim.md, "Speed").
+fn bench_file() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root().join("target"), PathBuf::from)
+        .join("dcim-bench.md")
+}
+
+/// Appends one row to [`bench_file`]: the run, its objects written and requests, its time, and the
+/// objects written per second (the measure the extrapolation in docs/dcim.md scales).
+fn record(fabric: &str, action: &str, extra: &[&str], report: &Value, took: Duration) {
+    use std::io::Write as _;
+    let n = |k: &str| report[k].as_u64().unwrap_or(0);
+    let secs = took.as_secs_f64();
+    let rate = if n("write_requests") > 0 && secs > 0.0 {
+        format!("{:.1}", n("writes") as f64 / secs)
+    } else {
+        "-".to_string()
+    };
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let row = format!(
+        "| {fabric} | {action} {} | {} | {} | {} | {secs:.1} | {rate} | {} |\n",
+        extra.join(" "),
+        n("writes"),
+        n("write_requests"),
+        n("read_requests"),
+        load.split_whitespace().next().unwrap_or("?"),
+    );
+    let path = bench_file();
+    let fresh = !path.exists();
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        if fresh {
+            let _ = f.write_all(b"| fabric | run | objects written | write requests | read requests | seconds | objects/s | load |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        }
+        let _ = f.write_all(row.as_bytes());
+    }
 }
 
 /// Every object tagged for `fabric` at `endpoint`.
