@@ -48,6 +48,10 @@ pub(crate) struct Common {
     /// The IPAM namespace of its prefixes and addresses (created when missing).
     #[arg(long, default_value = "Global")]
     pub namespace: String,
+    /// Sync the servers too: their NIC ports, the server end of each server link's address and the
+    /// server-to-leaf cables (off by default: a 100K-GPU fabric has 100,000 of each).
+    #[arg(long)]
+    pub servers: bool,
     /// Seconds each request may take.
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
@@ -112,6 +116,7 @@ fn dcim(
     let settings = plan::Settings {
         location: c.location.clone().unwrap_or_else(|| model.name.clone()),
         namespace: c.namespace.clone(),
+        servers: c.servers,
     };
     let tag = plan::tag(&model.name);
     let desired = plan::plan(model, catalog, &settings)?;
@@ -123,10 +128,11 @@ fn dcim(
         &tag,
         &settings.location,
         &settings.namespace,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let dry = check || c.dry_run;
     let opts = diff::Options { adopt: c.adopt };
-    let out = store::sync(&mut nb, &desired, opts, dry)?;
+    let out = store::sync(&mut nb, &desired, opts, dry).map_err(|e| e.to_string())?;
     let (reads, _) = nb.requests();
     let header = report::Header {
         command: if check {

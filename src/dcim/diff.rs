@@ -177,7 +177,7 @@ fn one(
     };
     match own {
         Ownership::Lookup | Ownership::Shared => {}
-        Ownership::Tagged if !e.tagged && !opts.adopt => {
+        Ownership::Tagged if !e.tagged && !opts.adopt && !made_with_owned_device(o, owned) => {
             let why = format!(
                 "{} {} exists without the fabric's tag (made by hand?): left alone; --adopt takes it over",
                 o.kind, o.key
@@ -200,6 +200,14 @@ fn one(
             }
         }
     }
+}
+
+/// Whether `o` is an interface of a device aifab owns: Nautobot made it, untagged, from the device
+/// type's interface templates when it created the device, so it is the fabric's to tag and set.
+fn made_with_owned_device(o: &Object, owned: &HashSet<(Kind, String)>) -> bool {
+    o.kind == Kind::Interface
+        && parent_key(&o.fields, &o.create_only, Kind::Device)
+            .is_some_and(|d| owned.contains(&(Kind::Device, d)))
 }
 
 /// Records an update of `e` to `o`'s fields when any differs (or when adopting).
@@ -349,6 +357,32 @@ mod tests {
         assert!(c.kinds[&Kind::Device].updates[0].adopt);
         assert_eq!(c.kinds[&Kind::Interface].creates.len(), 1);
         assert_eq!(c.held(), 0);
+    }
+
+    #[test]
+    fn an_untagged_interface_of_an_owned_device_is_taken_over_not_held() {
+        let mut want = lookups();
+        want.push(dev("leaf1", "leaf"));
+        let port = Object::new(Kind::Interface, "leaf1:Ethernet1/1")
+            .with("description", Value::str("spine1:Ethernet1/1"))
+            .with_create("device", Value::r(Kind::Device, "leaf1"));
+        want.push(port.clone());
+        let mut existing: Vec<Existing> = want[..2].iter().map(|o| have(o, "x", false)).collect();
+        existing.push(have(&want[2], "d1", true));
+        // Made from the device type's template: untagged, no description.
+        let mut made = have(&port, "i1", false);
+        made.fields.insert("description".into(), Value::str(""));
+        existing.push(made);
+        let c = diff(&want, &existing, Options::default());
+        let u = &c.kinds[&Kind::Interface].updates[0];
+        assert_eq!((u.id.as_str(), u.adopt), ("i1", true));
+        assert_eq!(u.set["description"], Value::str("spine1:Ethernet1/1"));
+        assert_eq!(c.held(), 0);
+        // The same interface on a device made by hand stays held.
+        existing[2].tagged = false;
+        let c = diff(&want, &existing, Options::default());
+        assert_eq!(c.kinds[&Kind::Interface].blocked.len(), 1);
+        assert_eq!(c.writes(), 0);
     }
 
     #[test]

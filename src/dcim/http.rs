@@ -10,6 +10,116 @@ use std::time::Duration;
 /// The largest response body read (a page of 1,000 interfaces is about 2 MB).
 const MAX_BODY: u64 = 256 << 20;
 
+/// Why a request failed, in words: each names what was asked (`what`), the request and the server,
+/// never the token (masked out of every text that could carry it).
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// 401 or 403.
+    #[error(
+        "{what}: {method} {url}: {code} {label}: the token was refused (is it the right one, and may it write? the token itself is not shown)"
+    )]
+    Refused {
+        /// What was asked.
+        what: String,
+        /// The method.
+        method: String,
+        /// The address, cut to a readable length.
+        url: String,
+        /// 401 or 403.
+        code: u16,
+        /// `Unauthorized` or `Forbidden`.
+        label: &'static str,
+    },
+    /// Any other error status, with the server's answer.
+    #[error("{what}: {method} {url}: HTTP {code}: {body}")]
+    Status {
+        /// What was asked.
+        what: String,
+        /// The method.
+        method: String,
+        /// The address, cut to a readable length.
+        url: String,
+        /// The status.
+        code: u16,
+        /// The answer's first 2,000 bytes.
+        body: String,
+    },
+    /// No answer within the timeout.
+    #[error(
+        "{what}: {method} {url}: no answer in time (timed out); is the server overloaded? --timeout gives it longer"
+    )]
+    Timeout {
+        /// What was asked.
+        what: String,
+        /// The method.
+        method: String,
+        /// The address, cut to a readable length.
+        url: String,
+    },
+    /// The server could not be reached, its name did not resolve, or the connection failed.
+    #[error("{what}: {method} {url}: {problem} ({kind}: {detail})")]
+    Transport {
+        /// What was asked.
+        what: String,
+        /// The method.
+        method: String,
+        /// The address, cut to a readable length.
+        url: String,
+        /// In words: `it cannot be reached`, `its name does not resolve`, `the request failed`.
+        problem: &'static str,
+        /// The transport error's kind.
+        kind: String,
+        /// Its detail.
+        detail: String,
+    },
+    /// The answer could not be read.
+    #[error("{what}: reading the answer of {method} {url}: {error}")]
+    Read {
+        /// What was asked.
+        what: String,
+        /// The method.
+        method: String,
+        /// The address.
+        url: String,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// The answer is not JSON.
+    #[error(
+        "{what}: {method} {url} answered something that is not JSON ({error}); is it Nautobot's API?"
+    )]
+    NotJson {
+        /// What was asked.
+        what: String,
+        /// The method.
+        method: String,
+        /// The address.
+        url: String,
+        /// The parser's error.
+        error: serde_json::Error,
+    },
+    /// A list answered without `results`.
+    #[error("{what}: GET {url} answered without a results list; is it Nautobot's API?")]
+    NoResults {
+        /// What was asked.
+        what: String,
+        /// The address.
+        url: String,
+    },
+    /// The pages of a list held fewer (or more) results than its `count`.
+    #[error(
+        "{what}: the server said {said} results but its pages held {held}: a page was cut short (objects changed during the read?); nothing written, run again"
+    )]
+    CutShort {
+        /// What was asked.
+        what: String,
+        /// The count the first page said.
+        said: u64,
+        /// The results the pages held.
+        held: usize,
+    },
+}
+
 /// A REST client of one server.
 pub struct Client {
     agent: ureq::Agent,
@@ -76,7 +186,7 @@ impl Client {
         path: &str,
         body: Option<&Json>,
         what: &str,
-    ) -> Result<Json, String> {
+    ) -> Result<Json, HttpError> {
         let url = self.url(path);
         let counter = if method == "GET" {
             &self.reads
@@ -95,7 +205,7 @@ impl Client {
                 .send_string(&b.to_string()),
             None => req.call(),
         };
-        let resp = res.map_err(|e| self.mask(&error(e, method, &url, what)))?;
+        let resp = res.map_err(|e| error(e, method, &self.mask(&url), what, |t| self.mask(t)))?;
         if resp.status() == 204 {
             return Ok(Json::Null);
         }
@@ -103,18 +213,26 @@ impl Client {
         resp.into_reader()
             .take(MAX_BODY)
             .read_to_string(&mut text)
-            .map_err(|e| format!("{what}: reading the answer of {method} {url}: {e}"))?;
+            .map_err(|error| HttpError::Read {
+                what: what.to_string(),
+                method: method.to_string(),
+                url: self.mask(&url),
+                error,
+            })?;
         if text.is_empty() {
             return Ok(Json::Null);
         }
-        serde_json::from_str(&text).map_err(|e| {
-            format!("{what}: {method} {url} answered something that is not JSON ({e}); is it Nautobot's API?")
+        serde_json::from_str(&text).map_err(|error| HttpError::NotJson {
+            what: what.to_string(),
+            method: method.to_string(),
+            url: self.mask(&url),
+            error,
         })
     }
 
     /// Every result of a list endpoint (`dcim/devices/?name=x`), following `next` page by page with
     /// pages of 1,000; fails when the pages hold fewer results than the first page's `count` said.
-    pub fn list(&self, path: &str, what: &str) -> Result<Vec<Json>, String> {
+    pub fn list(&self, path: &str, what: &str) -> Result<Vec<Json>, HttpError> {
         let sep = if path.contains('?') { '&' } else { '?' };
         let mut next = Some(format!("{path}{sep}limit=1000&depth=0"));
         let mut out = Vec::new();
@@ -123,19 +241,22 @@ impl Client {
             let page = self.call("GET", &p, None, what)?;
             count = count.or_else(|| page.get("count").and_then(Json::as_u64));
             let Some(results) = page.get("results").and_then(Json::as_array) else {
-                return Err(format!(
-                    "{what}: GET {} answered without a results list; is it Nautobot's API?",
-                    self.url(&p)
-                ));
+                return Err(HttpError::NoResults {
+                    what: what.to_string(),
+                    url: self.mask(&self.url(&p)),
+                });
             };
             out.extend(results.iter().cloned());
             next = page.get("next").and_then(Json::as_str).map(str::to_string);
         }
         match count {
-            Some(n) if usize::try_from(n).is_ok_and(|n| n != out.len()) => Err(format!(
-                "{what}: the server said {n} results but its pages held {}: a page was cut short (objects changed during the read?); nothing written, run again",
-                out.len()
-            )),
+            Some(n) if usize::try_from(n).is_ok_and(|n| n != out.len()) => {
+                Err(HttpError::CutShort {
+                    what: what.to_string(),
+                    said: n,
+                    held: out.len(),
+                })
+            }
             _ => Ok(out),
         }
     }
@@ -149,22 +270,37 @@ fn short(url: &str) -> String {
     }
 }
 
-/// What a failed request means, in words.
-fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
-    let url = short(url);
+/// What a failed request means, in words; `mask` hides the token in any text the server sent.
+fn error(
+    e: ureq::Error,
+    method: &str,
+    url: &str,
+    what: &str,
+    mask: impl Fn(&str) -> String,
+) -> HttpError {
+    let (what, method, url) = (what.to_string(), method.to_string(), short(url));
     match e {
-        ureq::Error::Status(code @ (401 | 403), _) => format!(
-            "{what}: {method} {url}: {code} {}: the token was refused (is it the right one, and may it write? the token itself is not shown)",
-            if code == 401 {
+        ureq::Error::Status(code @ (401 | 403), _) => HttpError::Refused {
+            what,
+            method,
+            url,
+            code,
+            label: if code == 401 {
                 "Unauthorized"
             } else {
                 "Forbidden"
-            }
-        ),
+            },
+        },
         ureq::Error::Status(code, resp) => {
             let mut body = String::new();
             let _ = resp.into_reader().take(2000).read_to_string(&mut body);
-            format!("{what}: {method} {url}: HTTP {code}: {}", body.trim())
+            HttpError::Status {
+                what,
+                method,
+                url,
+                code,
+                body: mask(body.trim()),
+            }
         }
         ureq::Error::Transport(t) => {
             let io = std::error::Error::source(&t)
@@ -175,19 +311,23 @@ fn error(e: ureq::Error, method: &str, url: &str, what: &str) -> String {
                 Some(std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock)
             ) || t.to_string().to_ascii_lowercase().contains("timed out");
             if timeout {
-                format!(
-                    "{what}: {method} {url}: no answer in time (timed out); is the server overloaded? --timeout gives it longer"
-                )
-            } else {
-                let kind = match t.kind() {
-                    ureq::ErrorKind::Dns => "its name does not resolve",
-                    ureq::ErrorKind::ConnectionFailed => "it cannot be reached",
-                    _ => "the request failed",
-                };
-                let detail = t
-                    .message()
-                    .map_or_else(|| t.kind().to_string(), str::to_string);
-                format!("{what}: {method} {url}: {kind} ({}: {detail})", t.kind())
+                return HttpError::Timeout { what, method, url };
+            }
+            let problem = match t.kind() {
+                ureq::ErrorKind::Dns => "its name does not resolve",
+                ureq::ErrorKind::ConnectionFailed => "it cannot be reached",
+                _ => "the request failed",
+            };
+            let detail = t
+                .message()
+                .map_or_else(|| t.kind().to_string(), str::to_string);
+            HttpError::Transport {
+                what,
+                method,
+                url,
+                problem,
+                kind: t.kind().to_string(),
+                detail: mask(&detail),
             }
         }
     }
@@ -242,7 +382,8 @@ mod tests {
         let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
         let e = c
             .list("dcim/devices/", "reading the devices")
-            .expect_err("short");
+            .expect_err("short")
+            .to_string();
         assert!(
             e.contains("reading the devices") && e.contains("cut short"),
             "{e}"
@@ -256,7 +397,8 @@ mod tests {
         let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
         let e = c
             .call("GET", "status/", None, "the server's version")
-            .expect_err("403");
+            .expect_err("403")
+            .to_string();
         assert!(e.contains("403") && e.contains("token was refused"), "{e}");
         assert!(!e.contains("tok-tok-tok"), "{e}");
     }
@@ -276,7 +418,8 @@ mod tests {
         );
         let e = c
             .call("GET", "status/", None, "the server's version")
-            .expect_err("refused");
+            .expect_err("refused")
+            .to_string();
         assert!(e.contains("cannot be reached"), "{e}");
         assert!(e.contains("127.0.0.1:9"), "{e}");
         assert!(!e.contains("secret-token-123"), "{e}");

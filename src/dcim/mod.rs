@@ -19,7 +19,9 @@ pub mod http;
 pub mod nautobot;
 pub mod plan;
 pub mod report;
+pub mod servers;
 pub mod store;
+pub mod templates;
 
 use std::collections::BTreeMap;
 
@@ -40,6 +42,8 @@ pub enum Kind {
     Manufacturer,
     /// A platform profile of aifab's catalog, as a device type.
     DeviceType,
+    /// A port of a device type (`<model>:<name>`): a device made of the type gets it as an interface.
+    InterfaceTemplate,
     /// A network OS with its network driver.
     Platform,
     /// A device role (leaf, spine, super-spine).
@@ -66,13 +70,14 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in creation order.
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 18] = [
         Kind::Status,
         Kind::Namespace,
         Kind::Tag,
         Kind::CustomField,
         Kind::Manufacturer,
         Kind::DeviceType,
+        Kind::InterfaceTemplate,
         Kind::Platform,
         Kind::Role,
         Kind::LocationType,
@@ -95,6 +100,7 @@ impl Kind {
             Kind::CustomField => "custom-field",
             Kind::Manufacturer => "manufacturer",
             Kind::DeviceType => "device-type",
+            Kind::InterfaceTemplate => "interface-template",
             Kind::Platform => "platform",
             Kind::Role => "role",
             Kind::LocationType => "location-type",
@@ -118,6 +124,7 @@ impl Kind {
             | Kind::CustomField
             | Kind::Manufacturer
             | Kind::DeviceType
+            | Kind::InterfaceTemplate
             | Kind::Platform
             | Kind::Role
             | Kind::LocationType

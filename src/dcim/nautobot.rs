@@ -2,8 +2,8 @@
 //! the fields aifab compares, the reads that find the plan's objects and the fabric's tagged ones,
 //! and bulk writes (a list per request: POST creates, PATCH updates, DELETE deletes).
 
-use super::http::{Client, q};
-use super::store::{Ids, Store};
+use super::http::{Client, HttpError, q};
+use super::store::{Ids, Store, StoreError};
 use super::{Existing, Fields, Kind, Object, Value, diff::Update, plan::cable_key};
 use serde_json::{Map, Value as Json, json};
 use std::time::Duration;
@@ -18,6 +18,56 @@ const BATCH: usize = 100;
 const PARALLEL: usize = 2;
 /// Values per filter of a read request (keeps the URL short).
 const CHUNK: usize = 40;
+
+/// Why the Nautobot store could not read or write (its `Display` is the message).
+#[derive(Debug, thiserror::Error)]
+pub enum NautobotError {
+    /// A request failed.
+    #[error(transparent)]
+    Http(#[from] HttpError),
+    /// `/api/status/` names no Nautobot version.
+    #[error("{base}/api/status/ does not name a Nautobot version: is it Nautobot?")]
+    NotNautobot {
+        /// The server.
+        base: String,
+    },
+    /// Another major version than [`MAJOR`].
+    #[error(
+        "{base} runs Nautobot {version}; aifab speaks the Nautobot {MAJOR}.x REST API (tested with {TESTED}): nothing read or written"
+    )]
+    Major {
+        /// The server.
+        base: String,
+        /// The version it runs.
+        version: String,
+    },
+    /// A bulk create answered without an id per object.
+    #[error("creating {kind}s: the server's answer lacks their ids")]
+    NoIds {
+        /// The kind created.
+        kind: Kind,
+    },
+    /// An object refers to one that is neither in the DCIM nor was created.
+    #[error(
+        "{kind} {key}: {to_kind} {to_key} is not in the DCIM (it was neither found nor created); nothing more written"
+    )]
+    Unresolved {
+        /// The referring object's kind.
+        kind: Kind,
+        /// Its key.
+        key: String,
+        /// The kind referred to.
+        to_kind: Kind,
+        /// The key referred to.
+        to_key: String,
+    },
+    /// A primary IP of a device that is not there.
+    #[error("primary IP of {device}: the device is not in the DCIM")]
+    NoDevice {
+        /// The device.
+        device: String,
+    },
+}
 
 /// A Nautobot server, as a [`Store`] for one fabric.
 pub struct Nautobot {
@@ -48,14 +98,14 @@ impl Nautobot {
         tag: &str,
         location: &str,
         namespace: &str,
-    ) -> Result<(Nautobot, String), String> {
+    ) -> Result<(Nautobot, String), NautobotError> {
         let client = Client::new(base, token, timeout);
         let status = client.call("GET", "status/", None, "the server's version")?;
         let version = status
             .get("nautobot-version")
             .and_then(Json::as_str)
-            .ok_or_else(|| {
-                format!("{base}/api/status/ does not name a Nautobot version: is it Nautobot?")
+            .ok_or_else(|| NautobotError::NotNautobot {
+                base: base.to_string(),
             })?
             .to_string();
         let major = version
@@ -63,9 +113,10 @@ impl Nautobot {
             .next()
             .and_then(|m| m.parse::<u64>().ok());
         if major != Some(MAJOR) {
-            return Err(format!(
-                "{base} runs Nautobot {version}; aifab speaks the Nautobot {MAJOR}.x REST API (tested with {TESTED}): nothing read or written"
-            ));
+            return Err(NautobotError::Major {
+                base: base.to_string(),
+                version,
+            });
         }
         let n = Nautobot {
             client,
@@ -92,6 +143,7 @@ fn endpoint(kind: Kind) -> &'static str {
         Kind::CustomField => "extras/custom-fields/",
         Kind::Manufacturer => "dcim/manufacturers/",
         Kind::DeviceType => "dcim/device-types/",
+        Kind::InterfaceTemplate => "dcim/interface-templates/",
         Kind::Platform => "dcim/platforms/",
         Kind::Role => "extras/roles/",
         Kind::LocationType => "dcim/location-types/",
@@ -112,7 +164,11 @@ fn key_field(kind: Kind) -> Option<&'static str> {
         Kind::CustomField => Some("key"),
         Kind::Prefix => Some("prefix"),
         Kind::IpAddress => Some("address"),
-        Kind::Interface | Kind::IpAssignment | Kind::PrimaryIp | Kind::Cable => None,
+        Kind::InterfaceTemplate
+        | Kind::Interface
+        | Kind::IpAssignment
+        | Kind::PrimaryIp
+        | Kind::Cable => None,
         _ => Some("name"),
     }
 }
@@ -202,6 +258,10 @@ fn key_of(kind: Kind, j: &Json, ids: &Ids) -> Option<String> {
         return j.get(f).and_then(Json::as_str).map(str::to_string);
     }
     match kind {
+        Kind::InterfaceTemplate => {
+            let ty = ids.key(Kind::DeviceType, ref_id(j.get("device_type")?)?)?;
+            Some(super::templates::key(ty, j.get("name")?.as_str()?))
+        }
         Kind::Interface => {
             let dev = ids.key(Kind::Device, ref_id(j.get("device")?)?)?;
             Some(format!("{dev}:{}", j.get("name")?.as_str()?))
@@ -271,6 +331,14 @@ impl Nautobot {
                 Some(l) => chunks("name", keys, &format!("location={l}&")),
                 None => Vec::new(),
             },
+            Kind::InterfaceTemplate => {
+                let types: Vec<String> = ids
+                    .all(Kind::DeviceType)
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                chunks("device_type", types, "")
+            }
             Kind::Interface => chunks("device", devices, ""),
             Kind::Cable => chunks("device_id", devices, ""),
             Kind::Prefix | Kind::IpAddress => match ids.id(Kind::Namespace, &self.namespace) {
@@ -304,9 +372,18 @@ impl Nautobot {
 }
 
 impl Store for Nautobot {
-    fn read(&mut self, kind: Kind, wanted: &[&Object], ids: &Ids) -> Result<Vec<Existing>, String> {
+    fn read(
+        &mut self,
+        kind: Kind,
+        wanted: &[&Object],
+        ids: &Ids,
+    ) -> Result<Vec<Existing>, StoreError> {
         if kind == Kind::PrimaryIp {
             return Ok(self.primaries(ids));
+        }
+        if kind == Kind::Device {
+            // A sync reads twice when it made devices of a templated type.
+            self.primaries.clear();
         }
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
@@ -335,7 +412,7 @@ impl Store for Nautobot {
         kind: Kind,
         objects: &[&Object],
         ids: &Ids,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, StoreError> {
         if kind == Kind::PrimaryIp {
             let set: Vec<Json> = objects
                 .iter()
@@ -360,10 +437,10 @@ impl Store for Nautobot {
             .map(|j| ref_id(j).map(str::to_string))
             .collect::<Option<Vec<String>>>()
             .filter(|v| v.len() == objects.len())
-            .ok_or_else(|| format!("creating {kind}s: the server's answer lacks their ids"))
+            .ok_or(NautobotError::NoIds { kind }.into())
     }
 
-    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), String> {
+    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), StoreError> {
         let tag = ids.id(Kind::Tag, &self.tag).map(str::to_string);
         let bodies: Vec<Json> = updates
             .iter()
@@ -380,7 +457,7 @@ impl Store for Nautobot {
                 }
                 Ok(Json::Object(m))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, NautobotError>>()?;
         self.write(
             "PATCH",
             kind,
@@ -390,7 +467,7 @@ impl Store for Nautobot {
         Ok(())
     }
 
-    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), String> {
+    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), StoreError> {
         let bodies: Vec<Json> = objects.iter().map(|e| json!({ "id": e.id })).collect();
         self.write(
             "DELETE",
@@ -453,7 +530,7 @@ impl Nautobot {
         kind: Kind,
         bodies: &[Json],
         keys: impl Iterator<Item = &'k str>,
-    ) -> Result<Vec<Json>, String> {
+    ) -> Result<Vec<Json>, NautobotError> {
         let keys: Vec<&str> = keys.collect();
         let verb = match method {
             "POST" => "creating",
@@ -462,8 +539,8 @@ impl Nautobot {
         };
         let batches: Vec<&[Json]> = bodies.chunks(BATCH).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let answers: std::sync::Mutex<Vec<Option<Result<Json, String>>>> =
-            std::sync::Mutex::new(vec![None; batches.len()]);
+        let answers: std::sync::Mutex<Vec<Option<Result<Json, HttpError>>>> =
+            std::sync::Mutex::new((0..batches.len()).map(|_| None).collect());
         let client = &self.client;
         // A kind's batches are independent: PARALLEL at a time, answers kept in order.
         std::thread::scope(|scope| {
@@ -502,16 +579,19 @@ impl Nautobot {
 }
 
 /// The JSON of a value, references as ids.
-fn to_json(v: &Value, ids: &Ids, kind: Kind, key: &str) -> Result<Json, String> {
+fn to_json(v: &Value, ids: &Ids, kind: Kind, key: &str) -> Result<Json, NautobotError> {
     Ok(match v {
         Value::Str(s) => json!(s),
         Value::Int(n) => json!(n),
         Value::Bool(b) => json!(b),
         Value::List(l) => json!(l),
         Value::Null => Json::Null,
-        Value::Ref(k, r) => json!(ids.id(*k, r).ok_or_else(|| format!(
-            "{kind} {key}: {k} {r} is not in the DCIM (it was neither found nor created); nothing more written"
-        ))?),
+        Value::Ref(k, r) => json!(ids.id(*k, r).ok_or_else(|| NautobotError::Unresolved {
+            kind,
+            key: key.to_string(),
+            to_kind: *k,
+            to_key: r.clone(),
+        })?),
     })
 }
 
@@ -533,7 +613,7 @@ fn set_path(m: &mut Map<String, Json>, path: &str, v: Json) {
 }
 
 /// The creation body of an object: its key field, its fields and, on the fabric's own kinds, its tag.
-fn body(o: &Object, ids: &Ids, tag: Option<&str>) -> Result<Json, String> {
+fn body(o: &Object, ids: &Ids, tag: Option<&str>) -> Result<Json, NautobotError> {
     let mut m = Map::new();
     if let Some(f) = key_field(o.kind) {
         m.insert(f.to_string(), json!(o.key));
@@ -550,10 +630,12 @@ fn body(o: &Object, ids: &Ids, tag: Option<&str>) -> Result<Json, String> {
 }
 
 /// The update of a device's primary addresses.
-fn primary_body(o: &Object, ids: &Ids) -> Result<Json, String> {
+fn primary_body(o: &Object, ids: &Ids) -> Result<Json, NautobotError> {
     let id = ids
         .id(Kind::Device, &o.key)
-        .ok_or_else(|| format!("primary IP of {}: the device is not in the DCIM", o.key))?;
+        .ok_or_else(|| NautobotError::NoDevice {
+            device: o.key.clone(),
+        })?;
     let mut m = Map::new();
     m.insert("id".into(), json!(id));
     for (f, v) in &o.fields {
@@ -578,7 +660,8 @@ mod tests {
             "Global",
         )
         .err()
-        .expect("refused");
+        .expect("refused")
+        .to_string();
         assert!(
             e.contains("Nautobot 3.0.2") && e.contains("speaks the Nautobot 2.x"),
             "{e}"
@@ -599,7 +682,8 @@ mod tests {
             "Global",
         )
         .err()
-        .expect("timeout");
+        .expect("timeout")
+        .to_string();
         assert!(e.contains("timed out"), "{e}");
         drop(listener);
     }

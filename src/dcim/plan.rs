@@ -1,7 +1,8 @@
-//! The DCIM objects a compiled fabric needs: its vendors, platform profiles as device types, OSes,
-//! roles, location, switches with their interfaces, the address pools and every address on its
-//! interface, the management address as primary IP, and every planned switch-to-switch cable with its
-//! length. Servers are not DCIM devices here, so server cables are not planned (docs/dcim.md).
+//! The DCIM objects a compiled fabric needs: its vendors, platform profiles as device types with
+//! their interface templates, OSes, roles, location, switches with their interfaces, the address pools
+//! and every address on its interface, the management address as primary IP, and every planned
+//! switch-to-switch cable with its length; with [`Settings::servers`], the servers too, with their NICs,
+//! addresses and cables ([`super::servers`]).
 
 use super::{Kind, Object, Value};
 use crate::kinds::Os;
@@ -17,6 +18,8 @@ pub struct Settings {
     pub location: String,
     /// The IPAM namespace of its prefixes and addresses (`--namespace`; `Global` by default).
     pub namespace: String,
+    /// Whether the servers, their NICs, addresses and cables are synced too (`--servers`).
+    pub servers: bool,
 }
 
 /// The tag of a fabric's objects: `aifab:<fabric>`.
@@ -28,9 +31,11 @@ pub fn tag(fabric: &str) -> String {
 pub const ASN_FIELD: &str = "aifab_asn";
 
 /// The status of devices, interfaces, prefixes and addresses.
-const ACTIVE: &str = "Active";
+pub(crate) const ACTIVE: &str = "Active";
 /// The status of cables.
-const CONNECTED: &str = "Connected";
+pub(crate) const CONNECTED: &str = "Connected";
+/// The interface type of a management port.
+const MGMT_TYPE: &str = "1000base-t";
 
 /// The objects `model` needs, in [`Kind`] order. Fails on a device whose platform the catalog lacks.
 pub fn plan(
@@ -53,6 +58,9 @@ pub fn plan(
     }
     prefixes(model, settings, &mut out);
     cables(model, &mut out);
+    if settings.servers {
+        super::servers::plan(model, settings, &mut out);
+    }
     out.sort_by_key(|o| o.kind);
     Ok(out)
 }
@@ -95,6 +103,7 @@ fn shared(
     let mut vendors: BTreeMap<String, Object> = BTreeMap::new();
     let mut oses: BTreeMap<Os, Object> = BTreeMap::new();
     let mut roles: BTreeMap<&str, Object> = BTreeMap::new();
+    let mut templates = Vec::new();
     for d in &model.devices {
         let (os, p) = catalog.get(&d.platform).ok_or_else(|| {
             format!(
@@ -103,6 +112,9 @@ fn shared(
             )
         })?;
         let vendor = manufacturer(&p.description);
+        if !types.contains_key(d.platform.as_str()) {
+            templates.extend(super::templates::of(model, &d.platform, p, MGMT_TYPE));
+        }
         types.entry(&d.platform).or_insert_with(|| {
             Object::new(Kind::DeviceType, &d.platform)
                 .with_create("manufacturer", Value::r(Kind::Manufacturer, &vendor))
@@ -121,6 +133,7 @@ fn shared(
     }
     out.extend(vendors.into_values());
     out.extend(types.into_values());
+    out.extend(templates);
     out.extend(oses.into_values());
     out.extend(roles.into_values());
     Ok(out)
@@ -174,7 +187,13 @@ pub fn port_type(gbps: u32) -> &'static str {
 }
 
 /// An interface of a device.
-fn interface(host: &str, name: &str, kind: &str, mtu: Option<u32>, description: &str) -> Object {
+pub(crate) fn interface(
+    host: &str,
+    name: &str,
+    kind: &str,
+    mtu: Option<u32>,
+    description: &str,
+) -> Object {
     Object::new(Kind::Interface, format!("{host}:{name}"))
         .with_create("device", Value::r(Kind::Device, host))
         .with_create("name", Value::str(name))
@@ -185,7 +204,13 @@ fn interface(host: &str, name: &str, kind: &str, mtu: Option<u32>, description: 
 }
 
 /// An address, on the interface `host:ifname`.
-fn address(addr: &str, host: &str, ifname: &str, settings: &Settings, out: &mut Vec<Object>) {
+pub(crate) fn address(
+    addr: &str,
+    host: &str,
+    ifname: &str,
+    settings: &Settings,
+    out: &mut Vec<Object>,
+) {
     out.push(
         Object::new(Kind::IpAddress, addr)
             .with("status", Value::r(Kind::Status, ACTIVE))
@@ -223,7 +248,7 @@ fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>)
         .with_create("device", Value::r(Kind::Device, host));
     if let Some(m) = &d.management {
         out.push(
-            interface(host, mgmt_if, "1000base-t", None, "management")
+            interface(host, mgmt_if, MGMT_TYPE, None, "management")
                 .with("mgmt_only", Value::Bool(true)),
         );
         let addr = format!("{}/{}", m.ip, m.prefix_len);

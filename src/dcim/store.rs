@@ -7,6 +7,32 @@ use super::diff::{self, Changes, Update};
 use super::{Existing, Kind, Object};
 use std::collections::HashMap;
 
+/// Why a sync stopped (its `Display` is the message).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The Nautobot store failed.
+    #[error(transparent)]
+    Nautobot(#[from] super::nautobot::NautobotError),
+    /// The in-memory store's set failure (an interrupted sync, in the tests).
+    #[error("connection lost")]
+    Interrupted,
+    /// Lookups the DCIM lacks (a status).
+    #[error(
+        "the DCIM has no {}: aifab uses these as they are and does not create them; nothing written",
+        missing.join(", ")
+    )]
+    MissingLookups {
+        /// Each, as `kind key`.
+        missing: Vec<String>,
+    },
+}
+
+impl From<super::http::HttpError> for StoreError {
+    fn from(e: super::http::HttpError) -> StoreError {
+        StoreError::Nautobot(e.into())
+    }
+}
+
 /// The server ids of the objects read or created so far, both ways.
 #[derive(Clone, Debug, Default)]
 pub struct Ids {
@@ -68,14 +94,23 @@ impl Ids {
 pub trait Store {
     /// The objects of `kind` that matter for `wanted` (the keys the plan has of that kind): those of
     /// the plan's keys and those tagged for the fabric. `ids` holds the earlier kinds' ids.
-    fn read(&mut self, kind: Kind, wanted: &[&Object], ids: &Ids) -> Result<Vec<Existing>, String>;
+    fn read(
+        &mut self,
+        kind: Kind,
+        wanted: &[&Object],
+        ids: &Ids,
+    ) -> Result<Vec<Existing>, StoreError>;
     /// Creates the objects, returning their ids in order.
-    fn create(&mut self, kind: Kind, objects: &[&Object], ids: &Ids)
-    -> Result<Vec<String>, String>;
+    fn create(
+        &mut self,
+        kind: Kind,
+        objects: &[&Object],
+        ids: &Ids,
+    ) -> Result<Vec<String>, StoreError>;
     /// Updates the objects.
-    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), String>;
+    fn update(&mut self, kind: Kind, updates: &[&Update], ids: &Ids) -> Result<(), StoreError>;
     /// Deletes the objects.
-    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), String>;
+    fn delete(&mut self, kind: Kind, objects: &[&Existing]) -> Result<(), StoreError>;
     /// Write requests made so far.
     fn writes(&self) -> usize;
 }
@@ -96,7 +131,7 @@ pub fn read_all(
     store: &mut dyn Store,
     desired: &[Object],
     ids: &mut Ids,
-) -> Result<Vec<Existing>, String> {
+) -> Result<Vec<Existing>, StoreError> {
     let mut existing = Vec::new();
     for kind in Kind::ALL {
         let wanted: Vec<&Object> = desired.iter().filter(|o| o.kind == kind).collect();
@@ -116,7 +151,7 @@ pub fn sync(
     desired: &[Object],
     opts: diff::Options,
     dry_run: bool,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, StoreError> {
     let mut ids = Ids::default();
     let existing = read_all(store, desired, &mut ids)?;
     let changes = diff::diff(desired, &existing, opts);
@@ -126,14 +161,12 @@ pub fn sync(
         .flat_map(|(k, c)| c.missing.iter().map(move |m| format!("{k} {m}")))
         .collect();
     if !missing.is_empty() && !dry_run {
-        return Err(format!(
-            "the DCIM has no {}: aifab uses these as they are and does not create them; nothing written",
-            missing.join(", ")
-        ));
+        return Err(StoreError::MissingLookups { missing });
     }
     let before = store.writes();
+    let mut changes = changes;
     if !dry_run {
-        apply(store, &changes, &mut ids)?;
+        changes = apply_in_two_passes(store, desired, opts, changes, &mut ids)?;
     }
     Ok(Outcome {
         changes,
@@ -142,15 +175,60 @@ pub fn sync(
     })
 }
 
-/// Writes `changes`: deletions in reverse creation order, then creations and updates kind by kind.
-fn apply(store: &mut dyn Store, changes: &Changes, ids: &mut Ids) -> Result<(), String> {
+/// Writes `changes`. When it creates devices of a type with interface templates, Nautobot makes
+/// their interfaces from the templates: the writes stop after the devices, everything is read again
+/// and the rest written from a second comparison (which finds those interfaces and only adjusts
+/// them). The changes returned are the first comparison's up to the devices and the second's after.
+fn apply_in_two_passes(
+    store: &mut dyn Store,
+    desired: &[Object],
+    opts: diff::Options,
+    changes: Changes,
+    ids: &mut Ids,
+) -> Result<Changes, StoreError> {
+    let makes_devices = changes
+        .kinds
+        .get(&Kind::Device)
+        .is_some_and(|c| !c.creates.is_empty());
+    let templated = desired.iter().any(|o| o.kind == Kind::InterfaceTemplate);
+    if !(makes_devices && templated) {
+        apply(store, &changes, ids, Kind::Cable)?;
+        return Ok(changes);
+    }
+    apply(store, &changes, ids, Kind::Device)?;
+    let mut again = Ids::default();
+    let existing = read_all(store, desired, &mut again)?;
+    let rest = diff::diff(desired, &existing, opts);
+    apply(store, &rest, &mut again, Kind::Cable)?;
+    *ids = again;
+    let mut merged = changes;
+    for (kind, mut c) in rest.kinds.into_iter().filter(|(k, _)| *k > Kind::Device) {
+        if let Some(first) = merged.kinds.remove(&kind) {
+            c.deletes.splice(0..0, first.deletes);
+        }
+        merged.kinds.insert(kind, c);
+    }
+    merged
+        .kinds
+        .retain(|k, c| *k <= Kind::Device || *c != diff::KindChanges::default());
+    Ok(merged)
+}
+
+/// Writes `changes`: deletions in reverse creation order, then creations and updates kind by kind,
+/// up to the kind `last`.
+fn apply(
+    store: &mut dyn Store,
+    changes: &Changes,
+    ids: &mut Ids,
+    last: Kind,
+) -> Result<(), StoreError> {
     for (kind, c) in changes.kinds.iter().rev() {
         if !c.deletes.is_empty() {
             let dead: Vec<&Existing> = c.deletes.iter().collect();
             store.delete(*kind, &dead)?;
         }
     }
-    for (kind, c) in &changes.kinds {
+    for (kind, c) in changes.kinds.iter().filter(|(k, _)| **k <= last) {
         let new: Vec<&Object> = c.creates.iter().collect();
         if !new.is_empty() {
             let made = store.create(*kind, &new, ids)?;
@@ -180,9 +258,42 @@ pub struct Memory {
 }
 
 impl Memory {
-    fn write(&mut self) -> Result<(), String> {
+    /// What Nautobot does when it creates a device: an untagged interface per template of its type.
+    fn instantiate(&mut self, device: &Object) {
+        let Some(ty) = device.fields.get("device_type") else {
+            return;
+        };
+        let made: Vec<Existing> = self
+            .objects
+            .iter()
+            .filter(|t| {
+                t.kind == Kind::InterfaceTemplate && t.fields.get("device_type") == Some(ty)
+            })
+            .filter_map(|t| match t.fields.get("name") {
+                Some(super::Value::Str(name)) => Some((t, name)),
+                _ => None,
+            })
+            .map(|(t, name)| {
+                let mut fields = t.fields.clone();
+                fields.remove("device_type");
+                fields.remove("name");
+                fields.insert("device".into(), super::Value::r(Kind::Device, &device.key));
+                Existing {
+                    kind: Kind::Interface,
+                    key: format!("{}:{name}", device.key),
+                    id: format!("{}@{}", t.id, device.key),
+                    fields,
+                    tagged: false,
+                    tag_ids: Vec::new(),
+                }
+            })
+            .collect();
+        self.objects.extend(made);
+    }
+
+    fn write(&mut self) -> Result<(), StoreError> {
         if self.fail_after.is_some_and(|n| self.write_count >= n) {
-            return Err("connection lost".into());
+            return Err(StoreError::Interrupted);
         }
         self.write_count += 1;
         Ok(())
@@ -190,7 +301,7 @@ impl Memory {
 }
 
 impl Store for Memory {
-    fn read(&mut self, kind: Kind, _: &[&Object], _: &Ids) -> Result<Vec<Existing>, String> {
+    fn read(&mut self, kind: Kind, _: &[&Object], _: &Ids) -> Result<Vec<Existing>, StoreError> {
         Ok(self
             .objects
             .iter()
@@ -199,7 +310,12 @@ impl Store for Memory {
             .collect())
     }
 
-    fn create(&mut self, kind: Kind, objects: &[&Object], _: &Ids) -> Result<Vec<String>, String> {
+    fn create(
+        &mut self,
+        kind: Kind,
+        objects: &[&Object],
+        _: &Ids,
+    ) -> Result<Vec<String>, StoreError> {
         self.write()?;
         let mut made = Vec::new();
         for o in objects {
@@ -217,12 +333,15 @@ impl Store for Memory {
                 tagged: kind.ownership() == super::Ownership::Tagged,
                 tag_ids: Vec::new(),
             });
+            if kind == Kind::Device {
+                self.instantiate(o);
+            }
             made.push(id);
         }
         Ok(made)
     }
 
-    fn update(&mut self, _: Kind, updates: &[&Update], _: &Ids) -> Result<(), String> {
+    fn update(&mut self, _: Kind, updates: &[&Update], _: &Ids) -> Result<(), StoreError> {
         self.write()?;
         for u in updates {
             if let Some(e) = self.objects.iter_mut().find(|e| e.id == u.id) {
@@ -233,7 +352,7 @@ impl Store for Memory {
         Ok(())
     }
 
-    fn delete(&mut self, _: Kind, objects: &[&Existing]) -> Result<(), String> {
+    fn delete(&mut self, _: Kind, objects: &[&Existing]) -> Result<(), StoreError> {
         self.write()?;
         self.objects
             .retain(|e| !objects.iter().any(|o| o.id == e.id));
@@ -273,6 +392,40 @@ mod tests {
         let second = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
         assert!(second.changes.is_empty(), "{:?}", second.changes);
         assert_eq!(second.write_requests, 0);
+    }
+
+    #[test]
+    fn a_device_made_of_a_templated_type_has_its_interfaces_adjusted_not_created() {
+        let mut m = Memory::default();
+        let mut want = vec![
+            Object::new(Kind::DeviceType, "t1"),
+            Object::new(Kind::InterfaceTemplate, "t1:eth1")
+                .with_create("device_type", Value::r(Kind::DeviceType, "t1"))
+                .with_create("name", Value::str("eth1")),
+        ];
+        for o in plan(&["a", "b"]) {
+            want.push(match o.kind {
+                Kind::Device => o.with("device_type", Value::r(Kind::DeviceType, "t1")),
+                _ => o,
+            });
+        }
+        let first = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        let ifc = &first.changes.kinds[&Kind::Interface];
+        assert_eq!((ifc.creates.len(), ifc.updates.len()), (0, 2), "{ifc:?}");
+        assert!(
+            ifc.updates
+                .iter()
+                .all(|u| u.adopt && u.set["mtu"] == Value::Int(9214))
+        );
+        let interfaces: Vec<&Existing> = m
+            .objects
+            .iter()
+            .filter(|e| e.kind == Kind::Interface)
+            .collect();
+        assert_eq!(interfaces.len(), 2);
+        assert!(interfaces.iter().all(|e| e.tagged));
+        let second = sync(&mut m, &want, diff::Options::default(), false).expect("sync");
+        assert_eq!((second.write_requests, second.changes.writes()), (0, 0));
     }
 
     #[test]

@@ -83,6 +83,7 @@ fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value)
     } else {
         stem
     };
+    let started = std::time::Instant::now();
     let o = aifab_command()
         .args(["dcim", action])
         .arg(intent)
@@ -103,7 +104,49 @@ fn dcim(s: &Server, action: &str, intent: &Path, extra: &[&str]) -> (i32, Value)
     assert!(!stderr.contains(&s.token), "the token was printed");
     let report = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("dcim {action}: {e}: {stderr}"));
+    record(stem, action, extra, &report, started.elapsed());
     (o.status.code().unwrap_or(-1), report)
+}
+
+/// Where each sync's time is recorded (`.ci/run` prints it after the tests; docs/dcim.md, "Speed").
+fn bench_file() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root().join("target"), PathBuf::from)
+        .join("dcim-bench.md")
+}
+
+/// Appends one row to [`bench_file`]: the run, its objects written and requests, its time, and the
+/// objects written per second (the measure the extrapolation in docs/dcim.md scales).
+fn record(fabric: &str, action: &str, extra: &[&str], report: &Value, took: Duration) {
+    use std::io::Write as _;
+    let n = |k: &str| report[k].as_u64().unwrap_or(0);
+    let secs = took.as_secs_f64();
+    let rate = if n("write_requests") > 0 && secs > 0.0 {
+        format!("{:.1}", n("writes") as f64 / secs)
+    } else {
+        "-".to_string()
+    };
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let row = format!(
+        "| {fabric} | {action} {} | {} | {} | {} | {secs:.1} | {rate} | {} |\n",
+        extra.join(" "),
+        n("writes"),
+        n("write_requests"),
+        n("read_requests"),
+        load.split_whitespace().next().unwrap_or("?"),
+    );
+    let path = bench_file();
+    let fresh = !path.exists();
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        if fresh {
+            let _ = f.write_all(b"| fabric | run | objects written | write requests | read requests | seconds | objects/s | load |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
+        }
+        let _ = f.write_all(row.as_bytes());
+    }
 }
 
 /// Every object tagged for `fabric` at `endpoint`.
@@ -274,8 +317,8 @@ fn pod1_synced_holds_every_device_cable_and_loopback_and_a_second_sync_writes_no
 fn every_small_example_syncs_and_resyncs_with_no_write() {
     let Some(s) = server() else { return };
     let dir = Scratch::new("dcim-examples");
+    // breakout-small: in servers_sync_with_their_cables_and_addresses_and_device_types_carry_templates.
     for stem in [
-        "breakout-small",
         "hpn-dual-plane",
         "three-tier-small",
         "sonic-lossless-breakout",
@@ -436,4 +479,95 @@ fn a_refused_token_and_an_unreachable_server_are_clear_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("cannot be reached"), "{err}");
+}
+
+/// `--servers`: breakout-small's servers with their NIC ports, the server end of each server link's
+/// address and every server-to-leaf cable; the switches' device type carries interface templates (so
+/// a leaf also has the ports no link uses, untagged, as Nautobot made them); a second sync writes
+/// nothing, and a dry run without `--servers` would delete the servers (they are the fabric's).
+#[test]
+fn servers_sync_with_their_cables_and_addresses_and_device_types_carry_templates() {
+    let Some(s) = server() else { return };
+    let fabric = "dcim-servers";
+    clean(&s, fabric);
+    let dir = Scratch::new("dcim-servers");
+    let intent = renamed("intents/breakout-small.yaml", fabric, &dir, |t| t);
+    let (code, first) = dcim(&s, "sync", &intent, &["--servers"]);
+    assert_eq!((code, first["held"].as_u64()), (0, Some(0)), "{first:#}");
+    let m = model(&intent.to_string_lossy());
+    let c = s.client();
+    let devices = tagged(&c, "dcim/devices/", fabric);
+    assert_eq!(
+        devices.len(),
+        m.devices.len() + usize::try_from(m.summary.servers).unwrap_or(0)
+    );
+    let every: BTreeSet<String> = m
+        .links
+        .iter()
+        .map(|l| {
+            aifab::dcim::plan::cable_key(
+                &format!("{}:{}", l.a, l.a_port),
+                &format!("{}:{}", l.b, l.b_port),
+            )
+        })
+        .collect();
+    assert_eq!(cables_in_nautobot(&c, fabric), every);
+    // Each server link's server end holds its address, on the NIC port.
+    let on: BTreeMap<String, usize> = tagged(&c, "ipam/ip-addresses/", fabric)
+        .iter()
+        .map(|ip| {
+            (
+                ip["address"].as_str().unwrap_or("").to_string(),
+                ip["interfaces"].as_array().map_or(0, Vec::len),
+            )
+        })
+        .collect();
+    for d in &m.devices {
+        for i in d.interfaces.iter().filter(|i| i.peer.starts_with("server")) {
+            let len = i
+                .address
+                .as_deref()
+                .and_then(|a| a.split_once('/'))
+                .map(|x| x.1);
+            let (Some(peer), Some(len)) = (i.peer_ip, len) else {
+                continue;
+            };
+            assert_eq!(on.get(&format!("{peer}/{len}")), Some(&1), "{}", i.peer);
+        }
+    }
+    // The leaves' device type carries a template of every port name the fabric uses on it.
+    let leaf = &m
+        .devices
+        .iter()
+        .find(|d| d.hostname == "g1-r1-leaf")
+        .expect("leaf");
+    let ty = devices
+        .iter()
+        .find(|d| d["name"] == "g1-r1-leaf")
+        .map(|d| d["device_type"]["id"].as_str().unwrap_or("").to_string())
+        .expect("leaf synced");
+    let names: BTreeSet<String> = c
+        .list(
+            &format!("dcim/interface-templates/?device_type={ty}"),
+            "templates",
+        )
+        .expect("templates")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    for i in &leaf.interfaces {
+        assert!(names.contains(&*i.name), "template {}", i.name);
+    }
+    let (code, again) = dcim(&s, "sync", &intent, &["--servers"]);
+    assert_eq!(
+        (code, again["write_requests"].as_u64()),
+        (0, Some(0)),
+        "{again:#}"
+    );
+    let (_, without) = dcim(&s, "sync", &intent, &["--dry-run"]);
+    assert_eq!(
+        count(&without, "device", "delete"),
+        usize::try_from(m.summary.servers).unwrap_or(0),
+        "{without:#}"
+    );
 }
