@@ -314,25 +314,39 @@ impl Fabric {
     }
 }
 
+/// Why a failure an operator names (`aifab plan --fail`) is not one of the fabric's.
+#[derive(Debug, thiserror::Error)]
+pub enum FailureNameError {
+    /// No switch of that name.
+    #[error("no switch `{0}` in the fabric")]
+    NoSwitch(String),
+    /// The two switches share no link.
+    #[error("no link between {0} and {1}")]
+    NoLink(String, String),
+    /// No fabric link at that `SWITCH:PORT`.
+    #[error("no fabric link at {0}")]
+    NoPort(String),
+}
+
 /// The failure an operator names (`aifab plan --fail`): `SWITCH` (the switch, whole), `SWITCH:PORT`
 /// (the link at that port) or `SWITCH+SWITCH` (every link between the two); the error names what is
 /// not in the fabric.
-pub fn parse_failure(fabric: &Fabric, text: &str) -> Result<Failure, String> {
+pub fn parse_failure(fabric: &Fabric, text: &str) -> Result<Failure, FailureNameError> {
     let find = |name: &str| {
         fabric
             .names
             .iter()
             .position(|n| &**n == name)
             .map(|i| i as Node)
-            .ok_or_else(|| format!("no switch `{name}` in the fabric"))
+            .ok_or_else(|| FailureNameError::NoSwitch(name.to_string()))
     };
     if let Some((a, b)) = text.split_once('+') {
         let (a, b) = (find(a)?, find(b)?);
         let n = fabric.links_of(a).iter().filter(|&&(x, _)| x == b).count();
         return match n {
-            0 => Err(format!(
-                "no link between {} and {}",
-                fabric.names[a as usize], fabric.names[b as usize]
+            0 => Err(FailureNameError::NoLink(
+                fabric.names[a as usize].to_string(),
+                fabric.names[b as usize].to_string(),
             )),
             1 => Ok(Failure::Link(
                 fabric
@@ -354,7 +368,7 @@ pub fn parse_failure(fabric: &Fabric, text: &str) -> Result<Failure, String> {
                 (k.a == s && &*k.a_port == port) || (k.b == s && &*k.b_port == port)
             })
             .map(|&(_, l)| Failure::Link(l))
-            .ok_or_else(|| format!("no fabric link at {text}"));
+            .ok_or_else(|| FailureNameError::NoPort(text.to_string()));
     }
     find(text).map(Failure::Switch)
 }

@@ -119,7 +119,7 @@ fn dcim(
         servers: c.servers,
     };
     let tag = plan::tag(&model.name);
-    let desired = plan::plan(model, catalog, &settings)?;
+    let desired = aifab::dcim::desired(model, catalog, &settings).map_err(|e| e.to_string())?;
     let timeout = Duration::from_secs(c.timeout.max(1));
     let (mut nb, version) = Nautobot::connect(
         &c.nautobot,

@@ -15,6 +15,7 @@
 //! - [`report`]: what changed, or would, per object type, as text, Markdown or JSON.
 
 pub mod diff;
+mod errors;
 pub mod http;
 pub mod nautobot;
 pub mod plan;
@@ -24,6 +25,21 @@ pub mod store;
 pub mod templates;
 
 use std::collections::BTreeMap;
+
+/// Every object the fabric needs in the DCIM, in [`Kind`] order: [`plan::plan`]'s, and with
+/// `settings.servers` (`--servers`) the servers, their ports, addresses and cables ([`servers::plan`]).
+pub fn desired(
+    model: &crate::model::FabricModel,
+    catalog: &crate::platform::Catalog,
+    settings: &plan::Settings,
+) -> Result<Vec<Object>, plan::PlanError> {
+    let mut out = plan::plan(model, catalog, settings)?;
+    if settings.servers {
+        servers::plan(model, settings, &mut out);
+        out.sort_by_key(|o| o.kind);
+    }
+    Ok(out)
+}
 
 /// The kinds of DCIM object aifab manages, in the order they are created (each refers only to kinds
 /// before it); deletions run in the reverse order.

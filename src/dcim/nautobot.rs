@@ -2,72 +2,19 @@
 //! the fields aifab compares, the reads that find the plan's objects and the fabric's tagged ones,
 //! and bulk writes (a list per request: POST creates, PATCH updates, DELETE deletes).
 
+pub use super::errors::{MAJOR, NautobotError, TESTED};
 use super::http::{Client, HttpError, q};
 use super::store::{Ids, Store, StoreError};
 use super::{Existing, Fields, Kind, Object, Value, diff::Update, plan::cable_key};
 use serde_json::{Map, Value as Json, json};
 use std::time::Duration;
 
-/// The Nautobot major version whose REST API aifab speaks.
-pub const MAJOR: u64 = 2;
-/// The release the tests run against (`.ci/nautobot.sh`).
-pub const TESTED: &str = "2.4.44";
 /// Objects per write request.
 const BATCH: usize = 100;
 /// Write requests of one kind in flight at once (the test server runs two worker processes).
 const PARALLEL: usize = 2;
 /// Values per filter of a read request (keeps the URL short).
 const CHUNK: usize = 40;
-
-/// Why the Nautobot store could not read or write (its `Display` is the message).
-#[derive(Debug, thiserror::Error)]
-pub enum NautobotError {
-    /// A request failed.
-    #[error(transparent)]
-    Http(#[from] HttpError),
-    /// `/api/status/` names no Nautobot version.
-    #[error("{base}/api/status/ does not name a Nautobot version: is it Nautobot?")]
-    NotNautobot {
-        /// The server.
-        base: String,
-    },
-    /// Another major version than [`MAJOR`].
-    #[error(
-        "{base} runs Nautobot {version}; aifab speaks the Nautobot {MAJOR}.x REST API (tested with {TESTED}): nothing read or written"
-    )]
-    Major {
-        /// The server.
-        base: String,
-        /// The version it runs.
-        version: String,
-    },
-    /// A bulk create answered without an id per object.
-    #[error("creating {kind}s: the server's answer lacks their ids")]
-    NoIds {
-        /// The kind created.
-        kind: Kind,
-    },
-    /// An object refers to one that is neither in the DCIM nor was created.
-    #[error(
-        "{kind} {key}: {to_kind} {to_key} is not in the DCIM (it was neither found nor created); nothing more written"
-    )]
-    Unresolved {
-        /// The referring object's kind.
-        kind: Kind,
-        /// Its key.
-        key: String,
-        /// The kind referred to.
-        to_kind: Kind,
-        /// The key referred to.
-        to_key: String,
-    },
-    /// A primary IP of a device that is not there.
-    #[error("primary IP of {device}: the device is not in the DCIM")]
-    NoDevice {
-        /// The device.
-        device: String,
-    },
-}
 
 /// A Nautobot server, as a [`Store`] for one fabric.
 pub struct Nautobot {

@@ -37,30 +37,39 @@ pub(crate) const CONNECTED: &str = "Connected";
 /// The interface type of a management port.
 const MGMT_TYPE: &str = "1000base-t";
 
-/// The objects `model` needs, in [`Kind`] order. Fails on a device whose platform the catalog lacks.
+/// Why the DCIM objects of a fabric cannot be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// A device's platform is not in the catalog.
+    #[error("{device}: platform {platform} is not in the catalog")]
+    NotInCatalog {
+        /// The device.
+        device: String,
+        /// Its platform.
+        platform: String,
+    },
+}
+
+/// The objects `model` needs, in [`Kind`] order, its servers left to [`super::desired`]. Fails on a
+/// device whose platform the catalog lacks.
 pub fn plan(
     model: &FabricModel,
     catalog: &Catalog,
     settings: &Settings,
-) -> Result<Vec<Object>, String> {
+) -> Result<Vec<Object>, PlanError> {
     let mut out = shared(model, catalog, settings)?;
     for d in &model.devices {
         let mgmt_if = catalog
             .get(&d.platform)
             .map(|(_, p)| p.management_interface.clone())
-            .ok_or_else(|| {
-                format!(
-                    "{}: platform {} is not in the catalog",
-                    d.hostname, d.platform
-                )
+            .ok_or_else(|| PlanError::NotInCatalog {
+                device: d.hostname.clone(),
+                platform: d.platform.clone(),
             })?;
         device(d, &mgmt_if, settings, &mut out);
     }
     prefixes(model, settings, &mut out);
     cables(model, &mut out);
-    if settings.servers {
-        super::servers::plan(model, settings, &mut out);
-    }
     out.sort_by_key(|o| o.kind);
     Ok(out)
 }
@@ -71,7 +80,7 @@ fn shared(
     model: &FabricModel,
     catalog: &Catalog,
     settings: &Settings,
-) -> Result<Vec<Object>, String> {
+) -> Result<Vec<Object>, PlanError> {
     let mut out = vec![
         Object::new(Kind::Status, ACTIVE),
         Object::new(Kind::Status, CONNECTED),
@@ -105,12 +114,12 @@ fn shared(
     let mut roles: BTreeMap<&str, Object> = BTreeMap::new();
     let mut templates = Vec::new();
     for d in &model.devices {
-        let (os, p) = catalog.get(&d.platform).ok_or_else(|| {
-            format!(
-                "{}: platform {} is not in the catalog",
-                d.hostname, d.platform
-            )
-        })?;
+        let (os, p) = catalog
+            .get(&d.platform)
+            .ok_or_else(|| PlanError::NotInCatalog {
+                device: d.hostname.clone(),
+                platform: d.platform.clone(),
+            })?;
         let vendor = manufacturer(&p.description);
         if !types.contains_key(d.platform.as_str()) {
             templates.extend(super::templates::of(model, &d.platform, p, MGMT_TYPE));
@@ -168,21 +177,6 @@ fn loopback_name(os: Os) -> &'static str {
     match os {
         Os::Nxos => "loopback0",
         Os::Eos | Os::Sonic => "Loopback0",
-    }
-}
-
-/// The Nautobot interface type of a front-panel port of `gbps`.
-pub fn port_type(gbps: u32) -> &'static str {
-    match gbps {
-        0..=1 => "1000base-x-sfp",
-        2..=10 => "10gbase-x-sfpp",
-        11..=25 => "25gbase-x-sfp28",
-        26..=40 => "40gbase-x-qsfpp",
-        41..=50 => "50gbase-x-sfp56",
-        51..=100 => "100gbase-x-qsfp28",
-        101..=200 => "200gbase-x-qsfp56",
-        201..=400 => "400gbase-x-qsfpdd",
-        _ => "800gbase-x-osfp",
     }
 }
 
@@ -265,7 +259,7 @@ fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>)
         out.push(interface(
             host,
             &i.name,
-            port_type(i.speed_gbps),
+            super::templates::port_type(i.speed_gbps),
             mtu,
             &i.description,
         ));

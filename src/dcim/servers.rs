@@ -4,7 +4,8 @@
 //! server link's `/31` on its NIC port, and each server-to-leaf cable with its length. In the
 //! rail-subnet mode a server's address is the server's own (DHCP or hosts/), so none is written.
 
-use super::plan::{ACTIVE, CONNECTED, Settings, address, cable_key, interface, port_type};
+use super::plan::{ACTIVE, CONNECTED, Settings, address, cable_key, interface};
+use super::templates::port_type;
 use super::{Kind, Object, Value};
 use crate::model::{FabricModel, LinkTier};
 use std::collections::{BTreeSet, HashMap};

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 pub enum StoreError {
     /// The Nautobot store failed.
     #[error(transparent)]
-    Nautobot(#[from] super::nautobot::NautobotError),
+    Nautobot(#[from] super::errors::NautobotError),
     /// The in-memory store's set failure (an interrupted sync, in the tests).
     #[error("connection lost")]
     Interrupted,

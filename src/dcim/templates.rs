@@ -38,12 +38,7 @@ pub fn of(model: &FabricModel, platform: &str, p: &Platform, mgmt_type: &str) ->
         };
         for (name, gbps) in mine {
             if seen.insert(name.clone()) {
-                out.push(template(
-                    platform,
-                    &name,
-                    super::plan::port_type(gbps),
-                    false,
-                ));
+                out.push(template(platform, &name, port_type(gbps), false));
             }
         }
     }
@@ -60,6 +55,21 @@ fn template(device_type: &str, name: &str, kind: &str, mgmt_only: bool) -> Objec
         .with_create("name", Value::str(name))
         .with_create("type", Value::str(kind))
         .with_create("mgmt_only", Value::Bool(mgmt_only))
+}
+
+/// The Nautobot interface type of a front-panel port of `gbps`.
+pub fn port_type(gbps: u32) -> &'static str {
+    match gbps {
+        0..=1 => "1000base-x-sfp",
+        2..=10 => "10gbase-x-sfpp",
+        11..=25 => "25gbase-x-sfp28",
+        26..=40 => "40gbase-x-qsfpp",
+        41..=50 => "50gbase-x-sfp56",
+        51..=100 => "100gbase-x-qsfp28",
+        101..=200 => "200gbase-x-qsfp56",
+        201..=400 => "400gbase-x-qsfpdd",
+        _ => "800gbase-x-osfp",
+    }
 }
 
 #[cfg(test)]
@@ -97,7 +107,7 @@ pub(crate) mod tests {
         let mut broken_out = 0;
         for d in m.devices.iter().filter(|x| &x.platform == platform) {
             for i in &d.interfaces {
-                let want = Value::str(crate::dcim::plan::port_type(i.speed_gbps));
+                let want = Value::str(super::port_type(i.speed_gbps));
                 assert_eq!(by.get(&*i.name), Some(&&want), "{}:{}", d.hostname, i.name);
                 broken_out += usize::from(
                     p.port_names()

@@ -69,19 +69,22 @@ fn ecmp_summary(fabric: &Fabric, s: &ecmp::Summary, planned: u32) -> String {
     out
 }
 
-/// The buffer-dependency graph with the `--fail` failures, as dot or JSON. Exit 2 on a failure that
-/// names nothing in the fabric.
+/// The buffer-dependency graph with the `--fail` failures, as dot or JSON. Exit 2, each named, on the
+/// failures that name nothing in the fabric.
 pub(super) fn buffers(m: &FabricModel, args: &Args) -> Exit {
     let fabric = Fabric::new(m);
-    let mut failures = Vec::new();
+    let (mut failures, mut wrong) = (Vec::new(), false);
     for f in &args.fail {
         match buffers::parse_failure(&fabric, f) {
             Ok(x) => failures.push(x),
             Err(e) => {
                 eprintln!("error: --fail {f}: {e}");
-                return Exit::Trouble;
+                wrong = true;
             }
         }
+    }
+    if wrong {
+        return Exit::Trouble;
     }
     let b = Buffers::build(&fabric, &failures);
     super::super::emit(&match args.format {
