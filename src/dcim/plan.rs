@@ -267,6 +267,14 @@ fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>)
             address(a, host, &i.name, settings, out);
         }
     }
+    if let Some(s) = &d.server_subnet {
+        // The rail leaf's server VLAN interface (`rail-subnet`): its servers' gateway. Every OS
+        // names it `Vlan<id>` (the NX-OS and EOS templates' `interface Vlan…`, SONiC's VLAN table).
+        let svi = format!("Vlan{}", s.vlan);
+        let description = format!("rail server subnet {}", s.prefix);
+        out.push(interface(host, &svi, "virtual", None, &description));
+        address(&s.gateway, host, &svi, settings, out);
+    }
 }
 
 /// The address pools and the management subnets.
@@ -327,5 +335,48 @@ fn cables(model: &FabricModel, out: &mut Vec<Object>) {
                 .with_create("termination_b_type", Value::str("dcim.interface"))
                 .with_create("termination_b_id", Value::r(Kind::Interface, b)),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rail_subnet_leaf_holds_its_server_vlan_interface_with_the_gateway_address() {
+        let m = crate::dcim::templates::tests::example("mixed-sonic-nxos");
+        let settings = Settings {
+            location: "x".into(),
+            namespace: "Global".into(),
+            servers: false,
+        };
+        let out = plan(&m, crate::platform::Catalog::builtin(), &settings).expect("plan");
+        let leaves: Vec<_> = m
+            .devices
+            .iter()
+            .filter_map(|d| d.server_subnet.as_ref().map(|s| (d, s)))
+            .collect();
+        assert!(!leaves.is_empty(), "the example has rail-subnet leaves");
+        for (d, s) in leaves {
+            let ifkey = format!("{}:Vlan{}", d.hostname, s.vlan);
+            assert!(
+                out.iter()
+                    .any(|o| o.kind == Kind::Interface && o.key == ifkey),
+                "{ifkey}"
+            );
+            // Nautobot 2 files an address under a prefix of its namespace: one must hold it.
+            let held = out.iter().filter(|o| o.kind == Kind::Prefix).any(|o| {
+                o.key
+                    .parse::<ipnetwork::Ipv4Network>()
+                    .is_ok_and(|n| n.contains(s.gateway_ip))
+            });
+            assert!(held, "no prefix holds {}", s.gateway);
+            let key = format!("{}@{ifkey}", s.gateway);
+            assert!(
+                out.iter()
+                    .any(|o| o.kind == Kind::IpAssignment && o.key == key),
+                "{key}"
+            );
+        }
     }
 }
