@@ -323,8 +323,6 @@ fn every_small_example_syncs_and_resyncs_with_no_write() {
         "three-tier-small",
         "sonic-lossless-breakout",
         "meta-rack-three-tier",
-        // The rail-subnet mode: its leaves' server VLAN interfaces and gateway addresses.
-        "mixed-sonic-nxos",
     ] {
         let fabric = format!("dcim-{stem}");
         clean(&s, &fabric);
