@@ -323,19 +323,22 @@ fn cables(model: &FabricModel, out: &mut Vec<Object>) {
         .iter()
         .filter(|l| l.tier != LinkTier::ServerLeaf)
     {
-        let a = format!("{}:{}", l.a, l.a_port);
-        let b = format!("{}:{}", l.b, l.b_port);
-        out.push(
-            Object::new(Kind::Cable, cable_key(&a, &b))
-                .with("status", Value::r(Kind::Status, CONNECTED))
-                .with("length", Value::Int(i64::from(l.cable_m)))
-                .with("length_unit", Value::str("m"))
-                .with_create("termination_a_type", Value::str("dcim.interface"))
-                .with_create("termination_a_id", Value::r(Kind::Interface, a))
-                .with_create("termination_b_type", Value::str("dcim.interface"))
-                .with_create("termination_b_id", Value::r(Kind::Interface, b)),
-        );
+        out.push(cable(l));
     }
+}
+
+/// The cable of planned link `l`: both interface ends (in order), status Connected, its length.
+pub(crate) fn cable(l: &crate::model::Link) -> Object {
+    let a = format!("{}:{}", l.a, l.a_port);
+    let b = format!("{}:{}", l.b, l.b_port);
+    Object::new(Kind::Cable, cable_key(&a, &b))
+        .with("status", Value::r(Kind::Status, CONNECTED))
+        .with("length", Value::Int(i64::from(l.cable_m)))
+        .with("length_unit", Value::str("m"))
+        .with_create("termination_a_type", Value::str("dcim.interface"))
+        .with_create("termination_a_id", Value::r(Kind::Interface, a))
+        .with_create("termination_b_type", Value::str("dcim.interface"))
+        .with_create("termination_b_id", Value::r(Kind::Interface, b))
 }
 
 #[cfg(test)]

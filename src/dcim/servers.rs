@@ -4,7 +4,7 @@
 //! server link's `/31` on its NIC port, and each server-to-leaf cable with its length. In the
 //! rail-subnet mode a server's address is the server's own (DHCP or hosts/), so none is written.
 
-use super::plan::{ACTIVE, CONNECTED, Settings, address, cable_key, interface};
+use super::plan::{ACTIVE, Settings, address, interface};
 use super::templates::port_type;
 use super::{Kind, Object, Value};
 use crate::model::{FabricModel, LinkTier};
@@ -61,18 +61,7 @@ pub fn plan(model: &FabricModel, settings: &Settings, out: &mut Vec<Object>) {
         {
             address(&format!("{peer}/{len}"), &l.a, &l.a_port, settings, out);
         }
-        let a = format!("{}:{}", l.a, l.a_port);
-        let b = format!("{}:{}", l.b, l.b_port);
-        out.push(
-            Object::new(Kind::Cable, cable_key(&a, &b))
-                .with("status", Value::r(Kind::Status, CONNECTED))
-                .with("length", Value::Int(i64::from(l.cable_m)))
-                .with("length_unit", Value::str("m"))
-                .with_create("termination_a_type", Value::str("dcim.interface"))
-                .with_create("termination_a_id", Value::r(Kind::Interface, a))
-                .with_create("termination_b_type", Value::str("dcim.interface"))
-                .with_create("termination_b_id", Value::r(Kind::Interface, b)),
-        );
+        out.push(super::plan::cable(l));
     }
 }
 
