@@ -144,10 +144,14 @@ impl Fabric {
         dead: Option<Node>,
     ) -> Computed {
         let mut s = State::new(self.len());
-        let live = |l: LinkId| {
-            let k = &self.links[l as usize];
-            !is_down(l) && dead != Some(k.a) && dead != Some(k.b)
-        };
+        // Which links are up, read once: the pass and the tie computation ask per link visit.
+        let up: Vec<bool> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(l, k)| !is_down(l as LinkId) && dead != Some(k.a) && dead != Some(k.b))
+            .collect();
+        let live = |l: LinkId| up[l as usize];
         if dead != Some(origin) {
             self.run(origin, &live, &mut s);
         }
@@ -172,7 +176,7 @@ impl Fabric {
 
     /// The breadth-first pass: level 0 is the origin and the iBGP peers it announces to, level `d` the
     /// switches whose best AS path has length `d`.
-    fn run(&self, origin: Node, live: &dyn Fn(LinkId) -> bool, s: &mut State) {
+    fn run(&self, origin: Node, live: &impl Fn(LinkId) -> bool, s: &mut State) {
         let o = origin as usize;
         s.dist[o] = 0;
         s.sig[o] = asn_sig(self.asn[o]);
@@ -225,7 +229,7 @@ impl Fabric {
         &self,
         v: Node,
         d: u16,
-        live: &dyn Fn(LinkId) -> bool,
+        live: &impl Fn(LinkId) -> bool,
         s: &mut State,
         cands: &mut Vec<Candidate>,
     ) {
@@ -360,7 +364,12 @@ impl Fabric {
     }
 
     /// Settles the switches `hit` marks again, around the others' steady state.
-    fn resettle(&self, steady: &Computed, hit: &[bool], live: &dyn Fn(LinkId) -> bool) -> Computed {
+    fn resettle(
+        &self,
+        steady: &Computed,
+        hit: &[bool],
+        live: &impl Fn(LinkId) -> bool,
+    ) -> Computed {
         let n = self.len();
         let mut s = State::new(n);
         s.dist = steady.routes.dist.clone();

@@ -128,7 +128,7 @@ impl Ties {
 impl Fabric {
     /// Every outcome for the prefixes of `origin` with only the links `live` names up, over every
     /// choice of equal eBGP paths.
-    pub(super) fn ties(&self, origin: Node, live: &dyn Fn(LinkId) -> bool) -> Ties {
+    pub(super) fn ties(&self, origin: Node, live: &impl Fn(LinkId) -> bool) -> Ties {
         let n = self.len();
         let mut t = Ties {
             offers: vec![Vec::new(); n],
@@ -172,7 +172,7 @@ impl Fabric {
     }
 
     /// The origin, and its iBGP peers, which take its route at length 0 whatever else happens.
-    fn level_zero(&self, o: Node, live: &dyn Fn(LinkId) -> bool, t: &mut Ties, open: &mut [bool]) {
+    fn level_zero(&self, o: Node, live: &impl Fn(LinkId) -> bool, t: &mut Ties, open: &mut [bool]) {
         let asn = self.asn[o as usize];
         t.offers[o as usize].push(Offer {
             len: 0,
@@ -209,7 +209,7 @@ impl Fabric {
 
     /// The offers of length `d` of every switch that may still settle (`open`), from its neighbors'
     /// offers of length `d - 1`; true when any was added.
-    fn level(&self, d: u16, live: &dyn Fn(LinkId) -> bool, t: &mut Ties, open: &[bool]) -> bool {
+    fn level(&self, d: u16, live: &impl Fn(LinkId) -> bool, t: &mut Ties, open: &[bool]) -> bool {
         let mut settled: Vec<(Node, Vec<Offer>, Hops)> = Vec::new();
         for v in (0..self.len() as Node).filter(|&v| open[v as usize]) {
             let own = self.asn[v as usize];

@@ -460,6 +460,33 @@ fn two_pin_100k_timing() {
             failures.len()
         );
     }
+    // The case the analysis names first: z1-g001-r1 with its link to z1-s01 down. z1-s01's equal
+    // paths then run through the other zone-1 leaves, each with its own ASN.
+    let at = |name: &str| {
+        fabric
+            .names
+            .iter()
+            .position(|n| &**n == name)
+            .expect("a switch of the benchmark") as Node
+    };
+    let (o, s) = (at("z1-g001-r1"), at("z1-s01"));
+    let l = fabric
+        .links_of(o)
+        .iter()
+        .find(|&&(x, _)| x == s)
+        .map(|&(_, l)| l)
+        .expect("the link");
+    let c = fabric.compute(o, Some(l), &|x| x == l, None);
+    eprintln!(
+        "z1-g001-r1 without its link to z1-s01: z1-s01 at length {}, {} next hops (maximum-paths {}), ties past the bound at {:?}",
+        c.routes.dist[s as usize],
+        c.routes.via[s as usize].len(),
+        fabric.max_paths[s as usize],
+        c.ties
+            .as_ref()
+            .and_then(|t| t.over)
+            .map(|n| fabric.names[n as usize].clone())
+    );
     let t = std::time::Instant::now();
     let findings = aifab::check::deadlock_rules(&m);
     eprintln!("routing proof: {:?}", t.elapsed());
