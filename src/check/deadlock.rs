@@ -189,6 +189,8 @@ fn budgeted(fabric: &Fabric, budget: u64) -> Analysis {
 /// and its leaves without a route to another switch's loopback.
 struct Search<'a> {
     fabric: &'a Fabric,
+    /// Which failures can split the cabling: the others keep the components of every link up.
+    splits: super::failures::Splits,
     valley: Option<(Option<Failure>, Node, Valley)>,
     cuts: Cuts,
     loopbacks: Cuts,
@@ -209,6 +211,7 @@ impl<'a> Search<'a> {
             spent: 0,
             cap,
             fabric,
+            splits: fabric.splits(),
             valley: None,
             cuts: Cuts::default(),
             loopbacks: Cuts::default(),
@@ -220,7 +223,7 @@ impl<'a> Search<'a> {
     /// Every origin of `origins` with `failure`.
     fn run(&mut self, origins: &[Node], failure: Option<Failure>) {
         let fabric = self.fabric;
-        let comp = fabric.components(failure);
+        let comp = self.splits.components(fabric, failure);
         // [leaf destinations, the other switches' loopbacks]
         let mut cut = [reach::Cut::new(failure), reach::Cut::new(failure)];
         for &o in origins {
@@ -233,13 +236,7 @@ impl<'a> Search<'a> {
                 self.cases += u64::from(leaf);
                 continue;
             }
-            let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
-            let c = fabric.compute(
-                o,
-                failure.and_then(Failure::link),
-                &down,
-                failure.and_then(Failure::switch),
-            );
+            let c = fabric.compute_after(o, failure);
             let levels = c.ties.as_ref().map_or(0, |t| u64::from(t.levels));
             self.spent += self.per_case * (1 + levels);
             if let Some(at) = c.ties.as_ref().and_then(|t| t.over) {
@@ -363,17 +360,14 @@ fn paired(fabric: &Fabric) -> Vec<(Node, Failure)> {
             .copied()
             .filter(|&(x, _)| fabric.tier[x as usize] > 0)
             .collect();
-        let count = |asn: u32| {
-            above
-                .iter()
-                .filter(|&&(y, _)| fabric.asn[y as usize] == asn)
-                .count()
-        };
+        // How many of the switches above hold each ASN: an odd one holds fewer than the most.
+        let mut count: HashMap<u32, usize> = HashMap::new();
+        for &(y, _) in &above {
+            *count.entry(fabric.asn[y as usize]).or_default() += 1;
+        }
+        let most = count.values().copied().max().unwrap_or(0);
         for &(x, l) in &above {
-            let asn = fabric.asn[x as usize];
-            let odd = above
-                .iter()
-                .any(|&(y, _)| count(fabric.asn[y as usize]) > count(asn));
+            let odd = count[&fabric.asn[x as usize]] < most;
             if !odd || std::mem::replace(&mut done[x as usize], true) {
                 continue;
             }

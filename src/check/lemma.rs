@@ -73,7 +73,7 @@ pub fn matters(fabric: &Fabric, c: &Computed, f: Failure) -> bool {
         return true;
     }
     let taken = |l: LinkId| f.takes(fabric, l);
-    for l in removed(fabric, f) {
+    for l in f.links(fabric) {
         let k = &fabric.links[l as usize];
         for (x, y) in [(k.a, k.b), (k.b, k.a)] {
             if Some(x) == dead || x == o {
@@ -99,20 +99,6 @@ pub fn matters(fabric: &Fabric, c: &Computed, f: Failure) -> bool {
         }
     }
     false
-}
-
-/// The links `f` takes down.
-fn removed(fabric: &Fabric, f: Failure) -> Vec<LinkId> {
-    match f {
-        Failure::Link(l) => vec![l],
-        Failure::Parallel(a, b) => fabric
-            .links_of(a)
-            .iter()
-            .filter(|&&(x, _)| x == b)
-            .map(|&(_, l)| l)
-            .collect(),
-        Failure::Switch(n) => fabric.links_of(n).iter().map(|&(_, l)| l).collect(),
-    }
 }
 
 /// Condition (1) at endpoint `x` for the link `l` to `y`: `l` carries none of `x`'s equal-best routes,

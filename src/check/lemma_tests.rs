@@ -237,3 +237,30 @@ fn a_next_hop_kept_whose_paths_may_be_rejected_is_no_cover() {
     assert!(lemma::matters(&f, &c, cut));
     assert_same(&f, &analyse(&f), &exhaustive(&f), 0);
 }
+
+/// The components as a partition: per switch, the lowest switch of its component.
+fn partition(comp: &[u32]) -> Vec<usize> {
+    (0..comp.len())
+        .map(|v| (0..comp.len()).find(|&u| comp[u] == comp[v]).unwrap_or(v))
+        .collect()
+}
+
+#[test]
+fn the_components_from_the_splits_are_the_walked_ones_for_every_failure() {
+    let mut split = 0;
+    for seed in 0..120u64 {
+        let full = random_fabric(seed);
+        // Thinned at random so that some links and switches do separate the fabric.
+        let r = std::cell::RefCell::new(Rng(seed | 1));
+        let f = full.without_links(|_| r.borrow_mut().pick(3) == 0);
+        let splits = f.splits();
+        for failure in std::iter::once(None).chain(f.failure_sets().into_iter().map(Some)) {
+            let walked = partition(&f.components(failure));
+            split += usize::from(walked != partition(&f.components(None)));
+            let read = partition(&splits.components(&f, failure));
+            assert_eq!(read, walked, "seed {seed}, {failure:?}");
+        }
+    }
+    // The thinned fabrics had failures that split them, so both answers were exercised.
+    assert!(split > 100, "{split} splitting failures");
+}

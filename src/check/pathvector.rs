@@ -16,6 +16,7 @@
 //! (AS-path length, iBGP) computes: a switch's best path depends only on the best paths of neighbors
 //! settled before it.
 
+use super::failures::Failure;
 use super::paths::{Fabric, LinkId, Node, Routes, UNREACHABLE};
 
 /// Why a switch has no route for a prefix that reached a neighbor of it.
@@ -126,7 +127,7 @@ impl State {
 }
 
 /// One ASN's part of a path's signature (a sum over the path's distinct ASNs: splitmix64's finalizer).
-fn asn_sig(asn: u32) -> u64 {
+pub(super) fn asn_sig(asn: u32) -> u64 {
     let mut z = u64::from(asn).wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -143,7 +144,6 @@ impl Fabric {
         is_down: &dyn Fn(LinkId) -> bool,
         dead: Option<Node>,
     ) -> Computed {
-        let mut s = State::new(self.len());
         // Which links are up, read once: the pass and the tie computation ask per link visit.
         let up: Vec<bool> = self
             .links
@@ -151,6 +151,32 @@ impl Fabric {
             .enumerate()
             .map(|(l, k)| !is_down(l as LinkId) && dead != Some(k.a) && dead != Some(k.b))
             .collect();
+        self.compute_up(origin, failed, &up, dead)
+    }
+
+    /// BGP's settled state for the prefixes of `origin` after `failure` (None: every link up).
+    pub fn compute_after(&self, origin: Node, failure: Option<Failure>) -> Computed {
+        let mut up = vec![true; self.links.len()];
+        for l in failure.map(|f| f.links(self)).unwrap_or_default() {
+            up[l as usize] = false;
+        }
+        self.compute_up(
+            origin,
+            failure.and_then(Failure::link),
+            &up,
+            failure.and_then(Failure::switch),
+        )
+    }
+
+    /// [`Fabric::compute`] with `up` saying which links are up (`dead`'s are not).
+    fn compute_up(
+        &self,
+        origin: Node,
+        failed: Option<LinkId>,
+        up: &[bool],
+        dead: Option<Node>,
+    ) -> Computed {
+        let mut s = State::new(self.len());
         let live = |l: LinkId| up[l as usize];
         if dead != Some(origin) {
             self.run(origin, &live, &mut s);

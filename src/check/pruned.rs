@@ -33,13 +33,7 @@ fn case(
     failure: Option<Failure>,
     comp: &[u32],
 ) -> (Case, super::pathvector::Computed) {
-    let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
-    let c = fabric.compute(
-        o,
-        failure.and_then(Failure::link),
-        &down,
-        failure.and_then(Failure::switch),
-    );
+    let c = fabric.compute_after(o, failure);
     let valley = if fabric.is_leaf(o) {
         c.valley_any(fabric)
     } else {
@@ -95,12 +89,13 @@ pub(super) fn analyse(fabric: &Fabric, budget: u64) -> Option<Analysis> {
             by_failure[i as usize].push(k.origin);
         }
     }
+    let splits = fabric.splits();
     let computed: Vec<(Failure, Vec<Case>)> = by_failure
         .par_iter()
         .zip(failures.par_iter())
         .filter(|(origins, _)| !origins.is_empty())
         .map(|(origins, &f)| {
-            let comp = fabric.components(Some(f));
+            let comp = splits.components(fabric, Some(f));
             let cases = origins
                 .iter()
                 .map(|&o| case(fabric, o, Some(f), &comp).0)

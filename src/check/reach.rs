@@ -362,10 +362,9 @@ fn rep_cuts(
 pub(super) fn every_leaf(fabric: &Fabric, failure: Option<Failure>) -> Cut {
     let mut cut = Cut::new(failure);
     let comp = fabric.components(failure);
-    let down = |l| failure.is_some_and(|f| f.takes(fabric, l));
     let dead = failure.and_then(Failure::switch);
     for o in fabric.leaves().filter(|&o| Some(o) != dead) {
-        let c = fabric.compute(o, failure.and_then(Failure::link), &down, dead);
+        let c = fabric.compute_after(o, failure);
         cut.add(fabric, &c, &comp, 1);
     }
     cut

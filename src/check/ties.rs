@@ -20,6 +20,7 @@
 //! equal path holds the same ASNs and the path-vector's single outcome is the only one.
 
 use super::paths::{Fabric, LinkId, Node};
+use super::pathvector::asn_sig;
 
 /// How many distinct AS paths (ASN sets, per length) the computation follows per switch and prefix.
 pub const PATHS_BOUND: usize = 16;
@@ -33,6 +34,8 @@ pub struct Offer {
     pub path: Vec<u32>,
     /// The path's ASNs, sorted.
     set: Vec<u32>,
+    /// A sum over `set` ([`super::pathvector::asn_sig`]): unequal sums are unequal sets.
+    sig: u64,
     /// Whom it may have come from: (neighbor, index of the neighbor's offer).
     pub from: Vec<(Node, u32)>,
 }
@@ -178,6 +181,7 @@ impl Fabric {
             len: 0,
             path: vec![asn],
             set: vec![asn],
+            sig: asn_sig(asn),
             from: vec![(o, 0)],
         });
         open[o as usize] = false;
@@ -191,6 +195,7 @@ impl Fabric {
                     len: 0,
                     path: vec![asn],
                     set: vec![asn],
+                    sig: asn_sig(asn),
                     from: vec![(o, 0)],
                 });
                 t.hops[v as usize].push(Hops {
@@ -265,17 +270,36 @@ fn add_offer(
     over: &mut Option<Node>,
     v: Node,
 ) {
-    let mut set = o.set.clone();
-    if let Err(at) = set.binary_search(&own) {
-        set.insert(at, own);
-    }
-    if let Some(same) = offers.iter_mut().find(|x| x.set == set) {
+    // The new path's set is `o`'s with `own` added: compared with the offers so far without
+    // building it (most differ in their sum).
+    let at = o.set.binary_search(&own);
+    let sig = match at {
+        Ok(_) => o.sig,
+        Err(_) => o.sig.wrapping_add(asn_sig(own)),
+    };
+    let same = |x: &Offer| {
+        x.sig == sig
+            && match at {
+                Ok(_) => x.set == o.set,
+                Err(i) => {
+                    x.set.len() == o.set.len() + 1
+                        && x.set[..i] == o.set[..i]
+                        && x.set[i] == own
+                        && x.set[i + 1..] == o.set[i..]
+                }
+            }
+    };
+    if let Some(same) = offers.iter_mut().find(|x| same(x)) {
         same.from.push(source);
         return;
     }
     if offers.len() >= PATHS_BOUND {
         over.get_or_insert(v);
         return;
+    }
+    let mut set = o.set.clone();
+    if let Err(i) = at {
+        set.insert(i, own);
     }
     let mut path = Vec::with_capacity(o.path.len() + 1);
     path.push(own);
@@ -284,6 +308,7 @@ fn add_offer(
         len: o.len + 1,
         path,
         set,
+        sig,
         from: vec![source],
     });
 }
