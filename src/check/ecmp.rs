@@ -6,7 +6,9 @@
 
 use super::paths::{Fabric, LinkId, Node};
 use super::pathvector::Computed;
+use super::twins;
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// How many next hops a switch installs towards one destination, over every outcome BGP may settle on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,7 +100,7 @@ pub fn toward(fabric: &Fabric, origin: Node, down: &dyn Fn(LinkId) -> bool) -> V
 }
 
 /// The widths of every leaf towards one destination leaf, with every link up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
     /// The destination leaf.
     pub origin: Node,
@@ -118,27 +120,125 @@ pub fn table(fabric: &Fabric) -> Vec<Row> {
 const CHUNK: usize = 64;
 
 /// [`table`] row by row, destinations in node order, computed in parallel a chunk at a time, so a
-/// fabric of thousands of leaves is printed without holding every pair.
-pub fn for_each_row(fabric: &Fabric, mut f: impl FnMut(Row)) {
+/// fabric of thousands of leaves is printed without holding every pair. A twin of a destination
+/// already computed ([`super::twins`]) takes that row with the two swapped, where the computation
+/// read nothing but the cabling and the ASNs.
+pub fn for_each_row(fabric: &Fabric, f: impl FnMut(Row)) {
+    rows(fabric, f);
+}
+
+/// [`for_each_row`], returning how many destinations it computed (the others were twins).
+pub(super) fn rows(fabric: &Fabric, mut f: impl FnMut(Row)) -> usize {
     let leaves: Vec<Node> = fabric.leaves().collect();
     let comp = fabric.components(None);
+    let twins = twins::leaves(fabric);
+    // The rows of the lowest twins that stand for the others, until their last twin is printed.
+    let mut kept: HashMap<Node, Row> = HashMap::new();
+    let mut computed = 0;
     for chunk in leaves.chunks(CHUNK) {
-        let rows: Vec<Row> = chunk
-            .par_iter()
-            .map(|&o| {
-                let c = fabric.compute(o, None, &|_| false, None);
-                Row {
-                    origin: o,
-                    leaves: leaves
-                        .iter()
-                        .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
-                        .map(|&s| (s, width(fabric, &c, s)))
-                        .collect(),
-                }
-            })
+        // The lowest of each set first (a twin comes after it), then the twins they cannot stand for.
+        let reps: Vec<Node> = chunk
+            .iter()
+            .copied()
+            .filter(|&o| twins.rep[o as usize] == o)
             .collect();
-        rows.into_iter().for_each(&mut f);
+        let mut fresh: HashMap<Node, Row> = HashMap::new();
+        for (o, row, reusable) in reps
+            .par_iter()
+            .map(|&o| row(fabric, &leaves, &comp, o))
+            .collect::<Vec<_>>()
+        {
+            if reusable && twins.last[o as usize] != o {
+                kept.insert(o, row.clone());
+            }
+            fresh.insert(o, row);
+        }
+        let rest: Vec<Node> = chunk
+            .iter()
+            .copied()
+            .filter(|&o| twins.rep[o as usize] != o && !kept.contains_key(&twins.rep[o as usize]))
+            .collect();
+        computed += reps.len() + rest.len();
+        let more: Vec<(Node, Row, bool)> = rest
+            .par_iter()
+            .map(|&o| row(fabric, &leaves, &comp, o))
+            .collect();
+        fresh.extend(more.into_iter().map(|(o, r, _)| (o, r)));
+        for &o in chunk {
+            let r = twins.rep[o as usize];
+            let out = match fresh.remove(&o) {
+                Some(row) => row,
+                None => swapped(fabric, &leaves, &comp, &kept[&r], o),
+            };
+            if twins.last[r as usize] == o {
+                kept.remove(&r);
+            }
+            f(out);
+        }
     }
+    computed
+}
+
+/// Destination `o`'s row computed, and whether it stands for `o`'s twins ([`twins::reusable`]).
+fn row(fabric: &Fabric, leaves: &[Node], comp: &[u32], o: Node) -> (Node, Row, bool) {
+    let c = fabric.compute(o, None, &|_| false, None);
+    let row = Row {
+        origin: o,
+        leaves: leaves
+            .iter()
+            .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
+            .map(|&s| (s, width(fabric, &c, s)))
+            .collect(),
+    };
+    (o, row, twins::reusable(&c))
+}
+
+/// The row of `o` from the row of its twin `rep.origin`: each leaf's width is its image's under the
+/// swap of the two (the twin's towards `rep.origin` becomes `rep.origin`'s towards `o`), its links
+/// swapped with them.
+fn swapped(fabric: &Fabric, leaves: &[Node], comp: &[u32], rep: &Row, o: Node) -> Row {
+    let r = rep.origin;
+    let links = twins::swap(fabric, r, o);
+    let of = |s: Node| {
+        rep.leaves
+            .binary_search_by_key(&s, |e| e.0)
+            .ok()
+            .map(|i| &rep.leaves[i].1)
+    };
+    // The switches with a link the swap moves: the two and their neighbors (no other leaf, in a
+    // fabric whose leaves meet only switches above them).
+    let mut near: Vec<Node> = [r, o]
+        .iter()
+        .flat_map(|&x| fabric.links_of(x).iter().map(|&(y, _)| y))
+        .chain([r, o])
+        .collect();
+    near.sort_unstable();
+    near.dedup();
+    let leaves = leaves
+        .iter()
+        .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
+        .filter_map(|&s| {
+            let w = of(if s == r { o } else { s })?;
+            if near.binary_search(&s).is_err() {
+                return Some((s, w.clone()));
+            }
+            let mut moved: Vec<LinkId> = w
+                .links
+                .iter()
+                .map(|l| links.get(l).copied().unwrap_or(*l))
+                .collect();
+            moved.sort_unstable();
+            Some((
+                s,
+                Width {
+                    min: w.min,
+                    max: w.max,
+                    links: moved,
+                },
+            ))
+        })
+        .collect();
+    Row { origin: o, leaves }
 }
 
 /// The table in numbers: how many (leaf, destination) pairs have each width, and those below the

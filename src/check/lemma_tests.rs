@@ -24,7 +24,7 @@ impl Rng {
 /// each spine cabled to every super-spine of its plane with 1-2 links. The intent's ASN plan (a leaf
 /// ASN each, one per zone and plane for the spines, one per plane for the super-spines), then 0-2 pins:
 /// a switch given another switch's ASN or a new one.
-fn random_fabric(seed: u64) -> Fabric {
+pub(super) fn random_fabric(seed: u64) -> Fabric {
     let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let three = r.pick(2) == 1;
     let planes = 1 + r.pick(2);

@@ -31,6 +31,7 @@ mod release;
 mod services;
 mod site;
 pub mod ties;
+mod twins;
 
 pub use asn::ecmp_rules;
 pub use baseline::{banner_line_problem, sha512_crypt_shape};

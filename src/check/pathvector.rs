@@ -63,6 +63,9 @@ pub struct Computed {
     /// Where a switch has equal-best eBGP paths of different ASN sets, every outcome over which one
     /// each such switch advertises ([`super::ties`]); None where the outcome above is the only one.
     pub ties: Option<Box<super::ties::Ties>>,
+    /// Some switch had more equal-best paths than its `maximum-paths` and installed those of the
+    /// lowest router-ids: its next hops depend on the router-ids, not on the cabling and ASNs alone.
+    pub truncated: bool,
 }
 
 impl Computed {
@@ -111,6 +114,8 @@ struct State {
     /// Some switch has two equal-best eBGP paths whose ASN sets differ: which one it advertises
     /// depends on session age ([`super::ties`]).
     tie: bool,
+    /// Some switch had more equal-best paths than its `maximum-paths` ([`Computed::truncated`]).
+    truncated: bool,
 }
 
 impl State {
@@ -122,6 +127,7 @@ impl State {
             dropped: vec![None; n],
             sig: vec![0; n],
             tie: false,
+            truncated: false,
         }
     }
 }
@@ -189,6 +195,7 @@ impl Fabric {
         let ties = s.tie.then(|| Box::new(self.ties(origin, &live)));
         Computed {
             ties,
+            truncated: s.truncated,
             routes: Routes {
                 origin,
                 failed,
@@ -321,12 +328,9 @@ impl Fabric {
             sig.wrapping_add(asn_sig(self.asn[vi]))
         };
         let width = self.max_paths[vi].max(1) as usize;
-        let mut via: Vec<LinkId> = cands
-            .iter()
-            .filter(|c| c.0 == d && c.1 == ibgp)
-            .take(width)
-            .map(|c| c.4)
-            .collect();
+        let equal = || cands.iter().filter(|c| c.0 == d && c.1 == ibgp);
+        s.truncated |= equal().nth(width).is_some();
+        let mut via: Vec<LinkId> = equal().take(width).map(|c| c.4).collect();
         via.sort_unstable();
         s.via[vi] = via;
         true
@@ -458,6 +462,7 @@ impl Fabric {
             from: s.best.iter().map(|b| b.map(|b| b.from)).collect(),
             // A symmetric plan: every equal path holds the same ASNs.
             ties: None,
+            truncated: s.truncated,
         }
     }
 }
