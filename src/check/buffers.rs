@@ -15,6 +15,7 @@
 use super::ecmp;
 use super::failures::Failure;
 use super::paths::{Fabric, LinkId, Node};
+use super::twins;
 use rayon::prelude::*;
 
 /// One lossless ingress queue: switch `at`'s queue on its port of `link`.
@@ -53,6 +54,8 @@ pub struct Buffers {
     pub down_up: Vec<Turn>,
     /// A cycle of queues, the first found (None: the graph is acyclic).
     pub cycle: Option<Vec<Queue>>,
+    /// How many destinations were computed (a twin of one computed takes its turns swapped).
+    pub computed: usize,
 }
 
 impl Buffers {
@@ -70,18 +73,35 @@ impl Buffers {
         };
         let origins: Vec<Node> = fabric.leaves().filter(|o| !dead.contains(o)).collect();
         let slots = fabric.port_slots();
-        // A chunk of destinations computed in parallel, their turns added one after the other.
         let mut turns = empty();
-        for chunk in origins.chunks(64) {
-            let nexts: Vec<Vec<Vec<LinkId>>> = chunk
-                .par_iter()
-                .map(|&o| next_hops(fabric, o, &down, &dead))
-                .collect();
-            for next in &nexts {
-                add_turns(fabric, &slots, next, &mut turns);
-            }
-        }
+        let computed = if failures.is_empty() {
+            by_twins(fabric, &slots, &mut turns)
+        } else {
+            every(fabric, &slots, &origins, &down, &dead, &mut turns)
+        };
+        Self::finish(fabric, failures, turns, computed)
+    }
+
+    /// [`Buffers::build`] with every destination computed (no twin taking another's turns): what the
+    /// built graph must equal.
+    #[cfg(test)]
+    pub(super) fn build_every(fabric: &Fabric) -> Buffers {
+        let slots = fabric.port_slots();
+        let mut turns: Turns = (0..fabric.len() as Node)
+            .map(|x| {
+                let k = fabric.links_of(x).len();
+                vec![vec![0u64; k.div_ceil(64)]; k]
+            })
+            .collect();
+        let origins: Vec<Node> = fabric.leaves().collect();
+        let computed = every(fabric, &slots, &origins, &|_| false, &[], &mut turns);
+        Self::finish(fabric, &[], turns, computed)
+    }
+
+    /// The graph of `turns`, with its edges, down-up turns and first cycle.
+    fn finish(fabric: &Fabric, failures: &[Failure], turns: Turns, computed: usize) -> Buffers {
         let mut b = Buffers {
+            computed,
             failures: failures.to_vec(),
             edges: turns
                 .iter()
@@ -232,25 +252,140 @@ impl Buffers {
     }
 }
 
+/// Every destination of `origins` computed, a chunk at a time in parallel, its turns added in order;
+/// how many were computed.
+fn every(
+    fabric: &Fabric,
+    slots: &[[u32; 2]],
+    origins: &[Node],
+    down: &(dyn Fn(LinkId) -> bool + Sync),
+    dead: &[Node],
+    turns: &mut Turns,
+) -> usize {
+    for chunk in origins.chunks(64) {
+        let nexts: Vec<Vec<Vec<LinkId>>> = chunk
+            .par_iter()
+            .map(|&o| next_hops(fabric, o, down, dead).0)
+            .collect();
+        for next in &nexts {
+            add_turns(fabric, slots, next, turns);
+        }
+    }
+    origins.len()
+}
+
+/// With every link up: one leaf of each set of twins ([`super::twins`]) computed, its turns added,
+/// and each twin's turns from the same next hops with the two swapped, where the computation read
+/// only the cabling and the ASNs. The swap moves only the turns at the two and their neighbors: at
+/// any other switch the next hops, and the neighbors that forward to it over which links, are the
+/// same for both destinations. How many destinations were computed.
+fn by_twins(fabric: &Fabric, slots: &[[u32; 2]], turns: &mut Turns) -> usize {
+    let twins = twins::leaves(fabric);
+    let mut members: Vec<Vec<Node>> = vec![Vec::new(); fabric.len()];
+    for s in fabric.leaves() {
+        members[twins.rep[s as usize] as usize].push(s);
+    }
+    let reps: Vec<Node> = fabric
+        .leaves()
+        .filter(|&s| twins.rep[s as usize] == s)
+        .collect();
+    let mut rest: Vec<Node> = Vec::new();
+    for chunk in reps.chunks(64) {
+        let nexts: Vec<(Node, Vec<Vec<LinkId>>, bool)> = chunk
+            .par_iter()
+            .map(|&o| {
+                let (next, reusable) = next_hops(fabric, o, &|_| false, &[]);
+                (o, next, reusable)
+            })
+            .collect();
+        for (r, next, reusable) in &nexts {
+            add_turns(fabric, slots, next, turns);
+            let others = members[*r as usize].iter().copied().filter(|m| m != r);
+            if *reusable {
+                others.for_each(|m| add_swapped_turns(fabric, slots, next, *r, m, turns));
+            } else {
+                rest.extend(others);
+            }
+        }
+    }
+    rest.sort_unstable();
+    reps.len() + every(fabric, slots, &rest, &|_| false, &[], turns)
+}
+
+/// Adds the turns of destination `m` from `next`, the next hops towards its twin `r`: at `r`, `m` and
+/// their neighbors, each switch's next hops and its neighbors' are those towards `r` with the two
+/// (and their links) swapped.
+fn add_swapped_turns(
+    fabric: &Fabric,
+    slots: &[[u32; 2]],
+    next: &[Vec<LinkId>],
+    r: Node,
+    m: Node,
+    acc: &mut Turns,
+) {
+    let links = twins::swap(fabric, r, m);
+    let swap = |l: LinkId| links.get(&l).copied().unwrap_or(l);
+    let node = |x: Node| match x {
+        x if x == r => m,
+        x if x == m => r,
+        x => x,
+    };
+    let slot = |l: LinkId, at: Node| {
+        let k = &fabric.links[l as usize];
+        slots[l as usize][usize::from(k.b == at && k.a != at)] as usize
+    };
+    // Whether `p` forwards over `l` towards `m`: `p`'s image forwards over `l`'s towards `r`.
+    let forwards = |p: Node, l: LinkId| next[node(p) as usize].binary_search(&swap(l)).is_ok();
+    let mut near: Vec<Node> = [r, m]
+        .iter()
+        .flat_map(|&x| fabric.links_of(x).iter().map(|&(y, _)| y))
+        .chain([r, m])
+        .collect();
+    near.sort_unstable();
+    near.dedup();
+    for x in near {
+        let ports = fabric.links_of(x);
+        let mut out = vec![0u64; ports.len().div_ceil(64)];
+        for &l in &next[node(x) as usize] {
+            let j = slot(swap(l), x);
+            out[j / 64] |= 1 << (j % 64);
+        }
+        if out.iter().all(|&w| w == 0) {
+            continue;
+        }
+        for &(p, l) in ports {
+            if forwards(p, l) {
+                let i = slot(l, x);
+                for (a, b) in acc[x as usize][i].iter_mut().zip(&out) {
+                    *a |= b;
+                }
+            }
+        }
+    }
+}
+
 /// Every switch's next hops towards `o` with the links `down` names and the switches `dead` down
-/// (every next hop some outcome installs, where the plan has ties).
+/// (every next hop some outcome installs, where the plan has ties), and whether they stand for `o`'s
+/// twins ([`twins::reusable`]).
 fn next_hops(
     fabric: &Fabric,
     o: Node,
     down: &(dyn Fn(LinkId) -> bool + Sync),
     dead: &[Node],
-) -> Vec<Vec<LinkId>> {
+) -> (Vec<Vec<LinkId>>, bool) {
     let live = |l: LinkId| {
         let k = &fabric.links[l as usize];
         !down(l) && !dead.contains(&k.a) && !dead.contains(&k.b)
     };
     let c = fabric.compute(o, None, &|l| !live(l), None);
-    match c.ties {
+    let reusable = twins::reusable(&c);
+    let next = match c.ties {
         None => c.routes.via,
         Some(_) => (0..fabric.len() as Node)
             .map(|s| ecmp::width(fabric, &c, s).links)
             .collect(),
-    }
+    };
+    (next, reusable)
 }
 
 /// Adds the turns of one destination's next hops `next` to `acc`: at every switch, from each port a
