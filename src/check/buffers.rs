@@ -336,14 +336,7 @@ fn add_swapped_turns(
     };
     // Whether `p` forwards over `l` towards `m`: `p`'s image forwards over `l`'s towards `r`.
     let forwards = |p: Node, l: LinkId| next[node(p) as usize].binary_search(&swap(l)).is_ok();
-    let mut near: Vec<Node> = [r, m]
-        .iter()
-        .flat_map(|&x| fabric.links_of(x).iter().map(|&(y, _)| y))
-        .chain([r, m])
-        .collect();
-    near.sort_unstable();
-    near.dedup();
-    for x in near {
+    for x in twins::near(fabric, r, m) {
         let ports = fabric.links_of(x);
         let mut out = vec![0u64; ports.len().div_ceil(64)];
         for &l in &next[node(x) as usize] {

@@ -205,15 +205,9 @@ fn swapped(fabric: &Fabric, leaves: &[Node], comp: &[u32], rep: &Row, o: Node) -
             .ok()
             .map(|i| &rep.leaves[i].1)
     };
-    // The switches with a link the swap moves: the two and their neighbors (no other leaf, in a
-    // fabric whose leaves meet only switches above them).
-    let mut near: Vec<Node> = [r, o]
-        .iter()
-        .flat_map(|&x| fabric.links_of(x).iter().map(|&(y, _)| y))
-        .chain([r, o])
-        .collect();
-    near.sort_unstable();
-    near.dedup();
+    // Only a leaf next to the two (none, in a fabric whose leaves meet only switches above them) has
+    // links the swap moves.
+    let near = twins::near(fabric, r, o);
     let leaves = leaves
         .iter()
         .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])

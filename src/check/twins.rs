@@ -70,3 +70,15 @@ pub(super) fn swap(fabric: &Fabric, a: Node, b: Node) -> HashMap<LinkId, LinkId>
     }
     out
 }
+
+/// The switches with a link the swap of `a` and `b` moves: the two and their neighbors, sorted.
+pub(super) fn near(fabric: &Fabric, a: Node, b: Node) -> Vec<Node> {
+    let mut out: Vec<Node> = [a, b]
+        .iter()
+        .flat_map(|&x| fabric.links_of(x).iter().map(|&(y, _)| y))
+        .chain([a, b])
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
