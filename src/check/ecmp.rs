@@ -1,9 +1,11 @@
 //! The ECMP width BGP installs ([`super::pathvector`]): per switch and destination leaf, how many next
 //! hops (links) it installs, and where equal eBGP paths of different ASNs make the outcome depend on
-//! which session came up first ([`super::ties`]), the range over every outcome the tie computation
-//! allows. `aifab plan --format ecmp` prints it per (leaf, destination leaf); `aifab verify` accepts any
-//! width of the range.
+//! which session came up first ([`super::ties`]), the range over every outcome: enumerated
+//! ([`super::outcomes`]), or past the enumeration's bound the tie computation's superset. `aifab plan
+//! --format ecmp` prints it per (leaf, destination leaf); `aifab verify` accepts any width of the
+//! range.
 
+use super::outcomes;
 use super::paths::{Fabric, LinkId, Node};
 use super::pathvector::Computed;
 use super::twins;
@@ -11,7 +13,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// How many next hops a switch installs towards one destination, over every outcome BGP may settle on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Width {
     /// Fewest next hops (0: some outcome leaves the switch without a route).
     pub min: u32,
@@ -94,9 +96,51 @@ pub fn width(fabric: &Fabric, c: &Computed, s: Node) -> Width {
 /// Every switch's width towards `origin` with the links `down` names down.
 pub fn toward(fabric: &Fabric, origin: Node, down: &dyn Fn(LinkId) -> bool) -> Vec<Width> {
     let c = fabric.compute(origin, None, down, None);
-    (0..fabric.len() as Node)
-        .map(|s| width(fabric, &c, s))
-        .collect()
+    let up: Vec<bool> = (0..fabric.links.len() as LinkId)
+        .map(|l| !down(l))
+        .collect();
+    widths(fabric, &c, &up)
+}
+
+/// Every switch's width in `c` (computed with the links `up` names up): over every outcome
+/// enumerated where the plan has ties and the enumeration stays within its bound ([`exact`]),
+/// else [`width`]'s range.
+pub fn widths(fabric: &Fabric, c: &Computed, up: &[bool]) -> Vec<Width> {
+    let o = c.routes.origin;
+    c.ties
+        .as_ref()
+        .and_then(|_| exact(fabric, o, up, None))
+        .unwrap_or_else(|| {
+            (0..fabric.len() as Node)
+                .map(|s| width(fabric, c, s))
+                .collect()
+        })
+}
+
+/// Every switch's width towards `origin` over every outcome BGP may settle on, enumerated
+/// ([`outcomes::every`]): exact, where [`width`]'s range from the tie computation may be wider (it
+/// takes each switch's choice on its own). None where the enumeration passes its bound.
+pub fn exact(fabric: &Fabric, origin: Node, up: &[bool], dead: Option<Node>) -> Option<Vec<Width>> {
+    let all = outcomes::every(fabric, origin, up, dead)?;
+    let one = |s: usize| {
+        if s == origin as usize {
+            return Width {
+                min: 0,
+                max: 0,
+                links: Vec::new(),
+            };
+        }
+        let lens = all.iter().map(|r| r.via[s].len() as u32);
+        let mut links: Vec<LinkId> = all.iter().flat_map(|r| r.via[s].iter().copied()).collect();
+        links.sort_unstable();
+        links.dedup();
+        Width {
+            min: lens.clone().min().unwrap_or(0),
+            max: lens.max().unwrap_or(0),
+            links,
+        }
+    };
+    Some((0..fabric.len()).map(one).collect())
 }
 
 /// The widths of every leaf towards one destination leaf, with every link up.
@@ -182,12 +226,13 @@ pub(super) fn rows(fabric: &Fabric, mut f: impl FnMut(Row)) -> usize {
 /// Destination `o`'s row computed, and whether it stands for `o`'s twins ([`twins::reusable`]).
 fn row(fabric: &Fabric, leaves: &[Node], comp: &[u32], o: Node) -> (Node, Row, bool) {
     let c = fabric.compute(o, None, &|_| false, None);
+    let mut all = widths(fabric, &c, &vec![true; fabric.links.len()]);
     let row = Row {
         origin: o,
         leaves: leaves
             .iter()
             .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
-            .map(|&s| (s, width(fabric, &c, s)))
+            .map(|&s| (s, std::mem::take(&mut all[s as usize])))
             .collect(),
     };
     (o, row, twins::reusable(&c))

@@ -255,12 +255,13 @@ fn plain_table(f: &Fabric) -> Vec<ecmp::Row> {
         .iter()
         .map(|&o| {
             let c = f.compute(o, None, &|_| false, None);
+            let all = ecmp::widths(f, &c, &vec![true; f.links.len()]);
             ecmp::Row {
                 origin: o,
                 leaves: leaves
                     .iter()
                     .filter(|&&s| s != o && comp[s as usize] == comp[o as usize])
-                    .map(|&s| (s, ecmp::width(f, &c, s)))
+                    .map(|&s| (s, all[s as usize].clone()))
                     .collect(),
             }
         })
@@ -328,4 +329,150 @@ fn twin_destinations_give_the_buffer_graph_of_computing_every_destination() {
         saved > fabrics / 2,
         "{saved} destinations taken over {fabrics} fabrics"
     );
+}
+
+/// Whether `inner`'s range and links lie within `outer`'s.
+fn within(inner: &Width, outer: &Width) -> bool {
+    outer.min <= inner.min
+        && inner.max <= outer.max
+        && inner.links.iter().all(|l| outer.links.contains(l))
+}
+
+#[test]
+fn the_enumerated_widths_lie_within_the_tie_range_and_hold_every_router_id_order() {
+    let (mut tied, mut narrower) = (0, 0);
+    for seed in 0..160u64 {
+        let f = super::lemma_tests::random_fabric(seed);
+        let up = vec![true; f.links.len()];
+        for o in f.leaves() {
+            let c = f.compute(o, None, &|_| false, None);
+            if c.ties.is_none() {
+                continue;
+            }
+            let Some(exact) = ecmp::exact(&f, o, &up, None) else {
+                continue;
+            };
+            tied += 1;
+            let mut orders = vec![f.clone()];
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            for _ in 0..8 {
+                let mut g = f.clone();
+                for r in &mut g.router_id {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *r = std::net::Ipv4Addr::from(x as u32);
+                }
+                orders.push(g);
+            }
+            for s in 0..f.len() as Node {
+                let range = ecmp::width(&f, &c, s);
+                let e = &exact[s as usize];
+                assert!(
+                    within(e, &range),
+                    "seed {seed} {s}->{o}: {e:?} not in {range:?}"
+                );
+                narrower += usize::from(e != &range);
+                for g in &orders {
+                    let mine = g.compute(o, None, &|_| false, None);
+                    let n = mine.routes.via[s as usize].len() as u32;
+                    assert!(
+                        s == o || (e.min <= n && n <= e.max),
+                        "seed {seed} {s}->{o}: a router-id order installs {n}, outside {e:?}"
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("{tied} destinations with ties, {narrower} widths narrower enumerated");
+    assert!(tied > 20, "{tied} destinations with ties");
+}
+
+#[test]
+fn a_choice_two_switches_inherit_is_taken_together_not_apart() {
+    // A has equal paths through X (AS 10) and Y (AS 20) to O and passes its choice to both B and C;
+    // D holds AS 10, so it takes B's and C's routes only when A chose Y (then two next hops at length
+    // 4), and otherwise the two through E and F at length 5. D installs two either way; taking B's and
+    // C's choices apart, as the tie computation does, also allows one.
+    let sw: Vec<(String, u8, u32, u8)> = [
+        ("O", 0, 1),
+        ("X", 1, 10),
+        ("Y", 1, 20),
+        ("A", 2, 30),
+        ("B", 1, 40),
+        ("C", 1, 50),
+        ("D", 0, 10),
+        ("Q", 2, 70),
+        ("R", 1, 80),
+        ("E", 2, 90),
+        ("F", 2, 95),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, &(n, t, a))| (n.to_string(), t, a, 1 + i as u8))
+    .collect();
+    let idx = |n: &str| sw.iter().position(|s| s.0 == n).expect("switch") as Node;
+    let pairs = [
+        ("O", "X"),
+        ("O", "Y"),
+        ("X", "A"),
+        ("Y", "A"),
+        ("A", "B"),
+        ("A", "C"),
+        ("B", "D"),
+        ("C", "D"),
+        ("Y", "Q"),
+        ("Q", "R"),
+        ("R", "E"),
+        ("R", "F"),
+        ("E", "D"),
+        ("F", "D"),
+    ];
+    let links: Vec<(Node, Node)> = pairs.iter().map(|&(a, b)| (idx(a), idx(b))).collect();
+    let f = hand(&sw, &links);
+    let (o, d) = (idx("O"), idx("D"));
+    let c = f.compute(o, None, &|_| false, None);
+    let apart = ecmp::width(&f, &c, d);
+    let exact = ecmp::exact(&f, o, &vec![true; f.links.len()], None).expect("within the bound");
+    assert_eq!((apart.min, apart.max), (1, 2), "{apart:?}");
+    assert_eq!((exact[d as usize].min, exact[d as usize].max), (2, 2));
+    // What `plan --format ecmp` and `verify` read: the enumerated width.
+    assert_eq!(
+        ecmp::widths(&f, &c, &vec![true; f.links.len()])[d as usize],
+        exact[d as usize]
+    );
+}
+
+#[test]
+fn past_the_bound_of_the_enumeration_the_tie_range_stands() {
+    // Seven diamonds in a row, each with two paths of different ASNs: 2^7 outcomes, more than the
+    // enumeration computes.
+    let mut sw: Vec<(String, u8, u32, u8)> = vec![("O".into(), 0, 1, 1)];
+    let mut links: Vec<(Node, Node)> = Vec::new();
+    let mut last = 0 as Node;
+    for i in 0..7u32 {
+        let base = sw.len() as Node;
+        for (n, asn) in [("X", 100), ("Y", 200), ("A", 300)] {
+            let rid = sw.len() as u8 + 1;
+            sw.push((format!("{n}{i}"), 1, asn + i, rid));
+        }
+        links.extend([
+            (last, base),
+            (last, base + 1),
+            (base, base + 2),
+            (base + 1, base + 2),
+        ]);
+        last = base + 2;
+    }
+    let f = hand(&sw, &links);
+    let up = vec![true; f.links.len()];
+    assert!(ecmp::exact(&f, 0, &up, None).is_none());
+    let c = f.compute(0, None, &|_| false, None);
+    let fallback: Vec<Width> = (0..f.len() as Node)
+        .map(|s| ecmp::width(&f, &c, s))
+        .collect();
+    assert_eq!(ecmp::widths(&f, &c, &up), fallback);
+    // Four diamonds (16 outcomes) are enumerated.
+    let g = hand(&sw[..13], &links[..16]);
+    assert!(ecmp::exact(&g, 0, &vec![true; g.links.len()], None).is_some());
 }

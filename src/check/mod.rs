@@ -21,6 +21,7 @@ pub mod lemma;
 mod management;
 mod max_paths;
 mod mtu;
+pub mod outcomes;
 pub mod paths;
 pub mod pathvector;
 mod pfc;

@@ -116,6 +116,12 @@ struct State {
     tie: bool,
     /// Some switch had more equal-best paths than its `maximum-paths` ([`Computed::truncated`]).
     truncated: bool,
+    /// Per switch, the ASN-set signature of the equal-best eBGP path it advertises where that is
+    /// chosen ([`Fabric::settle_choosing`]); the lowest router-id's elsewhere.
+    prefer: Vec<Option<u64>>,
+    /// The switches with equal-best eBGP paths of different ASN sets, in the order they settled,
+    /// with those sets' signatures (sorted).
+    tied: Vec<(Node, Vec<u64>)>,
 }
 
 impl State {
@@ -128,6 +134,8 @@ impl State {
             sig: vec![0; n],
             tie: false,
             truncated: false,
+            prefer: Vec::new(),
+            tied: Vec::new(),
         }
     }
 }
@@ -205,6 +213,31 @@ impl Fabric {
             dropped: s.dropped,
             from: s.best.iter().map(|b| b.map(|b| b.from)).collect(),
         }
+    }
+
+    /// The routes for `origin` with `up` naming the links up and `dead` down, where each switch of
+    /// `prefer` advertises the equal-best eBGP path of that ASN-set signature (the others the lowest
+    /// router-id's); with the switches whose equal-best eBGP paths hold different ASN sets, in the
+    /// order they settled, and those sets' signatures ([`super::outcomes`]).
+    pub(super) fn settle_choosing(
+        &self,
+        origin: Node,
+        up: &[bool],
+        dead: Option<Node>,
+        prefer: &[Option<u64>],
+    ) -> (Routes, Vec<(Node, Vec<u64>)>) {
+        let mut s = State::new(self.len());
+        s.prefer = prefer.to_vec();
+        if dead != Some(origin) {
+            self.run(origin, &|l: LinkId| up[l as usize], &mut s);
+        }
+        let routes = Routes {
+            origin,
+            failed: None,
+            dist: s.dist,
+            via: s.via,
+        };
+        (routes, s.tied)
     }
 
     /// The breadth-first pass: level 0 is the origin and the iBGP peers it announces to, level `d` the
@@ -312,16 +345,32 @@ impl Fabric {
             return false;
         };
         let vi = v as usize;
-        let from = self.links[l as usize].other(v);
+        let mut from = self.links[l as usize].other(v);
+        if !ibgp {
+            let of = |c: &Candidate| s.sig[self.links[c.4 as usize].other(v) as usize];
+            let mut sigs: Vec<u64> = cands
+                .iter()
+                .take_while(|c| c.0 == d && !c.1)
+                .map(of)
+                .collect();
+            sigs.sort_unstable();
+            sigs.dedup();
+            if sigs.len() > 1 {
+                s.tie = true;
+                if let Some(c) = s.prefer.get(vi).copied().flatten().and_then(|want| {
+                    cands
+                        .iter()
+                        .take_while(|c| c.0 == d && !c.1)
+                        .find(|c| of(c) == want)
+                }) {
+                    from = self.links[c.4 as usize].other(v);
+                }
+                s.tied.push((v, sigs));
+            }
+        }
         s.dist[vi] = d;
         s.best[vi] = Some(Best { from, ibgp });
         let sig = s.sig[from as usize];
-        if !ibgp {
-            s.tie |= cands
-                .iter()
-                .take_while(|c| c.0 == d && !c.1)
-                .any(|c| s.sig[self.links[c.4 as usize].other(v) as usize] != sig);
-        }
         s.sig[vi] = if self.asn[from as usize] == self.asn[vi] {
             sig
         } else {

@@ -352,14 +352,15 @@ fn ecmp_entry(out: &mut String, d: &Device, t: &Toward) {
     let _ = writeln!(out, "            ecmp_count: {}", t.width.min);
 }
 
-/// The ECMP widths BGP settles on ([`ecmp::width`]), computed for the few leaves they are checked
+/// The ECMP widths BGP settles on ([`ecmp::widths`]), computed for the few leaves they are checked
 /// toward and kept.
 struct Ecmp<'a> {
     model: &'a FabricModel,
     /// The model holds every switch of the fabric (not compiled for some only).
     whole: bool,
     fabric: Option<Fabric>,
-    routes: BTreeMap<Node, Computed>,
+    /// Per destination computed, its routes and every switch's width ([`ecmp::widths`]).
+    routes: BTreeMap<Node, (Computed, Vec<Width>)>,
 }
 
 impl<'a> Ecmp<'a> {
@@ -390,12 +391,13 @@ impl<'a> Ecmp<'a> {
             .find(|(y, d)| *y != x && d.role == Role::Leaf && d.plane == me.plane)?;
         let fabric = self.fabric.get_or_insert_with(|| Fabric::new(self.model));
         let origin = Node::try_from(y).ok()?;
-        let c = self
-            .routes
-            .entry(origin)
-            .or_insert_with(|| fabric.compute(origin, None, &|_| false, None));
+        let (c, widths) = self.routes.entry(origin).or_insert_with(|| {
+            let c = fabric.compute(origin, None, &|_| false, None);
+            let widths = ecmp::widths(fabric, &c, &vec![true; fabric.links.len()]);
+            (c, widths)
+        });
         let reached = c.routes.dist.get(x).is_some_and(|&d| d != UNREACHABLE);
-        let width = ecmp::width(fabric, c, Node::try_from(x).ok()?);
+        let width = widths.get(x)?.clone();
         (reached && width.max > 0).then(|| Toward {
             leaf: other.hostname.clone(),
             loopback: other.loopback,
