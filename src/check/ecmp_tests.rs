@@ -149,6 +149,18 @@ fn a_tie_upstream_makes_the_width_a_range() {
     assert_eq!(s.below, 8);
 }
 
+/// `base` with random router-ids (xorshift from `x`): another order BGP's sessions may come up in.
+fn reordered(base: &Fabric, x: &mut u64) -> Fabric {
+    let mut f = base.clone();
+    for r in &mut f.router_id {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *r = std::net::Ipv4Addr::from(*x as u32);
+    }
+    f
+}
+
 #[test]
 fn the_router_id_outcomes_of_every_order_fall_in_the_range() {
     // Every router-id order is a legitimate session order; its width is inside the range computed
@@ -157,13 +169,7 @@ fn the_router_id_outcomes_of_every_order_fall_in_the_range() {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..48 {
-        let mut f = base.clone();
-        for r in &mut f.router_id {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *r = std::net::Ipv4Addr::from(x as u32);
-        }
+        let f = reordered(&base, &mut x);
         for o in base.leaves() {
             let all = base.compute(o, None, &|_| false, None);
             let mine = f.select(o, None);
@@ -356,14 +362,7 @@ fn the_enumerated_widths_lie_within_the_tie_range_and_hold_every_router_id_order
             let mut orders = vec![f.clone()];
             let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
             for _ in 0..8 {
-                let mut g = f.clone();
-                for r in &mut g.router_id {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    *r = std::net::Ipv4Addr::from(x as u32);
-                }
-                orders.push(g);
+                orders.push(reordered(&f, &mut x));
             }
             for s in 0..f.len() as Node {
                 let range = ecmp::width(&f, &c, s);
