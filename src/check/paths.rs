@@ -382,3 +382,11 @@ impl Fabric {
             .join(" → ")
     }
 }
+
+/// One ASN's part of a path's signature (a sum over the path's distinct ASNs: splitmix64's finalizer).
+pub(super) fn asn_sig(asn: u32) -> u64 {
+    let mut z = u64::from(asn).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

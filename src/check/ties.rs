@@ -19,8 +19,7 @@
 //! the plan has such a tie (two equal-best eBGP paths of different ASN sets): in a symmetric plan every
 //! equal path holds the same ASNs and the path-vector's single outcome is the only one.
 
-use super::paths::{Fabric, LinkId, Node};
-use super::pathvector::asn_sig;
+use super::paths::{Fabric, LinkId, Node, asn_sig};
 
 /// How many distinct AS paths (ASN sets, per length) the computation follows per switch and prefix.
 pub const PATHS_BOUND: usize = 16;
@@ -34,7 +33,7 @@ pub struct Offer {
     pub path: Vec<u32>,
     /// The path's ASNs, sorted.
     set: Vec<u32>,
-    /// A sum over `set` ([`super::pathvector::asn_sig`]): unequal sums are unequal sets.
+    /// A sum over `set` ([`super::paths::asn_sig`]): unequal sums are unequal sets.
     sig: u64,
     /// Whom it may have come from: (neighbor, index of the neighbor's offer).
     pub from: Vec<(Node, u32)>,
