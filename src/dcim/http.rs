@@ -231,11 +231,34 @@ impl Client {
     }
 
     /// Every result of a list endpoint (`dcim/devices/?name=x`), following `next` page by page with
-    /// pages of 1,000; fails when the pages hold fewer results than the first page's `count` said.
+    /// pages of 1,000, each object once (an object another writer's change moved across a page
+    /// boundary can come twice). Where the objects do not add up to the first page's `count` (another
+    /// writer added or removed some while the pages were read), the list is read again, up to
+    /// [`READS`] times; then it fails.
     pub fn list(&self, path: &str, what: &str) -> Result<Vec<Json>, HttpError> {
+        let mut last = None;
+        for _ in 0..READS {
+            match self.list_once(path, what)? {
+                (out, Some(n)) if usize::try_from(n).is_ok_and(|n| n != out.len()) => {
+                    last = Some((n, out.len()));
+                }
+                (out, _) => return Ok(out),
+            }
+        }
+        let (said, held) = last.unwrap_or_default();
+        Err(HttpError::CutShort {
+            what: what.to_string(),
+            said,
+            held,
+        })
+    }
+
+    /// One read of every page: the distinct objects (by `id`, in order) and the first page's count.
+    fn list_once(&self, path: &str, what: &str) -> Result<(Vec<Json>, Option<u64>), HttpError> {
         let sep = if path.contains('?') { '&' } else { '?' };
         let mut next = Some(format!("{path}{sep}limit=1000&depth=0"));
         let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut count = None;
         while let Some(p) = next.take() {
             let page = self.call("GET", &p, None, what)?;
@@ -246,21 +269,20 @@ impl Client {
                     url: self.mask(&self.url(&p)),
                 });
             };
-            out.extend(results.iter().cloned());
+            for r in results {
+                let id = r.get("id").and_then(Json::as_str).map(str::to_string);
+                if id.is_none_or(|id| seen.insert(id)) {
+                    out.push(r.clone());
+                }
+            }
             next = page.get("next").and_then(Json::as_str).map(str::to_string);
         }
-        match count {
-            Some(n) if usize::try_from(n).is_ok_and(|n| n != out.len()) => {
-                Err(HttpError::CutShort {
-                    what: what.to_string(),
-                    said: n,
-                    held: out.len(),
-                })
-            }
-            _ => Ok(out),
-        }
+        Ok((out, count))
     }
 }
+
+/// How many times a list is read before pages that do not add up to their count are an error.
+const READS: usize = 3;
 
 /// A URL cut to a readable length (a read's filter may list 40 ids).
 fn short(url: &str) -> String {
@@ -371,8 +393,64 @@ pub(crate) fn fake_server(status: u16, body: &'static str) -> String {
     format!("http://{addr}")
 }
 
+/// A test server that answers its requests with `bodies` in turn (status 200), the last one again
+/// once they run out; returns its address.
+#[cfg(test)]
+pub(crate) fn fake_server_seq(bodies: Vec<&'static str>) -> String {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for (i, stream) in listener.incoming().flatten().enumerate() {
+            let mut reader = BufReader::new(&stream);
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let body = bodies[i.min(bodies.len() - 1)];
+            let mut w = &stream;
+            let _ = write!(
+                w,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_list_that_changed_while_read_is_read_again() {
+        // The first read: the count says 3, one object was removed before the page was served; the
+        // second read adds up.
+        let url = super::fake_server_seq(vec![
+            r#"{"count": 3, "next": null, "results": [{"id": "a"}, {"id": "b"}]}"#,
+            r#"{"count": 2, "next": null, "results": [{"id": "a"}, {"id": "b"}]}"#,
+        ]);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let got = c
+            .list("dcim/devices/", "reading the devices")
+            .expect("read again");
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn an_object_moved_across_a_page_boundary_is_read_once() {
+        // Another writer's insert pushed b from the end of page 1 to the start of page 2.
+        let url = super::fake_server_seq(vec![
+            r#"{"count": 3, "next": "dcim/devices/?offset=2", "results": [{"id": "a"}, {"id": "b"}]}"#,
+            r#"{"count": 3, "next": null, "results": [{"id": "b"}, {"id": "c"}]}"#,
+        ]);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let got = c
+            .list("dcim/devices/", "reading the devices")
+            .expect("each once");
+        let ids: Vec<&str> = got.iter().filter_map(|j| j["id"].as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+    }
+
     #[test]
     fn a_page_cut_short_is_an_error() {
         let url = super::fake_server(
