@@ -274,16 +274,21 @@ fn plain_table(f: &Fabric) -> Vec<ecmp::Row> {
         .collect()
 }
 
+/// A random plan; every fourth with a narrow maximum-paths, so that some switches install only the
+/// lowest router-ids' equal paths (a result that stands for no twin).
+fn twin_plan(seed: u64) -> Fabric {
+    let mut f = super::lemma_tests::random_fabric(seed);
+    if seed % 4 == 3 {
+        f.max_paths.iter_mut().for_each(|m| *m = 1);
+    }
+    f
+}
+
 #[test]
 fn twin_destinations_take_their_rows_from_each_other_exactly() {
     let (mut fabrics, mut saved) = (0, 0);
     for seed in 0..160u64 {
-        let mut f = super::lemma_tests::random_fabric(seed);
-        // Every fourth fabric with a narrow maximum-paths, so that some switches install only the
-        // lowest router-ids' equal paths (a row that stands for no twin).
-        if seed % 4 == 3 {
-            f.max_paths.iter_mut().for_each(|m| *m = 1);
-        }
+        let f = twin_plan(seed);
         let mut rows = Vec::new();
         let computed = ecmp::rows(&f, |r| rows.push(r));
         assert_eq!(rows, plain_table(&f), "seed {seed}");
@@ -319,10 +324,7 @@ fn a_row_where_maximum_paths_chose_by_router_id_stands_for_no_twin() {
 fn twin_destinations_give_the_buffer_graph_of_computing_every_destination() {
     let (mut fabrics, mut saved) = (0, 0);
     for seed in 0..160u64 {
-        let mut f = super::lemma_tests::random_fabric(seed);
-        if seed % 4 == 3 {
-            f.max_paths.iter_mut().for_each(|m| *m = 1);
-        }
+        let f = twin_plan(seed);
         let built = Buffers::build(&f, &[]);
         let mut every = Buffers::build_every(&f);
         assert_eq!(every.computed, f.leaves().count());

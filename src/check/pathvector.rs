@@ -340,14 +340,20 @@ impl Fabric {
         let mut from = self.links[l as usize].other(v);
         if !ibgp {
             let of = |c: &Candidate| s.sig[self.links[c.4 as usize].other(v) as usize];
-            let mut sigs: Vec<u64> = cands
+            let first = of(&cands[0]);
+            // The sets are gathered only where they differ (rare; this runs at every switch).
+            if cands
                 .iter()
                 .take_while(|c| c.0 == d && !c.1)
-                .map(of)
-                .collect();
-            sigs.sort_unstable();
-            sigs.dedup();
-            if sigs.len() > 1 {
+                .any(|c| of(c) != first)
+            {
+                let mut sigs: Vec<u64> = cands
+                    .iter()
+                    .take_while(|c| c.0 == d && !c.1)
+                    .map(of)
+                    .collect();
+                sigs.sort_unstable();
+                sigs.dedup();
                 s.tie = true;
                 if let Some(c) = s.prefer.get(vi).copied().flatten().and_then(|want| {
                     cands
