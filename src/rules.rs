@@ -245,6 +245,7 @@ rules! {
     MixedUpperAsns = ("AIF-ROUTE-002", Warning, Compile, "The switches above each switch share one ASN, so no link failure can turn traffic up again"),
     LeafUnreachable = ("AIF-ROUTE-003", Error, Compile, "Every leaf has a route to every other leaf's servers, with every link up and after any single failure"),
     LoopbackUnreachable = ("AIF-ROUTE-004", Warning, Compile, "Every leaf has a route to the loopback of every spine and super-spine the cabling joins it to, with every link up"),
+    RoutingUncovered = ("AIF-ROUTE-005", Error, Compile, "The routing analysis computes every (leaf, failure) case and every choice of equal paths, or the plan is refused (acknowledgeable)", acknowledgeable),
 
     LockSchema = ("AIF-LOCK-001", Error, Lock, "The lock file follows the lock schema (`aifab schema --lock`)"),
     LockBadValue = ("AIF-LOCK-002", Error, Lock, "Lock entries hold well-formed /31s, subnets and port numbers"),

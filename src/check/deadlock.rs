@@ -40,22 +40,31 @@ pub fn rules(model: &FabricModel) -> Vec<Finding> {
     let a = analyse(&fabric);
     let mut out = reach::findings(model, &fabric, &a.cuts);
     out.extend(reach::loopback_findings(model, &fabric, &a.loopbacks));
+    out.extend(verdict_findings(&fabric, a));
+    out
+}
+
+/// The findings of an analysis's verdict: the first valley (`AIF-ROUTE-001`), a plan off the proof
+/// computed in every case (`AIF-ROUTE-002`) or not (`AIF-ROUTE-005`, which refuses it), a switch past
+/// the bound of equal paths (`AIF-ROUTE-005`) and loopbacks not computed (`AIF-ROUTE-004`).
+pub fn verdict_findings(fabric: &Fabric, a: Analysis) -> Vec<Finding> {
+    let mut out = Vec::new();
     match a.verdict {
         Verdict::Proven => {}
         Verdict::Valley {
             failure,
             origin,
             valley,
-        } => out.push(valley_finding(&fabric, failure, origin, &valley)),
+        } => out.push(valley_finding(fabric, failure, origin, &valley)),
         Verdict::Unproven { mixed, cases, of } => {
-            out.push(unproven_finding(&fabric, mixed, cases, of))
+            out.push(unproven_finding(fabric, mixed, cases, of))
         }
     }
     if let Some((origin, failure, at)) = a.over {
-        out.push(over_finding(&fabric, origin, failure, at));
+        out.push(over_finding(fabric, origin, failure, at));
     }
     if a.loopbacks_left {
-        out.push(loopbacks_left_finding(&fabric));
+        out.push(loopbacks_left_finding(fabric));
     }
     out
 }
@@ -176,6 +185,17 @@ fn budgeted(fabric: &Fabric, budget: u64) -> Analysis {
         // above a leaf, that leaf's own failures towards it, with the leaf as the destination (the
         // classic valley: its link to that switch fails, and the switch reaches it down and up).
         for (o, f) in paired(fabric) {
+            search.run(&[o], Some(f));
+        }
+        // Then, unless a valley is already found, around each switch above such a switch, its links
+        // down to the other switches below it (half the cases at most, so the failures around the
+        // proof's breaks keep their turn).
+        let room = if search.valley.is_some() {
+            0
+        } else {
+            (budget / per_case / 2) as usize
+        };
+        for (o, f) in crossed(fabric).into_iter().take(room) {
             search.run(&[o], Some(f));
         }
     }
@@ -381,6 +401,84 @@ fn paired(fabric: &Fabric) -> Vec<(Node, Failure)> {
     out
 }
 
+/// Around every switch *n* whose neighbors above hold different ASNs, per neighbor *r* above it and
+/// switch *s* below *r*: the failure of every link between *r* and *s*, with a leaf below
+/// *s* (or *s*) as the destination. *r* then reaches that leaf only down through a switch like *n* and
+/// up again through a neighbor of another ASN, which accepts the route: a valley unless *r* keeps a
+/// path as short. [`paired`] is the case where *n* and *s* are leaves below an odd switch *r*; this
+/// one also finds it a tier up (a super-spine pinned to another ASN than its plane's twin, whose
+/// twin loses its links to one zone's spine). One case per (*r*, *s*), the *r*s taking turns.
+pub(super) fn crossed(fabric: &Fabric) -> Vec<(Node, Failure)> {
+    let above = |n: Node| {
+        fabric
+            .links_of(n)
+            .iter()
+            .map(|&(x, _)| x)
+            .filter(move |&x| fabric.tier[x as usize] > fabric.tier[n as usize])
+    };
+    let below = |n: Node| {
+        fabric
+            .links_of(n)
+            .iter()
+            .copied()
+            .filter(move |&(x, _)| fabric.tier[x as usize] < fabric.tier[n as usize])
+    };
+    let mut uppers: Vec<Node> = Vec::new();
+    let mut seen = vec![false; fabric.len()];
+    for n in 0..fabric.len() as Node {
+        let first = above(n).next();
+        let mixed = first
+            .is_some_and(|a| above(n).any(|x| fabric.asn[x as usize] != fabric.asn[a as usize]));
+        if mixed {
+            for r in above(n) {
+                if !std::mem::replace(&mut seen[r as usize], true) {
+                    uppers.push(r);
+                }
+            }
+        }
+    }
+    let per_upper: Vec<Vec<(Node, Failure)>> = uppers
+        .iter()
+        .map(|&r| {
+            // Per switch below r, in link order: its first link and how many join them.
+            let mut order: Vec<Node> = Vec::new();
+            let mut links: HashMap<Node, (LinkId, usize)> = HashMap::new();
+            for (s, l) in below(r) {
+                let e = links.entry(s).or_insert_with(|| {
+                    order.push(s);
+                    (l, 0)
+                });
+                e.1 += 1;
+            }
+            order
+                .into_iter()
+                .filter_map(|s| {
+                    let (l, count) = links[&s];
+                    let f = if count > 1 {
+                        Failure::Parallel(r.min(s), r.max(s))
+                    } else {
+                        Failure::Link(l)
+                    };
+                    Some((leaf_below(fabric, s)?, f))
+                })
+                .collect()
+        })
+        .collect();
+    take_turns(&per_upper)
+}
+
+/// `n` if it is a leaf, else the first leaf down its first links below.
+fn leaf_below(fabric: &Fabric, mut n: Node) -> Option<Node> {
+    while !fabric.is_leaf(n) {
+        n = fabric
+            .links_of(n)
+            .iter()
+            .map(|&(x, _)| x)
+            .find(|&x| fabric.tier[x as usize] < fabric.tier[n as usize])?;
+    }
+    Some(n)
+}
+
 /// The first of each list, then the second of each, and so on.
 fn take_turns<T: Copy>(lists: &[Vec<T>]) -> Vec<T> {
     let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
@@ -422,9 +520,9 @@ fn over_finding(fabric: &Fabric, origin: Node, failure: Option<Failure>, at: Nod
         None => "with every link up".to_string(),
     };
     Finding::new(
-        Rule::MixedUpperAsns,
+        Rule::RoutingUncovered,
         format!(
-            "{when}, {} may advertise more than {} distinct equal-length AS paths towards {} (BGP keeps the oldest of equal eBGP paths, so which one depends on which session came up first): the analysis followed {} of them and cannot prove the plan valley-free or every leaf reachable",
+            "{when}, {} may advertise more than {} distinct equal-length AS paths towards {} (BGP keeps the oldest of equal eBGP paths, so which one depends on which session came up first): the analysis followed {} of them and cannot prove the plan valley-free or every leaf reachable, so it refuses the plan",
             name(at),
             super::ties::PATHS_BOUND,
             name(origin),
@@ -432,7 +530,7 @@ fn over_finding(fabric: &Fabric, origin: Node, failure: Option<Failure>, at: Nod
         ),
     )
     .at("/fabric/bgp")
-    .hint(HINT)
+    .hint(UNCOVERED_HINT)
 }
 
 fn unproven_finding(
@@ -450,16 +548,20 @@ fn unproven_finding(
         ),
         None => "the ASN plan is not one the proof covers (a link joins tiers that are not adjacent, an ASN serves two tiers or two leaves), so up-down routing is not assured".to_string(),
     };
-    let covered = if cases >= of {
-        format!(
+    if cases >= of {
+        let covered = format!(
             "no single failure (link, parallel links, switch) did in the {cases} (leaf, failure) cases, every leaf with every failure (a failure that leaves every switch on a route of its steady length was covered by the steady state, docs/twin.md#why-the-proof-holds); two failures together may"
-        )
-    } else {
-        format!(
-            "no failure did in the {cases} of {of} (leaf, failure) cases computed around the switches that break the proof; the others were not computed (the fabric is too large to compute every case within validate's time)"
-        )
-    };
-    Finding::new(Rule::MixedUpperAsns, format!("{why}; {covered}"))
+        );
+        return Finding::new(Rule::MixedUpperAsns, format!("{why}; {covered}"))
+            .at("/fabric/bgp")
+            .hint(HINT);
+    }
+    let covered = format!(
+        "no failure did in the {cases} of {of} (leaf, failure) cases computed around the switches that break the proof, and the others were not computed (the fabric is too large to compute every case within validate's time): a valley or a lost route may hide in them, so the plan is refused"
+    );
+    Finding::new(Rule::RoutingUncovered, format!("{why}; {covered}"))
         .at("/fabric/bgp")
-        .hint(HINT)
+        .hint(UNCOVERED_HINT)
 }
+
+const UNCOVERED_HINT: &str = "give the switches above each switch one ASN (one spine ASN per zone or per fabric, one super-spine ASN; check lock pins of `asn`), which the proof covers at any size (docs/twin.md#safe-asn-plans); or, to render a plan adopted as it runs, acknowledge AIF-ROUTE-005 with the reason";

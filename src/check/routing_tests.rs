@@ -494,3 +494,96 @@ fn a_switch_with_more_equal_paths_than_the_bound_is_named_not_passed() {
     let g = zones(65020, 65001, 21);
     assert!((0..g.len() as Node).all(|o| g.compute(o, None, &|_| false, None).ties.is_none()));
 }
+
+/// Two zones of two leaves and two spines, four super-spines in two planes: X1 and X2 above each
+/// zone's first spine, Y1 and Y2 above its second. X1 is pinned to another ASN than its plane's twin
+/// X2 (the planes' super-spines share AS 65100): the first spines' neighbors above differ.
+fn pinned_super_spine() -> Fabric {
+    let switches = [
+        ("a1", 0, 65201, 1),
+        ("a2", 0, 65202, 2),
+        ("b1", 0, 65203, 3),
+        ("b2", 0, 65204, 4),
+        ("A1", 1, 65020, 20),
+        ("A2", 1, 65020, 21),
+        ("B1", 1, 65021, 30),
+        ("B2", 1, 65021, 31),
+        ("X1", 2, 65001, 40),
+        ("X2", 2, 65100, 41),
+        ("Y1", 2, 65100, 42),
+        ("Y2", 2, 65100, 43),
+    ];
+    let mut links = Vec::new();
+    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
+        for s in spines {
+            links.push((leaf, s));
+        }
+    }
+    for (spine, supers) in [(4, [8, 9]), (6, [8, 9]), (5, [10, 11]), (7, [10, 11])] {
+        for x in supers {
+            links.push((spine, x));
+        }
+    }
+    Fabric::hand(&switches, &links)
+}
+
+/// The valley a pinned super-spine opens needs its plane twin's link to the other zone down: no
+/// leaf's own failure shows it. The search of a large fabric tries each such link first (after a
+/// leaf's), and finds it where a search around the broken switches alone does not.
+#[test]
+fn a_super_spine_pinned_apart_from_its_twin_is_searched_through_the_twins_links() {
+    let f = pinned_super_spine();
+    let plain = super::deadlock::exhaustive(&f);
+    assert!(
+        matches!(plain.verdict, Verdict::Valley { .. }),
+        "{:?}",
+        plain.verdict
+    );
+    // The first case of the crossed search opens a valley.
+    let cases = super::deadlock::crossed(&f);
+    let &(o, failure) = cases.first().expect("crossed cases");
+    let c = f.compute_after(o, Some(failure));
+    let v = c.valley_any(&f).expect("a valley");
+    let path: Vec<&str> = v.path.iter().map(|&n| &*f.names[n as usize]).collect();
+    assert!(path.contains(&"X1") && path.contains(&"X2"), "{path:?}");
+    // A budget too small for every case: four computations, room for two crossed cases.
+    let per_case = (f.links.len() as u64 * 2 + f.len() as u64).max(1);
+    let a = super::deadlock::analyse_within(&f, 4 * per_case);
+    assert!(
+        matches!(a.verdict, Verdict::Valley { .. }),
+        "{:?}",
+        a.verdict
+    );
+}
+
+/// An analysis that leaves cases out refuses the plan (`AIF-ROUTE-005`, an error an operator may
+/// acknowledge), not passes it with a warning: here the cases left out hold a valley.
+#[test]
+fn an_analysis_that_leaves_cases_out_refuses_the_plan() {
+    use crate::rules::{Rule, Severity};
+    let f = pinned_super_spine();
+    // One computation's budget: no crossed case, the first failure around the broken switches.
+    let a = super::deadlock::analyse_within(&f, 1);
+    let Verdict::Unproven { cases, of, .. } = a.verdict else {
+        panic!("{:?}", a.verdict);
+    };
+    assert!(cases < of, "{cases} of {of}");
+    let findings = super::deadlock::verdict_findings(&f, a);
+    let uncovered: Vec<_> = findings
+        .iter()
+        .filter(|x| x.code == Rule::RoutingUncovered)
+        .collect();
+    assert_eq!(uncovered.len(), 1, "{findings:?}");
+    assert_eq!(uncovered[0].severity, Severity::Error);
+    assert!(Rule::RoutingUncovered.acknowledgeable());
+    assert!(
+        uncovered[0].message.contains("so the plan is refused"),
+        "{}",
+        uncovered[0].message
+    );
+    // Computed in every case, the same plan is refused for its valley.
+    assert!(matches!(
+        super::deadlock::analyse(&f).verdict,
+        Verdict::Valley { .. }
+    ));
+}
