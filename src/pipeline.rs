@@ -329,7 +329,11 @@ fn later_stages(
             findings.extend(crate::hosts::name_rules(&model));
             findings.extend(crate::hosts::pool_rules(&model));
             if only.is_none() {
-                findings.extend(check::deadlock_rules(&model));
+                findings.extend(
+                    check::deadlock_rules(&model)
+                        .into_iter()
+                        .map(|f| crate::place::ack::fabric_finding(&intent.acknowledge, f)),
+                );
             }
             if has_errors(&findings) {
                 return Err(findings);

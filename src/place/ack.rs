@@ -15,8 +15,51 @@ use crate::rules::Rule;
 pub fn intent_rules(intent: &Intent, out: &mut Vec<Finding>) {
     list(&intent.acknowledge, "/acknowledge", out);
     for (i, o) in intent.overrides.iter().enumerate() {
-        list(&o.acknowledge, &format!("/overrides/{i}/acknowledge"), out);
+        let at = format!("/overrides/{i}/acknowledge");
+        list(&o.acknowledge, &at, out);
+        not_per_device(&o.acknowledge, &at, out);
     }
+}
+
+/// An override's list names no fabric-wide rule ([`fabric_wide`]): it would cover nothing.
+fn not_per_device(acks: &[Acknowledgement], at: &str, out: &mut Vec<Finding>) {
+    for (j, a) in acks.iter().enumerate() {
+        if Rule::from_id(&a.rule).is_some_and(fabric_wide) {
+            out.push(
+                Finding::new(
+                    Rule::AckUnknownRule,
+                    format!(
+                        "{} is about the whole fabric, not a device: an override cannot acknowledge it",
+                        a.rule
+                    ),
+                )
+                .at(format!("{at}/{j}/rule"))
+                .hint("move the entry to the top-level `acknowledge` list"),
+            );
+        }
+    }
+}
+
+/// Whether acknowledgeable `rule` is about the whole fabric (the routing analysis), so only the
+/// top-level `acknowledge` list covers it.
+fn fabric_wide(rule: Rule) -> bool {
+    rule == Rule::RoutingUncovered
+}
+
+/// `f`, kept as a warning that quotes the reason where the top-level list `acks` acknowledges its
+/// fabric-wide rule (`AIF-ROUTE-005`: a routing analysis that could not cover every case).
+pub fn fabric_finding(acks: &[Acknowledgement], mut f: Finding) -> Finding {
+    if !fabric_wide(f.code) || !f.is_error() {
+        return f;
+    }
+    if let Some((i, a)) = acks.iter().enumerate().find(|(_, a)| a.rule == f.code.id()) {
+        f.severity = crate::rules::Severity::Warning;
+        f.message = format!(
+            "{} (acknowledged at /acknowledge/{i}: {})",
+            f.message, a.reason
+        );
+    }
+    f
 }
 
 /// One list: every rule known and acknowledgeable, none twice.
@@ -123,6 +166,44 @@ pub fn unacknowledged<'d, D: Overridable + 'd>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fabric_wide_rule_is_acknowledged_only_at_the_top_and_quotes_the_reason() {
+        let ack = |rule: &str| Acknowledgement {
+            rule: rule.into(),
+            reason: "adopted as it runs".into(),
+        };
+        let f = || Finding::new(Rule::RoutingUncovered, "not every case was computed");
+        let kept = fabric_finding(&[ack("AIF-LB-005")], f());
+        assert!(kept.is_error(), "{kept:?}");
+        let acked = fabric_finding(&[ack("AIF-LB-005"), ack("AIF-ROUTE-005")], f());
+        assert!(!acked.is_error(), "{acked:?}");
+        assert!(
+            acked
+                .message
+                .ends_with("(acknowledged at /acknowledge/1: adopted as it runs)"),
+            "{}",
+            acked.message
+        );
+        // Another rule's error is not touched by the list.
+        let valley = fabric_finding(
+            &[ack("AIF-ROUTE-005")],
+            Finding::new(Rule::ValleyPath, "a valley"),
+        );
+        assert!(valley.is_error());
+        // An override cannot acknowledge it; a per-device rule it can.
+        let mut out = Vec::new();
+        not_per_device(
+            &[ack("AIF-LB-005"), ack("AIF-ROUTE-005")],
+            "/overrides/0/acknowledge",
+            &mut out,
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(
+            out[0].pointer.as_deref(),
+            Some("/overrides/0/acknowledge/1/rule")
+        );
+    }
 
     #[test]
     fn a_retired_id_is_refused_with_its_reason() {
