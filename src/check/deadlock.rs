@@ -522,7 +522,7 @@ fn over_finding(fabric: &Fabric, origin: Node, failure: Option<Failure>, at: Nod
     Finding::new(
         Rule::RoutingUncovered,
         format!(
-            "{when}, {} may advertise more than {} distinct equal-length AS paths towards {} (BGP keeps the oldest of equal eBGP paths, so which one depends on which session came up first): the analysis followed {} of them and cannot prove the plan valley-free or every leaf reachable, so it refuses the plan",
+            "{when}, {} may advertise more than {} distinct equal-length AS paths towards {} (BGP keeps the oldest of equal eBGP paths, so which one depends on which session came up first): the analysis followed {} of them and cannot prove the plan valley-free or every leaf reachable: the plan is refused unless acknowledged",
             name(at),
             super::ties::PATHS_BOUND,
             name(origin),
@@ -557,7 +557,7 @@ fn unproven_finding(
             .hint(HINT);
     }
     let covered = format!(
-        "no failure did in the {cases} of {of} (leaf, failure) cases computed around the switches that break the proof, and the others were not computed (the fabric is too large to compute every case within validate's time): a valley or a lost route may hide in them, so the plan is refused"
+        "no failure did in the {cases} of {of} (leaf, failure) cases computed around the switches that break the proof, and the others were not computed (the fabric is too large to compute every case within validate's time): a valley or a lost route may hide in them, so the plan is refused unless acknowledged"
     );
     Finding::new(Rule::RoutingUncovered, format!("{why}; {covered}"))
         .at("/fabric/bgp")

@@ -577,7 +577,7 @@ fn an_analysis_that_leaves_cases_out_refuses_the_plan() {
     assert_eq!(uncovered[0].severity, Severity::Error);
     assert!(Rule::RoutingUncovered.acknowledgeable());
     assert!(
-        uncovered[0].message.contains("so the plan is refused"),
+        uncovered[0].message.contains("so the plan is refused unless acknowledged"),
         "{}",
         uncovered[0].message
     );
