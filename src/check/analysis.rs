@@ -48,4 +48,7 @@ pub struct Analysis {
     /// The fabric was too large to compute the loopbacks of the spines and super-spines within the
     /// budget: `AIF-ROUTE-004` says so instead of passing.
     pub loopbacks_left: bool,
+    /// Where the search left (leaf, failure) cases out: how many it computed, of how many in scope
+    /// (`AIF-ROUTE-005` says so even when it found a valley: there may be more).
+    pub cases_left: Option<(u64, u64)>,
 }

@@ -55,7 +55,12 @@ pub fn verdict_findings(fabric: &Fabric, a: Analysis) -> Vec<Finding> {
             failure,
             origin,
             valley,
-        } => out.push(valley_finding(fabric, failure, origin, &valley)),
+        } => {
+            out.push(valley_finding(fabric, failure, origin, &valley));
+            if let Some((cases, of)) = a.cases_left {
+                out.push(partial_finding(cases, of));
+            }
+        }
         Verdict::Unproven { mixed, cases, of } => {
             out.push(unproven_finding(fabric, mixed, cases, of))
         }
@@ -67,6 +72,18 @@ pub fn verdict_findings(fabric: &Fabric, a: Analysis) -> Vec<Finding> {
         out.push(loopbacks_left_finding(fabric));
     }
     out
+}
+
+/// A search that found a valley but left cases out: the findings may not be all.
+fn partial_finding(cases: u64, of: u64) -> Finding {
+    Finding::new(
+        Rule::RoutingUncovered,
+        format!(
+            "the routing analysis computed {cases} of {of} (leaf, failure) cases (the fabric is too large to compute every case within validate's time): the valleys and lost routes reported may not be all of them, and the plan is refused unless acknowledged"
+        ),
+    )
+    .at("/fabric/bgp")
+    .hint(UNCOVERED_HINT)
 }
 
 fn loopbacks_left_finding(fabric: &Fabric) -> Finding {
@@ -119,6 +136,7 @@ pub fn analyse_within(fabric: &Fabric, budget: u64) -> Analysis {
             loopbacks,
             over: None,
             loopbacks_left: false,
+            cases_left: None,
         };
     }
     super::pruned::analyse(fabric, budget).unwrap_or_else(|| budgeted(fabric, budget))
@@ -300,6 +318,7 @@ impl Search<'_> {
             loopbacks: self.loopbacks,
             over: self.over,
             loopbacks_left,
+            cases_left: (self.cases < all).then_some((self.cases, all)),
         }
     }
 }

@@ -166,6 +166,7 @@ fn merge(
         loopbacks: lo,
         over: acc.over,
         loopbacks_left: false,
+        cases_left: None,
     }
 }
 

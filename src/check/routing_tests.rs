@@ -554,6 +554,18 @@ fn a_super_spine_pinned_apart_from_its_twin_is_searched_through_the_twins_links(
         "{:?}",
         a.verdict
     );
+    // It says that it left cases out, so the valley may not be all there is.
+    let (cases, of) = a.cases_left.expect("cases left out");
+    assert!(cases < of);
+    let findings = super::deadlock::verdict_findings(&f, a);
+    let codes: Vec<&str> = findings.iter().map(|x| x.code.id()).collect();
+    assert_eq!(
+        codes,
+        ["AIF-ROUTE-001", "AIF-ROUTE-005", "AIF-ROUTE-004"],
+        "{findings:?}"
+    );
+    // Computed in every case, nothing is left out.
+    assert_eq!(super::deadlock::analyse(&f).cases_left, None);
 }
 
 /// An analysis that leaves cases out refuses the plan (`AIF-ROUTE-005`, an error an operator may
@@ -577,7 +589,9 @@ fn an_analysis_that_leaves_cases_out_refuses_the_plan() {
     assert_eq!(uncovered[0].severity, Severity::Error);
     assert!(Rule::RoutingUncovered.acknowledgeable());
     assert!(
-        uncovered[0].message.contains("so the plan is refused unless acknowledged"),
+        uncovered[0]
+            .message
+            .contains("so the plan is refused unless acknowledged"),
         "{}",
         uncovered[0].message
     );
