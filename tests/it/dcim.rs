@@ -444,11 +444,43 @@ fn vlans_in_nautobot(c: &Client, fabric: &str) -> BTreeMap<String, (String, i64)
         .collect()
 }
 
+/// Makes the fabric's tag as an aifab before the VLANs left it (no VLAN content types), so the next
+/// sync must widen it. Only after [`clean`]: Nautobot refuses to drop a type objects are tagged with.
+fn tag_without_vlan_types(c: &Client, fabric: &str) {
+    let name = format!("aifab:{fabric}");
+    let types = json!([
+        "dcim.device",
+        "dcim.interface",
+        "dcim.cable",
+        "ipam.prefix",
+        "ipam.ipaddress"
+    ]);
+    let found = c
+        .list(&format!("extras/tags/?name={}", q(&name)), "the tag")
+        .expect("read the tag");
+    match found.first() {
+        Some(t) => c.call(
+            "PATCH",
+            &format!("extras/tags/{}/", id_of(t)),
+            Some(&json!({ "content_types": types })),
+            "narrow the tag",
+        ),
+        None => c.call(
+            "POST",
+            "extras/tags/",
+            Some(&json!({ "name": name, "content_types": types })),
+            "make the tag",
+        ),
+    }
+    .expect("the tag without VLAN types");
+}
+
 fn id_of(o: &Value) -> String {
     o["id"].as_str().unwrap_or("").to_string()
 }
 
-/// The rail-subnet mode's VLANs, read back from Nautobot: each rail leaf's VLAN in its own group
+/// The rail-subnet mode's VLANs, read back from Nautobot (the fabric's tag made without the VLAN
+/// content types, as an earlier aifab made it, is widened): each rail leaf's VLAN in its own group
 /// with the server VLAN id, every server port of the leaf an access port with it untagged; a second
 /// sync writes nothing; a port's VLAN changed by hand is what `check` reports, and a sync repairs it.
 #[test]
@@ -458,9 +490,15 @@ fn rail_subnet_leaves_hold_their_server_vlan_untagged_on_every_server_port() {
     clean(&s, fabric);
     let dir = Scratch::new("dcim-rail-vlans");
     let intent = small_rail_subnet(fabric, &dir);
+    let c = s.client();
+    tag_without_vlan_types(&c, fabric);
     let (code, first) = dcim(&s, "sync", &intent, &[]);
     assert_eq!((code, first["held"].as_u64()), (0, Some(0)), "{first:#}");
-    let c = s.client();
+    assert_eq!(
+        count(&first, "tag", "update"),
+        1,
+        "the tag widened: {first:#}"
+    );
     let vlans = vlans_in_nautobot(&c, fabric);
     let devices: BTreeMap<String, String> = tagged(&c, "dcim/devices/", fabric)
         .iter()
