@@ -176,6 +176,7 @@ fn one(
         return;
     };
     match own {
+        Ownership::Shared if o.kind == Kind::Tag => widen_tag(o, e, changes),
         Ownership::Lookup | Ownership::Shared => {}
         Ownership::Tagged if !e.tagged && !opts.adopt && !made_with_owned_device(o, owned) => {
             let why = format!(
@@ -200,6 +201,33 @@ fn one(
             }
         }
     }
+}
+
+/// The fabric's tag made by an earlier aifab (before it wrote VLANs) may lack content types the plan
+/// tags now: Nautobot refuses a tag on a type it does not list, so the missing ones are added (the
+/// tag is the fabric's own; the types it has are kept).
+fn widen_tag(o: &Object, e: &Existing, changes: &mut Changes) {
+    let (Some(Value::List(want)), Some(Value::List(have))) = (
+        o.create_only.get("content_types"),
+        e.fields.get("content_types"),
+    ) else {
+        return;
+    };
+    if want.iter().all(|t| have.contains(t)) {
+        return;
+    }
+    let mut all: Vec<String> = have.iter().chain(want).cloned().collect();
+    all.sort_unstable();
+    all.dedup();
+    let name = "content_types".to_string();
+    changes.of(o.kind).updates.push(Update {
+        key: o.key.clone(),
+        id: e.id.clone(),
+        set: Fields::from([(name.clone(), Value::List(all))]),
+        was: Fields::from([(name, Value::List(have.clone()))]),
+        adopt: false,
+        tag_ids: e.tag_ids.clone(),
+    });
 }
 
 /// Whether `o` is an interface of a device aifab owns: Nautobot made it, untagged, from the device
@@ -383,6 +411,32 @@ mod tests {
         let c = diff(&want, &existing, Options::default());
         assert_eq!(c.kinds[&Kind::Interface].blocked.len(), 1);
         assert_eq!(c.writes(), 0);
+    }
+
+    #[test]
+    fn the_fabrics_tag_gains_the_content_types_it_lacks_and_keeps_its_others() {
+        let words = |w: &[&str]| Value::List(w.iter().map(|s| s.to_string()).collect());
+        let tag = Object::new(Kind::Tag, "aifab:f")
+            .with_create("content_types", words(&["dcim.device", "ipam.vlan"]));
+        let mut old = have(&tag, "t1", false);
+        old.fields
+            .insert("content_types".into(), words(&["dcim.device", "dcim.rack"]));
+        let c = diff(
+            std::slice::from_ref(&tag),
+            &[old.clone()],
+            Options::default(),
+        );
+        let u = &c.kinds[&Kind::Tag].updates[0];
+        assert_eq!(u.id, "t1");
+        assert_eq!(
+            u.set["content_types"],
+            words(&["dcim.device", "dcim.rack", "ipam.vlan"])
+        );
+        old.fields.insert(
+            "content_types".into(),
+            words(&["dcim.rack", "ipam.vlan", "dcim.device"]),
+        );
+        assert!(diff(&[tag], &[old], Options::default()).is_empty());
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod report;
 pub mod servers;
 pub mod store;
 pub mod templates;
+pub mod vlans;
 
 use std::collections::BTreeMap;
 
@@ -68,6 +69,10 @@ pub enum Kind {
     LocationType,
     /// The fabric's location.
     Location,
+    /// A rail leaf's VLAN group (`<fabric>/<leaf>`, rail-subnet mode): the scope of its server VLAN.
+    VlanGroup,
+    /// A rail leaf's server VLAN (`<fabric>/<leaf>:<vid>`), its server ports' untagged VLAN.
+    Vlan,
     /// A switch.
     Device,
     /// A switch port, loopback or management interface.
@@ -86,7 +91,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in creation order.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 20] = [
         Kind::Status,
         Kind::Namespace,
         Kind::Tag,
@@ -98,6 +103,8 @@ impl Kind {
         Kind::Role,
         Kind::LocationType,
         Kind::Location,
+        Kind::VlanGroup,
+        Kind::Vlan,
         Kind::Device,
         Kind::Interface,
         Kind::Prefix,
@@ -121,6 +128,8 @@ impl Kind {
             Kind::Role => "role",
             Kind::LocationType => "location-type",
             Kind::Location => "location",
+            Kind::VlanGroup => "vlan-group",
+            Kind::Vlan => "vlan",
             Kind::Device => "device",
             Kind::Interface => "interface",
             Kind::Prefix => "prefix",
@@ -145,9 +154,13 @@ impl Kind {
             | Kind::Role
             | Kind::LocationType
             | Kind::Location => Ownership::Shared,
-            Kind::Device | Kind::Interface | Kind::Prefix | Kind::IpAddress | Kind::Cable => {
-                Ownership::Tagged
-            }
+            Kind::VlanGroup
+            | Kind::Vlan
+            | Kind::Device
+            | Kind::Interface
+            | Kind::Prefix
+            | Kind::IpAddress
+            | Kind::Cable => Ownership::Tagged,
             Kind::IpAssignment => Ownership::Derived(Kind::IpAddress),
             Kind::PrimaryIp => Ownership::Derived(Kind::Device),
         }

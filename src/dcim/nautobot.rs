@@ -32,6 +32,8 @@ enum Ty {
     Str,
     Int,
     Bool,
+    /// A list of words, read sorted (a tag's content types).
+    List,
     Ref(Kind),
 }
 
@@ -95,6 +97,8 @@ fn endpoint(kind: Kind) -> &'static str {
         Kind::Role => "extras/roles/",
         Kind::LocationType => "dcim/location-types/",
         Kind::Location => "dcim/locations/",
+        Kind::VlanGroup => "ipam/vlan-groups/",
+        Kind::Vlan => "ipam/vlans/",
         Kind::Device | Kind::PrimaryIp => "dcim/devices/",
         Kind::Interface => "dcim/interfaces/",
         Kind::Prefix => "ipam/prefixes/",
@@ -112,6 +116,7 @@ fn key_field(kind: Kind) -> Option<&'static str> {
         Kind::Prefix => Some("prefix"),
         Kind::IpAddress => Some("address"),
         Kind::InterfaceTemplate
+        | Kind::Vlan
         | Kind::Interface
         | Kind::IpAssignment
         | Kind::PrimaryIp
@@ -137,6 +142,15 @@ fn schema(kind: Kind) -> &'static [(&'static str, Ty)] {
             ("mtu", Ty::Int),
             ("description", Ty::Str),
             ("mgmt_only", Ty::Bool),
+            ("mode", Ty::Str),
+            ("untagged_vlan", Ty::Ref(Kind::Vlan)),
+        ],
+        Kind::Tag => &[("content_types", Ty::List)],
+        Kind::VlanGroup => &[("description", Ty::Str)],
+        Kind::Vlan => &[
+            ("name", Ty::Str),
+            ("status", Ty::Ref(Kind::Status)),
+            ("description", Ty::Str),
         ],
         Kind::Prefix => &[
             ("status", Ty::Ref(Kind::Status)),
@@ -182,6 +196,19 @@ fn read_value(j: &Json, ty: Ty, ids: &Ids) -> Value {
             .map_or(Value::Null, Value::str),
         (Ty::Int, _) => j.as_i64().map_or(Value::Null, Value::Int),
         (Ty::Bool, _) => j.as_bool().map_or(Value::Null, Value::Bool),
+        (Ty::List, _) => {
+            let mut words: Vec<String> = j
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Json::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            words.sort_unstable();
+            Value::List(words)
+        }
         (Ty::Ref(k), _) => match ref_id(j) {
             Some(id) => ids
                 .key(k, id)
@@ -212,6 +239,10 @@ fn key_of(kind: Kind, j: &Json, ids: &Ids) -> Option<String> {
         Kind::Interface => {
             let dev = ids.key(Kind::Device, ref_id(j.get("device")?)?)?;
             Some(format!("{dev}:{}", j.get("name")?.as_str()?))
+        }
+        Kind::Vlan => {
+            let group = ids.key(Kind::VlanGroup, ref_id(j.get("vlan_group")?)?)?;
+            Some(super::vlans::key(group, j.get("vid")?.as_i64()?))
         }
         Kind::IpAssignment => {
             let ip = ids.key(Kind::IpAddress, ref_id(j.get("ip_address")?)?)?;
@@ -287,6 +318,14 @@ impl Nautobot {
                 chunks("device_type", types, "")
             }
             Kind::Interface => chunks("device", devices, ""),
+            Kind::Vlan => {
+                let groups: Vec<String> = ids
+                    .all(Kind::VlanGroup)
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                chunks("vlan_group", groups, "")
+            }
             Kind::Cable => chunks("device_id", devices, ""),
             Kind::Prefix | Kind::IpAddress => match ids.id(Kind::Namespace, &self.namespace) {
                 Some(ns) if kind == Kind::Prefix => {

@@ -66,8 +66,9 @@ pub fn plan(
                 device: d.hostname.clone(),
                 platform: d.platform.clone(),
             })?;
-        device(d, &mgmt_if, settings, &mut out);
+        device(d, &model.name, &mgmt_if, settings, &mut out);
     }
+    super::vlans::plan(model, &mut out);
     prefixes(model, settings, &mut out);
     cables(model, &mut out);
     out.sort_by_key(|o| o.kind);
@@ -93,6 +94,8 @@ fn shared(
                 "dcim.cable",
                 "ipam.prefix",
                 "ipam.ipaddress",
+                "ipam.vlangroup",
+                "ipam.vlan",
             ]),
         ),
         Object::new(Kind::CustomField, ASN_FIELD)
@@ -219,8 +222,9 @@ pub(crate) fn address(
     );
 }
 
-/// A switch, its interfaces and addresses, and its primary IP.
-fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>) {
+/// A switch, its interfaces and addresses, and its primary IP; a rail leaf's server ports (rail-subnet
+/// mode) are access ports with its server VLAN untagged ([`super::vlans`]).
+fn device(d: &Device, fabric: &str, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>) {
     let host = d.hostname.as_str();
     out.push(
         Object::new(Kind::Device, host)
@@ -254,15 +258,22 @@ fn device(d: &Device, mgmt_if: &str, settings: &Settings, out: &mut Vec<Object>)
         primary = primary.with(field, Value::r(Kind::IpAddress, addr));
     }
     out.push(primary);
+    let server_vlan = super::vlans::of_leaf(fabric, d);
     for i in &d.interfaces {
         let mtu = Some(i.mtu);
-        out.push(interface(
+        let mut port = interface(
             host,
             &i.name,
             super::templates::port_type(i.speed_gbps),
             mtu,
             &i.description,
-        ));
+        );
+        if let (Some(_), Some(vlan)) = (i.vlan, &server_vlan) {
+            port = port
+                .with("mode", Value::str("access"))
+                .with("untagged_vlan", Value::r(Kind::Vlan, vlan));
+        }
+        out.push(port);
         if let Some(a) = &i.address {
             address(a, host, &i.name, settings, out);
         }

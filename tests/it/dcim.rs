@@ -171,6 +171,8 @@ fn clean(s: &Server, fabric: &str) {
         "ipam/ip-addresses/",
         "ipam/prefixes/",
         "dcim/devices/",
+        "ipam/vlans/",
+        "ipam/vlan-groups/",
     ] {
         let ids: Vec<Value> = tagged(&c, ep, fabric)
             .iter()
@@ -411,6 +413,176 @@ fn a_grown_and_recabled_fabric_syncs_and_a_hand_made_device_in_the_way_is_left_a
         "{again:#}"
     );
     assert_eq!(cables_in_nautobot(&c, fabric), planned_cables(&grown));
+}
+
+/// mixed-sonic-nxos (rail-subnet server mode) cut to 4 servers, 2 rails, 2 groups and 2 spines.
+fn small_rail_subnet(fabric: &str, dir: &Path) -> PathBuf {
+    renamed("intents/mixed-sonic-nxos.yaml", fabric, dir, |t| {
+        t.replace("servers: 32\n", "servers: 4\n")
+            .replace("rails: 8\n", "rails: 2\n")
+            .replace("servers_per_group: 16", "servers_per_group: 2")
+            .replace("count: 8\n", "count: 2\n")
+            .replace("\"g2-rail8\"", "\"g2-rail2\"")
+    })
+}
+
+/// The id of each VLAN of `fabric` by its group's name, with its vid.
+fn vlans_in_nautobot(c: &Client, fabric: &str) -> BTreeMap<String, (String, i64)> {
+    let groups: BTreeMap<String, String> = tagged(c, "ipam/vlan-groups/", fabric)
+        .iter()
+        .map(|g| (id_of(g), g["name"].as_str().unwrap_or("").to_string()))
+        .collect();
+    tagged(c, "ipam/vlans/", fabric)
+        .iter()
+        .map(|v| {
+            let group = groups
+                .get(v["vlan_group"]["id"].as_str().unwrap_or(""))
+                .cloned()
+                .unwrap_or_default();
+            (group, (id_of(v), v["vid"].as_i64().unwrap_or(-1)))
+        })
+        .collect()
+}
+
+/// Makes the fabric's tag as an aifab before the VLANs left it (no VLAN content types), so the next
+/// sync must widen it. Only after [`clean`]: Nautobot refuses to drop a type objects are tagged with.
+fn tag_without_vlan_types(c: &Client, fabric: &str) {
+    let name = format!("aifab:{fabric}");
+    let types = json!([
+        "dcim.device",
+        "dcim.interface",
+        "dcim.cable",
+        "ipam.prefix",
+        "ipam.ipaddress"
+    ]);
+    let found = c
+        .list(&format!("extras/tags/?name={}", q(&name)), "the tag")
+        .expect("read the tag");
+    match found.first() {
+        Some(t) => c.call(
+            "PATCH",
+            &format!("extras/tags/{}/", id_of(t)),
+            Some(&json!({ "content_types": types })),
+            "narrow the tag",
+        ),
+        None => c.call(
+            "POST",
+            "extras/tags/",
+            Some(&json!({ "name": name, "content_types": types })),
+            "make the tag",
+        ),
+    }
+    .expect("the tag without VLAN types");
+}
+
+fn id_of(o: &Value) -> String {
+    o["id"].as_str().unwrap_or("").to_string()
+}
+
+/// The rail-subnet mode's VLANs, read back from Nautobot (the fabric's tag made without the VLAN
+/// content types, as an earlier aifab made it, is widened): each rail leaf's VLAN in its own group
+/// with the server VLAN id, every server port of the leaf an access port with it untagged; a second
+/// sync writes nothing; a port's VLAN changed by hand is what `check` reports, and a sync repairs it.
+#[test]
+fn rail_subnet_leaves_hold_their_server_vlan_untagged_on_every_server_port() {
+    let Some(s) = server() else { return };
+    let fabric = "dcim-rail-vlans";
+    clean(&s, fabric);
+    let dir = Scratch::new("dcim-rail-vlans");
+    let intent = small_rail_subnet(fabric, &dir);
+    let c = s.client();
+    tag_without_vlan_types(&c, fabric);
+    let (code, first) = dcim(&s, "sync", &intent, &[]);
+    assert_eq!((code, first["held"].as_u64()), (0, Some(0)), "{first:#}");
+    assert_eq!(
+        count(&first, "tag", "update"),
+        1,
+        "the tag widened: {first:#}"
+    );
+    let vlans = vlans_in_nautobot(&c, fabric);
+    let devices: BTreeMap<String, String> = tagged(&c, "dcim/devices/", fabric)
+        .iter()
+        .map(|d| (id_of(d), d["name"].as_str().unwrap_or("").to_string()))
+        .collect();
+    // Server port `device:name` -> (mode, untagged VLAN id), as Nautobot holds them.
+    let ports: BTreeMap<String, (String, String)> = tagged(&c, "dcim/interfaces/", fabric)
+        .iter()
+        .map(|i| {
+            let dev = devices
+                .get(i["device"]["id"].as_str().unwrap_or(""))
+                .cloned()
+                .unwrap_or_default();
+            let mode = i["mode"]["value"].as_str().unwrap_or("").to_string();
+            let vlan = i["untagged_vlan"]["id"].as_str().unwrap_or("").to_string();
+            (
+                format!("{dev}:{}", i["name"].as_str().unwrap_or("")),
+                (mode, vlan),
+            )
+        })
+        .collect();
+    let m = model(&intent.to_string_lossy());
+    let leaves: Vec<_> = m
+        .devices
+        .iter()
+        .filter_map(|d| d.server_subnet.as_ref().map(|sub| (d, sub)))
+        .collect();
+    assert_eq!((leaves.len(), vlans.len()), (4, 4), "{vlans:?}");
+    for (d, sub) in &leaves {
+        let group = aifab::dcim::vlans::group_key(fabric, &d.hostname);
+        let (vlan, vid) = vlans.get(&group).cloned().unwrap_or_default();
+        assert_eq!(vid, i64::from(sub.vlan), "{group}: {vlans:?}");
+        let server_ports: Vec<_> = d.interfaces.iter().filter(|i| i.vlan.is_some()).collect();
+        assert_eq!(server_ports.len(), 2, "{}", d.hostname);
+        for i in server_ports {
+            let key = format!("{}:{}", d.hostname, i.name);
+            assert_eq!(
+                ports.get(&key),
+                Some(&("access".to_string(), vlan.clone())),
+                "{key}"
+            );
+        }
+    }
+    let (code, again) = dcim(&s, "sync", &intent, &[]);
+    assert_eq!(
+        (code, again["write_requests"].as_u64()),
+        (0, Some(0)),
+        "{again:#}"
+    );
+    // A server port moved to another leaf's VLAN by hand.
+    let (d, _) = leaves[0];
+    let port = d
+        .interfaces
+        .iter()
+        .find(|i| i.vlan.is_some())
+        .expect("port");
+    let key = format!("{}:{}", d.hostname, port.name);
+    let id = tagged(&c, "dcim/interfaces/", fabric)
+        .iter()
+        .find(|i| {
+            i["name"].as_str() == Some(port.name.to_string().as_str())
+                && devices.get(i["device"]["id"].as_str().unwrap_or("")) == Some(&d.hostname)
+        })
+        .map(id_of)
+        .expect("the port in Nautobot");
+    let other = aifab::dcim::vlans::group_key(fabric, &leaves[1].0.hostname);
+    c.call(
+        "PATCH",
+        &format!("dcim/interfaces/{id}/"),
+        Some(&json!({ "untagged_vlan": vlans[&other].0 })),
+        "edit by hand",
+    )
+    .expect("patch");
+    let (code, report) = dcim(&s, "check", &intent, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let u = &report["kinds"]["interface"]["update"][0];
+    let other_key = aifab::dcim::vlans::key(&other, i64::from(leaves[1].1.vlan));
+    assert_eq!(
+        (u["key"].as_str(), &u["was"]["untagged_vlan"]),
+        (Some(key.as_str()), &json!(["vlan", other_key])),
+        "{report:#}"
+    );
+    assert_eq!(dcim(&s, "sync", &intent, &[]).0, 0);
+    assert_eq!(dcim(&s, "check", &intent, &[]).0, 0);
 }
 
 #[test]
