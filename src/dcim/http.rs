@@ -179,8 +179,29 @@ impl Client {
         }
     }
 
-    /// One request; `what` names the object for the error.
+    /// One request; `what` names the object for the error. A read the server could not answer for a
+    /// moment ([`HttpError::transient`]) is tried again after 1, 2 and 4 s.
     pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Json>,
+        what: &str,
+    ) -> Result<Json, HttpError> {
+        let mut waits = RETRY_WAITS_MS.iter();
+        loop {
+            match self.call_once(method, path, body, what) {
+                Err(e) if method == "GET" && e.transient() => match waits.next() {
+                    Some(&ms) => std::thread::sleep(Duration::from_millis(ms)),
+                    None => return Err(e),
+                },
+                answer => return answer,
+            }
+        }
+    }
+
+    /// One request, once.
+    fn call_once(
         &self,
         method: &str,
         path: &str,
@@ -292,6 +313,29 @@ impl Client {
 /// How many times a list is read before pages that do not add up to their count are an error.
 const READS: usize = 3;
 
+/// The waits (ms) before a read the server could not answer for a moment is tried again
+/// ([`HttpError::transient`]); a write is never sent twice.
+#[cfg(not(test))]
+const RETRY_WAITS_MS: [u64; 3] = [1_000, 2_000, 4_000];
+#[cfg(test)]
+const RETRY_WAITS_MS: [u64; 3] = [10, 20, 40];
+
+/// The problem of a name that does not resolve: not transient.
+const NO_NAME: &str = "its name does not resolve";
+
+impl HttpError {
+    /// Whether the server could not answer for a moment, so a read may be tried again: a 502, 503 or
+    /// 504 (a proxy in front of restarting or saturated workers), a refused or reset connection. A
+    /// timeout is not (the request already had `--timeout`), nor a name that does not resolve.
+    pub fn transient(&self) -> bool {
+        match self {
+            HttpError::Status { code, .. } => matches!(code, 502..=504),
+            HttpError::Transport { problem, .. } => *problem != NO_NAME,
+            _ => false,
+        }
+    }
+}
+
 /// A URL cut to a readable length (a read's filter may list 40 ids).
 fn short(url: &str) -> String {
     match url.char_indices().nth(160) {
@@ -344,7 +388,7 @@ fn error(
                 return HttpError::Timeout { what, method, url };
             }
             let problem = match t.kind() {
-                ureq::ErrorKind::Dns => "its name does not resolve",
+                ureq::ErrorKind::Dns => NO_NAME,
                 ureq::ErrorKind::ConnectionFailed => "it cannot be reached",
                 _ => "the request failed",
             };
@@ -405,6 +449,13 @@ pub(crate) fn fake_server(status: u16, body: &'static str) -> String {
 /// once they run out; returns its address.
 #[cfg(test)]
 pub(crate) fn fake_server_seq(bodies: Vec<&'static str>) -> String {
+    fake_server_replies(bodies.into_iter().map(|b| (200, b)).collect())
+}
+
+/// A test server that answers its requests with `replies` (status, body) in turn, the last one again
+/// once they run out; returns its address.
+#[cfg(test)]
+pub(crate) fn fake_server_replies(replies: Vec<(u16, &'static str)>) -> String {
     use std::io::{BufRead as _, BufReader, Write as _};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
@@ -415,11 +466,11 @@ pub(crate) fn fake_server_seq(bodies: Vec<&'static str>) -> String {
             while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
                 line.clear();
             }
-            let body = bodies[i.min(bodies.len() - 1)];
+            let (status, body) = replies[i.min(replies.len() - 1)];
             let mut w = &stream;
             let _ = write!(
                 w,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
         }
@@ -429,6 +480,38 @@ pub(crate) fn fake_server_seq(bodies: Vec<&'static str>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_read_the_server_could_not_answer_for_a_moment_is_tried_again() {
+        let url = super::fake_server_replies(vec![
+            (503, "busy"),
+            (502, "bad gateway"),
+            (200, r#"{"version": "2.4.44"}"#),
+        ]);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let v = c.call("GET", "status/", None, "status").expect("third try");
+        assert_eq!(v["version"], "2.4.44");
+        assert_eq!(c.requests(), (3, 0));
+    }
+
+    #[test]
+    fn a_server_that_stays_busy_or_a_write_is_not_tried_forever() {
+        let url = super::fake_server_replies(vec![(503, "busy")]);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        let e = c.call("GET", "status/", None, "status").expect_err("busy");
+        assert!(e.to_string().contains("HTTP 503"), "{e}");
+        assert_eq!(c.requests(), (4, 0));
+        // A write is sent once: the server may have applied it.
+        let body = serde_json::json!([{"name": "x"}]);
+        let e = c.call("POST", "dcim/devices/", Some(&body), "devices");
+        assert!(e.is_err());
+        assert_eq!(c.requests(), (4, 1));
+        // Another error status is not retried.
+        let url = super::fake_server_replies(vec![(400, "bad"), (200, "{}")]);
+        let c = super::Client::new(&url, "tok-tok-tok", std::time::Duration::from_secs(5));
+        assert!(c.call("GET", "status/", None, "status").is_err());
+        assert_eq!(c.requests(), (1, 0));
+    }
+
     #[test]
     fn a_list_that_changed_while_read_is_read_again() {
         // The first read: the count says 3, one object was removed before the page was served; the
