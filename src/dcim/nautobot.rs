@@ -156,6 +156,7 @@ fn schema(kind: Kind) -> &'static [(&'static str, Ty)] {
             ("status", Ty::Ref(Kind::Status)),
             ("type", Ty::Str),
             ("description", Ty::Str),
+            ("vlan", Ty::Ref(Kind::Vlan)),
         ],
         Kind::IpAddress => &[("status", Ty::Ref(Kind::Status)), ("type", Ty::Str)],
         Kind::IpAssignment => &[

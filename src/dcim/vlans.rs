@@ -153,13 +153,46 @@ mod tests {
     }
 
     #[test]
+    fn each_rail_leafs_server_subnet_is_a_prefix_on_its_vlan_and_resyncs_with_no_write() {
+        let (m, want) = planned("mixed-sonic-nxos");
+        let mut rails = 0;
+        for d in &m.devices {
+            let Some(s) = &d.server_subnet else { continue };
+            rails += 1;
+            let p = want
+                .iter()
+                .find(|o| o.kind == Kind::Prefix && o.key == s.prefix.to_string())
+                .expect("the leaf's subnet is a prefix");
+            let vlan = super::of_leaf(&m.name, d).expect("vlan");
+            assert_eq!(p.fields["vlan"], Value::r(Kind::Vlan, vlan));
+            assert_eq!(p.fields["type"], Value::str("network"));
+            assert_eq!(
+                p.create_only["namespace"],
+                Value::r(Kind::Namespace, "Global")
+            );
+        }
+        let on_vlan = |o: &&Object| o.kind == Kind::Prefix && o.fields["vlan"] != Value::Null;
+        assert_eq!(want.iter().filter(on_vlan).count(), rails);
+        assert!(rails > 1);
+        // The prefixes are written after the VLANs they name, and a re-sync finds them by key.
+        assert!(Kind::Vlan < Kind::Prefix);
+        let mut store = store(&want);
+        let first = sync(&mut store, &want, Options::default(), false).expect("sync");
+        assert!(first.changes.kinds[&Kind::Prefix].creates.len() > rails);
+        let second = sync(&mut store, &want, Options::default(), false).expect("sync");
+        assert_eq!((second.write_requests, second.changes.writes()), (0, 0));
+    }
+
+    #[test]
     fn the_default_31_mode_has_no_vlans() {
         let (_, out) = planned("pod1-1024");
-        assert!(
-            out.iter()
-                .all(|o| !matches!(o.kind, Kind::Vlan | Kind::VlanGroup)
-                    && !o.fields.contains_key("untagged_vlan"))
-        );
+        assert!(out.iter().all(|o| {
+            !matches!(o.kind, Kind::Vlan | Kind::VlanGroup)
+                && o.fields
+                    .get("untagged_vlan")
+                    .is_none_or(|v| *v == Value::Null)
+                && o.fields.get("vlan").is_none_or(|v| *v == Value::Null)
+        }));
     }
 
     #[test]

@@ -542,6 +542,30 @@ fn rail_subnet_leaves_hold_their_server_vlan_untagged_on_every_server_port() {
             );
         }
     }
+    // Each rail leaf's server subnet: a prefix on the leaf's VLAN, under the server_links pool.
+    let prefixes: BTreeMap<String, (String, String)> = tagged(&c, "ipam/prefixes/", fabric)
+        .iter()
+        .map(|p| {
+            (
+                p["prefix"].as_str().unwrap_or("").to_string(),
+                (
+                    p["vlan"]["id"].as_str().unwrap_or("").to_string(),
+                    p["parent"]["id"].as_str().unwrap_or("").to_string(),
+                ),
+            )
+        })
+        .collect();
+    let on_vlan = prefixes.values().filter(|(v, _)| !v.is_empty()).count();
+    assert_eq!(on_vlan, leaves.len(), "one per rail leaf: {prefixes:?}");
+    for (d, sub) in &leaves {
+        let group = aifab::dcim::vlans::group_key(fabric, &d.hostname);
+        let (vlan, parent) = prefixes
+            .get(&sub.prefix.to_string())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(vlan, vlans[&group].0, "{}: {prefixes:?}", sub.prefix);
+        assert!(!parent.is_empty(), "{}: no parent prefix", sub.prefix);
+    }
     let (code, again) = dcim(&s, "sync", &intent, &[]);
     assert_eq!(
         (code, again["write_requests"].as_u64()),
