@@ -183,7 +183,8 @@ fn loopback_name(os: Os) -> &'static str {
     }
 }
 
-/// An interface of a device.
+/// An interface of a device: routed, no 802.1Q mode and no untagged VLAN (a rail-subnet server port
+/// sets both, [`device`]).
 pub(crate) fn interface(
     host: &str,
     name: &str,
@@ -198,6 +199,10 @@ pub(crate) fn interface(
         .with("status", Value::r(Kind::Status, ACTIVE))
         .with("mtu", mtu.map_or(Value::Null, |m| Value::Int(i64::from(m))))
         .with("description", Value::str(description))
+        // No 802.1Q mode (Nautobot reads a blank mode back as null): a port that was an access
+        // port (rail-subnet mode) is cleared when the fabric leaves that mode.
+        .with("mode", Value::Null)
+        .with("untagged_vlan", Value::Null)
 }
 
 /// An address, on the interface `host:ifname`.

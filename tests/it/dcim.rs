@@ -607,6 +607,46 @@ fn rail_subnet_leaves_hold_their_server_vlan_untagged_on_every_server_port() {
     );
     assert_eq!(dcim(&s, "sync", &intent, &[]).0, 0);
     assert_eq!(dcim(&s, "check", &intent, &[]).0, 0);
+    switched_back_to_31(&s, fabric, &dir);
+}
+
+/// The rail-subnet fabric synced again without `server_mode` (the /31 mode): no port is left an
+/// access port or on a VLAN, no VLAN, group or VLAN prefix is left, and a re-sync writes nothing.
+fn switched_back_to_31(s: &Server, fabric: &str, dir: &Path) {
+    let routed = renamed("intents/mixed-sonic-nxos.yaml", fabric, dir, |t| {
+        std::fs::read_to_string(small_rail_subnet(fabric, dir))
+            .unwrap_or(t)
+            .replace("    server_mode: rail-subnet\n", "")
+            .replace("    server_vlan: 100\n", "")
+    });
+    assert!(
+        model(&routed.to_string_lossy())
+            .devices
+            .iter()
+            .all(|d| d.server_subnet.is_none())
+    );
+    let (code, report) = dcim(s, "sync", &routed, &[]);
+    assert_eq!((code, report["held"].as_u64()), (0, Some(0)), "{report:#}");
+    let c = s.client();
+    let left: Vec<String> = tagged(&c, "dcim/interfaces/", fabric)
+        .iter()
+        .filter(|i| !i["mode"].is_null() || !i["untagged_vlan"].is_null())
+        .map(|i| format!("{} {} {}", id_of(i), i["mode"], i["untagged_vlan"]))
+        .collect();
+    assert!(left.is_empty(), "ports still in a VLAN mode: {left:?}");
+    assert_eq!(vlans_in_nautobot(&c, fabric).len(), 0);
+    assert!(tagged(&c, "ipam/vlan-groups/", fabric).is_empty());
+    assert!(
+        tagged(&c, "ipam/prefixes/", fabric)
+            .iter()
+            .all(|p| p["vlan"].is_null())
+    );
+    let (code, again) = dcim(s, "sync", &routed, &[]);
+    assert_eq!(
+        (code, again["write_requests"].as_u64()),
+        (0, Some(0)),
+        "{again:#}"
+    );
 }
 
 #[test]
