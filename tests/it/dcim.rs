@@ -717,6 +717,23 @@ fn a_refused_token_and_an_unreachable_server_are_clear_errors() {
     assert!(err.contains("cannot be reached"), "{err}");
 }
 
+/// `--batch-size` outside 1..=1000 is refused before anything is read (no server needed).
+#[test]
+fn a_batch_size_out_of_range_is_refused() {
+    for n in ["0", "1001", "x"] {
+        let o = aifab_command()
+            .args(["dcim", "sync", "intents/breakout-small.yaml"])
+            .args(["--nautobot", "http://127.0.0.1:9", "--batch-size", n])
+            .current_dir(root())
+            .output()
+            .expect("run aifab");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{n}: {err}");
+        assert!(err.contains("--batch-size"), "{n}: {err}");
+        assert!(!err.contains("cannot be reached"), "{n}: {err}");
+    }
+}
+
 /// `--servers`: breakout-small's servers with their NIC ports, the server end of each server link's
 /// address and every server-to-leaf cable; the switches' device type carries interface templates (so
 /// a leaf also has the ports no link uses, untagged, as Nautobot made them); a second sync writes
