@@ -52,6 +52,10 @@ pub(crate) struct Common {
     /// server-to-leaf cables (off by default: a 100K-GPU fabric has 100,000 of each).
     #[arg(long)]
     pub servers: bool,
+    /// Objects per bulk write request (sync): lower it when a reverse proxy in front of Nautobot cuts
+    /// requests short (nginx's `proxy_read_timeout` is 60 s; Nautobot takes about 0.1-0.2 s per object).
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub batch_size: u16,
     /// Seconds each request may take.
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
@@ -121,7 +125,7 @@ fn dcim(
     let tag = plan::tag(&model.name);
     let desired = aifab::dcim::desired(model, catalog, &settings).map_err(|e| e.to_string())?;
     let timeout = Duration::from_secs(c.timeout.max(1));
-    let (mut nb, version) = Nautobot::connect(
+    let (nb, version) = Nautobot::connect(
         &c.nautobot,
         &token,
         timeout,
@@ -130,6 +134,7 @@ fn dcim(
         &settings.namespace,
     )
     .map_err(|e| e.to_string())?;
+    let mut nb = nb.with_batch(usize::from(c.batch_size));
     let dry = check || c.dry_run;
     let opts = diff::Options { adopt: c.adopt };
     let out = store::sync(&mut nb, &desired, opts, dry).map_err(|e| e.to_string())?;

@@ -9,8 +9,8 @@ use super::{Existing, Fields, Kind, Object, Value, diff::Update, plan::cable_key
 use serde_json::{Map, Value as Json, json};
 use std::time::Duration;
 
-/// Objects per write request.
-const BATCH: usize = 100;
+/// Objects per write request unless [`Nautobot::with_batch`] says otherwise (`--batch-size`).
+pub const BATCH: usize = 100;
 /// Write requests of one kind in flight at once (the test server runs two worker processes).
 const PARALLEL: usize = 2;
 /// Values per filter of a read request (keeps the URL short).
@@ -22,6 +22,8 @@ pub struct Nautobot {
     tag: String,
     location: String,
     namespace: String,
+    /// Objects per write request.
+    batch: usize,
     /// The devices' primary addresses as read: device key, device id, `primary_ip4`, `primary_ip6` ids.
     primaries: Vec<(String, String, Json, Json)>,
 }
@@ -72,9 +74,16 @@ impl Nautobot {
             tag: tag.to_string(),
             location: location.to_string(),
             namespace: namespace.to_string(),
+            batch: BATCH,
             primaries: Vec::new(),
         };
         Ok((n, version))
+    }
+
+    /// The same store, writing `batch` objects per request (at least one).
+    pub fn with_batch(mut self, batch: usize) -> Nautobot {
+        self.batch = batch.max(1);
+        self
     }
 
     /// Read and write requests made so far.
@@ -156,6 +165,7 @@ fn schema(kind: Kind) -> &'static [(&'static str, Ty)] {
             ("status", Ty::Ref(Kind::Status)),
             ("type", Ty::Str),
             ("description", Ty::Str),
+            ("vlan", Ty::Ref(Kind::Vlan)),
         ],
         Kind::IpAddress => &[("status", Ty::Ref(Kind::Status)), ("type", Ty::Str)],
         Kind::IpAssignment => &[
@@ -523,7 +533,8 @@ impl Nautobot {
             "DELETE" => "deleting",
             _ => "updating",
         };
-        let batches: Vec<&[Json]> = bodies.chunks(BATCH).collect();
+        let size = self.batch;
+        let batches: Vec<&[Json]> = bodies.chunks(size).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let answers: std::sync::Mutex<Vec<Option<Result<Json, HttpError>>>> =
             std::sync::Mutex::new((0..batches.len()).map(|_| None).collect());
@@ -535,7 +546,7 @@ impl Nautobot {
                     loop {
                         let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         let Some(batch) = batches.get(n) else { break };
-                        let first = keys.get(n * BATCH).copied().unwrap_or("?");
+                        let first = keys.get(n * size).copied().unwrap_or("?");
                         let what = format!(
                             "{verb} {} {kind}s (from {first}; the batches before were written, the next run finishes the rest)",
                             batch.len()
@@ -652,6 +663,39 @@ mod tests {
             e.contains("Nautobot 3.0.2") && e.contains("speaks the Nautobot 2.x"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn writes_go_in_batches_of_the_size_asked() {
+        let url = crate::dcim::http::fake_server(200, r#"{"nautobot-version": "2.4.44"}"#);
+        let connect = |batch: usize| {
+            let (n, _) = Nautobot::connect(
+                &url,
+                "t0k3n-x",
+                Duration::from_secs(5),
+                "aifab:x",
+                "x",
+                "Global",
+            )
+            .expect("connect");
+            n.with_batch(batch)
+        };
+        let gone: Vec<Existing> = (0..60)
+            .map(|i| Existing {
+                kind: Kind::Cable,
+                key: format!("c{i}"),
+                id: format!("id-{i}"),
+                fields: Fields::new(),
+                tagged: true,
+                tag_ids: Vec::new(),
+            })
+            .collect();
+        let refs: Vec<&Existing> = gone.iter().collect();
+        for (batch, requests) in [(25, 3), (100, 1), (1, 60)] {
+            let mut n = connect(batch);
+            n.delete(Kind::Cable, &refs).expect("delete");
+            assert_eq!(n.writes(), requests, "batch {batch}");
+        }
     }
 
     #[test]

@@ -183,7 +183,8 @@ fn loopback_name(os: Os) -> &'static str {
     }
 }
 
-/// An interface of a device.
+/// An interface of a device: routed, no 802.1Q mode and no untagged VLAN (a rail-subnet server port
+/// sets both, [`device`]).
 pub(crate) fn interface(
     host: &str,
     name: &str,
@@ -198,6 +199,10 @@ pub(crate) fn interface(
         .with("status", Value::r(Kind::Status, ACTIVE))
         .with("mtu", mtu.map_or(Value::Null, |m| Value::Int(i64::from(m))))
         .with("description", Value::str(description))
+        // No 802.1Q mode (Nautobot reads a blank mode back as null): a port that was an access
+        // port (rail-subnet mode) is cleared when the fabric leaves that mode.
+        .with("mode", Value::Null)
+        .with("untagged_vlan", Value::Null)
 }
 
 /// An address, on the interface `host:ifname`.
@@ -288,7 +293,8 @@ fn device(d: &Device, fabric: &str, mgmt_if: &str, settings: &Settings, out: &mu
     }
 }
 
-/// The address pools and the management subnets.
+/// The address pools, the management subnets and, in the rail-subnet mode, each rail leaf's server
+/// subnet on its VLAN.
 fn prefixes(model: &FabricModel, settings: &Settings, out: &mut Vec<Object>) {
     let mut nets: BTreeMap<String, String> = BTreeMap::new();
     for p in &model.summary.pools {
@@ -306,12 +312,24 @@ fn prefixes(model: &FabricModel, settings: &Settings, out: &mut Vec<Object>) {
                 .or_insert_with(|| format!("aifab {}: management", model.name));
         }
     }
+    // Each rail leaf's server subnet (rail-subnet mode), on the leaf's server VLAN: a child of the
+    // `server_links` pool, which Nautobot 2.x files it under in the same namespace.
+    let mut vlans: BTreeMap<String, Value> = BTreeMap::new();
+    for d in &model.devices {
+        if let (Some(s), Some(vlan)) = (&d.server_subnet, super::vlans::of_leaf(&model.name, d)) {
+            nets.entry(s.prefix.to_string())
+                .or_insert_with(|| format!("aifab {}: {}'s servers", model.name, d.hostname));
+            vlans.insert(s.prefix.to_string(), Value::r(Kind::Vlan, vlan));
+        }
+    }
     for (p, description) in nets {
+        let vlan = vlans.remove(&p).unwrap_or(Value::Null);
         out.push(
             Object::new(Kind::Prefix, p)
                 .with("status", Value::r(Kind::Status, ACTIVE))
                 .with("type", Value::str("network"))
                 .with("description", Value::str(description))
+                .with("vlan", vlan)
                 .with_create("namespace", Value::r(Kind::Namespace, &settings.namespace)),
         );
     }

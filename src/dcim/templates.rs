@@ -79,8 +79,13 @@ pub(crate) mod tests {
 
     /// An example intent, compiled.
     pub(crate) fn example(name: &str) -> FabricModel {
+        example_with(name, |t| t)
+    }
+
+    /// An example intent edited by `edit` (its text), compiled.
+    pub(crate) fn example_with(name: &str, edit: impl Fn(String) -> String) -> FabricModel {
         let path = format!("{}/intents/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).expect("read intent");
+        let text = edit(std::fs::read_to_string(&path).expect("read intent"));
         let intent: crate::intent::Intent = serde_norway::from_str(&text).expect("parse intent");
         crate::compile::compile(&intent, crate::platform::Catalog::builtin()).expect("compiles")
     }

@@ -139,13 +139,15 @@ mod tests {
                     "{key}"
                 );
             }
-            // The fabric ports stay routed: no mode, no VLAN.
+            // The fabric ports stay routed: no mode, no VLAN, both compared (so they are cleared).
             for i in d.interfaces.iter().filter(|i| i.vlan.is_none()) {
                 let key = format!("{}:{}", d.hostname, i.name);
                 let p = out
                     .iter()
-                    .find(|o| o.kind == Kind::Interface && o.key == key);
-                assert!(p.is_some_and(|p| !p.fields.contains_key("mode")), "{key}");
+                    .find(|o| o.kind == Kind::Interface && o.key == key)
+                    .expect("port planned");
+                assert_eq!(p.fields.get("mode"), Some(&Value::Null), "{key}");
+                assert_eq!(p.fields.get("untagged_vlan"), Some(&Value::Null), "{key}");
             }
         }
         // VLANs are written before the interfaces that name them.
@@ -153,13 +155,85 @@ mod tests {
     }
 
     #[test]
+    fn each_rail_leafs_server_subnet_is_a_prefix_on_its_vlan_and_resyncs_with_no_write() {
+        let (m, want) = planned("mixed-sonic-nxos");
+        let mut rails = 0;
+        for d in &m.devices {
+            let Some(s) = &d.server_subnet else { continue };
+            rails += 1;
+            let p = want
+                .iter()
+                .find(|o| o.kind == Kind::Prefix && o.key == s.prefix.to_string())
+                .expect("the leaf's subnet is a prefix");
+            let vlan = super::of_leaf(&m.name, d).expect("vlan");
+            assert_eq!(p.fields["vlan"], Value::r(Kind::Vlan, vlan));
+            assert_eq!(p.fields["type"], Value::str("network"));
+            assert_eq!(
+                p.create_only["namespace"],
+                Value::r(Kind::Namespace, "Global")
+            );
+        }
+        let on_vlan = |o: &&Object| o.kind == Kind::Prefix && o.fields["vlan"] != Value::Null;
+        assert_eq!(want.iter().filter(on_vlan).count(), rails);
+        assert!(rails > 1);
+        // The prefixes are written after the VLANs they name, and a re-sync finds them by key.
+        assert!(Kind::Vlan < Kind::Prefix);
+        let mut store = store(&want);
+        let first = sync(&mut store, &want, Options::default(), false).expect("sync");
+        assert!(first.changes.kinds[&Kind::Prefix].creates.len() > rails);
+        let second = sync(&mut store, &want, Options::default(), false).expect("sync");
+        assert_eq!((second.write_requests, second.changes.writes()), (0, 0));
+    }
+
+    #[test]
+    fn a_rail_subnet_fabric_switched_to_31_clears_its_ports_mode_and_drops_its_vlans() {
+        let (_, rail) = planned("mixed-sonic-nxos");
+        let mut store = store(&rail);
+        sync(&mut store, &rail, Options::default(), false).expect("sync");
+        let m = crate::dcim::templates::tests::example_with("mixed-sonic-nxos", |t| {
+            t.replace("    server_mode: rail-subnet\n", "")
+                .replace("    server_vlan: 100\n", "")
+        });
+        assert!(m.devices.iter().all(|d| d.server_subnet.is_none()));
+        let settings = Settings {
+            location: "x".into(),
+            namespace: "Global".into(),
+            servers: false,
+        };
+        let routed = desired(&m, crate::platform::Catalog::builtin(), &settings).expect("plan");
+        let report = sync(&mut store, &routed, Options::default(), false).expect("sync");
+        let was_access = report.changes.kinds[&Kind::Interface]
+            .updates
+            .iter()
+            .filter(|u| u.was.get("mode") == Some(&Value::str("access")))
+            .inspect(|u| {
+                assert_eq!(u.set["mode"], Value::Null, "{}", u.key);
+                assert_eq!(u.set["untagged_vlan"], Value::Null, "{}", u.key);
+            })
+            .count();
+        let ports = rail
+            .iter()
+            .filter(|o| o.fields.get("mode") == Some(&Value::str("access")))
+            .count();
+        assert_eq!(was_access, ports);
+        assert!(store.objects.iter().all(|e| {
+            !matches!(e.kind, Kind::Vlan | Kind::VlanGroup)
+                && e.fields.get("mode").is_none_or(|v| *v == Value::Null)
+        }));
+        let again = sync(&mut store, &routed, Options::default(), false).expect("sync");
+        assert_eq!((again.write_requests, again.changes.writes()), (0, 0));
+    }
+
+    #[test]
     fn the_default_31_mode_has_no_vlans() {
         let (_, out) = planned("pod1-1024");
-        assert!(
-            out.iter()
-                .all(|o| !matches!(o.kind, Kind::Vlan | Kind::VlanGroup)
-                    && !o.fields.contains_key("untagged_vlan"))
-        );
+        assert!(out.iter().all(|o| {
+            !matches!(o.kind, Kind::Vlan | Kind::VlanGroup)
+                && o.fields
+                    .get("untagged_vlan")
+                    .is_none_or(|v| *v == Value::Null)
+                && o.fields.get("vlan").is_none_or(|v| *v == Value::Null)
+        }));
     }
 
     #[test]

@@ -542,6 +542,30 @@ fn rail_subnet_leaves_hold_their_server_vlan_untagged_on_every_server_port() {
             );
         }
     }
+    // Each rail leaf's server subnet: a prefix on the leaf's VLAN, under the server_links pool.
+    let prefixes: BTreeMap<String, (String, String)> = tagged(&c, "ipam/prefixes/", fabric)
+        .iter()
+        .map(|p| {
+            (
+                p["prefix"].as_str().unwrap_or("").to_string(),
+                (
+                    p["vlan"]["id"].as_str().unwrap_or("").to_string(),
+                    p["parent"]["id"].as_str().unwrap_or("").to_string(),
+                ),
+            )
+        })
+        .collect();
+    let on_vlan = prefixes.values().filter(|(v, _)| !v.is_empty()).count();
+    assert_eq!(on_vlan, leaves.len(), "one per rail leaf: {prefixes:?}");
+    for (d, sub) in &leaves {
+        let group = aifab::dcim::vlans::group_key(fabric, &d.hostname);
+        let (vlan, parent) = prefixes
+            .get(&sub.prefix.to_string())
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(vlan, vlans[&group].0, "{}: {prefixes:?}", sub.prefix);
+        assert!(!parent.is_empty(), "{}: no parent prefix", sub.prefix);
+    }
     let (code, again) = dcim(&s, "sync", &intent, &[]);
     assert_eq!(
         (code, again["write_requests"].as_u64()),
@@ -583,6 +607,46 @@ fn rail_subnet_leaves_hold_their_server_vlan_untagged_on_every_server_port() {
     );
     assert_eq!(dcim(&s, "sync", &intent, &[]).0, 0);
     assert_eq!(dcim(&s, "check", &intent, &[]).0, 0);
+    switched_back_to_31(&s, fabric, &dir);
+}
+
+/// The rail-subnet fabric synced again without `server_mode` (the /31 mode): no port is left an
+/// access port or on a VLAN, no VLAN, group or VLAN prefix is left, and a re-sync writes nothing.
+fn switched_back_to_31(s: &Server, fabric: &str, dir: &Path) {
+    let routed = renamed("intents/mixed-sonic-nxos.yaml", fabric, dir, |t| {
+        std::fs::read_to_string(small_rail_subnet(fabric, dir))
+            .unwrap_or(t)
+            .replace("    server_mode: rail-subnet\n", "")
+            .replace("    server_vlan: 100\n", "")
+    });
+    assert!(
+        model(&routed.to_string_lossy())
+            .devices
+            .iter()
+            .all(|d| d.server_subnet.is_none())
+    );
+    let (code, report) = dcim(s, "sync", &routed, &[]);
+    assert_eq!((code, report["held"].as_u64()), (0, Some(0)), "{report:#}");
+    let c = s.client();
+    let left: Vec<String> = tagged(&c, "dcim/interfaces/", fabric)
+        .iter()
+        .filter(|i| !i["mode"].is_null() || !i["untagged_vlan"].is_null())
+        .map(|i| format!("{} {} {}", id_of(i), i["mode"], i["untagged_vlan"]))
+        .collect();
+    assert!(left.is_empty(), "ports still in a VLAN mode: {left:?}");
+    assert_eq!(vlans_in_nautobot(&c, fabric).len(), 0);
+    assert!(tagged(&c, "ipam/vlan-groups/", fabric).is_empty());
+    assert!(
+        tagged(&c, "ipam/prefixes/", fabric)
+            .iter()
+            .all(|p| p["vlan"].is_null())
+    );
+    let (code, again) = dcim(s, "sync", &routed, &[]);
+    assert_eq!(
+        (code, again["write_requests"].as_u64()),
+        (0, Some(0)),
+        "{again:#}"
+    );
 }
 
 #[test]
@@ -651,6 +715,23 @@ fn a_refused_token_and_an_unreachable_server_are_clear_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("cannot be reached"), "{err}");
+}
+
+/// `--batch-size` outside 1..=1000 is refused before anything is read (no server needed).
+#[test]
+fn a_batch_size_out_of_range_is_refused() {
+    for n in ["0", "1001", "x"] {
+        let o = aifab_command()
+            .args(["dcim", "sync", "intents/breakout-small.yaml"])
+            .args(["--nautobot", "http://127.0.0.1:9", "--batch-size", n])
+            .current_dir(root())
+            .output()
+            .expect("run aifab");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{n}: {err}");
+        assert!(err.contains("--batch-size"), "{n}: {err}");
+        assert!(!err.contains("cannot be reached"), "{n}: {err}");
+    }
 }
 
 /// `--servers`: breakout-small's servers with their NIC ports, the server end of each server link's
