@@ -122,7 +122,7 @@ fn dcim(
         namespace: c.namespace.clone(),
         servers: c.servers,
     };
-    let tag = plan::tag(&model.name);
+    let tag = aifab::dcim::tag(&model.name);
     let desired = aifab::dcim::desired(model, catalog, &settings).map_err(|e| e.to_string())?;
     let timeout = Duration::from_secs(c.timeout.max(1));
     let (nb, version) = Nautobot::connect(

@@ -27,6 +27,16 @@ pub mod vlans;
 
 use std::collections::BTreeMap;
 
+pub use plan::Settings;
+
+/// The tag of a fabric's objects: `aifab:<fabric>`.
+pub fn tag(fabric: &str) -> String {
+    format!("aifab:{fabric}")
+}
+
+/// The status of devices, interfaces, VLANs, prefixes and addresses.
+pub(crate) const ACTIVE: &str = "Active";
+
 /// Every object the fabric needs in the DCIM, in [`Kind`] order: [`plan::plan`]'s, and with
 /// `settings.servers` (`--servers`) the servers, their ports, addresses and cables ([`servers::plan`]).
 pub fn desired(

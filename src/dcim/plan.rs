@@ -4,7 +4,7 @@
 //! switch-to-switch cable with its length; with [`Settings::servers`], the servers too, with their NICs,
 //! addresses and cables ([`super::servers`]).
 
-use super::{Kind, Object, Value};
+use super::{ACTIVE, Kind, Object, Value, tag};
 use crate::kinds::Os;
 use crate::model::{Device, FabricModel, LinkTier};
 use crate::platform::Catalog;
@@ -22,16 +22,9 @@ pub struct Settings {
     pub servers: bool,
 }
 
-/// The tag of a fabric's objects: `aifab:<fabric>`.
-pub fn tag(fabric: &str) -> String {
-    format!("aifab:{fabric}")
-}
-
 /// The custom field (on devices) that holds a switch's BGP ASN.
 pub const ASN_FIELD: &str = "aifab_asn";
 
-/// The status of devices, interfaces, prefixes and addresses.
-pub(crate) const ACTIVE: &str = "Active";
 /// The status of cables.
 pub(crate) const CONNECTED: &str = "Connected";
 /// The interface type of a management port.

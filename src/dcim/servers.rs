@@ -4,7 +4,8 @@
 //! server link's `/31` on its NIC port, and each server-to-leaf cable with its length. In the
 //! rail-subnet mode a server's address is the server's own (DHCP or hosts/), so none is written.
 
-use super::plan::{ACTIVE, Settings, address, interface};
+use super::ACTIVE;
+use super::plan::{Settings, address, interface};
 use super::templates::port_type;
 use super::{Kind, Object, Value};
 use crate::model::{FabricModel, LinkTier};

@@ -10,8 +10,7 @@
 //! unique server-wide), matches what the network is, and gives each VLAN the key
 //! `<fabric>/<leaf>:<vid>` that Nautobot itself keeps unique.
 
-use super::plan::{ACTIVE, tag};
-use super::{Kind, Object, Value};
+use super::{ACTIVE, Kind, Object, Value, tag};
 use crate::model::{Device, FabricModel};
 
 /// The key (and name) of a rail leaf's VLAN group: `<fabric>/<leaf>`.
@@ -60,8 +59,8 @@ pub fn plan(model: &FabricModel, out: &mut Vec<Object>) {
 
 #[cfg(test)]
 mod tests {
+    use crate::dcim::Settings;
     use crate::dcim::diff::{Options, diff};
-    use crate::dcim::plan::Settings;
     use crate::dcim::store::{Memory, sync};
     use crate::dcim::{Kind, Object, Value, desired};
 
