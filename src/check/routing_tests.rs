@@ -7,6 +7,18 @@ use super::paths::{Fabric, Node, UNREACHABLE};
 use super::pathvector::Refusal;
 use std::collections::BTreeSet;
 
+/// The links of two zones of two leaves (nodes 0-3) and two spines (4-7): every leaf to both spines
+/// of its zone.
+fn zone_links() -> Vec<(Node, Node)> {
+    let mut links = Vec::new();
+    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
+        for s in spines {
+            links.push((leaf, s));
+        }
+    }
+    links
+}
+
 /// Two zones of two leaves and two spines, two super-spines; every leaf to both spines of its zone,
 /// every spine to both super-spines. `asn` gives (zone-1 spine 2's ASN, the super-spines' ASN) and
 /// `rid` zone-1 spine 2's router-id octet.
@@ -23,12 +35,7 @@ fn zones(a2_asn: u32, super_asn: u32, a2_rid: u8) -> Fabric {
         ("X1", 2, super_asn, 40),
         ("X2", 2, super_asn, 41),
     ];
-    let mut links = Vec::new();
-    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
-        for s in spines {
-            links.push((leaf, s));
-        }
-    }
+    let mut links = zone_links();
     for s in 4..8 {
         links.extend([(s, 8), (s, 9)]);
     }
@@ -290,12 +297,7 @@ fn a_search_too_large_for_every_case_takes_each_broken_zone_in_turn() {
         ("B2", 1, 65031, 31),
         ("X1", 2, 65001, 40),
     ];
-    let mut links = Vec::new();
-    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
-        for s in spines {
-            links.push((leaf, s));
-        }
-    }
+    let mut links = zone_links();
     for s in 4..8 {
         links.push((s, 8));
     }
@@ -333,12 +335,7 @@ fn pinned_under_one_super(b1_rid: u8) -> Fabric {
         ("B2", 1, 65021, 31),
         ("X", 2, 65001, 40),
     ];
-    let mut links = Vec::new();
-    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
-        for s in spines {
-            links.push((leaf, s));
-        }
-    }
+    let mut links = zone_links();
     for s in 4..8 {
         links.push((s, 8));
     }
@@ -513,12 +510,7 @@ fn pinned_super_spine() -> Fabric {
         ("Y1", 2, 65100, 42),
         ("Y2", 2, 65100, 43),
     ];
-    let mut links = Vec::new();
-    for (leaf, spines) in [(0, [4, 5]), (1, [4, 5]), (2, [6, 7]), (3, [6, 7])] {
-        for s in spines {
-            links.push((leaf, s));
-        }
-    }
+    let mut links = zone_links();
     for (spine, supers) in [(4, [8, 9]), (6, [8, 9]), (5, [10, 11]), (7, [10, 11])] {
         for x in supers {
             links.push((spine, x));

@@ -424,25 +424,7 @@ pub fn q(value: &str) -> String {
 /// returns its address (`http://127.0.0.1:<port>`).
 #[cfg(test)]
 pub(crate) fn fake_server(status: u16, body: &'static str) -> String {
-    use std::io::{BufRead as _, BufReader, Write as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut reader = BufReader::new(&stream);
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            let mut w = &stream;
-            let _ = write!(
-                w,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    format!("http://{addr}")
+    fake_server_replies(vec![(status, body)])
 }
 
 /// A test server that answers its requests with `bodies` in turn (status 200), the last one again
@@ -461,11 +443,21 @@ pub(crate) fn fake_server_replies(replies: Vec<(u16, &'static str)>) -> String {
     let addr = listener.local_addr().expect("addr");
     std::thread::spawn(move || {
         for (i, stream) in listener.incoming().flatten().enumerate() {
+            // The request whole, body included: a socket closed with unread bytes is reset, and the
+            // client may see the reset before the answer.
             let mut reader = BufReader::new(&stream);
             let mut line = String::new();
+            let mut length = 0;
             while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                if let Some((name, value)) = line.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap_or(0);
+                }
                 line.clear();
             }
+            let mut body_in = vec![0; length];
+            let _ = std::io::Read::read_exact(&mut reader, &mut body_in);
             let (status, body) = replies[i.min(replies.len() - 1)];
             let mut w = &stream;
             let _ = write!(

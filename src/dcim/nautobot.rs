@@ -309,33 +309,17 @@ impl Nautobot {
         let tagged = ids
             .id(Kind::Tag, &self.tag)
             .map(|t| format!("{ep}?tags={t}"));
-        let devices: Vec<String> = ids
-            .all(Kind::Device)
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        // The ids read so far of a kind, as filter values.
+        let all = |k: Kind| -> Vec<String> { ids.all(k).iter().map(|s| s.to_string()).collect() };
+        let devices = all(Kind::Device);
         let mut out = match kind {
             Kind::Device => match ids.id(Kind::Location, &self.location) {
                 Some(l) => chunks("name", keys, &format!("location={l}&")),
                 None => Vec::new(),
             },
-            Kind::InterfaceTemplate => {
-                let types: Vec<String> = ids
-                    .all(Kind::DeviceType)
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                chunks("device_type", types, "")
-            }
+            Kind::InterfaceTemplate => chunks("device_type", all(Kind::DeviceType), ""),
             Kind::Interface => chunks("device", devices, ""),
-            Kind::Vlan => {
-                let groups: Vec<String> = ids
-                    .all(Kind::VlanGroup)
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                chunks("vlan_group", groups, "")
-            }
+            Kind::Vlan => chunks("vlan_group", all(Kind::VlanGroup), ""),
             Kind::Cable => chunks("device_id", devices, ""),
             Kind::Prefix | Kind::IpAddress => match ids.id(Kind::Namespace, &self.namespace) {
                 Some(ns) if kind == Kind::Prefix => {
